@@ -1,0 +1,246 @@
+"""Classic Shadowrun dice pools: the d6 game (seed 002) and its D8 variant (seed 000).
+
+One mechanism serves both. A pool of N dice is rolled against a target number (TN); each die
+that reaches the TN is a success.
+
+* d6 (seed 002 "Rule of One", "Rule of Six"; rulings 2-3): faces 1-6. A TN below 2 counts as
+  2, so a first roll of 1 never succeeds. A 6 is rolled again and added while it keeps showing
+  6 (6, 6, 4 = 16); a re-rolled 1 adds 1. All dice showing 1 on their first roll is a fumble.
+* d8 (seed 000 "Rule of Zero", "Rule of Seven"; ruling 12): faces 0-7 (an 8 reads as 0). A TN
+  below 1 counts as 1, so a 0 never succeeds. Only when the TN is above 7 is a 7 rolled again
+  and added, and again only while the total is still below the TN; a follow-up 0 adds nothing.
+  All zeros is a disaster (a fumble). House rule ``tn_cap``: a TN above 21 is impossible.
+
+Because the re-roll only matters to reach a TN above the top face, "does this die succeed"
+is the same recursion for both: succeed on the first roll if it reaches the TN, else, if it
+shows the top face and the TN is above it, roll again against the remaining TN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import UsageError
+from .exact import Dist
+
+D6_MAX_TN_CAP = None  # the d6 game has no TN ceiling
+
+
+@dataclass(frozen=True)
+class PoolDice:
+    """Which dice a pool uses: faces ``low..top``, the TN floor, and an optional TN ceiling."""
+
+    name: str
+    low: int  # the Rule of One / Rule of Zero face
+    top: int  # the face that is rolled again (Rule of Six / Seven)
+    tn_floor: int
+    tn_cap: int | None = None  # TNs above this are impossible (D8 house rule)
+
+    @property
+    def sides(self) -> int:
+        return self.top - self.low + 1
+
+    @property
+    def rule_of_seven(self) -> bool:
+        """True when the top face is rolled again only toward a TN above it (ruling 12).
+
+        Decided by value, not identity: a pickled copy of ``D6`` in a worker process is not
+        ``D6`` but must still follow the Rule of Six.
+        """
+        return self.name == "d8"
+
+    def effective_tn(self, tn: int) -> int | None:
+        """The TN the dice are rolled against, or ``None`` when the test is impossible."""
+        if self.tn_cap is not None and tn > self.tn_cap:
+            return None
+        return max(tn, self.tn_floor)
+
+
+D6 = PoolDice("d6", low=1, top=6, tn_floor=2)
+D8 = PoolDice("d8", low=0, top=7, tn_floor=1)
+D8_CAPPED = PoolDice("d8", low=0, top=7, tn_floor=1, tn_cap=21)
+
+
+def pool_dice(name: str, tn_cap: bool = False) -> PoolDice:
+    """Look up the dice by name (``"d6"`` or ``"d8"``); ``tn_cap`` turns on the D8 house rule."""
+    if name == "d6":
+        return D6
+    if name == "d8":
+        return D8_CAPPED if tn_cap else D8
+    raise UsageError("dice", name, "'d6' or 'd8'")
+
+
+@dataclass(frozen=True)
+class PoolResult:
+    """The outcome of one test: successes, whether it fumbled, and each die's total."""
+
+    successes: int
+    fumble: bool
+    totals: tuple[int, ...] = ()
+
+
+# --- pure resolution from given faces ---------------------------------------------------------
+
+
+def resolve(rolls: Sequence[int | Sequence[int]], tn: int, dice: PoolDice = D6) -> PoolResult:
+    """Resolve a test from the faces shown; each die is one face or its chain of re-rolls.
+
+    ``resolve([1, 3, 5, 6], 5)`` is Chuck-Chuck's two successes (seed 002);
+    ``resolve([[6, 6, 4]], 16)`` is one success with a total of 16.
+    """
+    chains = [(r,) if isinstance(r, int) else tuple(r) for r in rolls]
+    target = dice.effective_tn(tn)
+    successes, totals = 0, []
+    for chain in chains:
+        _check_chain(chain, dice, target)
+        total = _chain_total(chain, dice)
+        totals.append(total)
+        if target is not None and chain[0] != dice.low and total >= target:
+            successes += 1
+    fumble = bool(chains) and all(c[0] == dice.low for c in chains)
+    return PoolResult(successes, fumble, tuple(totals))
+
+
+def _chain_total(chain: tuple[int, ...], dice: PoolDice) -> int:
+    return sum(chain)
+
+
+def _check_chain(chain: tuple[int, ...], dice: PoolDice, target: int | None) -> None:
+    if not chain or any(not dice.low <= f <= dice.top for f in chain):
+        raise ValueError(f"{dice.name} faces must be {dice.low}..{dice.top}, got {chain}")
+    if any(f != dice.top for f in chain[:-1]):
+        raise ValueError(f"only a {dice.top} is rolled again, got {chain}")
+    # Rule of Seven: only for a TN above 7, and only while the total is below the TN.
+    if (
+        dice.rule_of_seven
+        and len(chain) > 1
+        and (target is None or target <= dice.top or sum(chain[:-1]) >= target)
+    ):
+        raise ValueError(f"Rule of Seven does not allow re-rolling here: {chain} vs TN {target}")
+
+
+# --- exact distributions -----------------------------------------------------------------------
+
+
+def p_die(tn: int, dice: PoolDice = D6) -> Fraction:
+    """Exact chance that one die succeeds against ``tn``."""
+    target = dice.effective_tn(tn)
+    if target is None:
+        return Fraction(0)
+    return _p_reach(target, dice, first=True)
+
+
+def _p_reach(r: int, dice: PoolDice, first: bool) -> Fraction:
+    """P(this roll, with its re-rolls, reaches ``r``); a first roll must also beat the low face."""
+    lowest_ok = dice.low + 1 if first else dice.low
+    faces_ok = max(0, dice.top - max(r, lowest_ok) + 1)
+    p = Fraction(faces_ok, dice.sides)
+    if r > dice.top:  # the top face was not enough: roll again for the rest
+        p += Fraction(1, dice.sides) * _p_reach(r - dice.top, dice, first=False)
+    return p
+
+
+def p_fumble(n: int, dice: PoolDice = D6) -> Fraction:
+    """Exact chance that all ``n`` dice show the low face (no dice cannot fumble)."""
+    _check_n(n)
+    return Fraction(1, dice.sides) ** n if n > 0 else Fraction(0)
+
+
+def exact_successes(n: int, tn: int, dice: PoolDice = D6) -> Dist:
+    """Exact distribution of the number of successes of an ``n``-die test."""
+    _check_n(n)
+    return Dist.binomial(n, p_die(tn, dice))
+
+
+def exact_outcomes(n: int, tn: int, dice: PoolDice = D6) -> Dist:
+    """Exact joint distribution of ``(successes, fumble)``.
+
+    Each die is one of: low face (fails; all of these is a fumble), success, or other failure.
+    A fumble therefore has 0 successes and probability ``p_fumble``; the rest is the binomial.
+    """
+    succ = exact_successes(n, tn, dice)
+    fumble = p_fumble(n, dice)
+    return Dist(
+        [((k, False), p - (fumble if k == 0 else 0)) for k, p in succ.items()]
+        + [((0, True), fumble)]
+    )
+
+
+# --- sampling ------------------------------------------------------------------------------------
+
+
+def sample(
+    rng: np.random.Generator, n: int, tn: int, size: int, dice: PoolDice = D6
+) -> tuple[np.ndarray, np.ndarray]:
+    """Roll ``size`` independent ``n``-die tests; returns ``(successes, fumble)`` arrays.
+
+    Vectorised: one draw for all first rolls, then one draw per level of re-rolls for only the
+    dice still climbing toward a TN above the top face.
+    """
+    _check_n(n)
+    if size < 0:
+        raise UsageError("size", size, "an integer from 0 up")
+    faces = rng.integers(dice.low, dice.top + 1, size=(size, n), dtype=np.int8)
+    fumble = (faces == dice.low).all(axis=1) if n else np.zeros(size, dtype=bool)
+    target = dice.effective_tn(tn)
+    if target is None:
+        return np.zeros(size, dtype=np.int64), fumble
+    if target <= dice.top:
+        return np.count_nonzero(faces >= target, axis=1), fumble
+    hit = faces == dice.top
+    climbing = np.flatnonzero(hit)  # flat indices of dice still rolling toward the TN
+    remaining = target - dice.top
+    while climbing.size:
+        roll = rng.integers(dice.low, dice.top + 1, size=climbing.size, dtype=np.int8)
+        if remaining <= dice.top:
+            hit.flat[climbing[roll < remaining]] = False
+            break
+        again = roll == dice.top
+        hit.flat[climbing[~again]] = False
+        climbing, remaining = climbing[again], remaining - dice.top
+    return np.count_nonzero(hit, axis=1), fumble
+
+
+def roll_chains(
+    draw: Callable[[int], Sequence[int]], n: int, tn: int, dice: PoolDice = D6
+) -> list[tuple[int, ...]]:
+    """Roll ``n`` dice as chains of faces from ``draw(k)`` (k faces), for traces and battles.
+
+    A d6 keeps rolling while it shows 6 (the total is shown in a trace even when the TN does
+    not need it); a d8 re-rolls a 7 only as ruling 12 allows.
+    """
+    _check_n(n)
+    target = dice.effective_tn(tn)
+    chains = []
+    for face in draw(n):
+        face = int(face)  # plain ints in traces, whatever the draw returns (e.g. numpy)
+        chain = [face]
+        while face == dice.top and _may_reroll(chain, dice, target):
+            face = int(draw(1)[0])
+            chain.append(face)
+        chains.append(tuple(chain))
+    return chains
+
+
+def _may_reroll(chain: list[int], dice: PoolDice, target: int | None) -> bool:
+    if not dice.rule_of_seven:
+        return True
+    return target is not None and target > dice.top and sum(chain) < target
+
+
+def initiative_exact(reaction: int, n_dice: int, dice: PoolDice = D6) -> Dist:
+    """Exact initiative result: Reaction plus the plain sum of the initiative dice (no re-rolls).
+
+    Seed 002 "Initiative Results"; seed 000: the Rule of Seven does not apply to initiative.
+    """
+    _check_n(n_dice, "n_dice")
+    return Dist.uniform(range(dice.low, dice.top + 1)) * n_dice + Dist.point(reaction)
+
+
+def _check_n(n: int, argument: str = "n") -> None:
+    if n < 0:
+        raise UsageError(argument, n, "an integer from 0 up")

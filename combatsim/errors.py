@@ -1,0 +1,45 @@
+"""One exception tree for everything a user can get wrong.
+
+The CLI catches ``CombatsimError`` and prints it in a line or two with exit code 2; anything
+else is a bug and keeps its traceback.
+"""
+
+
+class CombatsimError(Exception):
+    """Base class of every error meant for the user, not the developer."""
+
+
+class UsageError(CombatsimError):
+    """A bad argument to a command or a library call (names the argument and what is allowed)."""
+
+    def __init__(self, argument: str, found: object, allowed: str):
+        self.argument, self.found, self.allowed = argument, found, allowed
+        super().__init__(f"{argument}: got {found!r}; allowed: {allowed}")
+
+
+class ScenarioError(CombatsimError):
+    """A scenario or catalogue file that does not validate.
+
+    Names the file, the field path, the line where known, what was found and what is allowed.
+    """
+
+    def __init__(
+        self,
+        file: str,
+        path: str,
+        found: object,
+        allowed: str,
+        line: int | None = None,
+    ):
+        self.file, self.path, self.found, self.allowed, self.line = file, path, found, allowed, line
+        where = f"{file}:{line}" if line is not None else file
+        super().__init__(f"{where}: {path}: found {found!r}; allowed: {allowed}")
+
+
+def check_range(argument: str, value: int, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` if ``low <= value <= high`` (either bound may be open), else raise."""
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else str(low)
+        hi = "inf" if high is None else str(high)
+        raise UsageError(argument, value, f"an integer from {lo} to {hi}")
+    return value
