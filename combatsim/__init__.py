@@ -6,3 +6,12 @@ plug-ins), ``engine`` (the simpy battle), ``scenario`` (validated YAML specs), `
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``combatsim.simulate`` without importing pandas and simpy on ``import combatsim``."""
+    if name == "simulate":
+        from .batch import simulate
+
+        return simulate
+    raise AttributeError(f"module 'combatsim' has no attribute {name!r}")

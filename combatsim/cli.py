@@ -13,10 +13,12 @@ import sys
 from collections.abc import Sequence
 
 from .commands import odds as odds_command
+from .commands import run as run_command
+from .commands import validate as validate_command
 from .errors import CombatsimError
 
 EXIT_USAGE = 2
-COMMANDS = [odds_command]
+COMMANDS = [odds_command, run_command, validate_command]
 
 
 class Parser(argparse.ArgumentParser):

@@ -94,19 +94,36 @@ def resolve(rolls: Sequence[int | Sequence[int]], tn: int, dice: PoolDice = D6) 
     """
     chains = [(r,) if isinstance(r, int) else tuple(r) for r in rolls]
     target = dice.effective_tn(tn)
-    successes, totals = 0, []
     for chain in chains:
         _check_chain(chain, dice, target)
-        total = _chain_total(chain, dice)
-        totals.append(total)
-        if target is not None and chain[0] != dice.low and total >= target:
-            successes += 1
-    fumble = bool(chains) and all(c[0] == dice.low for c in chains)
-    return PoolResult(successes, fumble, tuple(totals))
+    return count(chains, target, dice)
 
 
-def _chain_total(chain: tuple[int, ...], dice: PoolDice) -> int:
-    return sum(chain)
+def count(chains: Sequence[tuple[int, ...]], target: int | None, dice: PoolDice = D6) -> PoolResult:
+    """Count successes and the fumble of legal chains against an effective TN.
+
+    The rule itself (seed 002 Rule of One and Rule of Six, ruling 12), shared by ``resolve``,
+    which checks given faces first, and ``roll``, whose chains are legal by construction.
+    """
+    low = dice.low
+    totals = tuple(sum(c) for c in chains)
+    if target is None:
+        successes = 0
+    else:
+        successes = sum(1 for c, t in zip(chains, totals, strict=True) if c[0] != low and t >= target)
+    fumble = bool(chains) and all(c[0] == low for c in chains)
+    return PoolResult(successes, fumble, totals)
+
+
+def roll(
+    draw: Callable[[int], Sequence[int]], n: int, tn: int, dice: PoolDice = D6
+) -> tuple[PoolResult, list[tuple[int, ...]]]:
+    """Roll ``n`` dice with ``draw`` and resolve them: the battle engine's one call per test.
+
+    Returns the result and the chains (for traces and Instant Karma re-rolls).
+    """
+    chains = roll_chains(draw, n, tn, dice)
+    return count(chains, dice.effective_tn(tn), dice), chains
 
 
 def _check_chain(chain: tuple[int, ...], dice: PoolDice, target: int | None) -> None:
@@ -215,11 +232,15 @@ def roll_chains(
     """
     _check_n(n)
     target = dice.effective_tn(tn)
+    top = dice.top
     chains = []
     for face in draw(n):
         face = int(face)  # plain ints in traces, whatever the draw returns (e.g. numpy)
+        if face != top:
+            chains.append((face,))
+            continue
         chain = [face]
-        while face == dice.top and _may_reroll(chain, dice, target):
+        while face == top and _may_reroll(chain, dice, target):
             face = int(draw(1)[0])
             chain.append(face)
         chains.append(tuple(chain))

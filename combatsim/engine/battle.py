@@ -1,0 +1,427 @@
+"""One battle as a discrete-event simulation (simpy), following seed 002's Combat Turn Sequence.
+
+Time inside a combat turn runs down the initiative scale: an action at score ``s`` happens
+``TOP - s`` time units after the turn starts, so higher scores act first. Ties go to the
+higher Reaction, then to a random draw (ruling 1), by the event's priority. Every fighter's
+turn is a simpy process that waits for its action scores; a wound that changes the fighter's
+initiative penalty interrupts the wait and moves the remaining actions down, and a fighter
+taken out of the fight is interrupted for good (it loses its remaining actions). Held
+(conditional) actions wait for a movement event or the end of the turn; grenades in flight
+are processes of their own.
+
+The engine owns time, positions, movement, tactics and victory; every rule number comes from
+the scenario's rule system. It does no I/O: it returns a ``BattleResult`` of plain records.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import simpy
+from simpy.events import NORMAL, Event
+
+from ..rng import battle_rng
+from ..scenario.model import FighterSpec, Scenario
+from ..tactics.policies import Plan, plan_action
+from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
+from .roll import Roller
+
+TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
+INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
+
+
+class At(Event):
+    """An event at ``delay`` from now with an explicit priority (simpy's ``Timeout`` has none).
+
+    Lower priority values are processed first among events at the same time; the engine uses
+    it for initiative ties (higher Reaction first, then a random draw).
+    """
+
+    def __init__(self, env: simpy.Environment, delay: float, priority: int):
+        super().__init__(env)
+        self._ok = True
+        self._value = None
+        env.schedule(self, priority, delay)
+
+
+class Fighter:
+    """A combatant's mutable state in one battle; the immutable spec stays in ``spec``."""
+
+    def __init__(self, spec: FighterSpec, index: int):
+        self.spec = spec
+        self.index = index
+        self.name = spec.name
+        self.side = spec.side
+        self.position: tuple[float, float] = spec.position
+        self.cover = spec.cover
+        self.state: Any = None
+        self.ammo = [w.ammo if w.ammo is not None else 0 for w in spec.weapons]
+        self.weapon_names = {
+            id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)
+        }
+        self.process: simpy.Process | None = None
+        self.penalty_at_roll = 0
+        self.can_act = True
+        self.lose_next_action = False
+        # per turn / per action
+        self.ran_this_turn = False
+        self.running = False
+        self.moved_this_turn = 0.0
+        self.moved_this_action = 0.0
+        # counters for combatants.csv
+        self.actions = 0
+        self.shots = 0
+        self.hits = 0
+        self.damage_dealt = 0
+        self.damage_taken = 0
+        self.knocked_out_turn: int | None = None
+
+    def weapon_label(self, weapon) -> str:
+        return self.weapon_names.get(id(weapon), "weapon")
+
+
+class Battle:
+    def __init__(
+        self,
+        scenario: Scenario,
+        rng: np.random.Generator,
+        index: int = 0,
+        trace: bool = False,
+        roller: Roller | None = None,
+    ):
+        """``roller`` replaces the dice (tests script faces with it); by default the battle
+        rolls from ``rng``."""
+        self.scenario = scenario
+        self.system = scenario.system
+        self.environment = scenario.environment
+        self.index = index
+        self.roll = roller if roller is not None else Roller(rng)
+        self.env = simpy.Environment()
+        self.tracing = trace
+        self.events: list[TraceEvent] = []
+        self.fighters = [Fighter(spec, i) for i, spec in enumerate(scenario.fighters)]
+        for f in self.fighters:
+            f.state = self.system.new_state(f)
+        self.sides = [s.name for s in scenario.sides]
+        self.focus: dict[str, Fighter] = {}
+        self.turn = 0
+        self.score: int | None = None
+        self.turn_start = 0.0
+        self.turn_end: Event | None = None
+        self.moved: Event = self.env.event()
+        self.decided: Event = self.env.event()
+        self.over = False
+
+    # --- queries used by rules and tactics ---------------------------------------------------
+    def distance(self, a: Fighter, b: Fighter) -> float:
+        return math.dist(a.position, b.position)
+
+    def is_standing(self, f: Fighter) -> bool:
+        return f.can_act
+
+    def standing_enemies(self, me: Fighter) -> list[Fighter]:
+        return [f for f in self.fighters if f.side != me.side and f.can_act]
+
+    def opponents_in_melee(self, me: Fighter) -> int:
+        reach = self.environment.melee_range
+        return sum(1 for f in self.standing_enemies(me) if self.distance(me, f) <= reach)
+
+    def free_cover_point(self, me: Fighter, within: float):
+        best = None
+        for point in self.environment.cover_points:
+            d = math.dist(me.position, point.position)
+            taken = any(
+                o is not me and math.dist(o.position, point.position) < 0.5 for o in self.fighters
+            )
+            if d <= within + 1e-9 and not taken and (best is None or d < best[0]):
+                best = (d, point)
+        return best[1] if best else None
+
+    # --- trace -------------------------------------------------------------------------------
+    def trace(self, kind: str, text: str, actor: Fighter | None = None, **data) -> None:
+        if self.tracing:
+            self.events.append(
+                TraceEvent(self.turn, self.score, actor.name if actor else None, kind, text, data)
+            )
+
+    # --- running -----------------------------------------------------------------------------
+    def run(self) -> BattleResult:
+        controller = self.env.process(self._turns())
+        self.env.run(until=controller)
+        return self._result(controller.value)
+
+    def _turns(self):
+        """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
+        for turn in range(1, self.scenario.turn_limit + 1):
+            self.turn, self.score, self.turn_start = turn, None, self.env.now
+            for f in self.fighters:
+                f.ran_this_turn = f.running = False
+                f.moved_this_turn = 0.0
+            self.turn_end = self.env.timeout(TOP)
+            acting = [f for f in self.fighters if f.can_act]
+            rolls = {f: self.system.initiative(self, f) for f in acting}
+            ties = {f: self.roll.below(1 << 20) for f in acting}
+            order = sorted(acting, key=lambda f: (-f.spec.sheet.attributes.reaction, ties[f]))
+            for rank, f in enumerate(order):
+                f.penalty_at_roll = self.system.initiative_penalty(f)
+                f.process = self.env.process(self._fighter_turn(f, rolls[f], NORMAL + 1 + rank))
+            yield self.turn_end | self.decided
+            if self.decided.triggered:
+                return self.decided.value
+        return TURN_LIMIT
+
+    def _fighter_turn(self, f: Fighter, scores: list[int], priority: int):
+        for base in scores:
+            while True:
+                shift = self.system.initiative_penalty(f) - f.penalty_at_roll
+                score = min(base - shift, TOP)
+                if score < 1:
+                    if shift:
+                        self.trace(
+                            "lost",
+                            f"{f.name}'s action at {base} falls below 1 (wounds): lost",
+                            actor=f,
+                        )
+                    return
+                try:
+                    yield At(
+                        self.env, max(0.0, self.turn_start + TOP - score - self.env.now), priority
+                    )
+                    break
+                except simpy.Interrupt as stop:
+                    if stop.cause == "out":
+                        return
+            if self.over or not f.can_act:
+                return
+            self.score = score
+            yield from self._act(f)
+
+    def _act(self, f: Fighter):
+        self.system.begin_action(self, f)
+        if f.lose_next_action:
+            f.lose_next_action = False
+            self.trace("action", f"{f.name} loses this action (fumble)", actor=f)
+            return
+        f.actions += 1
+        f.moved_this_action = 0.0
+        plan = plan_action(self, f)
+        self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
+        if plan.kind == "hold":
+            plan = yield from self._hold(f, plan)
+            if plan is None:
+                return
+        self._execute(f, plan)
+
+    def _hold(self, f: Fighter, plan: Plan):
+        """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
+        waste the action at the end of the turn."""
+        weapon = plan.weapon
+        while not self.over:
+            try:
+                yield self.moved | self.turn_end | self.decided
+            except simpy.Interrupt as stop:
+                if stop.cause == "out":
+                    return None
+                continue
+            if self.over or not f.can_act or self.turn_end.triggered:
+                self.trace("action", f"{f.name}'s held action is wasted", actor=f)
+                return None
+            in_range = [
+                e for e in self.standing_enemies(f) if self.distance(f, e) <= weapon.max_range
+            ]
+            if in_range:
+                target = min(in_range, key=lambda e: self.distance(f, e))
+                index = f.spec.weapons.index(weapon)
+                shots = 1
+                if weapon.can_autofire and f.spec.tactics.fire_mode == "autofire":
+                    shots = max(
+                        1,
+                        min(
+                            self.system.max_autofire(f, weapon),
+                            f.ammo[index],
+                            f.spec.tactics.autofire_rounds or 99,
+                        ),
+                    )
+                return Plan(
+                    "fire",
+                    f"held action triggered: {target.name} came within range",
+                    target=target,
+                    weapon=weapon,
+                    shots=shots,
+                )
+        return None
+
+    def _execute(self, f: Fighter, plan: Plan) -> None:
+        kind = plan.kind
+        if kind == "run":
+            f.ran_this_turn = f.running = True
+            _, run = self.system.movement(f)
+            self.move(f, plan.dest, run)
+        elif plan.dest is not None:
+            walk, _ = self.system.movement(f)
+            self.move(f, plan.dest, max(0.0, walk - f.moved_this_turn))
+        if not f.can_act or self.over:
+            return
+        if kind == "fire":
+            index = f.spec.weapons.index(plan.weapon)
+            shots = min(plan.shots, f.ammo[index])
+            f.ammo[index] -= shots
+            self.system.ranged_attack(self, f, plan.target, plan.weapon, shots)
+        elif kind == "melee":
+            if self.distance(f, plan.target) <= self.environment.melee_range:
+                self.system.melee_attack(self, f, plan.target, plan.weapon)
+        elif kind == "reload":
+            index = f.spec.weapons.index(plan.weapon)
+            f.ammo[index] = plan.weapon.ammo
+            self.trace("reload", f"{f.name} reloads the {f.weapon_label(plan.weapon)}", actor=f)
+        elif kind == "grenade":
+            index = f.spec.weapons.index(plan.weapon)
+            f.ammo[index] -= 1
+            at = self.system.throw_grenade(self, f, plan.weapon, plan.aim)
+            self.env.process(self._grenade(f, plan.weapon, at))
+        self.check_victory()
+
+    def _grenade(self, thrower: Fighter, weapon, at):
+        """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
+        delay = getattr(self.system.options, "grenade_flight", 0)
+        yield self.env.timeout(delay)
+        if self.over:
+            return
+        self.trace("grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
+        self.system.grenade_blast(self, thrower, weapon, at)
+        self.check_victory()
+
+    # --- movement ----------------------------------------------------------------------------
+    def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
+        """Walk or run toward ``dest`` as far as ``budget`` meters allow; opponents passed
+        within one meter may intercept (seed 002 Interception)."""
+        start = f.position
+        length = math.dist(start, dest)
+        if length <= 1e-9 or budget <= 0:
+            return
+        t = min(1.0, budget / length)
+        end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)
+        moved = length * t
+        f.position = end
+        f.moved_this_turn += moved
+        f.moved_this_action += moved
+        f.cover = self._cover_at(end)
+        self.trace(
+            "move",
+            f"{f.name} {'runs' if f.running else 'walks'} {moved:.1f} m to "
+            f"({end[0]:.1f}, {end[1]:.1f})"
+            + (f", into {f.cover} cover" if f.cover != "none" else ""),
+            actor=f,
+        )
+        for enemy in self.standing_enemies(f):
+            if _passes_within(start, end, enemy.position, INTERCEPT_DISTANCE) and f.can_act:
+                self.system.melee_attack(self, enemy, f, _melee_weapon(enemy), interception=True)
+        moved_event, self.moved = self.moved, self.env.event()
+        moved_event.succeed(f)
+
+    def _cover_at(self, at) -> str:
+        for point in self.environment.cover_points:
+            if math.dist(at, point.position) < 0.5:
+                return point.cover
+        return "none"
+
+    # --- damage and victory ---------------------------------------------------------------------
+    def damage_dealt(
+        self, attacker: Fighter | None, target: Fighter, boxes: int, what: str
+    ) -> None:
+        """Called by the rule system after it changed ``target``'s state."""
+        target.damage_taken += boxes
+        if attacker is not None and attacker.side != target.side:
+            attacker.damage_dealt += boxes
+        status = self.system.status(target)
+        self.trace(
+            "damage",
+            f"{target.name} takes a {what}: {status}",
+            actor=target,
+            boxes=boxes,
+            status=status,
+        )
+        was_acting = target.can_act
+        target.can_act = self.system.can_act(target)
+        if was_acting and not target.can_act:
+            target.knocked_out_turn = self.turn
+            self._interrupt(target, "out")
+        elif target.can_act and self.system.initiative_penalty(target) != target.penalty_at_roll:
+            self._interrupt(target, "wounded")
+
+    def _interrupt(self, f: Fighter, cause: str) -> None:
+        p = f.process
+        if p is not None and p.is_alive and p is not self.env.active_process:
+            p.interrupt(cause)
+
+    def check_victory(self) -> None:
+        if self.over:
+            return
+        standing = {f.side for f in self.fighters if f.can_act}
+        if len(standing) <= 1:
+            self.over = True
+            self.decided.succeed(VICTORY if standing else MUTUAL)
+
+    # --- result ------------------------------------------------------------------------------
+    def _result(self, end_reason: str) -> BattleResult:
+        standing = {f.side for f in self.fighters if f.can_act}
+        winner = next(iter(standing)) if end_reason == VICTORY else None
+        row: dict[str, Any] = {
+            "battle": self.index,
+            "winner": winner if winner is not None else "draw",
+            "end_reason": end_reason,
+            "turns": self.turn,
+        }
+        for side in self.sides:
+            row[f"survivors_{side}"] = sum(1 for f in self.fighters if f.side == side and f.can_act)
+        combatants = []
+        for f in self.fighters:
+            combatants.append(
+                {
+                    "battle": self.index,
+                    "name": f.name,
+                    "side": f.side,
+                    "status": self.system.status(f),
+                    "standing": f.can_act,
+                    "knocked_out_turn": f.knocked_out_turn,
+                    "actions": f.actions,
+                    "shots": f.shots,
+                    "hits": f.hits,
+                    "damage_dealt": f.damage_dealt,
+                    "damage_taken": f.damage_taken,
+                    **self.system.record(f),
+                }
+            )
+        return BattleResult(
+            self.index,
+            winner,
+            end_reason,
+            self.turn,
+            row,
+            combatants,
+            self.events if self.tracing else None,
+        )
+
+
+def _passes_within(a, b, p, radius: float) -> bool:
+    """Does the segment a->b pass within ``radius`` of p, other than where it ends?"""
+    ax, ay = a
+    dx, dy = b[0] - ax, b[1] - ay
+    length2 = dx * dx + dy * dy
+    if length2 == 0:
+        return False
+    t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2))
+    if t >= 1.0:  # the closest point is where the mover stops: that is closing in, not passing
+        return False
+    return math.dist((ax + t * dx, ay + t * dy), p) <= radius
+
+
+def _melee_weapon(f: Fighter):
+    return next((w for w in f.spec.weapons if w.kind == "melee"), None)
+
+
+def run_battle(scenario: Scenario, root_seed: int, index: int, trace: bool = False) -> BattleResult:
+    """Battle ``index`` of the run seeded ``root_seed``: the same whatever else runs with it."""
+    return Battle(scenario, battle_rng(root_seed, index), index=index, trace=trace).run()

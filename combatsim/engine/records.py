@@ -1,0 +1,41 @@
+"""Plain records a battle returns: the engine does no I/O, the batch layer makes tables of these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# End reasons of a battle.
+VICTORY = "victory"  # exactly one side still has fighters able to act
+TURN_LIMIT = "turn_limit"  # the turn limit was reached with several sides standing: a draw
+MUTUAL = "mutual"  # the last fighters went down together (a grenade, say): a draw
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One line of a blow-by-blow trace: when, who, what kind, a readable text and its data."""
+
+    turn: int
+    score: int | None  # the initiative score the event happened at (None: between actions)
+    actor: str | None
+    kind: str  # initiative, action, attack, dodge, resist, damage, status, move, grenade, ...
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class BattleResult:
+    """Everything one battle produced.
+
+    ``battle`` is one row of ``battles.csv``: index, winner (side name or None for a draw),
+    end_reason, turns, and ``survivors_<side>`` for every side. ``combatants`` are the rows of
+    ``combatants.csv``, one per combatant. ``trace`` is filled only when tracing was asked for.
+    """
+
+    index: int
+    winner: str | None
+    end_reason: str
+    turns: int
+    battle: dict[str, Any]
+    combatants: list[dict[str, Any]]
+    trace: list[TraceEvent] | None = None

@@ -1,0 +1,133 @@
+"""The rule-system interface: what a system must answer for the engine to run a battle.
+
+The engine owns time, turns, positions, movement, tactics and victory; a rule system owns
+every number the rules decide. A subclass provides:
+
+* ``name`` and the pydantic models ``Options`` (the scenario's ``rules.options``), ``Sheet``
+  (a combatant), ``Weapon`` and ``Armor`` (catalogue entries). ``Sheet`` must have
+  ``weapons`` (names) and ``armor`` (a name or None); ``Weapon`` must have ``kind``
+  (``firearm``, ``melee`` or ``grenade``), ``max_range`` (meters; None for melee),
+  ``ammo`` (rounds per load, None if it needs none) and ``can_autofire``.
+* ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...).
+* ``initiative(fighter, roll)``: this turn's action scores, highest first.
+* ``initiative_penalty(fighter)``: the current wound penalty to initiative, so the engine can
+  move a wounded fighter's remaining actions down as damage lands.
+* ``begin_action(fighter)``: refresh what refreshes at the start of the owner's action.
+* ``can_act(fighter)`` and ``status(fighter)``: who is out of the fight, and why.
+* ``movement(fighter)``: meters walked with an action, and run as the turn's only action.
+* ``ranged_attack``, ``melee_attack``, ``throw_grenade``, ``grenade_blast``: resolve an
+  attack against the battle and return nothing; they record to the battle's trace and
+  counters and apply damage through the battle, which handles knock-outs.
+* ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
+
+The built-in systems register themselves with ``register`` exactly as a plug-in would.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from ..engine.battle import Battle, Fighter
+
+
+class RuleSystem(ABC):
+    name: ClassVar[str]
+    Options: ClassVar[type[BaseModel]]
+    Sheet: ClassVar[type[BaseModel]]
+    Weapon: ClassVar[type[BaseModel]]
+    Armor: ClassVar[type[BaseModel]]
+
+    def __init__(self, options: BaseModel):
+        self.options = options
+
+    # --- combatants -----------------------------------------------------------------------
+    @abstractmethod
+    def new_state(self, fighter: Fighter) -> Any: ...
+
+    @abstractmethod
+    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]: ...
+
+    @abstractmethod
+    def initiative_penalty(self, fighter: Fighter) -> int: ...
+
+    def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027
+        """Nothing refreshes by default."""
+
+    @abstractmethod
+    def can_act(self, fighter: Fighter) -> bool: ...
+
+    @abstractmethod
+    def status(self, fighter: Fighter) -> str: ...
+
+    @abstractmethod
+    def movement(self, fighter: Fighter) -> tuple[float, float]: ...
+
+    @abstractmethod
+    def threat(self, fighter: Fighter) -> float: ...
+
+    @abstractmethod
+    def harm(self, fighter: Fighter) -> float:
+        """Share of the way to being out of the fight, 0 (fresh) to 1 (out)."""
+
+    def record(self, fighter: Fighter) -> dict[str, Any]:
+        """Extra per-combatant columns for combatants.csv."""
+        return {}
+
+    # --- actions --------------------------------------------------------------------------
+    @abstractmethod
+    def ranged_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Any, shots: int
+    ) -> None: ...
+
+    @abstractmethod
+    def melee_attack(
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon: Any,
+        interception: bool = False,
+    ) -> None: ...
+
+    @abstractmethod
+    def throw_grenade(
+        self, battle: Battle, thrower: Fighter, weapon: Any, aim: tuple[float, float]
+    ) -> tuple[float, float]:
+        """Resolve the throw; return where the grenade lands."""
+
+    @abstractmethod
+    def grenade_blast(
+        self, battle: Battle, thrower: Fighter, weapon: Any, at: tuple[float, float]
+    ) -> None: ...
+
+    @abstractmethod
+    def blast_radius(self, weapon: Any) -> float: ...
+
+    def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
+        """Most shots one autofire action may fire (1 when the weapon cannot autofire)."""
+        return 1
+
+
+_REGISTRY: dict[str, type[RuleSystem]] = {}
+
+
+def register(cls: type[RuleSystem]) -> type[RuleSystem]:
+    """Class decorator: make a rule system available to scenarios by its ``name``."""
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def system_class(name: str) -> type[RuleSystem] | None:
+    from . import builtin  # noqa: F401  (registers the built-in systems)
+
+    return _REGISTRY.get(name)
+
+
+def system_names() -> list[str]:
+    from . import builtin  # noqa: F401
+
+    return sorted(_REGISTRY)

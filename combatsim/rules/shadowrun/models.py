@@ -1,0 +1,174 @@
+"""Scenario and catalogue models of classic Shadowrun (seed 002) and its D8 variant (seed 000)."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+LEVELS = "LMSD"  # wound levels, ruling 6: L, M, S, D fill 1, 3, 6, 10 boxes
+BOXES = {"L": 1, "M": 3, "S": 6, "D": 10}
+RUN_MULTIPLIER = {"human": 4, "dwarf": 3, "elf": 4, "ork": 4, "troll": 3}  # seed 002 Running Table
+
+# Seed 002 "Damage Codes": Power, Wound Category, Staging Number, e.g. 4M3. Melee weapons may
+# give the power relative to Strength: STR+2 M (Strength plus 2, Moderate).
+_CODE = re.compile(
+    r"^\s*(?P<power>\d+|STR(?:\s*[+-]\s*\d+)?)\s*(?P<level>[LMSD])\s*(?P<staging>\d+)?\s*$", re.I
+)
+DEFAULT_STAGING = 2  # the staging number when a code gives none (seed 002 shows 3 in 4M3)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _on_off(value):
+    """YAML authors write ``on``/``off``; PyYAML already reads them as booleans, strings too."""
+    if isinstance(value, str) and value.lower() in ("on", "off"):
+        return value.lower() == "on"
+    return value
+
+
+class Options(Strict):
+    """``rules.options`` of ``sr-classic`` (see RULINGS.md; each default is the ruling's choice)."""
+
+    initiative_passes: Literal["minus7", "minus10"] = "minus7"  # ruling 1
+    fumble_effect: Literal["lose_action", "none"] = "lose_action"  # ruling 2
+    wound_modifiers: bool = True  # ruling 7
+    instant_karma: bool = False  # ruling 11
+    grenade_flight: int = Field(0, ge=0, le=30, description="initiative points a grenade flies")
+
+    _on_off = field_validator("wound_modifiers", "instant_karma", mode="before")(_on_off)
+
+
+class D8Options(Options):
+    """``rules.options`` of ``sr-d8``: the classic options plus seed 000's house rules."""
+
+    tn_cap: bool = False  # ruling 12: a TN above 21 is impossible
+    initiative_rule_of_seven: bool = False  # ruling 12: one initiative die explodes
+
+    _on_off8 = field_validator("tn_cap", "initiative_rule_of_seven", mode="before")(_on_off)
+
+
+class Attributes(Strict):
+    body: int = Field(ge=1, le=20)
+    quickness: int = Field(ge=1, le=20)
+    strength: int = Field(ge=1, le=20)
+    reaction: int = Field(ge=1, le=30)
+
+
+class Skills(Strict):
+    firearms: int = Field(0, ge=0, le=20)
+    armed_combat: int = Field(0, ge=0, le=20)
+    unarmed_combat: int = Field(0, ge=0, le=20)
+    throwing: int = Field(0, ge=0, le=20)
+
+
+class Sheet(Strict):
+    """A combatant. Pools follow seed 002 "Dice Pools": Dodge = Quickness; Defense = the better
+    of Armed/Unarmed Combat, or Strength - 4 (at least 1) with neither."""
+
+    race: Literal["human", "dwarf", "elf", "ork", "troll"] = "human"
+    attributes: Attributes
+    skills: Skills = Skills()
+    initiative_dice: int = Field(1, ge=1, le=5)
+    vision: Literal["normal", "low_light", "thermographic"] = "normal"
+    smartlink: bool = False
+    smart_goggles: bool = False
+    karma: int = Field(0, ge=0, le=100, description="Instant Karma pool (ruling 11)")
+    weapons: tuple[str, ...] = ()
+    armor: str | None = None
+
+    @property
+    def dodge_pool(self) -> int:
+        return self.attributes.quickness
+
+    @property
+    def defense_pool(self) -> int:
+        best = max(self.skills.armed_combat, self.skills.unarmed_combat)
+        return best if best > 0 else max(self.attributes.strength - 4, 1)
+
+
+class DamageCode(Strict):
+    power: int  # absolute, or added to Strength when strength_based
+    strength_based: bool
+    level: Literal["L", "M", "S", "D"]
+    staging: int
+
+    @classmethod
+    def parse(cls, text: str) -> DamageCode:
+        m = _CODE.match(str(text))
+        if not m:
+            raise ValueError(f"a damage code like 6M, 4M3 or STR+2M; got {text!r}")
+        power = m["power"].upper().replace(" ", "")
+        strength_based = power.startswith("STR")
+        value = int(power[3:] or 0) if strength_based else int(power)
+        staging = int(m["staging"]) if m["staging"] else DEFAULT_STAGING
+        if staging < 1:
+            raise ValueError("a staging number of at least 1")
+        return cls(
+            power=value, strength_based=strength_based, level=m["level"].upper(), staging=staging
+        )
+
+    def power_for(self, strength: int) -> int:
+        return self.power + (strength if self.strength_based else 0)
+
+
+class Weapon(Strict):
+    kind: Literal["firearm", "melee", "grenade"]
+    damage: str
+    stun: bool = False
+    ranges: tuple[float, float, float, float] | None = Field(
+        None, description="upper bounds in meters of short, medium, long and extreme range"
+    )
+    ammo: int | None = Field(None, ge=1, description="rounds per load; grenades carried")
+    autofire: bool = False
+    recoil_compensation: int = Field(0, ge=0)
+    gyro: int = Field(0, ge=0)
+    smartgun: bool = False
+    ammo_type: Literal["normal", "flechette"] = "normal"
+    aerodynamic: bool = False
+    launcher: bool = False
+    blast_falloff: float | None = Field(None, gt=0, description="grenade Power lost per meter")
+
+    @field_validator("damage")
+    @classmethod
+    def _check_code(cls, v: str) -> str:
+        DamageCode.parse(v)
+        return v
+
+    def model_post_init(self, __context) -> None:
+        if self.kind in ("firearm", "grenade") and self.ranges is None:
+            raise ValueError(
+                f"a {self.kind} needs ranges: [short, medium, long, extreme] in meters"
+            )
+        if self.ranges is not None and list(self.ranges) != sorted(self.ranges):
+            raise ValueError("ranges must increase: short <= medium <= long <= extreme")
+        if self.kind == "firearm" and self.ammo is None:
+            raise ValueError("a firearm needs ammo (rounds per load)")
+        if self.kind == "grenade" and self.blast_falloff is None:
+            raise ValueError("a grenade needs blast_falloff (Power lost per meter)")
+
+    @cached_property
+    def code(self) -> DamageCode:
+        return DamageCode.parse(self.damage)
+
+    @property
+    def max_range(self) -> float | None:
+        return self.ranges[3] if self.ranges else None
+
+    @property
+    def can_autofire(self) -> bool:
+        return self.autofire
+
+    @property
+    def armor_kind(self) -> str:
+        """Seed 002 "Armor": firearms use Ballistic unless flechette; the rest Impact."""
+        return "ballistic" if self.kind == "firearm" and self.ammo_type == "normal" else "impact"
+
+
+class Armor(Strict):
+    ballistic: int = Field(ge=0, le=20)
+    impact: int = Field(ge=0, le=20)

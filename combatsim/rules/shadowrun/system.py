@@ -1,0 +1,705 @@
+"""Classic Shadowrun (seed 002) as a rule system, and its D8 variant (seed 000).
+
+Every number a fight needs: initiative and the Extra Action Table, target numbers from range,
+the Weapon Modifiers and Visibility tables, attack and resistance tests, the Dodge and Defense
+Pools, staging, armor, condition monitors and Instant Karma. Each rule cites the seed section
+or the ruling (../shared/RULINGS.md) it implements.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ...dice import shadowrun as dice
+from ..base import RuleSystem, register
+from . import models
+from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
+
+if TYPE_CHECKING:
+    from ...engine.battle import Battle, Fighter
+
+MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
+RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
+MELEE_TN = 4  # seed 002 Melee Combat; Target Number Table "Hand-To-Hand"
+INTERCEPT_TN, INTERCEPT_TN_MOVED = 5, 6  # seed 002 Interception
+COVER_TN = {
+    "none": 0,
+    "partial": 2,
+    "full": 4,
+    "hidden": 8,
+}  # Weapon Modifiers; hidden = Blind Fire
+VISIBILITY_TN = {  # seed 002 Visibility Table: condition -> (normal, low-light, thermographic)
+    "normal": (0, 0, 0),
+    "full_darkness": (4, 2, 0),
+    "glare": (2, 4, 4),
+    "mist": (2, 2, 0),
+    "reduced_light": (2, 0, 0),
+    "smoke": (4, 4, 2),
+}
+VISION_INDEX = {"normal": 0, "low_light": 1, "thermographic": 2}
+DEVIATION_DICE = {"plain": 2, "aerodynamic": 3, "launcher": 4}  # ruling 10
+DEVIATION_PER_SUCCESS = {"plain": 3, "aerodynamic": 5, "launcher": 5}
+UNARMED = DamageCode(power=0, strength_based=True, level="M", staging=1)  # seed: (Str)M1 Stun
+
+
+def extra_actions(result: int) -> int:
+    """Seed 002 Extra Action Table: 1-10 one action, 11-16 two, 17-22 three, 23+ four."""
+    if result < 1:
+        return 0
+    return 1 if result <= 10 else 2 if result <= 16 else 3 if result <= 22 else 4
+
+
+def action_scores(result: int, passes: str = "minus7") -> list[int]:
+    """The initiative scores a fighter acts at this turn (ruling 1).
+
+    ``minus7`` (the seed): the first action at the result, each further one 7 lower, as many
+    as the Extra Action Table gives (23 acts at 23, 16, 9, 2). ``minus10`` (published SR2/SR3):
+    one action per pass, 10 lower each time, while the score is above 0.
+    """
+    if passes == "minus10":
+        return list(range(result, 0, -10))
+    return [result - 7 * k for k in range(extra_actions(result))]
+
+
+def wound_modifier(boxes: int) -> int:
+    """Ruling 7: 1-2 boxes +1, 3-5 boxes +2, 6 or more +3 (per monitor; the two add up)."""
+    return 0 if boxes <= 0 else 1 if boxes <= 2 else 2 if boxes <= 5 else 3
+
+
+def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
+    """Ruling 6: move the wound ``up`` and ``down`` levels; below L is no damage.
+
+    Returns the final level (None for no damage) and how many levels it was staged above D
+    (each removes one point of the target's armor of the attack's kind).
+    """
+    index = LEVELS.index(level) + up - down
+    if index < 0:
+        return None, 0
+    over = max(0, index - 3)
+    return LEVELS[min(index, 3)], over
+
+
+@dataclass
+class SRState:
+    """A combatant's mutable state in one battle."""
+
+    physical: int = 0  # boxes, 0-10
+    stun: int = 0  # boxes, 0-10
+    overflow: int = 0  # Physical boxes beyond the monitor (ruling 7: dead past Body)
+    dodge: int = 0
+    defense: int = 0
+    karma: int = 0
+    karma_spent: int = 0
+    ballistic: int = 0
+    impact: int = 0
+    fumbles: int = 0
+    dodge_spent: int = 0
+    tests: dict = field(default_factory=dict)
+
+
+@register
+class ClassicShadowrun(RuleSystem):
+    """``sr-classic``: the d6 game of seed 002 with rulings 1-11."""
+
+    name = "sr-classic"
+    Options = models.Options
+    Sheet = models.Sheet
+    Weapon = models.Weapon
+    Armor = models.Armor
+    dice_kind = dice.D6
+
+    @property
+    def pool_dice(self) -> dice.PoolDice:
+        return self.dice_kind
+
+    # --- state ----------------------------------------------------------------------------
+    def new_state(self, fighter: Fighter) -> SRState:
+        sheet = fighter.spec.sheet
+        armor = fighter.spec.armor
+        return SRState(
+            dodge=sheet.dodge_pool,
+            defense=sheet.defense_pool,
+            karma=sheet.karma if self.options.instant_karma else 0,
+            ballistic=armor.ballistic if armor else 0,
+            impact=armor.impact if armor else 0,
+        )
+
+    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+        """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
+        sheet, st = fighter.spec.sheet, fighter.state
+        st.dodge, st.defense = sheet.dodge_pool, sheet.defense_pool
+
+    # --- initiative -----------------------------------------------------------------------
+    def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
+        faces = battle.roll.faces(self.pool_dice, fighter.spec.sheet.initiative_dice)
+        return sum(faces), faces
+
+    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+        """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7)."""
+        sheet = fighter.spec.sheet
+        rolled, faces = self.initiative_dice_total(battle, fighter)
+        penalty = self.initiative_penalty(fighter)
+        result = sheet.attributes.reaction + rolled - penalty
+        scores = action_scores(result, self.options.initiative_passes)
+        if battle.tracing:
+            wound = f" - {penalty} wounds" if penalty else ""
+            battle.trace(
+                "initiative",
+                f"{fighter.name}: Reaction {sheet.attributes.reaction} + {faces}{wound} = {result}"
+                f" -> acts at {', '.join(map(str, scores)) or 'no score (no action)'}",
+                actor=fighter,
+                result=result,
+                scores=scores,
+            )
+        return scores
+
+    def initiative_penalty(self, fighter: Fighter) -> int:
+        return self.tn_penalty(fighter)
+
+    def tn_penalty(self, fighter: Fighter) -> int:
+        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
+        if not self.options.wound_modifiers:
+            return 0
+        st = fighter.state
+        return wound_modifier(st.physical) + wound_modifier(st.stun)
+
+    # --- status ---------------------------------------------------------------------------
+    def can_act(self, fighter: Fighter) -> bool:
+        st = fighter.state
+        return st.physical < MONITOR_BOXES and st.stun < MONITOR_BOXES
+
+    def status(self, fighter: Fighter) -> str:
+        """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
+        unconscious on a full Stun monitor."""
+        st = fighter.state
+        if st.overflow > fighter.spec.sheet.attributes.body:
+            return "dead"
+        if st.physical >= MONITOR_BOXES:
+            return "dying"
+        if st.stun >= MONITOR_BOXES:
+            return "unconscious"
+        return "wounded" if st.physical or st.stun else "unhurt"
+
+    def movement(self, fighter: Fighter) -> tuple[float, float]:
+        """Seed 002 Movement: walk Quickness meters; run Quickness x the racial modifier."""
+        sheet = fighter.spec.sheet
+        q = sheet.attributes.quickness
+        return float(q), float(q * RUN_MULTIPLIER[sheet.race])
+
+    def threat(self, fighter: Fighter) -> float:
+        sheet = fighter.spec.sheet
+        best = 0.0
+        for w in fighter.spec.weapons:
+            power = w.code.power_for(sheet.attributes.strength)
+            skill = self._skill_for(sheet, w)
+            best = max(
+                best, skill * (power + 2 * LEVELS.index(w.code.level)) * (2 if w.autofire else 1)
+            )
+        return best
+
+    def harm(self, fighter: Fighter) -> float:
+        st = fighter.state
+        return max(st.physical, st.stun) / MONITOR_BOXES
+
+    def record(self, fighter: Fighter) -> dict:
+        st = fighter.state
+        return {
+            "physical_boxes": st.physical,
+            "stun_boxes": st.stun,
+            "overflow": st.overflow,
+            "karma_spent": st.karma_spent,
+            "fumbles": st.fumbles,
+            "dodge_dice_spent": st.dodge_spent,
+            "ballistic_left": st.ballistic,
+            "impact_left": st.impact,
+        }
+
+    def max_autofire(self, fighter: Fighter, weapon) -> int:
+        """Ruling 8: up to the lower of Firearms + 1 and 7."""
+        if not weapon.autofire:
+            return 1
+        return min(fighter.spec.sheet.skills.firearms + 1, 7)
+
+    def blast_radius(self, weapon) -> float:
+        return weapon.code.power / weapon.blast_falloff
+
+    # --- tests ----------------------------------------------------------------------------
+    def test(
+        self,
+        battle: Battle,
+        fighter: Fighter | None,
+        n: int,
+        tn: int,
+        what: str,
+        karma: str | None = None,
+    ) -> dice.PoolResult:
+        """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow."""
+        kind = self.pool_dice
+        result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
+        if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
+            policy = fighter.spec.tactics.karma
+            if policy in ("attack", "both") and (result.fumble or result.successes == 0):
+                # Ruling 11: 1 point re-rolls all failed dice of a test (and so negates a fumble).
+                fighter.state.karma -= 1
+                fighter.state.karma_spent += 1
+                target = kind.effective_tn(tn)
+                kept = [
+                    c
+                    for c in chains
+                    if target is not None and c[0] != kind.low and sum(c) >= target
+                ]
+                before = result
+                _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
+                result = dice.count(kept + rerolled, target, kind)
+                result = dice.PoolResult(result.successes, False, result.totals)
+                if battle.tracing:
+                    battle.trace(
+                        "karma",
+                        f"{fighter.name} spends 1 Karma to re-roll failed dice "
+                        f"({before.successes} successes{', a fumble' if before.fumble else ''} "
+                        f"-> {result.successes})",
+                        actor=fighter,
+                    )
+                chains = kept + rerolled
+        if battle.tracing:
+            battle.trace(
+                "roll",
+                f"{what}: {n} dice vs TN {tn}: {_faces(chains)} -> {result.successes} "
+                f"success{'es' if result.successes != 1 else ''}"
+                + (" (FUMBLE)" if result.fumble else ""),
+                actor=fighter,
+                dice=[list(c) for c in chains],
+                tn=tn,
+                successes=result.successes,
+                fumble=result.fumble,
+            )
+        return result
+
+    def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
+        """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
+        if result.fumble:
+            fighter.state.fumbles += 1
+            if self.options.fumble_effect == "lose_action":
+                fighter.lose_next_action = True
+                if battle.tracing:
+                    battle.trace(
+                        "fumble", f"{fighter.name} fumbles and loses the next action", actor=fighter
+                    )
+
+    # --- ranged combat -------------------------------------------------------------------
+    def ranged_tn(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
+    ) -> tuple[int, list[str]]:
+        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables."""
+        sheet = attacker.spec.sheet
+        distance = battle.distance(attacker, target)
+        if distance <= battle.environment.melee_range:
+            tn, notes = MELEE_TN, [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        else:
+            band = next(i for i, top in enumerate(weapon.ranges) if distance <= top)
+            name = ("short", "medium", "long", "extreme")[band]
+            tn, notes = RANGE_TN[band], [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
+
+        def add(mod: int, why: str) -> None:
+            nonlocal tn
+            if mod:
+                tn += mod
+                notes.append(f"{why} {mod:+d}")
+
+        if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
+            add(max(0, shots - weapon.recoil_compensation - weapon.gyro), f"recoil ({shots} shots)")
+        add(
+            COVER_TN[target.cover],
+            "blind fire" if target.cover == "hidden" else f"{target.cover} cover",
+        )
+        if target.running:
+            add(1, "target running")
+        elif target.moved_this_turn == 0:
+            add(-1, "target standing still")
+        engaged = battle.opponents_in_melee(attacker)
+        add(engaged, "attacker in melee")
+        if attacker.moved_this_action > 0:
+            add(2 if battle.environment.ground == "difficult" else 1, "attacker moving")
+        vis = VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
+        add(vis, f"visibility ({battle.environment.visibility}, {sheet.vision} vision)")
+        if weapon.smartgun and sheet.smartlink:
+            add(-2, "smartgun")
+        elif weapon.smartgun and sheet.smart_goggles:
+            add(-1, "smart goggles")
+        add(self.tn_penalty(attacker), "wounds")
+        return tn, notes
+
+    def ranged_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
+    ) -> None:
+        """Ruling 5 and 8: each shot an attack test; each hit resisted separately."""
+        sheet = attacker.spec.sheet
+        tn, notes = self.ranged_tn(battle, attacker, target, weapon, shots)
+        code = weapon.code
+        power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
+        if battle.tracing:
+            mode = f"autofire, {shots} shots" if shots > 1 else "single shot"
+            battle.trace(
+                "attack",
+                f"{attacker.name} fires {weapon_name(attacker, weapon)} at {target.name} "
+                f"({mode}); TN {tn} = " + ", ".join(notes),
+                actor=attacker,
+                tn=tn,
+                shots=shots,
+            )
+        for shot in range(shots):
+            if not battle.is_standing(target) and shot > 0:
+                break
+            attacker.shots += 1
+            attack = self.test(
+                battle, attacker, sheet.skills.firearms, tn, "Firearms", karma="attack"
+            )
+            self._note_fumble(battle, attacker, attack)
+            if attack.successes == 0:
+                continue
+            self.resist_ranged(battle, attacker, target, weapon, power, attack.successes)
+
+    def resist_ranged(
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon,
+        power: int,
+        attack_successes: int,
+    ) -> None:
+        """Ruling 5: Body + chosen Dodge Pool dice vs Power; armor adds automatic successes.
+
+        Dodge successes alone above the attack's are a clean miss; otherwise all the defender's
+        successes stage the wound down (ruling 6).
+        """
+        st = target.state
+        spend = (
+            dodge_dice(target.spec.tactics.dodge, st.dodge, attack_successes)
+            if target.can_act
+            else 0
+        )
+        st.dodge -= spend
+        st.dodge_spent += spend
+        dodge_successes = 0
+        if spend:
+            dodge_successes = self.test(battle, target, spend, power, "Dodge Pool").successes
+            if dodge_successes > attack_successes:
+                if battle.tracing:
+                    battle.trace(
+                        "miss",
+                        f"clean miss: {dodge_successes} Dodge successes beat {attack_successes}",
+                        actor=target,
+                    )
+                return
+        attacker.hits += 1
+        body = self.test(battle, target, target.spec.sheet.attributes.body, power, "Body").successes
+        armor_kind = weapon.armor_kind
+        armor = getattr(st, armor_kind)
+        self.apply_attack(
+            battle,
+            attacker,
+            target,
+            weapon.code,
+            attack_successes,
+            body + dodge_successes + armor,
+            armor_kind,
+            f"{armor_kind} armor {armor}",
+            stun=weapon.stun,
+        )
+
+    def apply_attack(
+        self,
+        battle: Battle,
+        attacker: Fighter | None,
+        target: Fighter,
+        code: DamageCode,
+        attack_successes: int,
+        defense_successes: int,
+        armor_kind: str,
+        armor_note: str,
+        stun: bool = False,
+        stage_up: bool = True,
+    ) -> None:
+        """Ruling 6: stage up per full Staging Number beyond the first success, down per full
+        Staging Number of the defender's successes; levels above D strip armor."""
+        up = max(0, attack_successes - 1) // code.staging if stage_up else 0
+        down = defense_successes // code.staging
+        if target.state.karma and target.spec.tactics.karma in ("survive", "both"):
+            down = self._karma_survive(battle, target, code, up, down, defense_successes, stun)
+        level, over = stage(code.level, up, down)
+        if battle.tracing:
+            battle.trace(
+                "stage",
+                f"{code.level} staged up {up}, down {down} "
+                f"({defense_successes} defence successes incl. {armor_note}; "
+                f"staging {code.staging})"
+                f" -> {level or 'no damage'}",
+                actor=target,
+                level=level,
+            )
+        if over:
+            setattr(target.state, armor_kind, max(0, getattr(target.state, armor_kind) - over))
+        if level is not None:
+            self.wound(battle, attacker, target, level, stun)
+
+    def _karma_survive(
+        self,
+        battle: Battle,
+        target: Fighter,
+        code: DamageCode,
+        up: int,
+        down: int,
+        defense_successes: int,
+        stun: bool,
+    ) -> int:
+        """Ruling 11: 2 Karma buy one success; spent when the wound would take the fighter out."""
+        st = target.state
+        bought = 0
+        while True:
+            level, _ = stage(code.level, up, down)
+            if level is None or not self._would_drop(target, level, stun):
+                break
+            need = (down + 1) * code.staging - (defense_successes + bought)
+            if st.karma < 2 * need:
+                break
+            st.karma -= 2 * need
+            st.karma_spent += 2 * need
+            bought += need
+            down += 1
+        if bought and battle.tracing:
+            battle.trace(
+                "karma",
+                f"{target.name} spends {2 * bought} Karma for {bought} success(es)",
+                actor=target,
+            )
+        return down
+
+    def _would_drop(self, target: Fighter, level: str, stun: bool) -> bool:
+        st = target.state
+        boxes = BOXES[level]
+        if stun:
+            return st.stun + boxes >= MONITOR_BOXES
+        return st.physical + boxes >= MONITOR_BOXES
+
+    def wound(
+        self, battle: Battle, attacker: Fighter | None, target: Fighter, level: str, stun: bool
+    ) -> None:
+        """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
+        st = target.state
+        boxes = BOXES[level]
+        before = st.physical + st.stun + st.overflow
+        if stun:
+            total = st.stun + boxes
+            st.stun = min(total, MONITOR_BOXES)
+            boxes, stun = total - st.stun, False  # the overflow, now Physical
+        if boxes:
+            total = st.physical + boxes
+            st.physical = min(total, MONITOR_BOXES)
+            st.overflow += total - st.physical
+        dealt = st.physical + st.stun + st.overflow - before
+        battle.damage_dealt(
+            attacker, target, dealt, f"{level} wound ({'Stun' if stun else 'Physical'})"
+        )
+
+    # --- melee ------------------------------------------------------------------------------
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        """Ruling 9 / seed Melee Combat: an opposed test at TN 4; more successes deals damage.
+
+        Both roll the better of Armed/Unarmed Combat plus the Defense Pool. The winner's net
+        successes beyond the first stage the damage up; the loser resists with Body and impact
+        armor. Interception (seed 002): the interceptor attacks at TN 5 (6 if it has moved this
+        turn) and only it can deal damage.
+        """
+        a_tn = (
+            (INTERCEPT_TN_MOVED if attacker.moved_this_turn else INTERCEPT_TN)
+            if interception
+            else MELEE_TN
+        )
+        a_tn += self.tn_penalty(attacker) + self._melee_visibility(battle, attacker)
+        d_tn = MELEE_TN + self.tn_penalty(target) + self._melee_visibility(battle, target)
+        if battle.tracing:
+            verb = "intercepts" if interception else "attacks"
+            battle.trace(
+                "attack",
+                f"{attacker.name} {verb} {target.name} in melee with "
+                f"{weapon_name(attacker, weapon)}",
+                actor=attacker,
+            )
+        attacker.shots += 1
+        a = self._melee_roll(battle, attacker, a_tn)
+        d = self._melee_roll(battle, target, d_tn) if target.can_act else dice.PoolResult(0, False)
+        self._note_fumble(battle, attacker, a)
+        if a.successes == d.successes or (interception and d.successes > a.successes):
+            if battle.tracing:
+                battle.trace(
+                    "miss", f"no damage ({a.successes} against {d.successes})", actor=attacker
+                )
+            return
+        winner, loser = (attacker, target) if a.successes > d.successes else (target, attacker)
+        net = abs(a.successes - d.successes)
+        w_weapon = weapon if winner is attacker else melee_weapon(winner)
+        code = w_weapon.code if w_weapon is not None else UNARMED
+        stun = w_weapon.stun if w_weapon is not None else True  # ruling 9: unarmed is Stun
+        power = code.power_for(winner.spec.sheet.attributes.strength)
+        code = DamageCode(power=power, strength_based=False, level=code.level, staging=code.staging)
+        winner.hits += 1
+        body = self.test(battle, loser, loser.spec.sheet.attributes.body, power, "Body").successes
+        self.apply_attack(
+            battle,
+            winner,
+            loser,
+            code,
+            net,
+            body + loser.state.impact,
+            "impact",
+            f"impact armor {loser.state.impact}",
+            stun=stun,
+        )
+
+    def _melee_roll(self, battle: Battle, fighter: Fighter, tn: int) -> dice.PoolResult:
+        sheet, st = fighter.spec.sheet, fighter.state
+        skill = max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
+        pool, st.defense = st.defense, 0
+        return self.test(
+            battle,
+            fighter,
+            skill + pool,
+            tn,
+            f"melee ({skill} skill + {pool} Defense Pool)",
+            karma="attack",
+        )
+
+    def _melee_visibility(self, battle: Battle, fighter: Fighter) -> int:
+        return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.spec.sheet.vision]]
+
+    # --- grenades ---------------------------------------------------------------------------
+    def throw_grenade(
+        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
+    ) -> tuple[float, float]:
+        """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction, less 3 or 5 m per
+        success after the first, never below 0."""
+        sheet = thrower.spec.sheet
+        distance = math.dist(thrower.position, aim)
+        band = next((i for i, top in enumerate(weapon.ranges) if distance <= top), 3)
+        tn = RANGE_TN[band] + self.tn_penalty(thrower)
+        tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
+        if thrower.moved_this_action > 0:
+            tn += 2 if battle.environment.ground == "difficult" else 1
+        skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
+        thrower.shots += 1
+        result = self.test(battle, thrower, skill, tn, "launch" if weapon.launcher else "throw")
+        self._note_fumble(battle, thrower, result)
+        kind = "launcher" if weapon.launcher else "aerodynamic" if weapon.aerodynamic else "plain"
+        rolled = sum(battle.roll.faces(dice.D6, DEVIATION_DICE[kind]))
+        deviation = max(0, rolled - DEVIATION_PER_SUCCESS[kind] * max(0, result.successes - 1))
+        angle = battle.roll.angle()
+        at = (aim[0] + deviation * math.cos(angle), aim[1] + deviation * math.sin(angle))
+        if battle.tracing:
+            battle.trace(
+                "grenade",
+                f"{thrower.name} throws {weapon_name(thrower, weapon)} at "
+                f"({aim[0]:.1f}, {aim[1]:.1f}), TN {tn}: deviates {rolled} - "
+                f"{DEVIATION_PER_SUCCESS[kind]} x {max(0, result.successes - 1)} = {deviation} m, "
+                f"lands at ({at[0]:.1f}, {at[1]:.1f})",
+                actor=thrower,
+            )
+        return at
+
+    def grenade_blast(
+        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
+    ) -> None:
+        """Ruling 10: Power falls by the grenade's per-meter amount; everyone inside resists
+        with Body and impact armor (no attacker staging)."""
+        code = weapon.code
+        for victim in battle.fighters:
+            if victim.spec.sheet is None or self.status(victim) == "dead":
+                continue
+            power = code.power - weapon.blast_falloff * math.dist(victim.position, at)
+            if power <= 0:
+                continue
+            power = math.ceil(power)
+            if battle.tracing:
+                battle.trace(
+                    "blast",
+                    f"{victim.name} is {math.dist(victim.position, at):.1f} m from the "
+                    f"blast: Power {power}",
+                    actor=victim,
+                )
+            body = self.test(
+                battle, victim, victim.spec.sheet.attributes.body, power, "Body"
+            ).successes
+            blast = DamageCode(
+                power=power, strength_based=False, level=code.level, staging=code.staging
+            )
+            self.apply_attack(
+                battle,
+                thrower,
+                victim,
+                blast,
+                0,
+                body + victim.state.impact,
+                "impact",
+                f"impact armor {victim.state.impact}",
+                stun=weapon.stun,
+                stage_up=False,
+            )
+
+    @staticmethod
+    def _skill_for(sheet, weapon) -> int:
+        if weapon.kind == "melee":
+            return max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
+        if weapon.kind == "grenade":
+            return sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
+        return sheet.skills.firearms
+
+
+@register
+class ShadowrunD8(ClassicShadowrun):
+    """``sr-d8``: seed 000's eight-sided dice (ruling 12), with its house rules as options."""
+
+    name = "sr-d8"
+    Options = models.D8Options
+
+    @property
+    def pool_dice(self) -> dice.PoolDice:
+        return dice.D8_CAPPED if self.options.tn_cap else dice.D8
+
+    def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
+        """Seed 000: no Rule of Seven on initiative, unless the house rule explodes one die."""
+        faces = battle.roll.faces(dice.D8, fighter.spec.sheet.initiative_dice)
+        if self.options.initiative_rule_of_seven:
+            extra = faces[0]
+            while extra == dice.D8.top:
+                extra = battle.roll.faces(dice.D8, 1)[0]
+                faces.append(extra)
+        return sum(faces), faces
+
+
+def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
+    """How many Dodge Pool dice a defender spends on one attack (tactics ``dodge``)."""
+    if policy == "none":
+        return 0
+    if policy == "all":
+        return pool
+    if policy == "half":
+        return (pool + 1) // 2
+    return min(pool, 2 * attack_successes + 1)  # "match"
+
+
+def melee_weapon(fighter: Fighter):
+    return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
+
+
+def weapon_name(fighter: Fighter, weapon) -> str:
+    if weapon is None:
+        return "bare hands"
+    return fighter.weapon_names.get(id(weapon), weapon.kind)
+
+
+def _faces(chains) -> str:
+    return "[" + ", ".join("+".join(map(str, c)) for c in chains) + "]"

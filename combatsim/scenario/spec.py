@@ -1,0 +1,79 @@
+"""The scenario file's generic shape, independent of the rule system.
+
+Rule-system fields (a combatant's attributes, a weapon's damage) are validated by the
+system's own models in ``combatsim.rules``; this module validates everything around them.
+Unknown keys are refused everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Visibility = Literal["normal", "full_darkness", "glare", "mist", "reduced_light", "smoke"]
+CoverLevel = Literal["none", "partial", "full", "hidden"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RulesSpec(Strict):
+    system: str = "sr-classic"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class CoverPoint(Strict):
+    position: tuple[float, float]
+    cover: Literal["partial", "full"] = "partial"
+
+
+class Environment(Strict):
+    visibility: Visibility = "normal"
+    ground: Literal["normal", "difficult"] = "normal"
+    melee_range: float = Field(2.0, gt=0, description="meters within which fighters are in melee")
+    cover_points: tuple[CoverPoint, ...] = ()
+
+
+class MemberSpec(BaseModel):
+    """A member entry: these keys, plus any sheet field of the rule system as an override."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str | None = None
+    archetype: str | None = None
+    count: int = Field(1, ge=1, le=100)
+    position: tuple[float, float] = (0.0, 0.0)
+    spacing: tuple[float, float] = (0.0, 2.0)
+    cover: CoverLevel = "none"
+    tactics: dict[str, Any] = Field(default_factory=dict)
+
+
+class SideSpecFile(Strict):
+    name: str
+    tactics: dict[str, Any] = Field(default_factory=dict)
+    members: list[MemberSpec] = Field(min_length=1)
+
+
+class CatalogueSections(Strict):
+    weapons: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    armor: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    archetypes: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+class CatalogueFile(CatalogueSections):
+    system: str
+    description: str = ""
+
+
+class ScenarioFile(CatalogueSections):
+    name: str
+    description: str = ""
+    rules: RulesSpec = RulesSpec()
+    catalogues: list[str] = Field(default_factory=list)
+    environment: Environment = Environment()
+    sides: list[SideSpecFile] = Field(min_length=2)
+    victory: Literal["last_side_standing"] = "last_side_standing"
+    turn_limit: int = Field(20, ge=1, le=1000)
+    seed: int = Field(0, ge=0)

@@ -1,0 +1,53 @@
+"""How a combatant decides, as data: the ``tactics:`` block of a side or a member.
+
+A side's tactics are the default for its members; a member's own ``tactics:`` keys override
+them. Every policy is documented in the README's "Tactics" section.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Tactics(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: Literal["nearest", "weakest", "most_dangerous", "focus", "random"] = Field(
+        "nearest",
+        description="nearest enemy; weakest (most hurt); most_dangerous (highest threat); "
+        "focus (the whole side shoots the first member's target); random",
+    )
+    fire_mode: Literal["single", "autofire"] = Field(
+        "autofire", description="autofire when the weapon can, else single shots"
+    )
+    autofire_rounds: int | None = Field(
+        None, ge=2, description="rounds per autofire action; unset: as many as the rules allow"
+    )
+    dodge: Literal["none", "match", "half", "all"] = Field(
+        "match",
+        description="Dodge Pool dice against each ranged attack: none; match (2 per attack "
+        "success + 1, enough for a fair chance of a clean miss); half the pool; all of it",
+    )
+    movement: Literal["hold", "advance", "keep_range", "take_cover"] = Field(
+        "hold",
+        description="hold position; advance to preferred_range (melee fighters close in); "
+        "keep_range (advance or back off to preferred_range); take_cover (walk to the nearest "
+        "free cover point, then hold)",
+    )
+    preferred_range: float = Field(10.0, ge=0)
+    fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")
+    fall_back_at: float = Field(0.5, gt=0, le=1, description="harm share that counts as badly hurt")
+    grenades: Literal["never", "clustered", "always"] = Field(
+        "clustered",
+        description="clustered: throw when at least grenade_min_targets enemies and no ally "
+        "stand inside the blast around the aim point; always: at the target whenever in range",
+    )
+    grenade_min_targets: int = Field(2, ge=1)
+    karma: Literal["never", "survive", "attack", "both"] = Field(
+        "survive",
+        description="Instant Karma (when the rules option is on): survive buys off wounds that "
+        "would take the fighter out; attack re-rolls failed attack dice and negates fumbles",
+    )
+    reload_below: int = Field(1, ge=1, description="reload when fewer rounds than this are left")

@@ -1,0 +1,294 @@
+"""``combatsim run`` and ``combatsim validate`` end to end, on the fake scenario and runner.
+
+The commands reach the scenario loader and the engine through ``run.load_scenario`` and
+``run.battle_runner``; the tests put the fakes of ``tests.test_batch`` there. Also the progress
+display the run command shows on stderr.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from combatsim.batch import simulate
+from combatsim.cli import main
+from combatsim.commands import run as run_command
+from combatsim.errors import ScenarioError
+from combatsim.output import format_trace, write_results
+from combatsim.progress import Progress
+from tests.test_batch import SCENARIO, FailAt, InterruptAt, fake_runner
+
+SIDES = [side.name for side in SCENARIO.sides]
+
+
+@pytest.fixture
+def loaded(monkeypatch):
+    """Fake loader and engine; returns the list of paths the loader was asked for."""
+    asked: list[str] = []
+
+    def load(path):
+        asked.append(path)
+        if "bad" in path:
+            raise ScenarioError(path, "sides[0].members[1].weapon", "laser", "a known weapon", 7)
+        return SCENARIO
+
+    monkeypatch.setattr(run_command, "load_scenario", load)
+    monkeypatch.setattr(run_command, "battle_runner", lambda: fake_runner)
+    return asked
+
+
+def use_runner(monkeypatch, runner):
+    monkeypatch.setattr(run_command, "battle_runner", lambda: runner)
+
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.count("\n") == 1, err
+    return err
+
+
+# --- user mistakes: one line, exit 2 ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "argument"),
+    [
+        (["--battles", "0"], "--battles"),
+        (["--battles", "-5"], "--battles"),
+        (["--workers", "0"], "--workers"),
+        (["--trace", "-1"], "--trace"),
+        (["--seed", "-1"], "--seed"),
+    ],
+)
+def test_out_of_range_options_are_one_line_and_exit_2(loaded, capsys, tmp_path, flags, argument):
+    assert main(["run", "scenarios/dockside.yaml", "--out", str(tmp_path), *flags]) == 2
+    err = one_error_line(capsys)
+    assert err.startswith(f"combatsim: error: {argument}: got ")
+    assert loaded == []  # refused before the scenario is even read
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("flags", [["--battles", "many"], ["--workers", "2.5"], ["--nope"], []])
+def test_malformed_command_lines_are_one_line_and_exit_2(loaded, capsys, flags):
+    argv = ["run", *flags] if flags == [] else ["run", "scenarios/dockside.yaml", *flags]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = one_error_line(capsys)
+    assert err.startswith(("combatsim run: error: ", "combatsim: error: unrecognized arguments"))
+
+
+def test_a_bad_scenario_file_is_one_line_and_exit_2(loaded, capsys, tmp_path):
+    assert main(["run", "scenarios/bad.yaml", "--out", str(tmp_path / "out")]) == 2
+    err = one_error_line(capsys)
+    assert err == (
+        "combatsim: error: scenarios/bad.yaml:7: sides[0].members[1].weapon: found 'laser'; "
+        "allowed: a known weapon\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_engine_bug_is_not_dressed_up_as_a_user_mistake(loaded, monkeypatch, tmp_path):
+    use_runner(monkeypatch, FailAt(3))
+    with pytest.raises(ValueError, match="battle 3"):
+        main(["run", "scenarios/dockside.yaml", "--battles", "10", "--out", str(tmp_path)])
+
+
+# --- a batch ----------------------------------------------------------------------------------
+
+
+def test_run_writes_the_files_prints_the_summary_and_where_they_went(loaded, capsys, tmp_path):
+    out = tmp_path / "out"
+    argv = ["run", "scenarios/dockside.yaml", "--battles", "50", "--seed", "9", "--out", str(out)]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # a short run shows no progress
+    assert "50 battles, seed 9" in captured.out
+    assert "runners" in captured.out and "draws" in captured.out
+    assert captured.out.rstrip().endswith(
+        f"results in {out}: battles.csv, combatants.csv, summary.json"
+    )
+    expected = tmp_path / "expected"
+    write_results(simulate(SCENARIO, 50, seed=9, runner=fake_runner), expected)
+    for name in ("battles.csv", "combatants.csv", "summary.json"):
+        assert (out / name).read_bytes() == (expected / name).read_bytes()
+
+
+def test_defaults_are_1000_battles_the_scenario_seed_and_results_per_scenario(
+    loaded, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "scenarios/dockside.yaml"]) == 0
+    summary = json.loads((tmp_path / "results" / "dockside" / "summary.json").read_text())
+    assert summary["battles_completed"] == 1000 and summary["seed"] == SCENARIO.seed
+    assert loaded == ["scenarios/dockside.yaml"]
+
+
+def test_workers_do_not_change_the_files(loaded, tmp_path):
+    base = ["run", "scenarios/dockside.yaml", "--battles", "600", "--seed", "4"]
+    assert main([*base, "--out", str(tmp_path / "one")]) == 0
+    assert main([*base, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
+    for name in ("battles.csv", "combatants.csv", "summary.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_quiet_prints_nothing_but_still_writes(loaded, capsys, tmp_path):
+    argv = ["run", "scenarios/dockside.yaml", "--battles", "20", "--out", str(tmp_path), "--quiet"]
+    assert main(argv) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "summary.json").exists()
+
+
+def test_ctrl_c_writes_what_finished_says_so_and_exits_130(loaded, capsys, monkeypatch, tmp_path):
+    use_runner(monkeypatch, InterruptAt(37))
+    argv = ["run", "scenarios/dockside.yaml", "--battles", "100", "--out", str(tmp_path)]
+    assert main(argv) == 130
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"combatsim: interrupted: wrote the 37 of 100 battles that finished to {tmp_path}\n"
+    )
+    assert "interrupted: 37 of 100 finished" in captured.out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["battles_completed"] == 37
+    assert (tmp_path / "battles.csv").read_text().count("\n") == 1 + 37
+
+
+# --- a traced battle --------------------------------------------------------------------------
+
+
+def test_trace_prints_one_battle_blow_by_blow_and_writes_nothing(
+    loaded, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "scenarios/dockside.yaml", "--trace", "3", "--seed", "77"]) == 0
+    out = capsys.readouterr().out
+    expected = format_trace(fake_runner(SCENARIO, 77, 3, trace=True), SIDES)
+    assert out == f"Dockside ambush (scenarios/dockside.yaml, sr-classic), seed 77\n{expected}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_trace_without_seed_uses_the_scenarios_seed(loaded, capsys):
+    assert main(["run", "scenarios/dockside.yaml", "--trace", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f", seed {SCENARIO.seed}\n" in out
+    assert out.endswith(
+        format_trace(fake_runner(SCENARIO, SCENARIO.seed, 0, trace=True), SIDES) + "\n"
+    )
+
+
+# --- validate ---------------------------------------------------------------------------------
+
+
+def test_validate_reports_each_good_file(loaded, capsys):
+    assert main(["validate", "scenarios/dockside.yaml", "scenarios/other.yaml"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "ok: scenarios/dockside.yaml (scenario Dockside ambush, 6 combatants, system sr-classic)",
+        "ok: scenarios/other.yaml (scenario Dockside ambush, 6 combatants, system sr-classic)",
+    ]
+
+
+def test_validate_checks_every_file_and_exits_2_if_one_is_bad(loaded, capsys):
+    assert main(["validate", "scenarios/bad.yaml", "scenarios/dockside.yaml"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.startswith("ok: scenarios/dockside.yaml ")
+    assert captured.err.count("\n") == 1 and "Traceback" not in captured.err
+    assert captured.err.startswith("combatsim: error: scenarios/bad.yaml:7: sides[0]")
+    assert loaded == ["scenarios/bad.yaml", "scenarios/dockside.yaml"]
+
+
+def test_validate_needs_a_file(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate"])
+    assert exit_.value.code == 2
+    assert one_error_line(capsys).startswith("combatsim validate: error: ")
+
+
+# --- progress display -------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_is_silent_for_a_short_run():
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress(stream, delay=1.0, clock=clock)
+    for done in (250, 500, 750, 1000):
+        clock.now += 0.2
+        progress(done, 1000)
+    progress.finish()
+    assert stream.getvalue() == ""
+
+
+def test_progress_into_a_file_is_a_line_per_quarter_once_the_run_is_long():
+    stream, clock = io.StringIO(), Clock()
+    progress = Progress(stream, delay=1.6, clock=clock)
+    for done in range(100, 1001, 100):
+        clock.now += 0.5
+        progress(done, 1000)
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    # 25% was passed (at 300) before the 1.6 s delay; 50%, 75% and 100% after it, one line each.
+    assert [line.split(",")[0] for line in lines] == [
+        "battles: 500/1000 (50%)",
+        "battles: 800/1000 (80%)",
+        "battles: 1000/1000 (100%)",
+    ]
+    assert lines[0] == "battles: 500/1000 (50%), 2 s, about 2 s left"
+
+
+def test_progress_on_a_terminal_redraws_one_line_and_ends_it():
+    stream, clock = Terminal(), Clock()
+    progress = Progress(stream, delay=1.0, interval=0.2, clock=clock)
+    for done in range(50, 1001, 50):
+        clock.now += 0.1
+        progress(done, 1000)
+    progress.finish()
+    text = stream.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n")
+    draws = text.split("\r")[1:]
+    # Drawn from 1 s on, at most every 0.2 s, and always at the end.
+    assert 4 <= len(draws) <= 6
+    assert draws[-1].startswith("battles: 1000/1000 (100%)")
+
+
+# --- the real engine on the shipped scenarios ---------------------------------------------------
+
+SHIPPED = sorted((Path(__file__).parent.parent / "scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
+def test_shipped_scenarios_validate_run_and_trace(path, capsys, tmp_path):
+    """Every shipped scenario on the real engine: validates, runs, same files on 1 and 2
+    workers, traces."""
+    pytest.importorskip("combatsim.engine")
+    pytest.importorskip("combatsim.scenario")
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"ok: {path} (scenario ")
+    assert (
+        main(["run", str(path), "--battles", "3", "--quiet", "--out", str(tmp_path / "cli")]) == 0
+    )
+    # Through the library, to split 6 battles into chunks of 2 over 2 processes: the real
+    # scenario must pickle, and the files must not depend on how the work was shared.
+    scenario = run_command.load_scenario(str(path))
+    for workers in (1, 2):
+        result = simulate(scenario, 6, workers=workers, chunk_size=2)
+        write_results(result, tmp_path / f"workers{workers}")
+    for name in ("battles.csv", "combatants.csv", "summary.json"):
+        one, two = (tmp_path / f"workers{w}" / name for w in (1, 2))
+        assert one.read_bytes() == two.read_bytes()
+    assert main(["run", str(path), "--trace", "1"]) == 0
+    assert "\nOutcome: " in capsys.readouterr().out

@@ -1,0 +1,201 @@
+"""Result files (byte-stable, written atomically) and the terminal text of a batch and a trace."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from combatsim import output
+from combatsim.output import (
+    format_outcome,
+    format_summary,
+    format_trace,
+    summary_json,
+    write_results,
+)
+from tests.test_batch import SCENARIO, InterruptAt, fake_runner, run
+
+FILES = ["battles.csv", "combatants.csv", "summary.json"]
+SIDES = [side.name for side in SCENARIO.sides]
+
+
+def read_all(folder) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in FILES}
+
+
+# --- files ------------------------------------------------------------------------------------
+
+
+def test_writes_the_three_files_into_a_new_nested_folder(tmp_path):
+    out = tmp_path / "results" / "dockside"
+    paths = write_results(run(20), out)
+    assert [p.name for p in paths] == FILES
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)  # no temporary files left
+
+
+@pytest.mark.parametrize(("workers", "chunk_size"), [(1, 3), (2, 3), (3, 50)])
+def test_same_seed_same_bytes_whatever_the_workers_and_chunks(tmp_path, workers, chunk_size):
+    write_results(run(120, seed=11), tmp_path / "reference")
+    write_results(run(120, seed=11, workers=workers, chunk_size=chunk_size), tmp_path / "other")
+    assert read_all(tmp_path / "other") == read_all(tmp_path / "reference")
+
+
+def test_another_seed_gives_other_files(tmp_path):
+    write_results(run(50, seed=1), tmp_path / "a")
+    write_results(run(50, seed=2), tmp_path / "b")
+    a, b = read_all(tmp_path / "a"), read_all(tmp_path / "b")
+    assert a["battles.csv"] != b["battles.csv"] and a["summary.json"] != b["summary.json"]
+
+
+def test_csv_files_read_back_as_the_tables(tmp_path):
+    result = run(40)
+    write_results(result, tmp_path)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "battles.csv"), result.battles)
+    combatants = pd.read_csv(tmp_path / "combatants.csv", dtype={"karma_spent": "Int64"})
+    pd.testing.assert_frame_equal(combatants, result.combatants, rtol=1e-9)
+
+
+def test_csv_text_is_fixed_a_draw_has_an_empty_winner_and_ints_stay_ints(tmp_path):
+    result = run(40)
+    write_results(result, tmp_path)
+    battles = (tmp_path / "battles.csv").read_text()
+    assert "\r" not in battles
+    header, *rows = battles.splitlines()
+    assert (
+        header
+        == "index,winner,end_reason,turns,survivors_runners,survivors_corp,survivors_bystanders"
+    )
+    draw = int(result.battles.index[result.battles["winner"].isna()][0])
+    assert rows[draw].split(",")[1] == ""
+    combatants = (tmp_path / "combatants.csv").read_text().splitlines()
+    first = dict(zip(combatants[0].split(","), combatants[1].split(","), strict=True))
+    assert first["karma_spent"].isdigit()  # 2, not 2.0
+    corp = dict(zip(combatants[0].split(","), combatants[3].split(","), strict=True))
+    assert corp["side"] == "corp" and corp["karma_spent"] == ""
+    accuracy = result.combatants["accuracy"].iloc[0]
+    assert first["accuracy"] == output.FLOAT_FORMAT % accuracy
+
+
+def test_summary_json_is_sorted_indented_and_round_trips(tmp_path):
+    result = run(40)
+    write_results(result, tmp_path)
+    text = (tmp_path / "summary.json").read_text()
+    assert text == summary_json(result.summary) and text.endswith("}\n")
+    assert json.loads(text) == result.summary
+    top_keys = [line.split('"')[1] for line in text.splitlines() if line.startswith('  "')]
+    assert top_keys == sorted(top_keys)
+
+
+def test_rewriting_replaces_the_old_files(tmp_path):
+    write_results(run(30, seed=1), tmp_path)
+    write_results(run(30, seed=2), tmp_path)
+    fresh = tmp_path / "fresh"
+    write_results(run(30, seed=2), fresh)
+    assert read_all(tmp_path) == read_all(fresh)
+
+
+def test_a_failed_write_leaves_the_old_file_whole_and_no_temporary_file(tmp_path, monkeypatch):
+    write_results(run(30, seed=1), tmp_path)
+    before = read_all(tmp_path)
+
+    def broken(frame, f):
+        f.write("index,winner\n0,")  # half a file, then the disk fills up
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(output, "_write_csv", broken)
+    with pytest.raises(OSError, match="No space"):
+        write_results(run(30, seed=2), tmp_path)
+    assert read_all(tmp_path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(FILES)
+
+
+def test_result_files_get_the_permissions_of_any_new_file(tmp_path):
+    write_results(run(5), tmp_path)
+    (tmp_path / "plain.txt").write_text("x")
+    plain = (tmp_path / "plain.txt").stat().st_mode
+    assert {(tmp_path / name).stat().st_mode for name in FILES} == {plain}
+
+
+def test_an_interrupted_batch_with_nothing_finished_still_writes_its_files(tmp_path):
+    result = run(10, runner=InterruptAt(0))
+    write_results(result, tmp_path)
+    assert json.loads((tmp_path / "summary.json").read_text())["interrupted"] is True
+
+
+# --- terminal text ----------------------------------------------------------------------------
+
+
+def test_summary_text_shows_each_side_draws_and_turns():
+    summary = run(200).summary
+    text = format_summary(summary)
+    assert "Dockside ambush (scenarios/dockside.yaml, sr-classic)" in text
+    assert f"200 battles, seed {SCENARIO.seed}" in text
+    runners = summary["sides"]["runners"]
+    low, high = runners["ci95"]
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("runners"))
+    assert line.split() == [
+        "runners",
+        str(runners["wins"]),
+        f"{runners['win_rate']:.1%}",
+        f"{low:.1%}",
+        "-",
+        f"{high:.1%}",
+    ]
+    assert next(ln for ln in text.splitlines() if ln.strip().startswith("bystanders")).split()[
+        1:3
+    ] == [
+        "0",
+        "0.0%",
+    ]
+    draws = next(ln for ln in text.splitlines() if ln.strip().startswith("draws"))
+    assert draws.split()[1] == str(summary["draws"]["count"])
+    assert f"max {summary['turns']['max']}" in text
+    assert "interrupted" not in text
+
+
+def test_summary_text_says_when_a_batch_was_interrupted():
+    text = format_summary(run(100, chunk_size=10, runner=InterruptAt(37)).summary)
+    assert "37 battles" in text and "interrupted: 37 of 100 finished" in text
+
+
+def test_summary_text_with_nothing_finished_has_no_rates():
+    text = format_summary(run(10, runner=InterruptAt(0)).summary)
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("runners"))
+    assert line.split() == ["runners", "0", "-", "0.0%", "-", "100.0%"]
+    assert "turns:" not in text
+
+
+def test_trace_groups_events_under_turns_and_initiative_scores():
+    result = fake_runner(SCENARIO, SCENARIO.seed, 3, trace=True)
+    lines = format_trace(result, SIDES).splitlines()
+    assert lines[:11] == [
+        "Battle 3",
+        "",
+        "Turn 1",
+        "  Ace rolls 14, Guard 1 rolls 9",
+        "  score 14",
+        "    Ace fires at Guard 1",
+        "    Guard 1 takes a Serious wound",
+        "  score 9",
+        "    Guard 1 fires at Ace and misses",
+        "",
+        "Turn 2",
+    ]
+    assert lines[11:14] == [
+        "  Ace rolls 11",
+        "  score 11",
+        "    Ace fires at Guard 1; Guard 1 is down",
+    ]
+    assert lines[-1] == format_outcome(result, SIDES)
+
+
+def test_outcome_names_the_winner_or_the_draw_and_who_stands():
+    for index in range(40):
+        result = fake_runner(SCENARIO, SCENARIO.seed, index)
+        text = format_outcome(result, SIDES)
+        head = "draw" if result.winner is None else f"{result.winner} won"
+        assert text.startswith(f"Outcome: {head} ({result.end_reason}) after {result.turns} turn")
+        standing = ", ".join(f"{s} {result.battle[f'survivors_{s}']}" for s in SIDES)
+        assert text.endswith(f"; standing: {standing}")
