@@ -110,7 +110,8 @@ def count(chains: Sequence[tuple[int, ...]], target: int | None, dice: PoolDice 
     if target is None:
         successes = 0
     else:
-        successes = sum(1 for c, t in zip(chains, totals, strict=True) if c[0] != low and t >= target)
+        pairs = zip(chains, totals, strict=True)
+        successes = sum(1 for c, t in pairs if c[0] != low and t >= target)
     fumble = bool(chains) and all(c[0] == low for c in chains)
     return PoolResult(successes, fumble, totals)
 

@@ -163,7 +163,7 @@ class Battle:
             acting = [f for f in self.fighters if f.can_act]
             rolls = {f: self.system.initiative(self, f) for f in acting}
             ties = {f: self.roll.below(1 << 20) for f in acting}
-            order = sorted(acting, key=lambda f: (-f.spec.sheet.attributes.reaction, ties[f]))
+            order = sorted(acting, key=lambda f: (-self.system.initiative_tiebreak(f), ties[f]))
             for rank, f in enumerate(order):
                 f.penalty_at_roll = self.system.initiative_penalty(f)
                 f.process = self.env.process(self._fighter_turn(f, rolls[f], NORMAL + 1 + rank))

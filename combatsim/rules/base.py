@@ -8,10 +8,14 @@ every number the rules decide. A subclass provides:
   ``weapons`` (names) and ``armor`` (a name or None); ``Weapon`` must have ``kind``
   (``firearm``, ``melee`` or ``grenade``), ``max_range`` (meters; None for melee),
   ``ammo`` (rounds per load, None if it needs none) and ``can_autofire``.
+* optionally ``Tactics``: a pydantic model for the system's own policies, given in a
+  member's or side's ``tactics: {rules: {...}}``; the validated model is
+  ``fighter.spec.rule_tactics`` (None when the system has no such model).
 * ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...).
 * ``initiative(fighter, roll)``: this turn's action scores, highest first.
 * ``initiative_penalty(fighter)``: the current wound penalty to initiative, so the engine can
-  move a wounded fighter's remaining actions down as damage lands.
+  move a wounded fighter's remaining actions down as damage lands; optionally
+  ``initiative_tiebreak(fighter)``: who goes first among equal scores.
 * ``begin_action(fighter)``: refresh what refreshes at the start of the owner's action.
 * ``can_act(fighter)`` and ``status(fighter)``: who is out of the fight, and why.
 * ``movement(fighter)``: meters walked with an action, and run as the turn's only action.
@@ -40,6 +44,7 @@ class RuleSystem(ABC):
     Sheet: ClassVar[type[BaseModel]]
     Weapon: ClassVar[type[BaseModel]]
     Armor: ClassVar[type[BaseModel]]
+    Tactics: ClassVar[type[BaseModel] | None] = None
 
     def __init__(self, options: BaseModel):
         self.options = options
@@ -53,6 +58,10 @@ class RuleSystem(ABC):
 
     @abstractmethod
     def initiative_penalty(self, fighter: Fighter) -> int: ...
+
+    def initiative_tiebreak(self, fighter: Fighter) -> int:
+        """Among equal scores the higher value acts first (then a random draw)."""
+        return 0
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027
         """Nothing refreshes by default."""
@@ -122,12 +131,28 @@ def register(cls: type[RuleSystem]) -> type[RuleSystem]:
 
 
 def system_class(name: str) -> type[RuleSystem] | None:
-    from . import builtin  # noqa: F401  (registers the built-in systems)
-
+    _load_builtin()
     return _REGISTRY.get(name)
 
 
 def system_names() -> list[str]:
-    from . import builtin  # noqa: F401
-
+    _load_builtin()
     return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    """Import ``combatsim.rules.<package>.system`` for every package here: each registers."""
+    if _LOADED:
+        return
+    import importlib
+    import pkgutil
+
+    from . import __path__ as here
+
+    for module in pkgutil.iter_modules(here):
+        if module.ispkg:
+            importlib.import_module(f"{__package__}.{module.name}.system")
+    _LOADED.append(True)
+
+
+_LOADED: list[bool] = []

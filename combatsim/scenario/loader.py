@@ -162,9 +162,22 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 line_of(lines, path + ("armor",)),
             )
         armor = sections["armor"][sheet.armor]
-    tactics = validate(
-        Tactics, {**side.tactics, **member.tactics}, source, path + ("tactics",), lines
-    )
+    merged = {**side.tactics, **member.tactics}
+    merged["rules"] = {**side.tactics.get("rules", {}), **member.tactics.get("rules", {})}
+    tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
+    rule_tactics = None
+    if system.Tactics is not None:
+        rule_tactics = validate(
+            system.Tactics, tactics.rules, source, path + ("tactics", "rules"), lines
+        )
+    elif tactics.rules:
+        raise ScenarioError(
+            source,
+            format_path(path + ("tactics", "rules")),
+            tactics.rules,
+            f"nothing: {system.name} has no rule-specific tactics",
+            line_of(lines, path + ("tactics", "rules")),
+        )
     base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
     out = []
     for k in range(member.count):
@@ -175,7 +188,15 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
         )
         out.append(
             FighterSpec(
-                name, side.name, position, member.cover, tactics, sheet, tuple(weapons), armor
+                name,
+                side.name,
+                position,
+                member.cover,
+                tactics,
+                sheet,
+                tuple(weapons),
+                armor,
+                rule_tactics,
             )
         )
     return out

@@ -24,6 +24,7 @@ class FighterSpec:
     sheet: Any  # the rule system's Sheet model
     weapons: tuple[Any, ...]  # the rule system's Weapon models, in the sheet's order
     armor: Any | None  # the rule system's Armor model
+    rule_tactics: Any = None  # the rule system's Tactics model, if it has one
 
 
 @dataclass(frozen=True)

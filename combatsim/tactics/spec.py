@@ -6,7 +6,7 @@ them. Every policy is documented in the README's "Tactics" section.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -51,3 +51,8 @@ class Tactics(BaseModel):
         "would take the fighter out; attack re-rolls failed attack dice and negates fumbles",
     )
     reload_below: int = Field(1, ge=1, description="reload when fewer rounds than this are left")
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        description="policies of the scenario's rule system (e.g. when to spend Edge), "
+        "validated by the system's own Tactics model",
+    )

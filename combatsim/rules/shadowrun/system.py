@@ -158,6 +158,10 @@ class ClassicShadowrun(RuleSystem):
     def initiative_penalty(self, fighter: Fighter) -> int:
         return self.tn_penalty(fighter)
 
+    def initiative_tiebreak(self, fighter: Fighter) -> int:
+        """Ruling 1: among equal scores, the higher Reaction acts first."""
+        return fighter.spec.sheet.attributes.reaction
+
     def tn_penalty(self, fighter: Fighter) -> int:
         """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
         if not self.options.wound_modifiers:
