@@ -268,7 +268,10 @@ class Battle:
             index = f.spec.weapons.index(plan.weapon)
             shots = min(plan.shots, f.ammo[index])
             f.ammo[index] -= shots
-            self.system.ranged_attack(self, f, plan.target, plan.weapon, shots)
+            if plan.sweep and shots == plan.shots:
+                self.system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
+            else:
+                self.system.ranged_attack(self, f, plan.target, plan.weapon, shots)
         elif kind == "melee":
             if self.distance(f, plan.target) <= self.environment.melee_range:
                 self.system.melee_attack(self, f, plan.target, plan.weapon)

@@ -30,6 +30,7 @@ The built-in systems register themselves with ``register`` exactly as a plug-in 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
@@ -89,8 +90,16 @@ class RuleSystem(ABC):
     # --- actions --------------------------------------------------------------------------
     @abstractmethod
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon: Any, shots: int
-    ) -> None: ...
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[Fighter, int]] = (),
+    ) -> None:
+        """``shots`` rounds in all; ``sweep``: further (target, rounds) an autofire walks across
+        (only passed when the fighter's tactics ask to sweep)."""
 
     @abstractmethod
     def melee_attack(

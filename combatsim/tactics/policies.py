@@ -27,6 +27,7 @@ class Plan:
     shots: int = 1
     dest: Point | None = None  # where to walk (with the action) or run (as the action)
     aim: Point | None = None
+    sweep: tuple = ()  # further (target, rounds) of an autofire sweep
 
 
 def plan_action(battle: Battle, me: Fighter) -> Plan:
@@ -99,6 +100,9 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
         shots = _shots(battle, me, firearm, index)
         mode = f"autofire x{shots}" if shots > 1 else "single shot"
         moved = f", after walking {math.dist(me.position, where):.1f} m" if dest is not None else ""
+        sweep = _sweep(battle, me, target, enemies, shots) if me.spec.tactics.sweep else ()
+        if sweep:
+            mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
         return Plan(
             "fire",
             f"{mode} at {why_target}{moved}",
@@ -106,6 +110,7 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
             weapon=firearm,
             shots=shots,
             dest=dest,
+            sweep=sweep,
         )
     if tactics.movement == "hold":
         return Plan(
@@ -120,6 +125,32 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
             dest=_toward(me.position, target.position, min(run, dist - 0.8 * firearm.max_range)),
         )
     return Plan("walk", f"out of range of {why_target}: walks closer", dest=dest)
+
+
+SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk across
+SWEEP_TARGETS = 3
+
+
+def _sweep(battle: Battle, me: Fighter, target: Fighter, enemies, shots: int) -> tuple:
+    """Spread an autofire burst over up to 3 close enemies (ruling 8): each gets an even share
+    of the rounds left after one is wasted per meter between neighbours; the first target
+    keeps the remainder. Empty when no second enemy is close enough to get a round."""
+    chain, wasted, last = [target], 0, target
+    for _ in range(SWEEP_TARGETS - 1):
+        near = [e for e in enemies if e not in chain and battle.distance(last, e) <= SWEEP_REACH]
+        if not near:
+            break
+        nxt = min(near, key=lambda e: battle.distance(last, e))
+        cost = math.ceil(battle.distance(last, nxt))
+        if (shots - wasted - cost) // (len(chain) + 1) < 1:
+            break
+        chain.append(nxt)
+        wasted += cost
+        last = nxt
+    if len(chain) == 1:
+        return ()
+    share = (shots - wasted) // len(chain)
+    return tuple((e, share) for e in chain[1:])
 
 
 def choose_target(battle: Battle, me: Fighter, enemies: list[Fighter]) -> Fighter:
@@ -137,10 +168,6 @@ def choose_target(battle: Battle, me: Fighter, enemies: list[Fighter]) -> Fighte
             battle.focus[me.side] = current
         return current
     return min(enemies, key=lambda e: battle.distance(me, e))
-
-
-def shots_for(battle: Battle, me: Fighter, weapon, index: int) -> int:
-    return _shots(battle, me, weapon, index)
 
 
 def _shots(battle: Battle, me: Fighter, weapon, index: int) -> int:

@@ -25,6 +25,11 @@ class Tactics(BaseModel):
     autofire_rounds: int | None = Field(
         None, ge=2, description="rounds per autofire action; unset: as many as the rules allow"
     )
+    sweep: bool = Field(
+        False,
+        description="autofire walks across enemies standing within 3 m of each other, one shot "
+        "wasted per meter between them (ruling 8); the burst is split evenly",
+    )
     dodge: Literal["none", "match", "half", "all"] = Field(
         "match",
         description="Dodge Pool dice against each ranged attack: none; match (2 per attack "

@@ -336,34 +336,50 @@ class ClassicShadowrun(RuleSystem):
         return tn, notes
 
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
     ) -> None:
-        """Ruling 5 and 8: each shot an attack test; each hit resisted separately."""
-        sheet = attacker.spec.sheet
-        tn, notes = self.ranged_tn(battle, attacker, target, weapon, shots)
+        """Ruling 5 and 8: each shot an attack test; each hit resisted separately.
+
+        ``sweep`` holds further ``(target, shots)`` pairs an autofire burst walks across; the
+        shots wasted between targets (1 per meter, ruling 8) are already left out of every
+        pair, and all shots take the recoil of the whole burst.
+        """
+        groups = [
+            (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
+            *sweep,
+        ]
         code = weapon.code
         power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
-        if battle.tracing:
-            mode = f"autofire, {shots} shots" if shots > 1 else "single shot"
+        for victim, count in groups:
+            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots)
+            if battle.tracing:
+                mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
+                battle.trace(
+                    "attack",
+                    f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
+                    f"({mode}); TN {tn} = " + ", ".join(notes),
+                    actor=attacker,
+                    tn=tn,
+                    shots=count,
+                )
+            self._shots(battle, attacker, victim, weapon, count, tn, power)
+        if sweep and battle.tracing:
             battle.trace(
                 "attack",
-                f"{attacker.name} fires {weapon_name(attacker, weapon)} at {target.name} "
-                f"({mode}); TN {tn} = " + ", ".join(notes),
+                f"{_wasted(battle, target, sweep)} shots wasted sweeping between targets",
                 actor=attacker,
-                tn=tn,
-                shots=shots,
             )
-        for shot in range(shots):
-            if not battle.is_standing(target) and shot > 0:
+
+    def _shots(self, battle, attacker, target, weapon, count: int, tn: int, power: int) -> None:
+        firearms = attacker.spec.sheet.skills.firearms
+        for shot in range(count):
+            if shot > 0 and not battle.is_standing(target):
                 break
             attacker.shots += 1
-            attack = self.test(
-                battle, attacker, sheet.skills.firearms, tn, "Firearms", karma="attack"
-            )
+            attack = self.test(battle, attacker, firearms, tn, "Firearms", karma="attack")
             self._note_fumble(battle, attacker, attack)
-            if attack.successes == 0:
-                continue
-            self.resist_ranged(battle, attacker, target, weapon, power, attack.successes)
+            if attack.successes:
+                self.resist_ranged(battle, attacker, target, weapon, power, attack.successes)
 
     def resist_ranged(
         self,
@@ -693,6 +709,15 @@ def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
     if policy == "half":
         return (pool + 1) // 2
     return min(pool, 2 * attack_successes + 1)  # "match"
+
+
+def _wasted(battle: Battle, first: Fighter, sweep) -> int:
+    """Ruling 8: one shot wasted per meter (begun) between consecutive targets of a sweep."""
+    wasted, last = 0, first
+    for victim, _ in sweep:
+        wasted += math.ceil(battle.distance(last, victim))
+        last = victim
+    return wasted
 
 
 def melee_weapon(fighter: Fighter):
