@@ -64,6 +64,7 @@ class Fighter:
         self.process: simpy.Process | None = None
         self.penalty_at_roll = 0
         self.can_act = True
+        self.fled = False
         self.lose_next_action = False
         # per turn / per action
         self.ran_this_turn = False
@@ -255,15 +256,20 @@ class Battle:
 
     def _execute(self, f: Fighter, plan: Plan) -> None:
         kind = plan.kind
-        if kind == "run":
+        if kind in ("run", "flee"):
             f.ran_this_turn = f.running = True
             _, run = self.system.movement(f)
             self.move(f, plan.dest, run)
+            if kind == "flee" and f.can_act:
+                self._check_escape(f)
         elif plan.dest is not None:
             walk, _ = self.system.movement(f)
             self.move(f, plan.dest, max(0.0, walk - f.moved_this_turn))
         if not f.can_act or self.over:
             return
+        if kind in ("fire", "grenade") and f.cover == "hidden":
+            f.cover = "none"  # firing gives the position away: no more blind fire at it
+            self.trace("move", f"{f.name} gives away the hidden position", actor=f)
         if kind == "fire":
             index = f.spec.weapons.index(plan.weapon)
             shots = min(plan.shots, f.ammo[index])
@@ -323,6 +329,16 @@ class Battle:
                 self.system.melee_attack(self, enemy, f, _melee_weapon(enemy), interception=True)
         moved_event, self.moved = self.moved, self.env.event()
         moved_event.succeed(f)
+
+    def _check_escape(self, f: Fighter) -> None:
+        """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""
+        limit = self.environment.escape_distance
+        if all(self.distance(f, e) > limit for e in self.standing_enemies(f)):
+            f.fled = True
+            f.can_act = False
+            f.knocked_out_turn = self.turn
+            self.trace("status", f"{f.name} has fled the fight", actor=f)
+            self.check_victory()
 
     def _cover_at(self, at) -> str:
         for point in self.environment.cover_points:
@@ -386,7 +402,7 @@ class Battle:
                     "battle": self.index,
                     "name": f.name,
                     "side": f.side,
-                    "status": self.system.status(f),
+                    "status": "fled" if f.fled else self.system.status(f),
                     "standing": f.can_act,
                     "knocked_out_turn": f.knocked_out_turn,
                     "actions": f.actions,

@@ -34,6 +34,12 @@ class Environment(Strict):
     ground: Literal["normal", "difficult"] = "normal"
     melee_range: float = Field(2.0, gt=0, description="meters within which fighters are in melee")
     cover_points: tuple[CoverPoint, ...] = ()
+    escape_distance: float = Field(
+        40.0,
+        gt=0,
+        description="a fighter falling back that gets this far from every standing enemy has "
+        "fled: it is out of the fight",
+    )
 
 
 class MemberSpec(BaseModel):

@@ -20,7 +20,7 @@ Point = tuple[float, float]
 
 @dataclass
 class Plan:
-    kind: str  # fire, melee, grenade, reload, run, walk, hold, none
+    kind: str  # fire, melee, grenade, reload, run, flee, walk, hold, none
     reason: str
     target: Fighter | None = None
     weapon: Any = None
@@ -45,7 +45,7 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
         and not me.ran_this_turn
     ):
         return Plan(
-            "run",
+            "flee",
             f"badly hurt ({battle.system.harm(me):.0%}): falls back from {nearest.name}",
             dest=_away(me.position, nearest.position, run),
         )
@@ -59,9 +59,11 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
         return grenade
 
     firearm = next((w for w in me.spec.weapons if w.kind == "firearm"), None)
+    melee = next((w for w in me.spec.weapons if w.kind == "melee"), None)
+    reach = battle.environment.melee_range
+    if melee is not None and dist <= reach:  # in reach with a blade or club: use it
+        return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)
     if firearm is None:  # a melee fighter closes in
-        melee = next((w for w in me.spec.weapons if w.kind == "melee"), None)
-        reach = battle.environment.melee_range
         if dist <= reach:
             return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)
         if dist - walk_left <= reach:
@@ -163,11 +165,17 @@ def choose_target(battle: Battle, me: Fighter, enemies: list[Fighter]) -> Fighte
         return max(enemies, key=lambda e: (battle.system.threat(e), -battle.distance(me, e)))
     if policy == "focus":
         current = battle.focus.get(me.side)
-        if current is None or current not in enemies:
+        if current is None or current not in enemies or battle.distance(me, current) > _reach(me):
             current = min(enemies, key=lambda e: battle.distance(me, e))
             battle.focus[me.side] = current
         return current
     return min(enemies, key=lambda e: battle.distance(me, e))
+
+
+def _reach(me: Fighter) -> float:
+    """How far the fighter's guns carry (unbounded for a fighter without one: it closes in)."""
+    ranges = [w.max_range for w in me.spec.weapons if w.kind == "firearm"]
+    return max(ranges) if ranges else math.inf
 
 
 def _shots(battle: Battle, me: Fighter, weapon, index: int) -> int:

@@ -96,6 +96,7 @@ class SRState:
     impact: int = 0
     fumbles: int = 0
     dodge_spent: int = 0
+    karma_rerolled: bool = False
     tests: dict = field(default_factory=dict)
 
 
@@ -130,6 +131,7 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
         sheet, st = fighter.spec.sheet, fighter.state
         st.dodge, st.defense = sheet.dodge_pool, sheet.defense_pool
+        st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
     def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
@@ -244,7 +246,9 @@ class ClassicShadowrun(RuleSystem):
         result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
         if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
             policy = fighter.spec.tactics.karma
-            if policy in ("attack", "both") and (result.fumble or result.successes == 0):
+            rerollable = result.fumble or result.successes == 0
+            if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
+                fighter.state.karma_rerolled = True
                 # Ruling 11: 1 point re-rolls all failed dice of a test (and so negates a fumble).
                 fighter.state.karma -= 1
                 fighter.state.karma_spent += 1
