@@ -133,10 +133,11 @@ class Battle:
         best = None
         for point in self.environment.cover_points:
             d = math.dist(me.position, point.position)
-            taken = any(
+            if d > within + 1e-9 or (best is not None and d >= best[0]):
+                continue
+            if not any(
                 o is not me and math.dist(o.position, point.position) < 0.5 for o in self.fighters
-            )
-            if d <= within + 1e-9 and not taken and (best is None or d < best[0]):
+            ):
                 best = (d, point)
         return best[1] if best else None
 

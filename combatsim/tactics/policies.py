@@ -237,6 +237,8 @@ def _movement_dest(battle: Battle, me: Fighter, target: Fighter, walk_left: floa
         return None
     dist = battle.distance(me, target)
     if tactics.movement == "take_cover":
+        if me.cover != "none":  # already behind cover: stay there
+            return None
         point = battle.free_cover_point(me, walk_left)
         return point.position if point is not None else None
     gap = dist - tactics.preferred_range
