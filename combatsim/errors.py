@@ -14,7 +14,11 @@ class UsageError(CombatsimError):
 
     def __init__(self, argument: str, found: object, allowed: str):
         self.argument, self.found, self.allowed = argument, found, allowed
-        super().__init__(f"{argument}: got {found!r}; allowed: {allowed}")
+        # args are the constructor's: simpy and pickle rebuild errors as type(e)(*e.args)
+        super().__init__(argument, found, allowed)
+
+    def __str__(self) -> str:
+        return f"{self.argument}: got {self.found!r}; allowed: {self.allowed}"
 
 
 class ScenarioError(CombatsimError):
@@ -32,8 +36,11 @@ class ScenarioError(CombatsimError):
         line: int | None = None,
     ):
         self.file, self.path, self.found, self.allowed, self.line = file, path, found, allowed, line
-        where = f"{file}:{line}" if line is not None else file
-        super().__init__(f"{where}: {path}: found {found!r}; allowed: {allowed}")
+        super().__init__(file, path, found, allowed, line)  # see UsageError
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.path}: found {self.found!r}; allowed: {self.allowed}"
 
 
 def check_range(argument: str, value: int, low: int | None = None, high: int | None = None) -> int:

@@ -65,7 +65,7 @@ class Fighter:
         self.penalty_at_roll = 0
         self.can_act = True
         self.fled = False
-        self.lose_next_action = False
+        self.lose_next_action: bool | str = False  # or the reason, for the trace
         # per turn / per action
         self.ran_this_turn = False
         self.running = False
@@ -203,8 +203,9 @@ class Battle:
     def _act(self, f: Fighter):
         self.system.begin_action(self, f)
         if f.lose_next_action:
+            why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
             f.lose_next_action = False
-            self.trace("action", f"{f.name} loses this action (fumble)", actor=f)
+            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
             return
         f.actions += 1
         f.moved_this_action = 0.0

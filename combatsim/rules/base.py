@@ -11,6 +11,7 @@ every number the rules decide. A subclass provides:
 * optionally ``Tactics``: a pydantic model for the system's own policies, given in a
   member's or side's ``tactics: {rules: {...}}``; the validated model is
   ``fighter.spec.rule_tactics`` (None when the system has no such model).
+* optionally ``check_scenario(scenario)``: load-time checks that need the whole scenario.
 * ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...).
 * ``initiative(fighter, roll)``: this turn's action scores, highest first.
 * ``initiative_penalty(fighter)``: the current wound penalty to initiative, so the engine can
@@ -49,6 +50,10 @@ class RuleSystem(ABC):
 
     def __init__(self, options: BaseModel):
         self.options = options
+
+    def check_scenario(self, scenario: Any) -> None:  # noqa: B027
+        """Called once the scenario is built: check what needs all of it (files named in the
+        options, relative to ``scenario.source``); raise ``ScenarioError``. Default: nothing."""
 
     # --- combatants -----------------------------------------------------------------------
     @abstractmethod

@@ -112,7 +112,7 @@ def build_scenario(
             source, "sides", side_names, "sides with distinct names", line_of(lines, ("sides",))
         )
 
-    return Scenario(
+    scenario = Scenario(
         name=spec.name,
         description=spec.description,
         source=source,
@@ -124,6 +124,8 @@ def build_scenario(
         victory=spec.victory,
         data=copy.deepcopy(data),
     )
+    system.check_scenario(scenario)
+    return scenario
 
 
 def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> list[FighterSpec]:
