@@ -63,6 +63,7 @@ class Fighter:
         }
         self.process: simpy.Process | None = None
         self.penalty_at_roll = 0
+        self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
         self.can_act = True
         self.fled = False
         self.lose_next_action: bool | str = False  # or the reason, for the trace
@@ -168,6 +169,7 @@ class Battle:
             order = sorted(acting, key=lambda f: (-self.system.initiative_tiebreak(f), ties[f]))
             for rank, f in enumerate(order):
                 f.penalty_at_roll = self.system.initiative_penalty(f)
+                f.turn_ends_at = self.turn_start + TOP
                 f.process = self.env.process(self._fighter_turn(f, rolls[f], NORMAL + 1 + rank))
             yield self.turn_end | self.decided
             if self.decided.triggered:
@@ -188,9 +190,7 @@ class Battle:
                         )
                     return
                 try:
-                    yield At(
-                        self.env, max(0.0, self.turn_start + TOP - score - self.env.now), priority
-                    )
+                    yield At(self.env, max(0.0, f.turn_ends_at - score - self.env.now), priority)
                     break
                 except simpy.Interrupt as stop:
                     if stop.cause == "out":
@@ -199,6 +199,8 @@ class Battle:
                 return
             self.score = score
             yield from self._act(f)
+            if self.env.now >= f.turn_ends_at:  # a held action ran to the turn's end
+                return
 
     def _act(self, f: Fighter):
         self.system.begin_action(self, f)
@@ -228,7 +230,7 @@ class Battle:
                 if stop.cause == "out":
                     return None
                 continue
-            if self.over or not f.can_act or self.turn_end.triggered:
+            if self.over or not f.can_act or self.env.now >= f.turn_ends_at:
                 self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             in_range = [
@@ -267,7 +269,8 @@ class Battle:
         elif plan.dest is not None:
             walk, _ = self.system.movement(f)
             self.move(f, plan.dest, max(0.0, walk - f.moved_this_turn))
-        if not f.can_act or self.over:
+        if not f.can_act or self.over:  # taken out on the way (interception)
+            self.check_victory()
             return
         if kind in ("fire", "grenade") and f.cover == "hidden":
             f.cover = "none"  # firing gives the position away: no more blind fire at it
@@ -434,8 +437,8 @@ def _passes_within(a, b, p, radius: float) -> bool:
     if length2 == 0:
         return False
     t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2))
-    if t >= 1.0:  # the closest point is where the mover stops: that is closing in, not passing
-        return False
+    if t <= 0.0 or t >= 1.0:  # closest where the mover starts or stops: leaving or closing
+        return False  # in, not passing by
     return math.dist((ax + t * dx, ay + t * dy), p) <= radius
 
 

@@ -102,7 +102,7 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
         shots = _shots(battle, me, firearm, index)
         mode = f"autofire x{shots}" if shots > 1 else "single shot"
         moved = f", after walking {math.dist(me.position, where):.1f} m" if dest is not None else ""
-        sweep = _sweep(battle, me, target, enemies, shots) if me.spec.tactics.sweep else ()
+        sweep = _sweep(battle, me, target, enemies, shots, firearm) if me.spec.tactics.sweep else ()
         if sweep:
             mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
         return Plan(
@@ -133,13 +133,19 @@ SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk acros
 SWEEP_TARGETS = 3
 
 
-def _sweep(battle: Battle, me: Fighter, target: Fighter, enemies, shots: int) -> tuple:
+def _sweep(battle: Battle, me: Fighter, target: Fighter, enemies, shots: int, weapon) -> tuple:
     """Spread an autofire burst over up to 3 close enemies (ruling 8): each gets an even share
     of the rounds left after one is wasted per meter between neighbours; the first target
     keeps the remainder. Empty when no second enemy is close enough to get a round."""
     chain, wasted, last = [target], 0, target
     for _ in range(SWEEP_TARGETS - 1):
-        near = [e for e in enemies if e not in chain and battle.distance(last, e) <= SWEEP_REACH]
+        near = [
+            e
+            for e in enemies
+            if e not in chain
+            and battle.distance(last, e) <= SWEEP_REACH
+            and battle.distance(me, e) <= weapon.max_range  # never past the weapon's reach
+        ]
         if not near:
             break
         nxt = min(near, key=lambda e: battle.distance(last, e))

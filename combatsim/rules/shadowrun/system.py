@@ -518,7 +518,7 @@ class ClassicShadowrun(RuleSystem):
         if stun:
             total = st.stun + boxes
             st.stun = min(total, MONITOR_BOXES)
-            boxes, stun = total - st.stun, False  # the overflow, now Physical
+            boxes = total - st.stun  # the overflow, now Physical
         if boxes:
             total = st.physical + boxes
             st.physical = min(total, MONITOR_BOXES)

@@ -1,0 +1,877 @@
+"""Classic Shadowrun in the battle engine: worked examples with given faces.
+
+The pure helpers of ``combatsim.rules.shadowrun.system`` are checked against the seed's tables
+(seed 002) and the rulings (../shared/RULINGS.md). Everything else runs a real ``Battle`` on a
+``ScriptedRoller``: the faces are given in the order the battle draws them (see
+``tests/engine/helpers.py``), the script must be used up exactly (a rule that rolls one die too
+many or too few fails), and the checks read the trace, the records and the fighters' final
+state, so the engine's wiring (initiative, time, tactics, pools, damage, victory) is tested
+with the rule.
+
+Scripts are written ``[initiative faces..., then each test's faces]`` with the expected
+outcome in a comment. Shooters stand 20 m from a target that never moves (short range for the
+rifle, TN 4 - 1 "target standing still" = 3) unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from combatsim.engine.battle import Battle
+from combatsim.engine.records import TURN_LIMIT, VICTORY
+from combatsim.rules.shadowrun.system import (
+    action_scores,
+    dodge_dice,
+    extra_actions,
+    stage,
+    wound_modifier,
+)
+from tests.engine.helpers import (
+    WEAPONS,
+    ScriptExhausted,
+    duel,
+    dump,
+    events,
+    fighter,
+    member,
+    rolls,
+    run_scripted,
+    scenario,
+    sitting_target,
+)
+
+# ================================================================================================
+# Pure helpers
+# ================================================================================================
+
+
+@pytest.mark.parametrize(
+    "result, actions",
+    [(-3, 0), (0, 0), (1, 1), (10, 1), (11, 2), (16, 2), (17, 3), (22, 3), (23, 4), (40, 4)],
+)
+def test_extra_action_table(result, actions):
+    """Seed 002 Extra Action Table: 1-10 one action, 11-16 two, 17-22 three, 23+ four."""
+    assert extra_actions(result) == actions
+
+
+@pytest.mark.parametrize(
+    "result, scores",
+    [
+        (23, [23, 16, 9, 2]),  # ruling 1's example
+        (30, [30, 23, 16, 9]),  # four actions at most, even when more would fit
+        (22, [22, 15, 8]),
+        (17, [17, 10, 3]),
+        (16, [16, 9]),
+        (11, [11, 4]),
+        (10, [10]),
+        (1, [1]),
+        (0, []),
+    ],
+)
+def test_minus7_actions_fall_7_apart_as_many_as_the_table_gives(result, scores):
+    assert action_scores(result) == scores
+    assert action_scores(result, "minus7") == scores
+
+
+@pytest.mark.parametrize(
+    "result, scores",
+    [(23, [23, 13, 3]), (20, [20, 10]), (11, [11, 1]), (10, [10]), (1, [1]), (0, []), (-2, [])],
+)
+def test_minus10_option_acts_every_10_while_above_0(result, scores):
+    assert action_scores(result, "minus10") == scores
+
+
+@pytest.mark.parametrize(
+    "boxes, modifier", [(0, 0), (1, 1), (2, 1), (3, 2), (5, 2), (6, 3), (9, 3), (10, 3)]
+)
+def test_wound_modifier_table(boxes, modifier):
+    """Ruling 7: 1-2 boxes +1, 3-5 +2, 6-9 +3."""
+    assert wound_modifier(boxes) == modifier
+
+
+@pytest.mark.parametrize(
+    "level, up, down, expected",
+    [
+        # Seed 002 Damage Codes: Ghost's 5 successes with a 4M3 rifle are 4 beyond the first,
+        # one full Staging Number: M -> S.
+        ("M", (5 - 1) // 3, 0, ("S", 0)),
+        ("M", 0, 1, ("L", 0)),
+        ("M", 0, 2, (None, 0)),  # below L: no damage
+        ("L", 0, 1, (None, 0)),
+        ("S", 1, 0, ("D", 0)),
+        ("M", 2, 0, ("D", 0)),
+        ("M", 3, 0, ("D", 1)),  # one level above D: one point of armor
+        ("L", 6, 1, ("D", 2)),
+        ("D", 2, 2, ("D", 0)),  # up and down cancel before the cap
+    ],
+)
+def test_stage(level, up, down, expected):
+    assert stage(level, up, down) == expected
+
+
+@pytest.mark.parametrize(
+    "policy, pool, hits, spend",
+    [
+        ("none", 5, 3, 0),
+        ("all", 5, 1, 5),
+        ("half", 5, 1, 3),
+        ("half", 4, 1, 2),
+        ("match", 6, 1, 3),  # two per attack success plus one
+        ("match", 6, 3, 6),  # but never more than the pool
+        ("all", 0, 2, 0),
+    ],
+)
+def test_dodge_dice_per_policy(policy, pool, hits, spend):
+    assert dodge_dice(policy, pool, hits) == spend
+
+
+# ================================================================================================
+# Damage codes, staging and armor in a battle
+# ================================================================================================
+
+
+def ghost(firearms=5, **kw):
+    return member("Ghost", reaction=5, firearms=firearms, weapons=["rifle"], **kw)
+
+
+@pytest.mark.parametrize(
+    "attack, body, body_faces, up, down, level, boxes",
+    [
+        # Ghost's example: 5 successes with 4M3 stage M up to S; Body 2 finds none at TN 4.
+        ([3, 4, 5, 5, 3], 2, [2, 3], 1, 0, "S", 6),
+        # 4 successes: 3 beyond the first, still one Staging Number.
+        ([3, 3, 3, 3, 2], 2, [2, 3], 1, 0, "S", 6),
+        # 3 successes: 2 beyond the first, not enough to stage.
+        ([3, 3, 3, 2, 2], 2, [2, 3], 0, 0, "M", 3),
+        # A 6 is re-rolled after the test's first faces (6 then 2 = 8 still hits TN 3).
+        ([6, 4, 5, 5, 3, 2], 2, [2, 3], 1, 0, "S", 6),
+        # Three Body successes (Power 4) are one Staging Number down: S back to M.
+        ([3, 4, 5, 5, 3], 3, [4, 5, 4], 1, 1, "M", 3),
+        # One success: the target's Body 6 at 4+ finds 6 successes, two levels down: nothing.
+        ([3, 2, 2, 2, 2], 6, [4, 4, 4, 4, 4, 4], 0, 2, None, 0),
+    ],
+)
+def test_ghosts_rifle_stages_per_full_staging_number(
+    attack, body, body_faces, up, down, level, boxes
+):
+    sc = duel(ghost(), sitting_target(body=body, position=(20, 0)))
+    battle, result, roller = run_scripted(sc, [1, 1, *attack, *body_faces])
+    assert roller.left() == []
+    (stage_event,) = events(result, "stage", "Target")
+    assert f"M staged up {up}, down {down}" in stage_event.text, dump(result)
+    assert stage_event.data["level"] == level
+    (attack_event,) = events(result, "attack", "Ghost")
+    assert attack_event.data["tn"] == 3
+    (body_roll,) = rolls(result, "Body", "Target")
+    assert body_roll.data["tn"] == 4  # the rifle's Power
+    target = fighter(battle, "Target")
+    assert target.state.physical == boxes and target.state.stun == 0
+    assert result.combatants[1]["physical_boxes"] == boxes
+    assert result.combatants[0]["hits"] == 1
+
+
+def test_staging_above_deadly_strips_armor_of_the_attacks_kind():
+    """Ruling 6: 6 successes with a 4L1 needle gun stage L up 5; ballistic armor 1 stages it
+    down 1: L + 4 = one level above D, which removes a point of ballistic armor (not impact)."""
+    shooter = member("Sniper", reaction=5, firearms=6, weapons=["needle"])
+    sc = duel(shooter, sitting_target(body=1, armor="vest", position=(20, 0)))
+    battle, result, roller = run_scripted(sc, [1, 1, 5, 5, 5, 5, 5, 5, 2])
+    assert roller.left() == []
+    (stage_event,) = events(result, "stage", "Target")
+    assert "L staged up 5, down 1" in stage_event.text and stage_event.data["level"] == "D"
+    target = result.combatants[1]
+    assert (target["ballistic_left"], target["impact_left"]) == (0, 3)
+    assert target["physical_boxes"] == 10 and target["status"] == "dying"
+    assert (result.winner, result.end_reason, result.turns) == ("A", VICTORY, 1)
+
+
+def test_staging_exactly_to_deadly_keeps_the_armor():
+    shooter = member("Sniper", reaction=5, firearms=6, weapons=["needle"])
+    sc = duel(shooter, sitting_target(body=1, armor="vest", position=(20, 0)))
+    _, result, roller = run_scripted(sc, [1, 1, 5, 5, 5, 5, 5, 2, 2])  # 5 hits: L + 4 - 1 = D
+    assert roller.left() == []
+    assert result.combatants[1]["ballistic_left"] == 1
+    assert result.combatants[1]["physical_boxes"] == 10
+
+
+# ================================================================================================
+# Condition monitors (ruling 7)
+# ================================================================================================
+
+
+def fresh(body=3):
+    """A battle that has not run: its fighters' states can be set and wounded directly."""
+    sc = duel(ghost(), sitting_target(body=body, position=(20, 0)))
+    battle = Battle(sc, rng=None, trace=True)
+    return battle, battle.system, fighter(battle, "Target")
+
+
+@pytest.mark.parametrize("level, boxes", [("L", 1), ("M", 3), ("S", 6), ("D", 10)])
+@pytest.mark.parametrize("stun", [False, True])
+def test_wound_levels_fill_1_3_6_10_boxes(level, boxes, stun):
+    battle, system, target = fresh()
+    system.wound(battle, None, target, level, stun)
+    assert (target.state.stun, target.state.physical) == ((boxes, 0) if stun else (0, boxes))
+    assert target.damage_taken == boxes
+
+
+def test_stun_overflow_goes_to_physical():
+    battle, system, target = fresh()
+    target.state.stun = 8
+    system.wound(battle, None, target, "M", stun=True)
+    assert (target.state.stun, target.state.physical) == (10, 1)
+    assert system.status(target) == "unconscious" and not target.can_act
+
+
+def test_a_full_stun_monitor_is_unconscious_and_out():
+    battle, system, target = fresh()
+    target.state.stun = 7
+    system.wound(battle, None, target, "M", stun=True)
+    assert system.status(target) == "unconscious"
+    assert not target.can_act and target.knocked_out_turn == battle.turn
+
+
+@pytest.mark.parametrize(
+    "body, physical, level, status, overflow",
+    [
+        (3, 7, "M", "dying", 0),  # exactly full: down and dying
+        (3, 9, "M", "dying", 2),  # overflow 2, not past Body 3
+        (3, 6, "D", "dead", 6),  # overflow 6 past Body 3
+        (5, 5, "D", "dying", 5),  # overflow equal to Body is not past it
+        (4, 9, "D", "dead", 9),
+        (2, 3, "S", "wounded", 0),
+    ],
+)
+def test_physical_overflow_past_body_is_dead(body, physical, level, status, overflow):
+    battle, system, target = fresh(body)
+    target.state.physical = physical
+    system.wound(battle, None, target, level, stun=False)
+    assert (system.status(target), target.state.overflow) == (status, overflow)
+    assert target.state.physical == min(10, physical + {"L": 1, "M": 3, "S": 6, "D": 10}[level])
+    assert target.can_act == (status == "wounded")
+
+
+@pytest.mark.parametrize(
+    "physical, stun, penalty", [(0, 0, 0), (1, 0, 1), (1, 3, 3), (6, 6, 6), (0, 5, 2), (9, 2, 4)]
+)
+def test_stun_and_physical_wound_modifiers_add_up(physical, stun, penalty):
+    _, system, target = fresh()
+    target.state.physical, target.state.stun = physical, stun
+    assert system.tn_penalty(target) == penalty
+    assert system.initiative_penalty(target) == penalty
+
+
+def test_a_stun_wound_is_reported_as_stun():
+    """Regression: the trace once called every Stun wound '(Physical)'."""
+    battle, system, target = fresh()
+    system.wound(battle, None, target, "M", stun=True)
+    (damage,) = [e for e in battle.events if e.kind == "damage"]
+    assert "M wound (Stun)" in damage.text
+
+
+# ================================================================================================
+# Wound modifiers in a battle (ruling 7)
+# ================================================================================================
+
+
+@pytest.mark.parametrize(
+    "weapon, options, score",
+    [
+        ("rifle", {}, 4),  # M: 3 boxes, -2: the action at 6 moves to 4
+        ("needle", {}, 5),  # L: 1 box, -1
+        ("rifle", {"wound_modifiers": False}, 6),
+    ],
+)
+def test_a_wound_moves_the_targets_pending_action_down(weapon, options, score):
+    shooter = member("Shooter", reaction=5, firearms=1, weapons=[weapon])
+    sc = duel(shooter, sitting_target(body=1, position=(20, 0)), options=options)
+    # Shooter 5+1 = 6 and Target 1+5 = 6: the higher Reaction shoots first. One hit, Body fails.
+    _, result, roller = run_scripted(sc, [1, 5, 3, 2])
+    assert roller.left() == []
+    (decide,) = events(result, "decide", "Target")
+    assert decide.score == score, dump(result)
+
+
+def test_an_action_pushed_below_1_by_wounds_is_lost():
+    # Target 1+1 = 2; Ghost's 4 hits stage M to S: 6 boxes, -3, the action at 2 is gone.
+    sc = duel(ghost(firearms=4), sitting_target(body=1, position=(20, 0)))
+    _, result, roller = run_scripted(sc, [1, 1, 3, 3, 3, 3, 2])
+    assert roller.left() == []
+    assert not events(result, "decide", "Target")
+    (lost,) = events(result, "lost", "Target")
+    assert "action at 2 falls below 1" in lost.text
+
+
+@pytest.mark.parametrize(
+    "weapon, options, tn, note",
+    [
+        ("rifle", {}, 5, "wounds +2"),
+        ("needle", {}, 4, "wounds +1"),
+        ("rifle", {"wound_modifiers": False}, 3, None),
+    ],
+)
+def test_a_wounded_shooter_takes_the_wound_modifier_on_its_tn(weapon, options, tn, note):
+    first = member("First", reaction=5, firearms=1, weapons=[weapon], tactics={"dodge": "none"})
+    second = member(
+        "Second",
+        reaction=4,
+        body=1,
+        firearms=1,
+        weapons=["rifle"],
+        position=(20, 0),
+        tactics={"dodge": "none"},
+    )
+    sc = duel(first, second, options=options)
+    # First (5+1 = 6) hits (3) and Second's Body fails (2); Second (4+1 = 5, less its wound
+    # modifier) fires back and misses (2).
+    _, result, roller = run_scripted(sc, [1, 1, 3, 2, 2])
+    assert roller.left() == []
+    (attack,) = events(result, "attack", "Second")
+    assert attack.data["tn"] == tn, dump(result)
+    assert (note in attack.text) if note else ("wounds" not in attack.text)
+
+
+# ================================================================================================
+# Initiative (ruling 1)
+# ================================================================================================
+
+
+@pytest.mark.parametrize(
+    "reaction, face, passes, scores",
+    [
+        (17, 6, "minus7", [23, 16, 9, 2]),
+        (17, 6, "minus10", [23, 13, 3]),
+        (10, 1, "minus7", [11, 4]),
+        (10, 1, "minus10", [11, 1]),
+        (5, 5, "minus7", [10]),
+    ],
+)
+def test_a_fighter_acts_at_each_of_its_action_scores(reaction, face, passes, scores):
+    shooter = member("Shooter", reaction=reaction, firearms=1, weapons=["rifle"])
+    sc = duel(shooter, options={"initiative_passes": passes})
+    # Every shot misses (2 against TN 3); the target (1+1 = 2) holds.
+    _, result, roller = run_scripted(sc, [face, 1] + [2] * len(scores))
+    assert roller.left() == []
+    (initiative,) = events(result, "initiative", "Shooter")
+    assert initiative.data["scores"] == scores
+    assert [e.score for e in events(result, "decide", "Shooter")] == scores
+    assert result.combatants[0]["actions"] == len(scores)
+
+
+def test_equal_scores_go_to_the_higher_reaction_whatever_the_scenario_order():
+    slow = sitting_target("Slow", reaction=2, position=(0, 0))
+    quick = sitting_target("Quick", reaction=5, position=(30, 0))
+    sc = scenario({"A": [slow], "B": [quick]})
+    _, result, roller = run_scripted(sc, [4, 1])  # both at 6
+    assert roller.left() == []
+    assert [e.actor for e in events(result, "decide")] == ["Quick", "Slow"]
+
+
+@pytest.mark.parametrize("ties, first", [([7, 3], "Two"), ([3, 7], "One")])
+def test_equal_scores_and_reactions_go_by_the_random_draw(ties, first):
+    one = sitting_target("One", reaction=3, position=(0, 0))
+    two = sitting_target("Two", reaction=3, position=(30, 0))
+    sc = scenario({"A": [one], "B": [two]})
+    _, result, _ = run_scripted(sc, [2, 2], ties=ties)
+    assert events(result, "decide")[0].actor == first
+
+
+def test_a_held_action_never_spills_into_the_next_turn():
+    """Regression: a held action wasted at the end of the turn once let the fighter's later
+    action scores of that turn run in the next turn, an extra action every turn."""
+    holder = sitting_target("Holder", reaction=10, position=(0, 0))
+    other = sitting_target("Other", reaction=1, position=(30, 0))
+    sc = scenario({"A": [holder], "B": [other]}, turn_limit=2)
+    # Turn 1: Holder 10+1 = 11 (acts at 11, 4), Other 2. Turn 2: Holder 10+5 = 15 (15, 8).
+    _, result, roller = run_scripted(sc, [1, 1, 5, 1])
+    assert roller.left() == []
+    scores = {e.turn: e.data["scores"] for e in events(result, "initiative", "Holder")}
+    for decide in events(result, "decide", "Holder"):
+        assert decide.score in scores[decide.turn], dump(result)
+
+
+def test_a_held_action_fires_when_an_enemy_comes_into_range():
+    """Seed 002 step 3: the holder (smg, 150 m at most) waits; the runner, 160 m off, runs 20 m
+    and comes within range; the holder fires at once: extreme range 9, target running +1.
+    Regression: the first movement anywhere once wasted every held action."""
+    holder = member(
+        "Holder", reaction=5, firearms=1, weapons=["smg"], tactics={"fire_mode": "single"}
+    )
+    runner = member("Runner", quickness=5, position=(160, 0))
+    _, result, roller = run_scripted(duel(holder, runner), [1, 1, 2])  # the shot misses
+    assert roller.left() == []
+    assert [e.data["plan"] for e in events(result, "decide", "Holder")] == ["hold"]
+    (attack,) = events(result, "attack", "Holder")
+    assert attack.score == 2  # the runner's score: the held action went off as it moved
+    assert attack.data["tn"] == 10 and "target running +1" in attack.text, dump(result)
+
+
+# ================================================================================================
+# Autofire (ruling 8)
+# ================================================================================================
+
+
+@pytest.mark.parametrize(
+    "firearms, weapon, tactics, shots, recoil",
+    [
+        (5, {}, {}, 6, 6),  # Firearms 5: six shots at +6
+        (5, {"recoil_compensation": 2}, {}, 6, 4),
+        (5, {"recoil_compensation": 1, "gyro": 2}, {}, 6, 3),
+        (5, {"recoil_compensation": 8}, {}, 6, 0),  # never below 0
+        (8, {}, {}, 7, 7),  # never more than 7
+        (2, {}, {}, 3, 3),  # Firearms + 1
+        (5, {"ammo": 4}, {}, 4, 4),  # the ammunition left
+        (5, {}, {"autofire_rounds": 3}, 3, 3),
+        (5, {}, {"fire_mode": "single"}, 1, 0),
+    ],
+)
+def test_autofire_shots_and_recoil(firearms, weapon, tactics, shots, recoil):
+    shooter = member("Gunner", reaction=5, firearms=firearms, weapons=["gun"], tactics=tactics)
+    target = sitting_target(position=(5, 0))  # short range: TN 4 - 1 standing still
+    sc = duel(shooter, target, weapons={"gun": {**WEAPONS["smg"], **weapon}})
+    battle, result, roller = run_scripted(sc, [1, 1] + [2] * (shots * firearms))  # all miss
+    assert roller.left() == []
+    (attack,) = events(result, "attack", "Gunner")
+    assert (attack.data["shots"], attack.data["tn"]) == (shots, 3 + recoil), dump(result)
+    assert (f"recoil ({shots} shots) +{recoil}" in attack.text) == (recoil > 0)
+    tests = rolls(result, "Firearms", "Gunner")
+    assert [e.data["tn"] for e in tests] == [3 + recoil] * shots
+    assert all(len(e.data["dice"]) == firearms for e in tests)
+    assert fighter(battle, "Gunner").ammo == [(weapon.get("ammo", 30)) - shots]
+    assert result.combatants[0]["shots"] == shots
+
+
+@pytest.mark.parametrize(
+    "mode, faces, body_tn", [("autofire", [5, 2, 2], 7), ("single", [5, 2], 6)]
+)
+def test_autofire_adds_1_to_power(mode, faces, body_tn):
+    """The 6M2 gun's Power is the Body test's TN: 6 for a single shot, 7 in a burst."""
+    shooter = member("Gunner", reaction=5, firearms=1, weapons=["smg"], tactics={"fire_mode": mode})
+    sc = duel(shooter, sitting_target(body=1, position=(5, 0)))
+    # The first shot hits (5), Body fails (2); in a burst the second shot misses (2).
+    _, result, roller = run_scripted(sc, [1, 1, *faces])
+    assert roller.left() == []
+    (body,) = rolls(result, "Body", "Target")
+    assert body.data["tn"] == body_tn
+
+
+def test_a_sweep_wastes_a_round_per_meter_and_keeps_the_whole_bursts_recoil():
+    """Ruling 8: six rounds swept across two targets 2 m apart: 2 wasted, 2 at each. Every
+    round takes the recoil of all six: medium range 5, standing still -1, recoil +6."""
+    gunner = member("Gunner", reaction=5, firearms=5, weapons=["smg"], tactics={"sweep": True})
+    sc = scenario(
+        {
+            "A": [gunner],
+            "B": [sitting_target("T1", position=(20, 0)), sitting_target("T2", position=(22, 0))],
+        }
+    )
+    battle, result, roller = run_scripted(sc, [1, 1, 1] + [2] * 20)  # 4 shots of 5 dice miss
+    assert roller.left() == []
+    attacks = events(result, "attack", "Gunner")
+    assert [(e.data.get("shots"), e.data.get("tn")) for e in attacks[:2]] == [(2, 10), (2, 10)]
+    assert " at T1 " in attacks[0].text and " at T2 " in attacks[1].text
+    assert "2 shots wasted" in attacks[2].text
+    assert [e.data["tn"] for e in rolls(result, "Firearms")] == [10] * 4
+    assert fighter(battle, "Gunner").ammo == [30 - 6]
+
+
+def test_a_sweep_never_reaches_past_the_weapons_extreme_range():
+    """Ruling 8 sweeping: Near is at 149 m, inside the smg's 150 m; Far, 2.5 m beyond it, is
+    out of range and may not take a round of the burst."""
+    gunner = member("Gunner", reaction=5, firearms=5, weapons=["smg"], tactics={"sweep": True})
+    near = sitting_target("Near", position=(149, 0))
+    far = sitting_target("Far", position=(151.5, 0))
+    sc = scenario({"A": [gunner], "B": [near, far]})
+    _, result, _ = run_scripted(sc, [1, 1, 1], then=2)  # every shot misses
+    attacks = events(result, "attack", "Gunner")
+    assert attacks and not any(" at Far " in e.text for e in attacks), dump(result)
+
+
+# ================================================================================================
+# Dodge Pool and clean misses (rulings 4 and 5)
+# ================================================================================================
+
+
+def dodger(**kw):
+    return sitting_target(quickness=3, position=(20, 0), tactics={"dodge": "all"}, **kw)
+
+
+def test_more_dodge_successes_than_attack_successes_is_a_clean_miss():
+    sc = duel(ghost(firearms=2), dodger(body=1))
+    # 2 attack successes; Dodge 3 dice at the rifle's Power 4: 3 successes > 2: no Body test.
+    battle, result, roller = run_scripted(sc, [1, 1, 3, 3, 4, 4, 5])
+    assert roller.left() == []
+    assert events(result, "miss", "Target") and not rolls(result, "Body")
+    assert fighter(battle, "Target").state.physical == 0
+    assert result.combatants[0]["hits"] == 0
+    assert result.combatants[1]["dodge_dice_spent"] == 3
+
+
+def test_equal_dodge_successes_are_no_clean_miss_but_stage_the_wound_down():
+    sc = duel(ghost(firearms=2), dodger(body=1))
+    # 2 attack successes; Dodge 2; Body 1: 3 defence successes, one Staging Number: M -> L.
+    battle, result, roller = run_scripted(sc, [1, 1, 3, 3, 4, 4, 2, 4])
+    assert roller.left() == []
+    assert not events(result, "miss")
+    (stage_event,) = events(result, "stage", "Target")
+    assert "down 1 (3 defence successes" in stage_event.text
+    assert fighter(battle, "Target").state.physical == 1
+    assert result.combatants[0]["hits"] == 1
+
+
+def test_dodge_dice_spent_return_only_at_the_defenders_own_action():
+    """Ruling 4. The shooter acts at 11 and 4. A target acting at 6, between the shots, has
+    its Dodge Pool back for the second shot; one acting at 2, after both, does not."""
+    shooter = member("Shooter", reaction=10, firearms=1, weapons=["rifle"])
+    target = sitting_target(body=1, quickness=2, position=(20, 0), tactics={"dodge": "all"})
+    sc = duel(shooter, target)
+    # Target at 6: each hit (3) is dodged clean away by 2 dodge successes (4, 4).
+    _, between, roller = run_scripted(sc, [1, 5, 3, 4, 4, 3, 4, 4])
+    assert roller.left() == []
+    assert [len(e.data["dice"]) for e in rolls(between, "Dodge Pool")] == [2, 2]
+    # Target at 2: the second hit meets an empty pool and goes to Body (2 fails).
+    battle, after, roller = run_scripted(sc, [1, 1, 3, 4, 4, 3, 2])
+    assert roller.left() == []
+    assert [len(e.data["dice"]) for e in rolls(after, "Dodge Pool")] == [2]
+    assert len(rolls(after, "Body")) == 1
+    assert fighter(battle, "Target").state.physical == 3
+
+
+def test_autofire_shots_share_one_dodge_pool():
+    shooter = member("Gunner", reaction=5, firearms=2, weapons=["smg"])
+    target = sitting_target(body=1, quickness=3, position=(5, 0), tactics={"dodge": "all"})
+    sc = duel(shooter, target)
+    # 3 shots at TN 3 + 3 = 6, Power 6 + 1 = 7.
+    faces = [1, 1, 6, 2, 1]  # shot 1: 6 then 1 = 7 and a 2: one hit
+    faces += [2, 2, 2, 2]  # all 3 Dodge dice fail; Body 1 fails: M, 3 boxes
+    faces += [6, 2, 1]  # shot 2: one hit; the pool is empty: straight to Body
+    faces += [2]  # Body fails: M, 6 boxes in all
+    faces += [2, 2]  # shot 3 misses
+    battle, result, roller = run_scripted(sc, faces)
+    assert roller.left() == [], dump(result)
+    assert [len(e.data["dice"]) for e in rolls(result, "Dodge Pool")] == [3]
+    assert len(rolls(result, "Body")) == 2
+    assert result.combatants[1]["dodge_dice_spent"] == 3
+    target = fighter(battle, "Target")
+    assert (target.state.physical, target.state.dodge) == (6, 0)
+
+
+# ================================================================================================
+# Fumbles (ruling 2)
+# ================================================================================================
+
+
+def test_a_fumble_costs_the_attacker_its_next_action():
+    shooter = member("Shooter", reaction=10, firearms=2, weapons=["rifle"])  # 10+1: 11 and 4
+    sc = duel(shooter, options={"fumble_effect": "lose_action"})
+    _, result, roller = run_scripted(sc, [1, 1, 1, 1])  # both dice 1 at 11: a fumble
+    assert roller.left() == []
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11]
+    assert len(events(result, "fumble", "Shooter")) == 1
+    (lost,) = events(result, "action", "Shooter")
+    assert lost.score == 4 and "loses this action" in lost.text
+    assert result.combatants[0]["fumbles"] == 1
+
+
+def test_with_fumble_effect_none_a_fumble_is_only_recorded():
+    shooter = member("Shooter", reaction=10, firearms=2, weapons=["rifle"])
+    sc = duel(shooter, options={"fumble_effect": "none"})
+    _, result, roller = run_scripted(sc, [1, 1, 1, 1, 2, 2])
+    assert roller.left() == []
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11, 4]
+    assert not events(result, "fumble")
+    assert result.combatants[0]["fumbles"] == 1
+
+
+def test_a_fumble_on_the_last_action_of_a_turn_costs_the_next_turns_first():
+    shooter = member("Shooter", reaction=5, firearms=2, weapons=["rifle"])  # one action a turn
+    sc = duel(shooter, options={"fumble_effect": "lose_action"}, turn_limit=3)
+    faces = [1, 1, 1, 1]  # turn 1: a fumble
+    faces += [1, 1]  # turn 2: initiative only, the action is lost
+    faces += [1, 1, 2, 2]  # turn 3: shoots and misses
+    _, result, roller = run_scripted(sc, faces)
+    assert roller.left() == []
+    assert [e.turn for e in events(result, "attack", "Shooter")] == [1, 3]
+    assert result.end_reason == TURN_LIMIT and result.winner is None
+
+
+# ================================================================================================
+# Melee (ruling 9)
+# ================================================================================================
+
+
+def brawl(brawler_armor=None, target_armor=None):
+    """A club fighter (Armed Combat 2, Strength 4: club Power 5, M2) 1 m from a target with
+    Unarmed Combat 1 that never attacks. Brawler rolls 2 + Defense Pool 2 = 4 dice, the target
+    1 + 1 = 2 dice, both at TN 4."""
+    brawler = member(
+        "Brawler",
+        reaction=5,
+        strength=4,
+        armed_combat=2,
+        weapons=["club"],
+        armor=brawler_armor,
+    )
+    target = sitting_target(body=2, unarmed_combat=1, armor=target_armor, position=(1, 0))
+    return duel(brawler, target)
+
+
+def test_a_melee_tie_deals_no_damage():
+    battle, result, roller = run_scripted(brawl(), [1, 1, 4, 2, 2, 2, 5, 2])
+    assert roller.left() == []
+    (miss,) = events(result, "miss")
+    assert "no damage (1 against 1)" in miss.text
+    assert not rolls(result, "Body")
+    assert fighter(battle, "Brawler").state.defense == 0  # spent until its next action
+
+
+@pytest.mark.parametrize("armor, level, boxes", [(None, "S", 6), ("vest", "M", 3)])
+def test_the_melee_winner_stages_up_and_the_loser_resists_with_body_and_impact(armor, level, boxes):
+    """Net 3 beyond the first is 2, one Staging Number of the club: M -> S. The target's
+    Body finds nothing at Power 5; the vest's impact 3 (not its ballistic 1) stages down 1."""
+    battle, result, roller = run_scripted(brawl(target_armor=armor), [1, 1, 4, 4, 4, 2, 2, 2, 2, 2])
+    assert roller.left() == []
+    (body,) = rolls(result, "Body", "Target")
+    assert body.data["tn"] == 5
+    (stage_event,) = events(result, "stage", "Target")
+    assert stage_event.data["level"] == level
+    assert fighter(battle, "Target").state.physical == boxes
+
+
+def test_a_defender_who_wins_deals_its_own_unarmed_stun_damage():
+    """The target wins 2-0 bare-handed: (Strength 3)M1 Stun, 1 beyond the first stages M -> S.
+    The brawler resists at TN 3 with Body 3 (1 success) and its jacket's impact 1: down 2: L."""
+    battle, result, roller = run_scripted(
+        brawl(brawler_armor="jacket"), [1, 1, 2, 2, 2, 2, 5, 5, 3, 2, 2]
+    )
+    assert roller.left() == []
+    (body,) = rolls(result, "Body", "Brawler")
+    assert body.data["tn"] == 3
+    brawler = fighter(battle, "Brawler")
+    assert (brawler.state.stun, brawler.state.physical) == (1, 0)
+    assert fighter(battle, "Target").hits == 1
+
+
+# ================================================================================================
+# Grenades (ruling 10)
+# ================================================================================================
+
+
+def grenadier(weapon=None, throwing=3, firearms=1):
+    thrower = member(
+        "Grenadier",
+        reaction=5,
+        throwing=throwing,
+        firearms=firearms,
+        weapons=["nade"],
+        tactics={"grenades": "always"},
+    )
+    # Aimed at the target 10 m off: medium range for [5, 10, 20, 40]: TN 5.
+    target = sitting_target(body=3, position=(10, 0))
+    return duel(thrower, target, weapons={"nade": {**WEAPONS["frag"], **(weapon or {})}})
+
+
+@pytest.mark.parametrize(
+    "weapon, test, deviation, text, angle, lands",
+    [
+        # 2D6 (5 + 6 = 11) less 3 m for each of the 2 successes after the first: 5 m.
+        ({}, ("throw", [5, 5, 5]), [5, 6], "11 - 3 x 2 = 5 m", 0.0, (15.0, 0.0)),
+        # No success: the whole 2D6.
+        ({}, ("throw", [2, 2, 2]), [3, 4], "7 - 3 x 0 = 7 m", 0.0, (17.0, 0.0)),
+        # One success is not an extra success.
+        ({}, ("throw", [5, 2, 2]), [3, 4], "7 - 3 x 0 = 7 m", math.pi, (3.0, 0.0)),
+        # Aerodynamic: 3D6 less 5 m per extra success.
+        (
+            {"aerodynamic": True},
+            ("throw", [5, 5, 5]),
+            [6, 5, 6],
+            "17 - 5 x 2 = 7 m",
+            0.0,
+            (17.0, 0.0),
+        ),
+        # Launcher: 4D6 less 5 per extra success, never below 0; it uses Firearms (3 dice).
+        (
+            {"launcher": True},
+            ("launch", [5, 5, 5]),
+            [6, 5, 6, 6],
+            "23 - 5 x 2 = 13 m",
+            0.0,
+            (23.0, 0.0),
+        ),
+        (
+            {"launcher": True},
+            ("launch", [5, 5, 5]),
+            [1, 1, 1, 2],
+            "5 - 5 x 2 = 0 m",
+            0.0,
+            (10.0, 0.0),
+        ),
+    ],
+)
+def test_grenade_deviation(weapon, test, deviation, text, angle, lands, monkeypatch):
+    skills = {"throwing": 1, "firearms": 3} if weapon.get("launcher") else {}
+    sc = grenadier(weapon, **skills)
+    landed = []
+    throw = sc.system.throw_grenade
+
+    def recording_throw(*args):
+        landed.append(throw(*args))
+        return landed[-1]
+
+    monkeypatch.setattr(sc.system, "throw_grenade", recording_throw)
+    kind, faces = test
+    body = [2, 2, 2] if math.dist(lands, (10, 0)) < 3 else []  # the target caught in the blast
+    battle, result, roller = run_scripted(sc, [1, 1, *faces, *deviation, *body], angles=[angle])
+    assert roller.left() == [], dump(result)
+    (throw_roll,) = rolls(result, kind, "Grenadier")
+    assert throw_roll.data["tn"] == 5 and len(throw_roll.data["dice"]) == 3
+    (event,) = [e for e in events(result, "grenade", "Grenadier") if "throws" in e.text]
+    assert f"deviates {text}" in event.text, dump(result)
+    assert landed[0] == pytest.approx(lands)
+    assert fighter(battle, "Grenadier").ammo == [1]
+
+
+def test_grenade_power_falls_with_distance_from_the_burst():
+    """6S2 losing 2 per meter: the target 1 m from the burst resists at Power 4, and the
+    grenade does not stage up (no attack successes count)."""
+    sc = grenadier({"aerodynamic": True})
+    # 3 successes, 3D6 = 11 less 10: 1 m, straight up (+y): lands at (10, 1).
+    battle, result, roller = run_scripted(
+        sc, [1, 1, 5, 5, 5, 5, 3, 3, 2, 2, 2], angles=[math.pi / 2]
+    )
+    assert roller.left() == []
+    (blast,) = events(result, "blast")
+    assert blast.actor == "Target" and "Power 4" in blast.text
+    (body,) = rolls(result, "Body", "Target")
+    assert body.data["tn"] == 4
+    (stage_event,) = events(result, "stage", "Target")
+    assert "S staged up 0, down 0" in stage_event.text
+    assert fighter(battle, "Target").state.physical == 6
+
+
+# ================================================================================================
+# Interception (seed 002)
+# ================================================================================================
+
+
+def intercept_scenario(bouncer_at=(5, 0.5), bouncer=None, runner_reaction=5, turn_limit=1):
+    """The runner (Quickness 5: runs 20 m) runs at the Boss, the more dangerous enemy, 20 m
+    down the x axis, and stops 1.99 m short, at (18.01, 0). The Bouncer (Unarmed Combat 2:
+    4 dice with its Defense Pool) stands by the way; the runner defends with 1 die (Strength
+    3 - 4, at least 1)."""
+    runner = member(
+        "Runner",
+        reaction=runner_reaction,
+        quickness=5,
+        body=2,
+        tactics={"target": "most_dangerous"},
+    )
+    bouncer = bouncer or sitting_target("Bouncer", unarmed_combat=2, position=bouncer_at)
+    boss = sitting_target("Boss", firearms=1, position=(20, 0))
+    return scenario({"A": [runner], "B": [bouncer, boss]}, turn_limit=turn_limit)
+
+
+def test_a_runner_passing_within_1_m_is_intercepted_at_tn_5():
+    # Runner 5+1 = 6 goes first. Bouncer 4 successes at TN 5, Runner none: net 4, unarmed
+    # (3)M1 Stun staged up 3 to D; Body 2 fails at TN 3: 10 Stun, unconscious.
+    battle, result, roller = run_scripted(intercept_scenario(), [1, 1, 1, 5, 5, 5, 5, 2, 2, 2])
+    assert roller.left() == []
+    (attack,) = events(result, "attack", "Bouncer")
+    assert "intercepts Runner" in attack.text
+    (roll,) = [e for e in events(result, "roll", "Bouncer")]
+    assert roll.data["tn"] == 5 and len(roll.data["dice"]) == 4
+    (defence,) = [e for e in events(result, "roll", "Runner") if e.text.startswith("melee")]
+    assert defence.data["tn"] == 4 and len(defence.data["dice"]) == 1
+    assert fighter(battle, "Runner").state.stun == 10
+    assert (result.winner, result.end_reason, result.turns) == ("B", VICTORY, 1), dump(result)
+    # The interception is not one of the Bouncer's actions.
+    assert fighter(battle, "Bouncer").actions == len(events(result, "decide", "Bouncer"))
+
+
+@pytest.mark.parametrize("bouncer_dice, runner_die", [([2, 2, 2, 2], 5), ([5, 2, 2, 2], 5)])
+def test_an_intercepted_runner_who_wins_or_ties_deals_nothing(bouncer_dice, runner_die):
+    battle, result, roller = run_scripted(
+        intercept_scenario(), [1, 1, 1, *bouncer_dice, runner_die]
+    )
+    assert roller.left() == []
+    assert events(result, "miss", "Bouncer") and not rolls(result, "Body")
+    assert fighter(battle, "Bouncer").state.stun == fighter(battle, "Bouncer").state.physical == 0
+    assert fighter(battle, "Runner").position == pytest.approx((18.01, 0))
+
+
+@pytest.mark.parametrize(
+    "bouncer_at, intercepted",
+    [
+        ((5, 1.0), True),  # exactly 1 m from the path
+        ((5, 1.05), False),
+        ((5, -0.3), True),
+        ((18.5, 0.5), False),  # 0.7 m from where the runner stops, but not passed
+        ((-1, 0.5), False),  # behind the runner's start
+    ],
+)
+def test_interception_needs_the_path_to_pass_within_1_m(bouncer_at, intercepted):
+    faces = [1, 1, 1] + ([2, 2, 2, 2, 2] if intercepted else [])  # a tie if intercepted
+    _, result, roller = run_scripted(intercept_scenario(bouncer_at), faces)
+    assert roller.left() == [], dump(result)
+    assert bool(events(result, "attack", "Bouncer")) == intercepted
+
+
+def test_an_interceptor_that_moved_this_turn_intercepts_at_tn_6():
+    """The Bouncer, no weapon, acts first (5+1 = 6) and runs at the runner, stopping 1.99 m
+    short; the runner (1+2 = 3) then runs at the Boss past the Bouncer."""
+    bouncer = member("Bouncer", reaction=5, unarmed_combat=2, position=(5, 0.5))
+    sc = intercept_scenario(bouncer=bouncer, runner_reaction=1)
+    _, result, roller = run_scripted(sc, [2, 1, 1, 2, 2, 2, 2, 2])
+    assert roller.left() == [], dump(result)
+    kinds = [e.kind for e in events(result, actor="Bouncer") if e.kind != "initiative"]
+    assert kinds[:3] == ["decide", "move", "attack"], dump(result)
+    (roll,) = events(result, "roll", "Bouncer")
+    assert roll.data["tn"] == 6
+
+
+def test_knocking_out_the_last_enemy_by_interception_wins_the_battle():
+    """As the first interception test, but the Bouncer and the Boss act first (and hold), so
+    nobody acts after the interception that takes out side A's only fighter. Regression: no
+    victory check followed such a knock-out, and the battle was scored a turn-limit draw."""
+    battle, result, roller = run_scripted(
+        intercept_scenario(runner_reaction=1), [1, 5, 5, 5, 5, 5, 5, 2, 2, 2]
+    )
+    assert roller.left() == []
+    assert not fighter(battle, "Runner").can_act
+    assert (result.winner, result.end_reason, result.turns) == ("B", VICTORY, 1), dump(result)
+
+
+# ================================================================================================
+# Target number modifiers (seed 002 Weapon Modifiers and Visibility tables)
+# ================================================================================================
+
+
+@pytest.mark.parametrize(
+    "target_kw, environment, shooter_kw, tn, note",
+    [
+        ({"cover": "partial"}, {}, {}, 5, "partial cover +2"),
+        ({"cover": "full"}, {}, {}, 7, "full cover +4"),
+        ({}, {"visibility": "smoke"}, {}, 7, "visibility (smoke, normal vision) +4"),
+        ({}, {"visibility": "smoke"}, {"vision": "thermographic"}, 5, "+2"),
+        ({}, {"visibility": "full_darkness"}, {"vision": "low_light"}, 5, "+2"),
+        ({"position": (60, 0)}, {}, {}, 4, "medium range 60.0 m: 5"),
+        ({"position": (200, 0)}, {}, {}, 6, "long range 200.0 m: 7"),
+        ({"position": (400, 0)}, {}, {}, 8, "extreme range 400.0 m: 9"),
+    ],
+)
+def test_ranged_tn_modifiers(target_kw, environment, shooter_kw, tn, note):
+    shooter = member("Shooter", reaction=5, firearms=1, weapons=["rifle"], **shooter_kw)
+    target = sitting_target(**{"position": (20, 0), **target_kw})
+    sc = duel(shooter, target, environment=environment)
+    _, result, roller = run_scripted(sc, [1, 1, 2])
+    assert roller.left() == []
+    (attack,) = events(result, "attack", "Shooter")
+    assert attack.data["tn"] == tn and note in attack.text, attack.text
+
+
+def test_the_script_must_cover_every_face_the_battle_draws():
+    """The scripted roller's own guard: a battle that needs more faces fails loudly."""
+    with pytest.raises(ScriptExhausted):
+        run_scripted(duel(ghost()), [1, 1, 3])
