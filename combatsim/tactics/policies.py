@@ -54,15 +54,19 @@ def plan_action(battle: Battle, me: Fighter) -> Plan:
     dist = battle.distance(me, target)
     why_target = f"{target.name} ({tactics.target})"
 
-    grenade = _grenade_plan(battle, me, enemies, target)
-    if grenade is not None:
-        return grenade
-
     firearm = next((w for w in me.spec.weapons if w.kind == "firearm"), None)
     melee = next((w for w in me.spec.weapons if w.kind == "melee"), None)
     reach = battle.environment.melee_range
     if melee is not None and dist <= reach:  # in reach with a blade or club: use it
         return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)
+    if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
+        if firearm is not None and me.ammo[me.spec.weapons.index(firearm)] < firearm.ammo:
+            return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
+        return Plan("none", "ran this turn: cannot shoot until the next turn")
+
+    grenade = _grenade_plan(battle, me, enemies, target)
+    if grenade is not None:
+        return grenade
     if firearm is None:  # a melee fighter closes in
         if dist <= reach:
             return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)

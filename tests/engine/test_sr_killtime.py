@@ -74,6 +74,7 @@ class Case:
     lost_actions: int = 1  # ruling 2: a fumble costs the next action (one)
     refill: str = "action"  # ruling 4: pools refill at the start of the owner's action
     initiative_wounds: bool = True  # ruling 7: wounds lower the initiative result
+    resist_wounds: bool = True  # ruling 7: wounds raise every TN, the Body and Dodge tests' too
 
     @property
     def damage(self) -> str:
@@ -91,8 +92,16 @@ def kill_time(case: Case) -> Dist:
     """
     box = dict(zip(LEVELS, case.boxes, strict=True))
     attack = exact_outcomes(case.firearms, case.tn)
-    resist = exact_successes(case.body, case.power)
-    dodge = {n: exact_successes(n, case.power) for n in range(case.quickness + 1)}
+
+    def resist_tn(boxes: int) -> int:
+        return case.power + (wound_modifier(boxes) if case.resist_wounds else 0)
+
+    resist = {b: exact_successes(case.body, resist_tn(b)) for b in range(10)}
+    dodge = {
+        (n, b): exact_successes(n, resist_tn(b))
+        for n in range(case.quickness + 1)
+        for b in range(10)
+    }
 
     def order(penalty: int) -> Dist:
         """("before",), ("after", target score) or ("none",): the target's action this turn."""
@@ -157,9 +166,9 @@ def kill_time(case: Case) -> Dist:
                             return end_of_turn(10, armor2, 0, 0, status="dead" if dead else "dying")
                         return end_of_turn(filled, armor2, pool0 - spend, lose2)
 
-                    return resist.map(after_body)
+                    return resist[boxes].map(after_body)
 
-                return dodge[spend].bind(after_dodge)
+                return dodge[spend, boxes].bind(after_dodge)
 
             return attack.bind(after_attack)
 
@@ -276,17 +285,20 @@ CASES = {
         Case(
             firearms=3,
             level="M",
-            power=4,
+            power=3,
             staging=3,
             body=3,
             quickness=3,
             dodge="all",
+            shooter_reaction=1,
+            target_reaction=3,
             turn_limit=10,
         ),
         {
             "pools refill every turn": {"refill": "turn"},
             "wounds do not lower initiative": {"initiative_wounds": False},
             "no Dodge Pool at all": {"dodge": "none"},
+            "wounds do not raise the resistance TNs": {"resist_wounds": False},
         },
     ),
 }
@@ -317,7 +329,7 @@ def test_exact_chain_matches_a_hand_count():
 @pytest.mark.parametrize("name", CASES)
 def test_traced_battle_rolls_at_the_tns_the_chain_assumes(name):
     """The chain's TNs, read off a real battle: attack at short range 4, standing still -1;
-    the Body and Dodge tests at the weapon's Power."""
+    the Body and Dodge tests at the weapon's Power plus the target's wound modifier."""
     case, _ = CASES[name]
     result = run_battle(build(case), root_seed=5, index=0, trace=True)
     attacks = events(result, "attack", "Shooter")
@@ -329,8 +341,9 @@ def test_traced_battle_rolls_at_the_tns_the_chain_assumes(name):
     assert len(firearms) == len(attacks)
     assert all(e.text.startswith(f"Firearms: {case.firearms} dice vs TN {TN}") for e in firearms)
     body = rolls(result, "Body", "Target")
-    assert body and all(e.data["tn"] == case.power for e in body)
-    assert all(e.data["tn"] == case.power for e in rolls(result, "Dodge Pool", "Target"))
+    assert body and body[0].data["tn"] == case.power  # unhurt at the first hit
+    resisted = body + rolls(result, "Dodge Pool", "Target")
+    assert all(case.power <= e.data["tn"] <= case.power + 3 for e in resisted)
     assert not events(result, "move"), "nobody may move in this scenario"
 
 

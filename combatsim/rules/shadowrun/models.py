@@ -38,6 +38,9 @@ class Options(Strict):
     fumble_effect: Literal["lose_action", "none"] = "lose_action"  # ruling 2
     wound_modifiers: bool = True  # ruling 7
     instant_karma: bool = False  # ruling 11
+    # Ruling 9 stages melee damage by the winner's net successes; counting them as ruling 6
+    # counts an attack's (beyond the first, the one "necessary to hit") is the default.
+    melee_staging: Literal["beyond_first", "all_net"] = "beyond_first"
     grenade_flight: int = Field(0, ge=0, le=30, description="initiative points a grenade flies")
 
     _on_off = field_validator("wound_modifiers", "instant_karma", mode="before")(_on_off)

@@ -164,6 +164,11 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 1: among equal scores, the higher Reaction acts first."""
         return fighter.spec.sheet.attributes.reaction
 
+    def resist_tn(self, fighter: Fighter, power: int) -> int:
+        """A resistance test's TN: the Power, plus the resister's wound modifier (ruling 7
+        puts it on every TN, the attacker's and the defender's alike)."""
+        return power + self.tn_penalty(fighter)
+
     def tn_penalty(self, fighter: Fighter) -> int:
         """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
         if not self.options.wound_modifiers:
@@ -271,10 +276,14 @@ class ClassicShadowrun(RuleSystem):
                         actor=fighter,
                     )
                 chains = kept + rerolled
+        if result.fumble and fighter is not None:
+            fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
         if battle.tracing:
+            target = kind.effective_tn(tn)
+            rolled_as = "" if target == tn else f" (rolled as {target or 'impossible'})"
             battle.trace(
                 "roll",
-                f"{what}: {n} dice vs TN {tn}: {_faces(chains)} -> {result.successes} "
+                f"{what}: {n} dice vs TN {tn}{rolled_as}: {_faces(chains)} -> {result.successes} "
                 f"success{'es' if result.successes != 1 else ''}"
                 + (" (FUMBLE)" if result.fumble else ""),
                 actor=fighter,
@@ -287,14 +296,12 @@ class ClassicShadowrun(RuleSystem):
 
     def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
         """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
-        if result.fumble:
-            fighter.state.fumbles += 1
-            if self.options.fumble_effect == "lose_action":
-                fighter.lose_next_action = True
-                if battle.tracing:
-                    battle.trace(
-                        "fumble", f"{fighter.name} fumbles and loses the next action", actor=fighter
-                    )
+        if result.fumble and self.options.fumble_effect == "lose_action":
+            fighter.lose_next_action = True
+            if battle.tracing:
+                battle.trace(
+                    "fumble", f"{fighter.name} fumbles and loses the next action", actor=fighter
+                )
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_tn(
@@ -409,7 +416,9 @@ class ClassicShadowrun(RuleSystem):
         st.dodge_spent += spend
         dodge_successes = 0
         if spend:
-            dodge_successes = self.test(battle, target, spend, power, "Dodge Pool").successes
+            dodge_successes = self.test(
+                battle, target, spend, self.resist_tn(target, power), "Dodge Pool"
+            ).successes
             if dodge_successes > attack_successes:
                 if battle.tracing:
                     battle.trace(
@@ -419,7 +428,9 @@ class ClassicShadowrun(RuleSystem):
                     )
                 return
         attacker.hits += 1
-        body = self.test(battle, target, target.spec.sheet.attributes.body, power, "Body").successes
+        body = self.test(
+            battle, target, target.spec.sheet.attributes.body, self.resist_tn(target, power), "Body"
+        ).successes
         armor_kind = weapon.armor_kind
         armor = getattr(st, armor_kind)
         self.apply_attack(
@@ -446,26 +457,39 @@ class ClassicShadowrun(RuleSystem):
         armor_note: str,
         stun: bool = False,
         stage_up: bool = True,
+        beyond_first: bool = True,
     ) -> None:
-        """Ruling 6: stage up per full Staging Number beyond the first success, down per full
-        Staging Number of the defender's successes; levels above D strip armor."""
-        up = max(0, attack_successes - 1) // code.staging if stage_up else 0
-        down = defense_successes // code.staging
+        """Ruling 6: stage up per full Staging Number of successes beyond the first (all of
+        them with ``beyond_first`` off), down per full Staging Number of the defender's
+        successes; levels above D strip armor."""
+        counted = max(0, attack_successes - 1) if beyond_first else attack_successes
+        up = counted // code.staging if stage_up else 0
+        down, bought = defense_successes // code.staging, 0
         if target.state.karma and target.spec.tactics.karma in ("survive", "both"):
-            down = self._karma_survive(battle, target, code, up, down, defense_successes, stun)
+            down, bought = self._karma_survive(
+                battle, target, code, up, down, defense_successes, stun
+            )
         level, over = stage(code.level, up, down)
         if battle.tracing:
+            karma = f" + {bought} bought with Karma" if bought else ""
             battle.trace(
                 "stage",
                 f"{code.level} staged up {up}, down {down} "
-                f"({defense_successes} defence successes incl. {armor_note}; "
+                f"({defense_successes} defence successes incl. {armor_note}{karma}; "
                 f"staging {code.staging})"
                 f" -> {level or 'no damage'}",
                 actor=target,
                 level=level,
             )
         if over:
-            setattr(target.state, armor_kind, max(0, getattr(target.state, armor_kind) - over))
+            left = max(0, getattr(target.state, armor_kind) - over)
+            setattr(target.state, armor_kind, left)
+            if battle.tracing:
+                battle.trace(
+                    "armor",
+                    f"staged {over} past D: {target.name}'s {armor_kind} armor drops to {left}",
+                    actor=target,
+                )
         if level is not None:
             self.wound(battle, attacker, target, level, stun)
 
@@ -478,7 +502,7 @@ class ClassicShadowrun(RuleSystem):
         down: int,
         defense_successes: int,
         stun: bool,
-    ) -> int:
+    ) -> tuple[int, int]:
         """Ruling 11: 2 Karma buy one success; spent when the wound would take the fighter out."""
         st = target.state
         bought = 0
@@ -499,7 +523,7 @@ class ClassicShadowrun(RuleSystem):
                 f"{target.name} spends {2 * bought} Karma for {bought} success(es)",
                 actor=target,
             )
-        return down
+        return down, bought
 
     def _would_drop(self, target: Fighter, level: str, stun: bool) -> bool:
         st = target.state
@@ -535,7 +559,8 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 9 / seed Melee Combat: an opposed test at TN 4; more successes deals damage.
 
         Both roll the better of Armed/Unarmed Combat plus the Defense Pool. The winner's net
-        successes beyond the first stage the damage up; the loser resists with Body and impact
+        successes stage the damage up (those beyond the first, as ruling 6 counts an attack's,
+        or all of them: option ``melee_staging``); the loser resists with Body and impact
         armor. Interception (seed 002): the interceptor attacks at TN 5 (6 if it has moved this
         turn) and only it can deal damage.
         """
@@ -555,7 +580,7 @@ class ClassicShadowrun(RuleSystem):
                 actor=attacker,
             )
         attacker.shots += 1
-        a = self._melee_roll(battle, attacker, a_tn)
+        a = self._melee_roll(battle, attacker, a_tn, intercepting=interception)
         d = self._melee_roll(battle, target, d_tn) if target.can_act else dice.PoolResult(0, False)
         self._note_fumble(battle, attacker, a)
         if a.successes == d.successes or (interception and d.successes > a.successes):
@@ -572,7 +597,9 @@ class ClassicShadowrun(RuleSystem):
         power = code.power_for(winner.spec.sheet.attributes.strength)
         code = DamageCode(power=power, strength_based=False, level=code.level, staging=code.staging)
         winner.hits += 1
-        body = self.test(battle, loser, loser.spec.sheet.attributes.body, power, "Body").successes
+        body = self.test(
+            battle, loser, loser.spec.sheet.attributes.body, self.resist_tn(loser, power), "Body"
+        ).successes
         self.apply_attack(
             battle,
             winner,
@@ -583,11 +610,20 @@ class ClassicShadowrun(RuleSystem):
             "impact",
             f"impact armor {loser.state.impact}",
             stun=stun,
+            beyond_first=self.options.melee_staging == "beyond_first",
         )
 
-    def _melee_roll(self, battle: Battle, fighter: Fighter, tn: int) -> dice.PoolResult:
+    def _melee_roll(
+        self, battle: Battle, fighter: Fighter, tn: int, intercepting: bool = False
+    ) -> dice.PoolResult:
+        """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool. An interceptor
+        uses Armed Combat with a weapon ready, else Unarmed (seed 002 Interception)."""
         sheet, st = fighter.spec.sheet, fighter.state
-        skill = max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
+        if intercepting:
+            armed = melee_weapon(fighter) is not None
+            skill = sheet.skills.armed_combat if armed else sheet.skills.unarmed_combat
+        else:
+            skill = max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
         pool, st.defense = st.defense, 0
         return self.test(
             battle,
@@ -655,7 +691,11 @@ class ClassicShadowrun(RuleSystem):
                     actor=victim,
                 )
             body = self.test(
-                battle, victim, victim.spec.sheet.attributes.body, power, "Body"
+                battle,
+                victim,
+                victim.spec.sheet.attributes.body,
+                self.resist_tn(victim, power),
+                "Body",
             ).successes
             blast = DamageCode(
                 power=power, strength_based=False, level=code.level, staging=code.staging
