@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
 from ..base import RuleSystem, register
+from ..points import PointPoolRules
 from . import models
 
 if TYPE_CHECKING:
@@ -68,9 +69,10 @@ class Chance:
 
 
 @register
-class FourD8(RuleSystem):
+class FourD8(PointPoolRules, RuleSystem):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22."""
 
+    pool = "health"
     name = "4d8"
     Options = models.Options
     Sheet = models.Sheet
@@ -115,21 +117,6 @@ class FourD8(RuleSystem):
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.health > 0
-
-    def status(self, fighter: Fighter) -> str:
-        st = fighter.state
-        if st.health <= -self.options.dead_at * st.max_health:
-            return "dead"
-        if st.health <= 0:
-            return "down"
-        return "wounded" if st.health < st.max_health else "unhurt"
-
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
-        sheet = fighter.spec.sheet
-        return float(sheet.move), float(sheet.move * sheet.run_multiplier)
-
     def threat(self, fighter: Fighter) -> float:
         sheet = fighter.spec.sheet
         best = 0.0
@@ -137,10 +124,6 @@ class FourD8(RuleSystem):
             bonus, _ = self._bonuses(sheet, w)
             best = max(best, (10 + sum(b for _, b in bonus)) * max(1, w.damage))
         return best
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state
-        return min(1.0, (st.max_health - st.health) / st.max_health)
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -153,9 +136,6 @@ class FourD8(RuleSystem):
             "rolls_without_required": st.without_required,
             "over32_choices": ";".join(f"{k}:{v}" for k, v in sorted(st.over32.items())),
         }
-
-    def blast_radius(self, weapon) -> float:
-        return weapon.blast_radius
 
     # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
     def _bonuses(self, sheet, weapon) -> tuple[list[tuple[str, int]], str | None]:
@@ -383,28 +363,6 @@ class FourD8(RuleSystem):
                     "the next action",
                     actor=target,
                 )
-
-    def hurt(
-        self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
-        points: int,
-        armor: int,
-        what: str,
-        how: str,
-    ) -> None:
-        """Armor stops ``armor`` points of the hit; the rest comes off the target's health."""
-        dealt = max(0, points - armor)
-        detail = f"{how} = {points} points, armor {armor}"
-        if dealt == 0:
-            if battle.tracing:
-                battle.trace(
-                    "armor", f"{target.name}'s armor stops a {what} ({detail})", actor=target
-                )
-            return
-        target.state.health -= dealt
-        battle.damage_dealt(attacker, target, dealt, f"{what} ({detail}: {dealt} off health)")
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError, UsageError
 from ..base import RuleSystem, register
+from ..points import PointPoolRules
 from . import models
 from .models import DEFAULT_ABILITY, SUCCESS_TIERS
 
@@ -80,9 +81,10 @@ class NetDice:
 
 
 @register
-class LostSouls(RuleSystem):
+class LostSouls(PointPoolRules, RuleSystem):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
+    pool = "life"
     name = "lost-souls"
     Options = models.Options
     Sheet = models.Sheet
@@ -189,21 +191,6 @@ class LostSouls(RuleSystem):
         else:
             st.actions_left = max(0, st.actions_left - 1)
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.life > 0
-
-    def status(self, fighter: Fighter) -> str:
-        st = fighter.state
-        if st.life <= -self.options.dead_at * st.max_life:
-            return "dead"
-        if st.life <= 0:
-            return "down"
-        return "wounded" if st.life < st.max_life else "unhurt"
-
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
-        sheet = fighter.spec.sheet
-        return float(sheet.move), float(sheet.move * sheet.run_multiplier)
-
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         labels = (self._table or dice.default_table()).column_labels
@@ -213,10 +200,6 @@ class LostSouls(RuleSystem):
             level = labels.index(label) + 1 if label in labels else 1
             best = max(best, level * w.multiplier)
         return best
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state
-        return min(1.0, (st.max_life - st.life) / st.max_life)
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -228,9 +211,6 @@ class LostSouls(RuleSystem):
             "called_shot_dice": st.called_shot_dice,
             "catastrophes": st.catastrophes,
         }
-
-    def blast_radius(self, weapon) -> float:
-        return weapon.blast_radius
 
     # --- dice for one roll --------------------------------------------------------------------
     def circumstances(
@@ -482,28 +462,6 @@ class LostSouls(RuleSystem):
                 actor=fighter,
             )
         return d.plus(bought, "Karma")
-
-    def hurt(
-        self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
-        points: int,
-        armor: int,
-        what: str,
-        how: str,
-    ) -> None:
-        """Armor stops ``armor`` points of the hit; the rest comes off the target's life."""
-        dealt = max(0, points - armor)
-        detail = f"{how} = {points} points, armor {armor}"
-        if dealt == 0:
-            if battle.tracing:
-                battle.trace(
-                    "armor", f"{target.name}'s armor stops a {what} ({detail})", actor=target
-                )
-            return
-        target.state.life -= dealt
-        battle.damage_dealt(attacker, target, dealt, f"{what} ({detail}: {dealt} off life)")
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(

@@ -1,0 +1,68 @@
+"""What rule systems with a pool of points share (Lost Souls' life, 4D8's health).
+
+Neither seed 001 nor seed 004 has combat damage, so both systems give each combatant a pool
+of points that armor protects and hits drain: out of the fight at 0 ("down"), dead at
+``-dead_at`` times the maximum (option ``dead_at``). One mechanism serves both; each system
+names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its per-battle state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from ..engine.battle import Battle, Fighter
+
+
+class PointPoolRules:
+    """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>`` and ``max_<pool>``."""
+
+    pool: ClassVar[str]
+
+    def _points(self, fighter: Fighter) -> tuple[int, int]:
+        st = fighter.state
+        return getattr(st, self.pool), getattr(st, f"max_{self.pool}")
+
+    def can_act(self, fighter: Fighter) -> bool:
+        return self._points(fighter)[0] > 0
+
+    def status(self, fighter: Fighter) -> str:
+        left, most = self._points(fighter)
+        if left <= -self.options.dead_at * most:
+            return "dead"
+        if left <= 0:
+            return "down"
+        return "wounded" if left < most else "unhurt"
+
+    def harm(self, fighter: Fighter) -> float:
+        left, most = self._points(fighter)
+        return min(1.0, (most - left) / most)
+
+    def movement(self, fighter: Fighter) -> tuple[float, float]:
+        sheet = fighter.spec.sheet
+        return float(sheet.move), float(sheet.move * sheet.run_multiplier)
+
+    def blast_radius(self, weapon) -> float:
+        return weapon.blast_radius
+
+    def hurt(
+        self,
+        battle: Battle,
+        attacker: Fighter | None,
+        target: Fighter,
+        points: int,
+        armor: int,
+        what: str,
+        how: str,
+    ) -> None:
+        """Armor stops ``armor`` points of the hit; the rest comes off the target's pool."""
+        dealt = max(0, points - armor)
+        detail = f"{how} = {points} points, armor {armor}"
+        if dealt == 0:
+            if battle.tracing:
+                battle.trace(
+                    "armor", f"{target.name}'s armor stops a {what} ({detail})", actor=target
+                )
+            return
+        setattr(target.state, self.pool, self._points(target)[0] - dealt)
+        battle.damage_dealt(attacker, target, dealt, f"{what} ({detail}: {dealt} off {self.pool})")
