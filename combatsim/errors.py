@@ -21,6 +21,14 @@ class UsageError(CombatsimError):
         return f"{self.argument}: got {self.found!r}; allowed: {self.allowed}"
 
 
+class Described(str):
+    """A ``found`` that is already a description (``nothing``, ``unknown key 'x'``), shown
+    as it is rather than quoted like a value from the file."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class ScenarioError(CombatsimError):
     """A scenario or catalogue file that does not validate.
 

@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import ScenarioError
+from ..errors import Described, ScenarioError
 from .yamlio import LineMap, format_path, line_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,10 +44,10 @@ def to_scenario_error(
     if kind == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
         keys = sorted(set(owner.model_fields) | set(extra_allowed)) if owner else []
-        found = f"unknown key {loc[-1]!r}"
+        found = Described(f"unknown key {loc[-1]!r}")
         allowed = "the keys " + ", ".join(keys) if keys else "no extra keys"
     elif kind == "missing":
-        found = "nothing"
+        found = Described("nothing")
         allowed = f"a value for {loc[-1]!r} (required)"
     else:
         found = first.get("input")
