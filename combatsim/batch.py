@@ -1,9 +1,15 @@
-"""Many battles of one scenario: run them (in chunks, on one or several processes), tabulate them.
+"""Many battles of one scenario, or of several variants of it: run them in chunks, tally them.
 
 Battle ``i`` of a root seed draws only from its own stream (``combatsim.rng.battle_rng``), so
-the tables are the same, row for row, whatever the worker count or chunk size: chunks only
-decide how work is handed out and how often progress is reported. Results are assembled in
-battle-index order.
+every number here is the same, row for row, whatever the worker count, backend or chunk size:
+chunks only decide how work is handed out and how often progress is reported. Every variant of
+a sweep uses the same root seed, so battle ``i`` of two variants starts from the same dice
+(common random numbers).
+
+Results are aggregated as they come in: a ``Tally`` holds integer counts only (wins, end
+reasons, a histogram of battle lengths, fighters standing after each turn, a histogram of
+damage taken), so merging tallies is exact and order-free, and memory does not grow with the
+number of battles. Per-battle records are kept only when asked for (``records``).
 
 A Ctrl-C (``KeyboardInterrupt``) stops the batch without losing what finished: on one worker
 every finished battle is kept; on several, every finished chunk (a chunk in flight is lost
@@ -15,24 +21,305 @@ and ``combatsim.output`` writes them.
 
 from __future__ import annotations
 
-import signal
+import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from numbers import Integral
 from typing import Any
 
 import pandas as pd
 
 from .engine.records import BattleResult
-from .errors import check_range
-from .stats import describe_turns, rate_with_interval
+from .errors import UsageError, check_range
+from .stats import describe_turn_counts, rate_with_interval
 
 CHUNK_SIZE = 250
+RECORDS = ("none", "battles", "all")  # what per-battle records a run keeps
 
 Runner = Callable[..., BattleResult]  # runner(scenario, root_seed, index) -> BattleResult
 Progress = Callable[[int, int], None]  # progress(battles_done, battles_total)
+
+
+# --- tallies ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Everything a summary needs from a set of battles of one scenario, as integer counts.
+
+    ``wins[side]``, ``draws`` (battles whose ``winner`` is None), ``end_reasons``;
+    ``turns[t]``: battles that lasted ``t`` turns; ``standing[side][t]``: fighters of the side
+    still able to act at the end of turn ``t`` (turn 0 is the start), summed over battles, the
+    final state carried on to the turn limit; ``damage[side][b]``: combatants of the side that
+    took ``b`` boxes of damage. ``standing`` and ``damage`` are None when the engine's
+    combatant rows lack ``knocked_out_turn`` or ``damage_taken``.
+    """
+
+    sides: tuple[str, ...]
+    fighters: tuple[int, ...]
+    turn_limit: int
+    battles: int = 0
+    wins: dict[str, int] = field(default_factory=dict)
+    draws: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    turns: list[int] = field(default_factory=list)
+    standing: dict[str, list[int]] | None = None
+    damage: dict[str, list[int]] | None = None
+
+    @classmethod
+    def empty(cls, scenario) -> Tally:
+        sides = tuple(side.name for side in scenario.sides)
+        return cls(
+            sides=sides,
+            fighters=tuple(len(side.fighters) for side in scenario.sides),
+            turn_limit=int(scenario.turn_limit),
+            wins=dict.fromkeys(sides, 0),
+            standing={side: [0] * (int(scenario.turn_limit) + 1) for side in sides},
+            damage={side: [] for side in sides},
+        )
+
+    @classmethod
+    def of(cls, scenario, results: Iterable[BattleResult]) -> Tally:
+        tally = cls.empty(scenario)
+        for result in results:
+            tally.add(result)
+        return tally
+
+    def add(self, result: BattleResult) -> None:
+        self.battles += 1
+        if result.winner is None:
+            self.draws += 1
+        elif result.winner in self.wins:
+            self.wins[result.winner] += 1
+        self.end_reasons[str(result.end_reason)] += 1
+        _bump(self.turns, int(result.turns))
+        rows = result.combatants
+        if self.standing is not None:
+            if not rows or any("knocked_out_turn" not in row for row in rows):
+                self.standing = None
+            else:
+                for row in rows:
+                    curve = self.standing.get(row["side"])
+                    if curve is None:
+                        continue
+                    out = row["knocked_out_turn"]
+                    up_to = len(curve) if out is None else min(int(out), len(curve))
+                    for t in range(up_to):
+                        curve[t] += 1
+        if self.damage is not None:
+            if not rows or any(not isinstance(row.get("damage_taken"), Integral) for row in rows):
+                self.damage = None
+            else:
+                for row in rows:
+                    if row["side"] in self.damage:
+                        _bump(self.damage[row["side"]], int(row["damage_taken"]))
+
+    def merge(self, other: Tally) -> Tally:
+        """Add ``other``'s counts to this tally (in place) and return it."""
+        if (other.sides, other.fighters) != (self.sides, self.fighters):
+            raise ValueError("tallies of different scenarios cannot be merged")
+        self.battles += other.battles
+        for side in self.sides:
+            self.wins[side] += other.wins[side]
+        self.draws += other.draws
+        self.end_reasons.update(other.end_reasons)
+        _add_into(self.turns, other.turns)
+        if other.battles:  # a tally lacking a distribution makes the merged one lack it too
+            if self.standing is None or other.standing is None:
+                self.standing = None
+            else:
+                for side in self.sides:
+                    _add_into(self.standing[side], other.standing[side])
+            if self.damage is None or other.damage is None:
+                self.damage = None
+            else:
+                for side in self.sides:
+                    _add_into(self.damage[side], other.damage[side])
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sides": list(self.sides),
+            "fighters": list(self.fighters),
+            "turn_limit": self.turn_limit,
+            "battles": self.battles,
+            "wins": dict(self.wins),
+            "draws": self.draws,
+            "end_reasons": dict(sorted(self.end_reasons.items())),
+            "turns": list(self.turns),
+            "standing": self.standing,
+            "damage": self.damage,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        return cls(
+            sides=tuple(data["sides"]),
+            fighters=tuple(data["fighters"]),
+            turn_limit=data["turn_limit"],
+            battles=data["battles"],
+            wins=dict(data["wins"]),
+            draws=data["draws"],
+            end_reasons=Counter(data["end_reasons"]),
+            turns=list(data["turns"]),
+            standing=data["standing"],
+            damage=data["damage"],
+        )
+
+    def outcomes(self) -> dict[str, Any]:
+        """The summary's statistics: ``battles_completed``, ``sides``, ``draws``, ``turns``,
+        ``end_reasons`` and ``distributions`` (see ``summarize``)."""
+        n = self.battles
+        sides = {}
+        for side in self.sides:
+            rate, interval = rate_with_interval(self.wins[side], n)
+            sides[side] = {"wins": self.wins[side], "win_rate": rate, "ci95": interval}
+        draw_rate, draw_interval = rate_with_interval(self.draws, n)
+        standing = None
+        if self.standing is not None:
+            standing = {
+                side: {"fighters": count, "by_turn": list(self.standing[side])}
+                for side, count in zip(self.sides, self.fighters, strict=True)
+            }
+        return {
+            "battles_completed": n,
+            "side_order": list(self.sides),  # JSON readers sort "sides"; this keeps the order
+            "sides": sides,
+            "draws": {"count": self.draws, "rate": draw_rate, "ci95": draw_interval},
+            "turns": describe_turn_counts(self.turns),
+            "end_reasons": dict(sorted(self.end_reasons.items())),
+            "distributions": {
+                "turns": list(self.turns),
+                "standing": standing,
+                "damage_taken": None if self.damage is None else dict(self.damage),
+            },
+        }
+
+
+def _bump(histogram: list[int], value: int) -> None:
+    if value >= len(histogram):
+        histogram.extend([0] * (value + 1 - len(histogram)))
+    histogram[value] += 1
+
+
+def _add_into(target: list[int], other: Sequence[int]) -> None:
+    if len(other) > len(target):
+        target.extend([0] * (len(other) - len(target)))
+    for i, count in enumerate(other):
+        target[i] += count
+
+
+# --- chunks of work ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every chunk of a run shares: the variants, how to run a battle, each variant's root
+    seed (the same for all variants of a sweep) and which records to keep. Shipped to each
+    worker once."""
+
+    scenarios: tuple[Any, ...]
+    runner: Runner
+    seeds: tuple[int, ...]
+    records: str = "all"
+
+
+@dataclass(frozen=True)
+class Task:
+    """Battles ``start .. stop - 1`` of the listed variants. With two variants the battles are
+    paired: battle ``i`` of both runs in the same task and the pair's winners are tallied."""
+
+    variants: tuple[int, ...]
+    start: int
+    stop: int
+
+    @property
+    def size(self) -> int:
+        return (self.stop - self.start) * len(self.variants)
+
+
+@dataclass
+class Chunk:
+    """What a task produced: a tally and (if kept) record rows per variant, and for a paired
+    task the count of each pair of winners (``(winner in A, winner in B)``, None for a draw).
+    ``stop`` is below ``task.stop`` when the task was interrupted part way."""
+
+    task: Task
+    stop: int
+    tallies: list[Tally]
+    battles: list[list[dict[str, Any]]] | None
+    combatants: list[list[dict[str, Any]]] | None
+    pairs: Counter | None = None
+
+    @property
+    def done(self) -> int:
+        return (self.stop - self.task.start) * len(self.task.variants)
+
+
+class ChunkBuilder:
+    """Runs a task battle by battle; what it holds is always a consistent, finished prefix."""
+
+    def __init__(self, job: Job, task: Task):
+        self.job, self.task = job, task
+        keep_battles = job.records in ("battles", "all")
+        keep_combatants = job.records == "all"
+        self.chunk = Chunk(
+            task,
+            task.start,
+            [Tally.empty(job.scenarios[v]) for v in task.variants],
+            [[] for _ in task.variants] if keep_battles else None,
+            [[] for _ in task.variants] if keep_combatants else None,
+            Counter() if len(task.variants) == 2 else None,
+        )
+
+    def run(self) -> Chunk:
+        job, chunk = self.job, self.chunk
+        for index in range(self.task.start, self.task.stop):
+            results = [
+                job.runner(job.scenarios[v], job.seeds[v], index) for v in self.task.variants
+            ]
+            for k, result in enumerate(results):
+                chunk.tallies[k].add(result)
+                if chunk.battles is not None:
+                    chunk.battles[k].append(result.battle)
+                if chunk.combatants is not None:
+                    chunk.combatants[k].extend(result.combatants)
+            if chunk.pairs is not None:
+                chunk.pairs[(results[0].winner, results[1].winner)] += 1
+            chunk.stop = index + 1
+        return chunk
+
+
+def run_task(job: Job, task: Task) -> Chunk:
+    """Run one task: the unit of work a worker is given."""
+    return ChunkBuilder(job, task).run()
+
+
+def split(variants: tuple[int, ...], start: int, stop: int, chunk_size: int) -> Iterator[Task]:
+    """Tasks covering battles ``start .. stop - 1``, cut at multiples of ``chunk_size``."""
+    edge = start
+    while edge < stop:
+        end = min(stop, (edge // chunk_size + 1) * chunk_size)
+        yield Task(variants, edge, end)
+        edge = end
+
+
+def default_workers() -> int:
+    """All the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def check_records(records: str) -> str:
+    if records not in RECORDS:
+        raise UsageError("records", records, "one of " + ", ".join(RECORDS))
+    return records
+
+
+# --- one scenario, in memory ------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -41,8 +328,10 @@ class BatchResult:
 
     ``battles``: one row per finished battle (the engine's ``BattleResult.battle`` record), in
     battle-index order. ``combatants``: one row per combatant per finished battle
-    (``BattleResult.combatants``), in battle order. The batch layer does not interpret the
-    columns; the summary comes from each result's own ``winner``, ``end_reason`` and ``turns``.
+    (``BattleResult.combatants``), in battle order. Both are empty when ``records`` did not
+    keep them. The batch layer does not interpret the columns; the summary comes from each
+    result's own ``winner``, ``end_reason`` and ``turns`` (and, for the distributions, the
+    combatants' ``side``, ``knocked_out_turn`` and ``damage_taken``).
     ``summary``: a JSON-ready dict (see ``summarize``).
     """
 
@@ -58,163 +347,96 @@ class BatchResult:
     def battles_completed(self) -> int:
         return self.summary["battles_completed"]
 
+    @property
+    def table(self) -> pd.DataFrame:
+        """The summary as a one-row tidy table (see ``combatsim.output.summary_table``)."""
+        from .output import summary_table
+
+        return summary_table([self.summary])
+
 
 def simulate(
     scenario,
     battles: int,
     seed: int | None = None,
-    workers: int = 1,
+    workers: int | None = 1,
     progress: Progress | None = None,
     runner: Runner | None = None,
     chunk_size: int = CHUNK_SIZE,
+    records: str = "all",
+    scheduler: str | None = None,
 ) -> BatchResult:
     """Run battles ``0 .. battles - 1`` of ``scenario`` under root ``seed`` and tabulate them.
 
     ``seed`` None means the scenario's own ``seed``. ``workers`` above 1 runs chunks of
-    ``chunk_size`` battles on that many processes (the scenario and ``runner`` must then
-    pickle: module-level functions and plain dataclasses do). ``progress(done, total)`` is
-    called after each chunk. ``runner`` defaults to ``combatsim.engine.run_battle``.
+    ``chunk_size`` battles on that many processes (None: all cores; the scenario and
+    ``runner`` must then pickle: module-level functions and plain dataclasses do);
+    ``scheduler`` (a Dask scheduler address) runs them on a Dask cluster instead.
+    ``progress(done, total)`` is called after each chunk. ``runner`` defaults to
+    ``combatsim.engine.run_battle``. ``records``: ``"all"`` keeps both tables, ``"battles"``
+    only ``battles``, ``"none"`` neither (memory then stays flat however many battles run).
     """
+    from .backends import make_backend
+    from .sweeps.study import Settings, Study
+
     check_range("battles", battles, 1)
-    check_range("workers", workers, 1)
+    if workers is not None:
+        check_range("workers", workers, 1)
     check_range("chunk_size", chunk_size, 1)
+    check_records(records)
     root_seed = scenario.seed if seed is None else seed
     check_range("seed", root_seed, 0)
     if runner is None:
         from .engine import run_battle as runner  # imported late: the engine pulls in simpy
 
-    chunks = [(start, min(start + chunk_size, battles)) for start in range(0, battles, chunk_size)]
-    report = progress or (lambda done, total: None)
-    if workers == 1 or len(chunks) == 1:
-        results, interrupted = _run_here(scenario, runner, root_seed, chunks, report)
-    else:
-        results, interrupted = _run_on_pool(
-            scenario, runner, root_seed, chunks, min(workers, len(chunks)), report
-        )
-
+    settings = Settings(root_seed, battles, chunk_size=chunk_size, records=records)
+    study = Study([scenario], settings, runner, progress=progress)
+    tasks = -(-battles // chunk_size)
+    with make_backend(workers, scheduler, tasks=tasks) as backend:
+        complete = study.evaluate(backend)
     return BatchResult(
-        battles=_table(r.battle for r in results),
-        combatants=_table(row for r in results for row in r.combatants),
-        summary=summarize(results, scenario, root_seed, battles, interrupted),
+        battles=table(study.rows(0, "battles")),
+        combatants=table(study.rows(0, "combatants")),
+        summary=summarize(study.tally(0), scenario, root_seed, battles, not complete),
     )
 
 
 def summarize(
-    results: Sequence[BattleResult], scenario, seed: int, requested: int, interrupted: bool
+    tally: Tally | Sequence[BattleResult],
+    scenario,
+    seed: int,
+    requested: int,
+    interrupted: bool,
 ) -> dict[str, Any]:
-    """The JSON-ready summary of the finished battles.
+    """The JSON-ready summary of the finished battles (a ``Tally``, or the results themselves).
 
     Keys: ``scenario``, ``source``, ``system``, ``seed``, ``battles_requested``,
     ``battles_completed``, ``interrupted``; ``sides`` (per side name, in scenario order:
-    ``wins``, ``win_rate``, ``ci95``); ``draws`` (``count``, ``rate``, ``ci95``: battles whose
+    ``wins``, ``win_rate``, ``ci95``) and ``side_order`` (the names in scenario order, which
+    ``summary.json``'s sorted keys lose); ``draws`` (``count``, ``rate``, ``ci95``: battles whose
     ``winner`` is None); ``turns`` (``mean``, ``median``, ``p10``, ``p90``, ``max``);
-    ``end_reasons`` (count per reason). Rates are None and intervals [0, 1] when no battle
-    finished. Intervals are 95% Wilson score intervals. Nothing here depends on how the batch
-    was run (workers, chunks, time).
+    ``end_reasons`` (count per reason); ``distributions``: ``turns`` (battles per length in
+    turns, from 0), ``standing`` (per side: ``fighters`` and ``by_turn``, fighters still up at
+    the end of each turn from 0 to the turn limit, summed over battles) and ``damage_taken``
+    (per side: combatants per boxes of damage taken, from 0); the last two are None when the
+    records lack what they need. Rates are None and intervals [0, 1] when no battle finished.
+    Intervals are 95% Wilson score intervals. Nothing here depends on how the batch was run
+    (workers, backend, chunks, time).
     """
-    n = len(results)
-    winners = Counter(r.winner for r in results)
-    sides = {}
-    for side in scenario.sides:
-        rate, interval = rate_with_interval(winners[side.name], n)
-        sides[side.name] = {"wins": winners[side.name], "win_rate": rate, "ci95": interval}
-    draw_rate, draw_interval = rate_with_interval(winners[None], n)
-    end_reasons = Counter(str(r.end_reason) for r in results)
+    if not isinstance(tally, Tally):
+        tally = Tally.of(scenario, tally)
     return {
         "scenario": scenario.name,
         "source": str(scenario.source),
         "system": scenario.system.name,
         "seed": int(seed),
         "battles_requested": int(requested),
-        "battles_completed": n,
         "interrupted": bool(interrupted),
-        "sides": sides,
-        "draws": {"count": winners[None], "rate": draw_rate, "ci95": draw_interval},
-        "turns": describe_turns([r.turns for r in results]),
-        "end_reasons": dict(sorted(end_reasons.items())),
+        **tally.outcomes(),
     }
 
 
-def run_chunk(
-    scenario, runner: Runner, root_seed: int, start: int, stop: int
-) -> list[BattleResult]:
-    """Battles ``start .. stop - 1``: the unit of work a worker process is given."""
-    return [runner(scenario, root_seed, index) for index in range(start, stop)]
-
-
-def _run_here(scenario, runner, root_seed, chunks, report) -> tuple[list[BattleResult], bool]:
-    results: list[BattleResult] = []
-    total = chunks[-1][1]
-    try:
-        for start, stop in chunks:
-            for index in range(start, stop):
-                results.append(runner(scenario, root_seed, index))
-            report(len(results), total)
-    except KeyboardInterrupt:
-        return results, True
-    return results, False
-
-
-def _run_on_pool(
-    scenario, runner, root_seed, chunks, workers, report
-) -> tuple[list[BattleResult], bool]:
-    total = chunks[-1][1]
-    finished: dict[int, list[BattleResult]] = {}  # chunk start -> its battles
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
-    futures: dict[Future, int] = {}
-    interrupted = clean = False
-    try:
-        futures = {
-            pool.submit(run_chunk, scenario, runner, root_seed, start, stop): start
-            for start, stop in chunks
-        }
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=futures.__getitem__):
-                finished[futures[future]] = future.result()
-            report(sum(len(r) for r in finished.values()), total)
-        clean = True
-    except KeyboardInterrupt:
-        interrupted = True
-        # Chunks that finished while we were told to stop are kept too.
-        for future, start in futures.items():
-            if start not in finished and _succeeded(future):
-                finished[start] = future.result()
-    finally:
-        if clean:
-            pool.shutdown(wait=True)
-        else:
-            _stop(pool)
-    return [r for start in sorted(finished) for r in finished[start]], interrupted
-
-
-def _succeeded(future: Future) -> bool:
-    return future.done() and not future.cancelled() and future.exception() is None
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Drop queued chunks and end the workers now, rather than wait for the chunks in flight.
-
-    ``ProcessPoolExecutor`` has no public way to end running workers before Python 3.14
-    (``terminate_workers``), so this reads its private ``_processes`` map. Were that map gone,
-    nothing would be terminated: the chunks in flight would only be waited for at exit.
-    """
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join()
-
-
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches the whole process group; only the parent decides what to keep.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """A DataFrame of record dicts in order; integer columns with gaps stay integers.
 
     pandas turns a column of ints and Nones into floats (3 -> 3.0 in the CSV); such a column

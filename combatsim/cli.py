@@ -12,13 +12,25 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from .commands import balance as balance_command
+from .commands import compare as compare_command
 from .commands import odds as odds_command
+from .commands import report as report_command
 from .commands import run as run_command
+from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
 
 EXIT_USAGE = 2
-COMMANDS = [odds_command, run_command, validate_command]
+COMMANDS = [
+    odds_command,
+    run_command,
+    validate_command,
+    sweep_command,
+    compare_command,
+    balance_command,
+    report_command,
+]
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,11 +1,13 @@
 """Where a batch's results go: files in an output folder, and readable text for a terminal.
 
 Files: ``battles.csv`` (one row per battle), ``combatants.csv`` (one row per combatant per
-battle) and ``summary.json``. The same scenario and seed give byte-identical files: floats in
-a fixed format, JSON keys sorted, ``\\n`` line endings, nothing about when or how (workers,
-chunks) the batch ran. A draw's ``winner`` is an empty cell. Each file is written to a
-temporary file in the output folder and moved over the old one with ``os.replace``, so a
-reader never sees a half-written file and a failed run leaves the previous results whole.
+battle) and ``summary.json``; for several scenarios or variants, ``table.csv`` and
+``table.parquet`` (one row per variant, see ``summary_table``). The same scenario and seed
+give byte-identical files: floats in a fixed format, JSON keys sorted, ``\\n`` line endings,
+nothing about when or how (workers, backend, chunks) the batch ran. A draw's ``winner`` is an
+empty cell. Each file is written to a temporary file in the output folder and moved over the
+old one with ``os.replace``, so a reader never sees a half-written file and a failed run
+leaves the previous results whole.
 """
 
 from __future__ import annotations
@@ -17,16 +19,17 @@ from itertools import groupby
 from pathlib import Path
 from typing import IO, Any
 
-from .batch import BatchResult
 from .engine.records import BattleResult
 
 BATTLES_CSV = "battles.csv"
 COMBATANTS_CSV = "combatants.csv"
 SUMMARY_JSON = "summary.json"
+TABLE_CSV = "table.csv"
+TABLE_PARQUET = "table.parquet"
 FLOAT_FORMAT = "%.10g"
 
 
-def write_results(result: BatchResult, out_dir: str | os.PathLike) -> list[Path]:
+def write_results(result, out_dir: str | os.PathLike) -> list[Path]:
     """Write the three result files into ``out_dir`` (created if missing); return their paths."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -40,6 +43,106 @@ def write_results(result: BatchResult, out_dir: str | os.PathLike) -> list[Path]
 def summary_json(summary: dict[str, Any]) -> str:
     """The summary as the text of ``summary.json``: indented, keys sorted, no NaN."""
     return json.dumps(summary, indent=2, sort_keys=True, allow_nan=False) + "\n"
+
+
+def write_summary(summary: dict[str, Any], path: str | os.PathLike) -> Path:
+    return _write_atomic(Path(path), lambda f: f.write(summary_json(summary)))
+
+
+def write_csv(frame, path: str | os.PathLike) -> Path:
+    """One table as CSV, atomically, in the fixed format of every result file."""
+    return _write_atomic(Path(path), lambda f: _write_csv(frame, f))
+
+
+def write_table(frame, out_dir: str | os.PathLike) -> list[Path]:
+    """``table.csv`` and ``table.parquet`` in ``out_dir`` (created if missing)."""
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [write_csv(frame, folder / TABLE_CSV)]
+    parquet = folder / TABLE_PARQUET
+    temp = parquet.with_name(f".{parquet.name}.{os.getpid()}.tmp")
+    try:
+        _parquet_ready(frame).to_parquet(temp, index=False)
+        os.replace(temp, parquet)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return [*paths, parquet]
+
+
+def _parquet_ready(frame):
+    """Parquet wants one type per column: a column mixing numbers and text becomes text."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].dtype == object:
+            kinds = {type(v) for v in frame[column] if v is not None and v == v}
+            if len(kinds) > 1:
+                frame[column] = [None if v is None else str(v) for v in frame[column]]
+    return frame
+
+
+def concat_csv(parts: Sequence[str | os.PathLike], path: str | os.PathLike) -> Path:
+    """Join CSV files with one header into ``path``, streaming (memory does not grow).
+
+    Parts written by ``write_csv`` from consecutive slices of one table give the same bytes as
+    the whole table written at once. Parts whose headers differ are read and joined with
+    pandas instead (columns in order of first appearance, missing cells empty).
+    """
+    import pandas as pd
+
+    parts = [Path(p) for p in parts]
+    headers = {_first_line(p) for p in parts}
+    if len(headers) > 1:
+        frames = [pd.read_csv(p, keep_default_na=False, dtype=str) for p in parts]
+        return write_csv(pd.concat(frames, ignore_index=True, sort=False), path)
+
+    def join(f: IO[str]) -> None:
+        if not parts:
+            _write_csv(pd.DataFrame(), f)
+        for i, part in enumerate(parts):
+            with open(part, encoding="utf-8", newline="") as src:
+                if i:
+                    src.readline()
+                for block in iter(lambda: src.read(1 << 20), ""):
+                    f.write(block)
+
+    return _write_atomic(Path(path), join)
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.readline()
+
+
+def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+    """One row per summary: the label columns, then ``battles``, per side ``wins_<side>``,
+    ``win_rate_<side>``, ``ci_low_<side>``, ``ci_high_<side>``, then ``draws``, ``draw_rate``,
+    ``draw_ci_low``, ``draw_ci_high`` and ``turns_mean``, ``turns_median``, ``turns_p10``,
+    ``turns_p90``, ``turns_max``. Intervals are 95% Wilson score intervals."""
+    import pandas as pd
+
+    rows = []
+    for i, summary in enumerate(summaries):
+        row: dict[str, Any] = dict(labels[i]) if labels is not None else {}
+        row["battles"] = summary["battles_completed"]
+        for side, stats in summary["sides"].items():
+            row[f"wins_{side}"] = stats["wins"]
+            row[f"win_rate_{side}"] = stats["win_rate"]
+            row[f"ci_low_{side}"], row[f"ci_high_{side}"] = stats["ci95"]
+        draws = summary["draws"]
+        row["draws"] = draws["count"]
+        row["draw_rate"] = draws["rate"]
+        row["draw_ci_low"], row["draw_ci_high"] = draws["ci95"]
+        for key in ("mean", "median", "p10", "p90", "max"):
+            row[f"turns_{key}"] = summary["turns"][key]
+        rows.append(row)
+    frame = pd.DataFrame.from_records(rows)
+    for column in frame.columns:  # a side missing from some rows keeps its counts integer
+        if (column.startswith("wins_") or column == "turns_max") and frame[
+            column
+        ].dtype.kind == "f":
+            frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 def _write_csv(frame, f: IO[str]) -> None:
@@ -121,6 +224,47 @@ def format_outcome(result: BattleResult, side_names: Iterable[str]) -> str:
     )
     text = f"Outcome: {head} ({result.end_reason}) after {result.turns} {turns}"
     return f"{text}; standing: {survivors}" if survivors else text
+
+
+def format_table(frame, labels: Sequence[str], sides: Sequence[str] | None = None) -> str:
+    """A results table for a terminal: the label columns, battles, each side's win rate with
+    its 95% interval, draws and mean turns."""
+    if sides is None:
+        sides = [c[len("win_rate_") :] for c in frame.columns if c.startswith("win_rate_")]
+    head = [*labels, "battles", *sides, "draws", "turns"]
+    rows = [tuple(head)]
+    for record in frame.to_dict("records"):
+        cells = [_cell(record.get(label)) for label in labels]
+        cells.append(str(record["battles"]))
+        for side in sides:
+            rate = record.get(f"win_rate_{side}")
+            if rate is None or rate != rate:
+                cells.append("-")
+            else:
+                low, high = record[f"ci_low_{side}"], record[f"ci_high_{side}"]
+                cells.append(f"{rate:.1%} ({low:.1%}-{high:.1%})")
+        cells.append(
+            _pct(record["draw_rate"]) if record["draw_rate"] == record["draw_rate"] else "-"
+        )
+        mean = record["turns_mean"]
+        cells.append("-" if mean is None or mean != mean else f"{mean:.1f}")
+        rows.append(tuple(cells))
+    labels_width = len(labels)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = []
+    for row in rows:
+        cells = [
+            c.ljust(w) if i < labels_width else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "-" if value is None else str(value)
 
 
 def _columns(rows: list[tuple[str, ...]]) -> list[str]:

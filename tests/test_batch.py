@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import pytest
 
-from combatsim.batch import BatchResult, simulate
+from combatsim.batch import BatchResult, Tally, simulate
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from combatsim.errors import UsageError
 from combatsim.rng import battle_rng
@@ -332,3 +332,88 @@ def test_bad_arguments_are_refused_by_name(kwargs, argument):
     kwargs = {"battles": 10, **kwargs}
     with pytest.raises(UsageError, match=f"^{argument}:"):
         simulate(SCENARIO, runner=fake_runner, **kwargs)
+
+
+# --- tallies and records ----------------------------------------------------------------------
+
+
+def test_records_none_keeps_no_rows_and_the_same_summary():
+    full = run(120, chunk_size=25)
+    bare = run(120, chunk_size=25, records="none")
+    assert bare.battles.empty and bare.combatants.empty
+    assert bare.summary == full.summary
+    only = run(120, records="battles")
+    pd.testing.assert_frame_equal(only.battles, full.battles)
+    assert only.combatants.empty
+
+
+def test_records_must_be_none_battles_or_all():
+    with pytest.raises(UsageError, match="^records:"):
+        simulate(SCENARIO, 10, runner=fake_runner, records="some")
+
+
+def test_workers_none_means_every_core():
+    assert run(60, workers=None, chunk_size=10).summary == run(60).summary
+
+
+def result_with(winner, turns, rows):
+    combatants = [
+        {"battle": 0, "name": f"f{i}", "side": side, "knocked_out_turn": out, "damage_taken": dmg}
+        for i, (side, out, dmg) in enumerate(rows)
+    ]
+    return BattleResult(0, winner, VICTORY if winner else TURN_LIMIT, turns, {}, combatants)
+
+
+def test_a_tally_counts_fighters_standing_after_each_turn_and_damage_taken():
+    scenario = FakeScenario(
+        "Duel",
+        "duel.yaml",
+        1,
+        4,
+        (FakeSide("a", (FakeFighter("A1"), FakeFighter("A2"))), FakeSide("b", (FakeFighter("B"),))),
+        FakeSystem("sr-classic"),
+    )
+    tally = Tally.of(
+        scenario,
+        [
+            # b's fighter is out in turn 2; a's second fighter in turn 1.
+            result_with("a", 2, [("a", None, 3), ("a", 1, 10), ("b", 2, 10)]),
+            result_with(None, 4, [("a", None, 0), ("a", None, 1), ("b", None, 3)]),
+        ],
+    )
+    assert tally.standing == {"a": [4, 3, 3, 3, 3], "b": [2, 2, 1, 1, 1]}
+    assert tally.damage == {
+        "a": [1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1],
+        "b": [0, 0, 0, 1] + [0] * 6 + [1],
+    }
+    assert tally.turns == [0, 0, 1, 0, 1] and tally.draws == 1 and tally.wins == {"a": 1, "b": 0}
+    outcomes = tally.outcomes()
+    assert outcomes["distributions"]["standing"]["a"] == {"fighters": 2, "by_turn": [4, 3, 3, 3, 3]}
+    assert outcomes["side_order"] == ["a", "b"]
+
+
+def test_merging_tallies_is_the_tally_of_all_the_battles_in_any_order():
+    results = [fake_runner(SCENARIO, 9, i) for i in range(90)]
+    whole = Tally.of(SCENARIO, results)
+    parts = [Tally.of(SCENARIO, results[i : i + 20]) for i in range(0, 90, 20)]
+    forward, backward = Tally.empty(SCENARIO), Tally.empty(SCENARIO)
+    for part in parts:
+        forward.merge(part)
+    for part in reversed(parts):
+        backward.merge(part)
+    assert forward.to_json() == backward.to_json() == whole.to_json()
+    assert Tally.from_json(json.loads(json.dumps(whole.to_json()))).to_json() == whole.to_json()
+
+
+def test_records_without_the_distribution_columns_leave_them_out():
+    # fake_runner's combatant rows have neither knocked_out_turn nor damage_taken.
+    distributions = run(30).summary["distributions"]
+    assert distributions["standing"] is None and distributions["damage_taken"] is None
+    assert sum(distributions["turns"]) == 30
+
+
+def test_a_one_row_table_of_the_summary():
+    result = run(50)
+    table = result.table
+    assert len(table) == 1 and table["battles"][0] == 50
+    assert table["wins_runners"][0] == result.summary["sides"]["runners"]["wins"]

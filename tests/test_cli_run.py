@@ -11,6 +11,7 @@ import io
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from combatsim.batch import simulate
@@ -150,6 +151,7 @@ def test_ctrl_c_writes_what_finished_says_so_and_exits_130(loaded, capsys, monke
     captured = capsys.readouterr()
     assert captured.err == (
         f"combatsim: interrupted: wrote the 37 of 100 battles that finished to {tmp_path}\n"
+        f"combatsim: continue with: combatsim run --resume {tmp_path}\n"
     )
     assert "interrupted: 37 of 100 finished" in captured.out
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -292,3 +294,72 @@ def test_shipped_scenarios_validate_run_and_trace(path, capsys, tmp_path):
         assert one.read_bytes() == two.read_bytes()
     assert main(["run", str(path), "--trace", "1"]) == 0
     assert "\nOutcome: " in capsys.readouterr().out
+
+
+# --- several scenarios, records, precision ----------------------------------------------------
+
+
+def test_several_scenarios_make_one_table_with_a_row_each(loaded, capsys, tmp_path):
+    out = tmp_path / "batch"
+    argv = ["run", "scenarios/a.yaml", "scenarios/b.yaml", "--battles", "40", "--out", str(out)]
+    assert main([*argv, "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
+    table = pd.read_csv(out / "table.csv")
+    assert list(table["variant"]) == [0, 1] and (table["battles"] == 40).all()
+    assert list(table["scenario"]) == ["Dockside ambush"] * 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["kind"] == "runs" and summary["runs"][0]["seed"] == SCENARIO.seed
+    assert summary["runs"][0]["sides"] == summary["runs"][1]["sides"]  # same seed, same fight
+    assert loaded == ["scenarios/a.yaml", "scenarios/b.yaml"]
+
+
+def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_path):
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for name in ("b.yaml", "a.yaml"):
+        (folder / name).write_text("name: x\nsides: []\n")
+    (folder / "catalogue.yaml").write_text("system: sr-classic\nweapons: {}\n")
+    (folder / "notes.txt").write_text("not a scenario")
+    out = tmp_path / "out"
+    assert main(["run", str(folder), "--battles", "5", "--quiet", "--out", str(out)]) == 0
+    assert loaded == [str(folder / "a.yaml"), str(folder / "b.yaml")]
+    assert len(pd.read_csv(out / "table.csv")) == 2
+
+
+def test_records_none_writes_only_the_summary(loaded, tmp_path, capsys):
+    argv = ["run", "scenarios/dockside.yaml", "--battles", "30", "--records", "none"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+    assert capsys.readouterr().out.rstrip().endswith(f"results in {tmp_path}: summary.json")
+
+
+def test_precision_runs_until_the_intervals_are_narrow_enough(loaded, tmp_path, capsys):
+    argv = ["run", "scenarios/dockside.yaml", "--battles", "100", "--precision", "0.04"]
+    assert main([*argv, "--out", str(tmp_path), "--workers", "1"]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    n = summary["battles_completed"]
+    assert n > 100 and summary["battles_requested"] == n
+    assert summary["precision"]["reached"] and summary["precision"]["widest"] <= 0.04
+    assert f"{n} battles, seed {SCENARIO.seed}" in printed
+    assert "precision +-0.04: reached" in printed
+
+
+@pytest.mark.parametrize(
+    ("flags", "argument"),
+    [
+        (["--precision", "0"], "--precision"),
+        (["--precision", "0.5"], "--precision"),
+        (["--precision", "0.01", "--max-battles", "10"], "--max-battles"),
+        (["--chunk-size", "0"], "--chunk-size"),
+    ],
+)
+def test_bad_batch_options_are_one_line(loaded, capsys, tmp_path, flags, argument):
+    assert main(["run", "scenarios/dockside.yaml", "--out", str(tmp_path), *flags]) == 2
+    assert one_error_line(capsys).startswith(f"combatsim: error: {argument}: got ")
+
+
+def test_trace_takes_one_scenario(loaded, capsys):
+    assert main(["run", "scenarios/a.yaml", "scenarios/b.yaml", "--trace", "1"]) == 2
+    assert one_error_line(capsys).startswith("combatsim: error: --trace: got 1")

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from combatsim import output
+from combatsim import batch, output
 from combatsim.output import (
     format_outcome,
     format_summary,
@@ -199,3 +199,79 @@ def test_outcome_names_the_winner_or_the_draw_and_who_stands():
         assert text.startswith(f"Outcome: {head} ({result.end_reason}) after {result.turns} turn")
         standing = ", ".join(f"{s} {result.battle[f'survivors_{s}']}" for s in SIDES)
         assert text.endswith(f"; standing: {standing}")
+
+
+# --- tables and chunked records ---------------------------------------------------------------
+
+
+def test_csv_written_in_slices_and_joined_is_the_whole_table_to_the_byte(tmp_path):
+    result = run(97)
+    whole = tmp_path / "whole.csv"
+    output.write_csv(result.combatants, whole)
+    parts = []
+    for k, start in enumerate(range(0, 97, 13)):
+        rows = result.combatants[result.combatants["battle"].between(start, start + 12)]
+        # Each slice is typed on its own, as a chunk's records are.
+        part = batch.table(rows.astype(object).where(rows.notna(), None).to_dict("records"))
+        parts.append(output.write_csv(part, tmp_path / f"part{k}.csv"))
+    joined = output.concat_csv(parts, tmp_path / "joined.csv")
+    assert joined.read_bytes() == whole.read_bytes()
+
+
+def test_csv_parts_with_other_columns_are_joined_by_name(tmp_path):
+    a = output.write_csv(pd.DataFrame({"x": [1, 2], "y": ["a", "b"]}), tmp_path / "a.csv")
+    b = output.write_csv(pd.DataFrame({"y": ["c"], "z": [3]}), tmp_path / "b.csv")
+    joined = output.concat_csv([a, b], tmp_path / "j.csv")
+    assert joined.read_text().splitlines() == ["x,y,z", "1,a,", "2,b,", ",c,3"]
+
+
+def test_summary_table_has_a_row_per_summary_and_columns_per_side(tmp_path):
+    summaries = [run(40, seed=s).summary for s in (1, 2)]
+    table = output.summary_table(
+        summaries, [{"variant": 0, "armor": "vest"}, {"variant": 1, "armor": "heavy"}]
+    )
+    assert list(table.columns[:3]) == ["variant", "armor", "battles"]
+    for side in SIDES:
+        assert [f"wins_{side}", f"win_rate_{side}", f"ci_low_{side}", f"ci_high_{side}"] == [
+            c for c in table.columns if c.endswith(f"_{side}")
+        ]
+    assert list(table.columns[-9:]) == [
+        "draws",
+        "draw_rate",
+        "draw_ci_low",
+        "draw_ci_high",
+        "turns_mean",
+        "turns_median",
+        "turns_p10",
+        "turns_p90",
+        "turns_max",
+    ]
+    assert table["win_rate_runners"][1] == summaries[1]["sides"]["runners"]["win_rate"]
+    paths = output.write_table(table, tmp_path)
+    assert [p.name for p in paths] == ["table.csv", "table.parquet"]
+    pd.testing.assert_frame_equal(pd.read_parquet(paths[1]), table)
+    pd.testing.assert_frame_equal(pd.read_csv(paths[0]), table, check_dtype=False)
+
+
+def test_a_column_mixing_numbers_and_text_is_text_in_parquet(tmp_path):
+    table = pd.DataFrame({"value": [1, "two"], "battles": [3, 4]})
+    parquet = output.write_table(table, tmp_path)[1]
+    assert list(pd.read_parquet(parquet)["value"]) == ["1", "two"]
+
+
+def test_table_text_shows_rates_with_intervals():
+    summaries = [run(60, seed=s).summary for s in (1, 2)]
+    table = output.summary_table(summaries, [{"armor": "vest"}, {"armor": "heavy"}])
+    lines = output.format_table(table, ["armor"]).splitlines()
+    assert lines[0].split() == [
+        "armor",
+        "battles",
+        "runners",
+        "corp",
+        "bystanders",
+        "draws",
+        "turns",
+    ]
+    runners = summaries[0]["sides"]["runners"]
+    low, high = runners["ci95"]
+    assert f"{runners['win_rate']:.1%} ({low:.1%}-{high:.1%})" in lines[1]

@@ -13,7 +13,8 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def test_readme_scenario_example_validates():
     import yaml
 
-    block = re.search(r"```yaml\n(.*?)```", README, re.S).group(1)
+    scenarios = README[README.index("## Scenarios") :]
+    block = re.search(r"```yaml\n(.*?)```", scenarios, re.S).group(1)
     scenario = build_scenario(yaml.safe_load(block), "README.md", ROOT / "scenarios")
     assert len(scenario.sides) == 2 and scenario.fighters
 

@@ -1,46 +1,131 @@
-"""``combatsim run SCENARIO``: many battles into result files and a summary, or one traced battle.
+"""``combatsim run SCENARIO...``: many battles into result files and a summary, or one traced
+battle. Also the options and the resume logic every batch command shares.
 
-Without ``--trace``: runs the batch (progress on stderr for long runs), writes ``battles.csv``,
-``combatants.csv`` and ``summary.json`` into ``--out`` (default ``results/<scenario stem>``),
-prints the summary and where the files went. Ctrl-C writes what finished, says so on stderr
-and exits 130. With ``--trace K``: runs only battle K of the seed, prints it blow by blow and
-writes nothing.
+One scenario file: runs the batch (progress on stderr for long runs), writes ``battles.csv``,
+``combatants.csv`` (as ``--records`` keeps them) and ``summary.json`` into ``--out`` (default
+``results/<scenario stem>``), prints the summary and where the files went. Several files or a
+folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries in
+``summary.json``. Ctrl-C writes what finished, says so on stderr and exits 130; ``--resume
+DIR`` finishes the run. With ``--trace K``: runs only battle K of the seed, prints it blow by
+blow and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from ..errors import check_range
+from ..errors import UsageError, check_range
 
 EXIT_INTERRUPTED = 130
 DEFAULT_BATTLES = 1000
+CHUNK_SIZE = 250  # the batch layer's; repeated so ``--help`` needs no pandas
+DEFAULT_MAX_BATTLES = 1_000_000
+RECORDS = ("none", "battles", "all")
+# Options that do not change any number of a run, so ``--resume`` accepts them.
+RUN_ONLY = ("workers", "scheduler", "quiet")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("run", help="run many battles of a scenario and summarise them")
-    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (YAML)")
-    p.add_argument(
-        "--battles",
-        type=int,
-        default=DEFAULT_BATTLES,
-        help=f"how many battles (default {DEFAULT_BATTLES})",
+    p = sub.add_parser(
+        "run",
+        help="run many battles of one or more scenarios and summarise them",
+        description="Run many battles of a scenario (or one row per scenario for several "
+        "files or a folder) and summarise them with 95% intervals.",
     )
-    p.add_argument("--seed", type=int, help="root seed (default: the scenario's seed)")
     p.add_argument(
-        "--out", metavar="DIR", help="output folder (default results/<scenario file stem>)"
+        "scenarios",
+        nargs="*",
+        default=[],
+        metavar="SCENARIO",
+        help="scenario files (YAML) or folders of them",
     )
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    add_batch_options(p, records=None, battles=DEFAULT_BATTLES)
     p.add_argument(
         "--trace",
         type=int,
         metavar="K",
         help="run only battle K (counting from 0) and print it blow by blow; writes no files",
     )
+    p.set_defaults(handler=_run, parser=p)
+
+
+def add_batch_options(p, records: str | None, battles: int | None) -> None:
+    """The options every batch command takes (``run``, ``sweep``, ``compare``, ``balance``).
+
+    ``records`` None: ``all`` for one scenario, ``none`` for several (``run``)."""
+    shown = "all for one scenario, none for several" if records is None else records
+    p.add_argument(
+        "--battles",
+        type=int,
+        default=battles,
+        help="battles per scenario or variant (default 1000); with --precision, the first round",
+    )
+    p.add_argument("--seed", type=int, help="root seed (default: the scenario's seed)")
+    p.add_argument("--out", metavar="DIR", help="output folder (default under results/)")
+    p.add_argument(
+        "--workers", type=int, help="worker processes on this machine (default: all cores)"
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on the Dask cluster whose scheduler is at ADDRESS (needs combatsim[dask])",
+    )
+    p.add_argument(
+        "--records",
+        choices=RECORDS,
+        default=records,
+        help=f"per-battle records to keep: none, battles, all (default: {shown})",
+    )
+    p.add_argument(
+        "--precision",
+        type=float,
+        metavar="P",
+        help="run rounds of battles until every win rate's 95%% interval is within +-P (e.g. 0.02)",
+    )
+    p.add_argument(
+        "--max-battles",
+        type=int,
+        default=DEFAULT_MAX_BATTLES,
+        metavar="N",
+        help=f"with --precision, stop at N battles per variant (default {DEFAULT_MAX_BATTLES:,})",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=int,
+        default=CHUNK_SIZE,
+        metavar="N",
+        help=f"battles per unit of work (default {CHUNK_SIZE}); results do not depend on it",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="finish the interrupted run in DIR (only --workers, --scheduler, --quiet apply)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display and no summary")
-    p.set_defaults(handler=_run)
+
+
+def check_batch_options(args: argparse.Namespace) -> None:
+    """Refuse out-of-range options before anything is loaded (one line, exit 2)."""
+    if args.battles is not None:
+        check_range("--battles", args.battles, 1)
+    if args.workers is not None:
+        check_range("--workers", args.workers, 1)
+    if args.seed is not None:
+        check_range("--seed", args.seed, 0)
+    check_range("--chunk-size", args.chunk_size, 1)
+    if args.precision is not None:
+        if not 0 < args.precision < 0.5:
+            raise UsageError("--precision", args.precision, "a number between 0 and 0.5")
+        check_range("--max-battles", args.max_battles, args.battles or 1)
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError(
+            "--workers", args.workers, "nothing with --scheduler (the cluster decides)"
+        )
 
 
 def load_scenario(path: str):
@@ -57,49 +142,218 @@ def battle_runner():
     return run_battle
 
 
-def _run(args: argparse.Namespace) -> int:
-    check_range("--battles", args.battles, 1)
-    check_range("--workers", args.workers, 1)
-    if args.seed is not None:
-        check_range("--seed", args.seed, 0)
-    if args.trace is not None:
-        check_range("--trace", args.trace, 0)
+def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> bool:
+    """With ``--resume DIR``: put the interrupted run's own arguments into ``args``.
 
-    scenario = load_scenario(args.scenario)
-    seed = scenario.seed if args.seed is None else args.seed
-    if args.trace is not None:
-        return _trace(scenario, seed, args.trace)
+    ``keys`` are the arguments that fix the run's numbers; the run recorded them in
+    ``DIR/.combatsim/run.json`` when it started. Returns whether this is a resumed run.
+    """
+    if args.resume is None:
+        return False
+    folder = Path(args.resume)
+    run_file = folder / ".combatsim" / "run.json"
+    if not run_file.exists():
+        raise UsageError(
+            "--resume", args.resume, "a folder holding an unfinished run (DIR/.combatsim/run.json)"
+        )
+    meta = json.loads(run_file.read_text(encoding="utf-8")).get("meta", {})
+    if meta.get("command") != command:
+        raise UsageError(
+            "--resume", args.resume, f"an unfinished `combatsim {meta.get('command')}` run there"
+        )
+    for key in keys:
+        if getattr(args, key) != args.parser.get_default(key):
+            flag = "--" + key.replace("_", "-")
+            raise UsageError(
+                "--resume",
+                args.resume,
+                f"no {flag}: the run keeps its own settings; only "
+                "--workers, --scheduler and --quiet apply",
+            )
+    started_in = meta.get("cwd")
+    if started_in and Path(started_in).resolve() != Path.cwd().resolve():
+        raise UsageError(
+            "--resume", args.resume, f"running from {started_in}, where the run started"
+        )
+    for key in keys:
+        setattr(args, key, meta["args"][key])
+    args.out = args.resume
+    return True
 
-    from ..batch import simulate
-    from ..output import format_summary, write_results
+
+def run_meta(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """What ``resume`` needs, stored with the run."""
+    return {
+        "command": command,
+        "cwd": os.getcwd(),
+        "args": {key: getattr(args, key) for key in keys},
+    }
+
+
+def progress_display(args: argparse.Namespace):
+    if args.quiet:
+        return None
     from ..progress import Progress
 
-    progress = None if args.quiet else Progress(sys.stderr)
-    try:
-        result = simulate(
-            scenario,
-            args.battles,
-            seed=seed,
-            workers=args.workers,
-            progress=progress,
-            runner=battle_runner(),
+    return Progress(sys.stderr)
+
+
+def say_interrupted(result, command: str, out: Path) -> int:
+    done = result.summary["battles_completed"]
+    of = f" of {result.summary['battles_requested']}" if result.kind == "run" else ""
+    print(
+        f"combatsim: interrupted: wrote the {done}{of} battles that finished to {out}\n"
+        f"combatsim: continue with: combatsim {command} --resume {out}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERRUPTED
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Scenario files, with each folder replaced by the scenario files in it (sorted; catalogue
+    files are skipped)."""
+    out = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            out.append(path)
+            continue
+        from ..scenario import is_catalogue
+
+        found = [
+            str(f)
+            for f in sorted(folder.iterdir())
+            if f.suffix in (".yaml", ".yml") and f.is_file() and not is_catalogue(f)
+        ]
+        if not found:
+            raise UsageError("SCENARIO", path, "a folder with scenario files (*.yaml) in it")
+        out += found
+    return out
+
+
+# --- the command ------------------------------------------------------------------------------
+
+KEYS = (
+    "scenarios",
+    "battles",
+    "seed",
+    "records",
+    "precision",
+    "max_battles",
+    "chunk_size",
+)
+
+
+def _run(args: argparse.Namespace) -> int:
+    check_batch_options(args)
+    if args.trace is not None:
+        check_range("--trace", args.trace, 0)
+    resumed = resume(args, "run", KEYS)
+    if not args.scenarios:
+        args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
+    files = expand(args.scenarios)
+    single = len(files) == 1 and not Path(args.scenarios[0]).is_dir()
+
+    if args.trace is not None:
+        if not single:
+            raise UsageError("--trace", args.trace, "one scenario file, not several")
+        scenario = load_scenario(files[0])
+        seed = scenario.seed if args.seed is None else args.seed
+        return _trace(scenario, seed, args.trace)
+
+    records = args.records or ("all" if single else "none")
+    scenarios = [load_scenario(path) for path in files]
+    if args.out:
+        out = Path(args.out)
+    elif single:
+        out = Path("results") / Path(files[0]).stem
+    else:
+        out = Path("results") / (
+            Path(args.scenarios[0]).name if len(args.scenarios) == 1 else "runs"
         )
+
+    from ..sweeps import api
+
+    progress = progress_display(args)
+    options = {
+        "battles": args.battles,
+        "seed": args.seed,
+        "precision": args.precision,
+        "max_battles": args.max_battles,
+        "records": records,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "runner": battle_runner(),
+        "progress": progress,
+        "out": out,
+        "resume": resumed,
+        "chunk_size": args.chunk_size,
+        "meta": run_meta(args, "run", KEYS),
+    }
+    try:
+        if single:
+            result = api.run_one(scenarios[0], **options)
+        else:
+            result = api.run_many(scenarios, **options)
     finally:
         if progress is not None:
             progress.finish()
-    out = Path(args.out) if args.out else Path("results") / Path(args.scenario).stem
-    paths = write_results(result, out)
     if not args.quiet:
-        print(format_summary(result.summary))
-        print(f"\nresults in {out}: {', '.join(path.name for path in paths)}")
+        print(_text(result, single))
+        print(f"\nresults in {out}: {listing(out, result.files)}")
     if result.interrupted:
-        print(
-            f"combatsim: interrupted: wrote the {result.battles_completed} of {args.battles} "
-            f"battles that finished to {out}",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
+        return say_interrupted(result, "run", out)
     return 0
+
+
+def _text(result, single: bool) -> str:
+    from ..output import format_summary, format_table
+
+    if single:
+        text = format_summary(result.summary)
+    else:
+        runs = result.summary["runs"]
+        text = format_table(result.table, ["scenario"], _all_sides(runs))
+        text += f"\n\n{result.summary['battles_completed']} battles in all"
+    return text + precision_line(result.summary.get("precision"))
+
+
+def precision_line(report: dict | None) -> str:
+    if not report:
+        return ""
+    state = "reached" if report["reached"] else "NOT reached (--max-battles)"
+    return (
+        f"\nprecision +-{report['target']:g}: {state}; widest interval reaches "
+        f"+-{report['widest']:.4f}"
+    )
+
+
+def _all_sides(summaries) -> list[str]:
+    seen: dict[str, None] = {}
+    for summary in summaries:
+        seen.update(dict.fromkeys(summary["sides"]))
+    return list(seen)
+
+
+def listing(out: Path, files) -> str:
+    """``a.csv, b.csv, records``: the files directly in ``out`` and its folders, named once."""
+    return ", ".join(_name(out, p) for p in shown_files(out, files))
+
+
+def shown_files(out: Path, files) -> list[Path]:
+    """Files to list: those directly in ``out``, and each folder in it once."""
+    shown: dict[Path, None] = {}
+    for path in files:
+        rel = Path(path).relative_to(out) if Path(path).is_relative_to(out) else Path(path)
+        shown[out / rel.parts[0] if len(rel.parts) > 1 else Path(path)] = None
+    return list(shown)
+
+
+def _name(out: Path, path: Path) -> str:
+    try:
+        return str(Path(path).relative_to(out))
+    except ValueError:
+        return str(path)
 
 
 def _trace(scenario, seed: int, index: int) -> int:

@@ -1,23 +1,26 @@
-"""``combatsim validate FILE...``: load each scenario file and say whether it is valid.
+"""``combatsim validate FILE...``: load each scenario or catalogue file, say if it is valid.
 
-A valid file gets ``ok: FILE (scenario NAME, N combatants, system S)`` on stdout; a bad one
-gets its one-line error on stderr. Every file is checked; the exit code is 2 if any was bad.
+A valid scenario gets ``ok: FILE (scenario NAME, N combatants, system S)`` on stdout, a valid
+catalogue ``ok: FILE (catalogue: N weapons, N armor, N archetypes)``; a bad file gets its
+one-line error on stderr. Every file is checked; the exit code is 2 if any was bad.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..errors import CombatsimError
+from ..scenario import is_catalogue, load_catalogue
 from . import run
 
 EXIT_INVALID = 2
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check scenario files without running them")
-    p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML)")
+    p = sub.add_parser("validate", help="check scenario or catalogue files without running them")
+    p.add_argument("files", nargs="+", metavar="FILE", help="scenario or catalogue files (YAML)")
     p.set_defaults(handler=_validate)
 
 
@@ -25,6 +28,11 @@ def _validate(args: argparse.Namespace) -> int:
     status = 0
     for path in args.files:
         try:
+            if Path(path).is_file() and is_catalogue(path):
+                sections = load_catalogue(path)
+                counts = ", ".join(f"{len(v)} {k}" for k, v in sections.items())
+                print(f"ok: {path} (catalogue: {counts})")
+                continue
             scenario = run.load_scenario(path)
         except CombatsimError as err:
             print(f"combatsim: error: {err}", file=sys.stderr)

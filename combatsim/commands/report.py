@@ -1,0 +1,32 @@
+"""``combatsim report DIR``: plots and a self-contained HTML page from a results folder.
+
+Works on the folder of ``run``, ``sweep``, ``compare`` or ``balance`` (it reads
+``summary.json``); writes ``DIR/plots/*.png`` and ``DIR/report.html``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "report",
+        help="turn a results folder into PNG plots and an HTML report",
+        description="Write DIR/plots/*.png and DIR/report.html (images embedded) from the "
+        "summary.json of a run, sweep, comparison or balance search.",
+    )
+    p.add_argument("folder", metavar="DIR", help="a results folder (with summary.json)")
+    p.add_argument(
+        "--side", metavar="NAME", help="the side shown in the heatmap (default: the first)"
+    )
+    p.set_defaults(handler=_report)
+
+
+def _report(args: argparse.Namespace) -> int:
+    from ..report import render_report
+
+    paths = render_report(args.folder, args.side)
+    print(f"report: {paths[-1]}")
+    print("plots: " + ", ".join(str(p) for p in paths[:-1]))
+    return 0

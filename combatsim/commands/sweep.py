@@ -1,0 +1,127 @@
+"""``combatsim sweep SCENARIO --vary PATH=VALUES ...``: one scenario under a grid of variations.
+
+Each ``--vary [NAME:]PATH=VALUES`` (or an entry of ``--file SWEEP.yaml``) sets one field of the
+scenario to each of its values; every combination is a variant, one row of ``table.csv`` and
+``table.parquet`` with the varied values as columns. Every variant runs the same battle
+seeds (common random numbers), so differences between rows come from the variant, not luck.
+See ``combatsim.sweeps.fields`` for the path and value syntax.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import UsageError
+from . import run
+
+KEYS = (
+    "scenario",
+    "vary",
+    "file",
+    "battles",
+    "seed",
+    "records",
+    "precision",
+    "max_battles",
+    "chunk_size",
+)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run a scenario under a grid of variations (weapons, armor, counts, options)",
+        description="Run one scenario under every combination of the varied fields; every "
+        "variant uses the same battle seeds. PATH names a field as errors do: "
+        "sides[0].members[1].weapons[0], sides[runners].members[Grunt].armor, "
+        "sides[1].members[*].armor, rules.options.wound_modifiers. VALUES: a,b,c "
+        "(YAML, as in the scenario file), LO..HI or LO..HI/STEP.",
+    )
+    p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
+    p.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="[NAME:]PATH=VALUES",
+        help="a field and its values, e.g. 'weapon:sides[0].members[1].weapons[0]=ak97,fn_har' "
+        "(repeat for a grid)",
+    )
+    p.add_argument("--file", metavar="SWEEP.yaml", help="a sweep file (scenario, vary, defaults)")
+    p.add_argument(
+        "--report", action="store_true", help="also write the HTML report and plots (see report)"
+    )
+    run.add_batch_options(p, records="none", battles=None)
+    p.set_defaults(handler=_sweep, parser=p)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    run.check_batch_options(args)
+    resumed = run.resume(args, "sweep", KEYS)
+    from ..sweeps import api
+    from ..sweeps.fields import load_sweep_file, parse_vary
+
+    spec = load_sweep_file(args.file) if args.file else None
+    path = args.scenario or (spec.scenario if spec else None)
+    if path is None:
+        args.parser.error("the following arguments are required: SCENARIO (or --file, --resume)")
+    varies = list(spec.varies if spec else ()) + [parse_vary(v) for v in args.vary]
+    if not varies:
+        raise UsageError("--vary", None, "at least one [NAME:]PATH=VALUES (or a --file)")
+    battles = args.battles or (spec.battles if spec else None) or run.DEFAULT_BATTLES
+    seed = args.seed if args.seed is not None else (spec.seed if spec else None)
+    precision = args.precision if args.precision is not None else (spec.precision if spec else None)
+    out = Path(args.out) if args.out else Path("results") / f"{Path(path).stem}-sweep"
+
+    scenario = run.load_scenario(path)
+    progress = run.progress_display(args)
+    try:
+        result = api.sweep(
+            scenario,
+            varies,
+            battles=battles,
+            seed=seed,
+            precision=precision,
+            max_battles=args.max_battles,
+            records=args.records,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            runner=run.battle_runner(),
+            progress=progress,
+            out=out,
+            resume=resumed,
+            chunk_size=args.chunk_size,
+            meta=run.run_meta(args, "sweep", KEYS),
+        )
+    finally:
+        if progress is not None:
+            progress.finish()
+    files = list(result.files)
+    if args.report:
+        from ..report import render_report
+
+        files += render_report(out)
+    if not args.quiet:
+        print(describe(result))
+        print(f"\nresults in {out}: {run.listing(out, files)}")
+        if not args.report:
+            print(f"plots and report: combatsim report {out}")
+    if result.interrupted:
+        return run.say_interrupted(result, "sweep", out)
+    return 0
+
+
+def describe(result) -> str:
+    from ..output import format_table
+
+    summary = result.summary
+    names = [v["name"] for v in summary["vary"]]
+    sides = list(summary["variants"][0]["sides"]) if summary["variants"] else []
+    lines = [
+        f"{summary['scenario']} ({summary['source']}, {summary['system']})",
+        f"{len(summary['variants'])} variants, seed {summary['seed']}: every variant ran the "
+        "same battle seeds; win rates with 95% intervals",
+        "",
+        format_table(result.table, names, sides),
+    ]
+    return "\n".join(lines) + run.precision_line(summary.get("precision"))

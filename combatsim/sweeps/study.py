@@ -1,0 +1,450 @@
+"""Runs of several variants: rounds of battles, the precision stop, a resumable output folder.
+
+A ``Study`` runs battles of its variants in **units**: a unit is one variant (a sweep's row), or
+two variants run battle by battle side by side (a comparison, whose battle pairs are tallied).
+Every variant draws battle ``i`` from the same root seed (common random numbers).
+
+Without a precision target each unit runs ``battles`` battles. With one, a unit runs in rounds:
+``battles`` first, then more until every reported interval (each side's win rate; for a pair,
+each side's difference) reaches no further than ``precision`` from its estimate, or
+``max_battles`` is reached. A round's size is worked out from the previous round's complete
+tally, so where a run stops depends only on the seed, never on workers or timing.
+
+With an output folder, every finished chunk is committed to ``.combatsim/journal.jsonl`` (its
+tallies, one JSON line; its per-battle records to files beside it first), so a run stopped by
+Ctrl-C or a crash continues with ``resume`` where it stopped, and ends with the same files as a
+run that was never stopped. The folder's ``.combatsim`` is removed when the run completes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..backends import Backend
+from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
+from ..errors import CombatsimError, UsageError, check_range
+from ..stats import half_width, paired_difference_interval, rate_with_interval
+
+STATE = ".combatsim"
+RUN_FILE = "run.json"
+JOURNAL = "journal.jsonl"
+FORMAT = 1
+DEFAULT_MAX_BATTLES = 1_000_000
+GROWTH = 4  # a precision round at most quadruples the battles so far
+MARGIN = 1.1  # and aims a little past the estimate, so most units need only one more round
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that fixes a study's numbers (so a resumed run must match it)."""
+
+    seed: int | None  # None: each scenario's own seed
+    battles: int
+    precision: float | None = None
+    max_battles: int = DEFAULT_MAX_BATTLES
+    chunk_size: int = 250
+    records: str = "none"
+
+    def __post_init__(self):
+        if self.seed is not None:
+            check_range("seed", self.seed, 0)
+        check_range("battles", self.battles, 1)
+        check_range("chunk_size", self.chunk_size, 1)
+        check_records(self.records)
+        if self.precision is not None:
+            if not 0 < self.precision < 0.5:
+                raise UsageError("precision", self.precision, "a number between 0 and 0.5")
+            check_range("max_battles", self.max_battles, self.battles)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "battles": self.battles,
+            "precision": self.precision,
+            "max_battles": self.max_battles,
+            "chunk_size": self.chunk_size,
+            "records": self.records,
+        }
+
+
+@dataclass
+class Unit:
+    """Variants that run battle by battle together; what of them is finished."""
+
+    variants: tuple[int, ...]
+    tallies: list[Tally]
+    pairs: Counter | None
+    done: int = 0  # battles 0 .. done - 1 are finished and in the tallies
+    target: int = 0  # where this round ends
+    settled: bool = False  # no more rounds: the precision is reached, or the limit
+    available: dict[int, Chunk] = field(default_factory=dict)  # finished, beyond ``done``
+    spans: list[tuple[int, int]] = field(default_factory=list)  # merged chunks' battles
+
+    def precision(self) -> float:
+        """How far the widest reported interval reaches from its estimate."""
+        if self.pairs is None:
+            outcomes = self.tallies[0].outcomes()["sides"].values()
+            return max(half_width(s["win_rate"], s["ci95"]) for s in outcomes)
+        differences = paired_differences(self.tallies[0], self.tallies[1], self.pairs)
+        return max(half_width(d["difference"], d["ci95"]) for d in differences[:-1])
+
+
+class Study:
+    """Variants, settings, and (optionally) an output folder to journal into.
+
+    ``meta`` is stored in the folder for ``resume`` (the command's arguments); ``fingerprint``
+    must change whenever anything that fixes the numbers changes (see ``fingerprint``).
+    """
+
+    def __init__(
+        self,
+        scenarios: Sequence[Any],
+        settings: Settings,
+        runner: Runner,
+        units: Sequence[tuple[int, ...]] | None = None,
+        out: str | os.PathLike | None = None,
+        resume: bool = False,
+        meta: dict[str, Any] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
+        self.scenarios = list(scenarios)
+        self.settings = settings
+        seeds = tuple(s.seed if settings.seed is None else settings.seed for s in self.scenarios)
+        self.seeds = seeds
+        self.job = Job(tuple(scenarios), runner, seeds, settings.records)
+        self.units = [
+            Unit(
+                tuple(u),
+                [Tally.empty(self.scenarios[v]) for v in u],
+                Counter() if len(u) == 2 else None,
+            )
+            for u in (units or [(v,) for v in range(len(self.scenarios))])
+        ]
+        self._unit_of = {u.variants: u for u in self.units}
+        self.progress = progress or (lambda done, total: None)
+        self.interrupted = False
+        self.out = Path(out) if out is not None else None
+        self.state = self.out / STATE if self.out is not None else None
+        # Whether the folder held results before this run (so stale ones may be removed).
+        self.had_results = self.out is not None and (self.out / "summary.json").exists()
+        # Without a folder, kept records stay in memory: variant -> chunk start -> rows.
+        self._rows: dict[int, dict[int, tuple[list, list | None]]] = {}
+        self._journal = None
+        meta = dict(meta or {})
+        self._fingerprint = fingerprint(self.scenarios, settings, meta.get("command"))
+        if self.state is not None:
+            if resume:
+                self._load(meta)
+            else:
+                if self.state.exists():
+                    shutil.rmtree(self.state)
+                self.state.mkdir(parents=True)
+                stored = {
+                    "format": FORMAT,
+                    "meta": meta,
+                    "settings": settings.to_json(),
+                    "fingerprint": self._fingerprint,
+                }
+                _write_text(self.state / RUN_FILE, json.dumps(stored, indent=2, sort_keys=True))
+            self._journal = open(self.state / JOURNAL, "a", encoding="utf-8")  # noqa: SIM115
+
+    # --- running ----------------------------------------------------------------------------
+
+    def evaluate(self, backend: Backend, units: Sequence[tuple[int, ...]] | None = None) -> bool:
+        """Bring the units (default: all) to their final battle counts; False if interrupted.
+
+        Units already there cost nothing, so a search may call this again and again.
+        """
+        chosen = [self._unit_of[tuple(u)] for u in units] if units is not None else self.units
+        for unit in chosen:
+            if unit.target == 0:
+                unit.target = self.settings.battles
+        while not self.interrupted:
+            for unit in chosen:
+                self._advance(unit)
+            todo = [u for u in chosen if u.done < u.target]
+            if todo:
+                self._run_round(backend, todo)
+                continue
+            growing = [u for u in chosen if not u.settled and self._next_round(u)]
+            if not growing:
+                return True
+        return False
+
+    def _next_round(self, unit: Unit) -> bool:
+        precision, settings = self.settings.precision, self.settings
+        if precision is None or unit.settled:
+            unit.settled = True
+            return False
+        now = unit.precision()
+        if now <= precision or unit.done >= settings.max_battles:
+            unit.settled = True
+            return False
+        wanted = math.ceil(unit.done * (now / precision) ** 2 * MARGIN)
+        step = settings.chunk_size
+        wanted = max(unit.done + step, min(wanted, GROWTH * unit.done))
+        wanted = math.ceil(wanted / step) * step
+        unit.target = min(wanted, settings.max_battles)
+        return True
+
+    def _run_round(self, backend: Backend, units: list[Unit]) -> None:
+        total = sum(u.target * len(u.variants) for u in self.units if u.target)
+        done = sum(
+            (u.done + sum(c.stop - c.task.start for c in u.available.values())) * len(u.variants)
+            for u in self.units
+        )
+
+        def on_chunk(chunk: Chunk) -> None:
+            nonlocal done
+            self._commit(chunk)
+            done += chunk.done
+            self.progress(done, total)
+
+        tasks = (t for u in units for t in self._gaps(u))
+        if backend.run(self.job, tasks, on_chunk):
+            self.interrupted = True
+        for unit in units:
+            self._advance(unit)
+
+    def _gaps(self, unit: Unit) -> Iterator[Task]:
+        edge = unit.done
+        for start in sorted(s for s in unit.available if s >= unit.done):
+            if start > edge:
+                yield from split(
+                    unit.variants, edge, min(start, unit.target), self.settings.chunk_size
+                )
+            edge = max(edge, unit.available[start].stop)
+        if edge < unit.target:
+            yield from split(unit.variants, edge, unit.target, self.settings.chunk_size)
+
+    def _commit(self, chunk: Chunk) -> None:
+        unit = self._unit_of[chunk.task.variants]
+        if self.state is not None:
+            self._write_records(chunk)
+            line = {
+                "variants": list(chunk.task.variants),
+                "start": chunk.task.start,
+                "stop": chunk.stop,
+                "tallies": [t.to_json() for t in chunk.tallies],
+                "pairs": _pairs_json(chunk.pairs),
+            }
+            self._journal.write(json.dumps(line, sort_keys=True) + "\n")
+            self._journal.flush()
+            chunk = Chunk(chunk.task, chunk.stop, chunk.tallies, None, None, chunk.pairs)
+        elif chunk.battles is not None:
+            for k, variant in enumerate(chunk.task.variants):
+                combatants = chunk.combatants[k] if chunk.combatants is not None else None
+                self._rows.setdefault(variant, {})[chunk.task.start] = (
+                    chunk.battles[k],
+                    combatants,
+                )
+            chunk = Chunk(chunk.task, chunk.stop, chunk.tallies, None, None, chunk.pairs)
+        unit.available[chunk.task.start] = chunk
+        self._advance(unit)  # merge as chunks arrive: only out-of-order ones wait, briefly
+
+    def _advance(self, unit: Unit) -> None:
+        while unit.done in unit.available and unit.done < max(unit.target, 1):
+            chunk = unit.available.pop(unit.done)
+            for mine, theirs in zip(unit.tallies, chunk.tallies, strict=True):
+                mine.merge(theirs)
+            if unit.pairs is not None and chunk.pairs is not None:
+                unit.pairs.update(chunk.pairs)
+            if self.settings.records != "none":  # only to find the chunks' record files
+                unit.spans.append((chunk.task.start, chunk.stop))
+            unit.done = chunk.stop
+
+    # --- what it found ----------------------------------------------------------------------
+
+    def tally(self, variant: int) -> Tally:
+        """The variant's tally: its finished battles (after an interruption, every finished
+        chunk, whether or not the ones before it finished)."""
+        for unit in self.units:
+            if variant in unit.variants:
+                k = unit.variants.index(variant)
+                total = Tally.empty(self.scenarios[variant]).merge(unit.tallies[k])
+                for chunk in unit.available.values():
+                    total.merge(chunk.tallies[k])
+                return total
+        raise KeyError(variant)
+
+    def pairs(self, unit: tuple[int, ...]) -> Counter:
+        found = self._unit_of[tuple(unit)]
+        total = Counter(found.pairs or {})
+        for chunk in found.available.values():
+            total.update(chunk.pairs or {})
+        return total
+
+    def precision_report(self) -> dict[str, Any] | None:
+        """For the summary: the target, whether every unit reached it, the widest interval."""
+        if self.settings.precision is None:
+            return None
+        return {
+            "target": self.settings.precision,
+            "max_battles": self.settings.max_battles,
+            "reached": all(u.precision() <= self.settings.precision for u in self.units if u.done),
+            "widest": round(max((u.precision() for u in self.units if u.done), default=1.0), 6),
+        }
+
+    def requested(self, variant: int) -> int:
+        for unit in self.units:
+            if variant in unit.variants:
+                return max(unit.target, self.settings.battles)
+        raise KeyError(variant)
+
+    def rows(self, variant: int, kind: str) -> Iterator[dict[str, Any]]:
+        """Without a folder: the variant's kept records of ``kind`` (``battles`` or
+        ``combatants``), in battle order."""
+        kept = self._rows.get(variant, {})
+        for start in sorted(kept):
+            rows = kept[start][0 if kind == "battles" else 1]
+            yield from rows or ()
+
+    # --- the folder ---------------------------------------------------------------------------
+
+    def _write_records(self, chunk: Chunk) -> None:
+        for k, variant in enumerate(chunk.task.variants):
+            for kind, rows in (("battles", chunk.battles), ("combatants", chunk.combatants)):
+                if rows is None or not rows[k]:
+                    continue
+                path = self._chunk_file(variant, kind, chunk.task.start, chunk.stop)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                from ..output import write_csv
+
+                write_csv(table(rows[k]), path)
+
+    def _chunk_file(self, variant: int, kind: str, start: int, stop: int) -> Path:
+        return self.state / "records" / f"v{variant:04d}" / f"{kind}-{start:010d}-{stop:010d}.csv"
+
+    def record_files(self, variant: int, kind: str) -> list[Path]:
+        """The variant's chunk files of ``kind`` records, in battle order (complete chunks)."""
+        if self.state is None:
+            return []
+        unit = next(u for u in self.units if variant in u.variants)
+        spans = sorted(unit.spans + [(c.task.start, c.stop) for c in unit.available.values()])
+        files = []
+        for start, stop in spans:
+            path = self._chunk_file(variant, kind, start, stop)
+            if path.exists():
+                files.append(path)
+        return files
+
+    def _load(self, meta: dict[str, Any]) -> None:
+        run_file = self.state / RUN_FILE
+        if not run_file.exists():
+            raise UsageError("--resume", str(self.out), "a folder holding an unfinished run")
+        stored = json.loads(run_file.read_text(encoding="utf-8"))
+        if stored.get("fingerprint") != self._fingerprint:
+            raise CombatsimError(
+                f"--resume {self.out}: the scenario files, catalogues or settings changed since "
+                "the run started; start it afresh (without --resume)"
+            )
+        journal = self.state / JOURNAL
+        if not journal.exists():
+            return
+        for line in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the last line of a run killed while writing it
+            variants = tuple(entry["variants"])
+            task = Task(variants, entry["start"], entry["stop"])
+            tallies = [Tally.from_json(t) for t in entry["tallies"]]
+            pairs = _pairs_from_json(entry["pairs"])
+            unit = self._unit_of.get(variants)
+            if unit is not None:
+                unit.available[task.start] = Chunk(task, task.stop, tallies, None, None, pairs)
+
+    def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def cleanup(self) -> None:
+        """Remove the journal and chunk files: call once the results are written."""
+        self.close()
+        if self.state is not None and self.state.exists():
+            shutil.rmtree(self.state)
+
+
+def _pairs_json(pairs: Counter | None) -> list | None:
+    if pairs is None:
+        return None
+    # None (a draw) sorts first; the order only makes the journal readable.
+    return sorted(([a, b, n] for (a, b), n in pairs.items()), key=lambda t: (str(t[0]), str(t[1])))
+
+
+def _pairs_from_json(data: list | None) -> Counter | None:
+    if data is None:
+        return None
+    return Counter({(a, b): n for a, b, n in data})
+
+
+def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict[str, Any]]:
+    """Per side (by position), and for draws: B's rate minus A's, with Newcombe's paired
+    interval and the exact McNemar p-value. ``pairs`` counts ``(winner in A, winner in B)``."""
+    from ..stats import mcnemar_p_value
+
+    n = sum(pairs.values())
+    rows = []
+    outcomes = [(a, b) for a, b in zip(first.sides, second.sides, strict=True)] + [(None, None)]
+    for side_a, side_b in outcomes:
+        both = sum(c for (wa, wb), c in pairs.items() if wa == side_a and wb == side_b)
+        a_only = sum(c for (wa, wb), c in pairs.items() if wa == side_a and wb != side_b)
+        b_only = sum(c for (wa, wb), c in pairs.items() if wa != side_a and wb == side_b)
+        neither = n - both - a_only - b_only
+        low, high = paired_difference_interval(both, b_only, a_only, neither)
+        rate_a, _ = rate_with_interval(both + a_only, n)
+        rate_b, _ = rate_with_interval(both + b_only, n)
+        if side_a is None:
+            label = "draws"
+        else:
+            label = side_a if side_a == side_b else f"{side_a} / {side_b}"
+        rows.append(
+            {
+                "side": label,
+                "a": rate_a,
+                "b": rate_b,
+                "difference": None if n == 0 else round((b_only - a_only) / n, 6),
+                "ci95": [round(low, 6), round(high, 6)],
+                "p_value": round(mcnemar_p_value(b_only, a_only), 6),
+                "significant": bool(n and (low > 0 or high < 0)),
+                "a_only": a_only,
+                "b_only": b_only,
+            }
+        )
+    return rows
+
+
+def fingerprint(scenarios: Sequence[Any], settings: Settings, command: Any = None) -> str:
+    """A hash of what fixes a study's numbers: each scenario's mapping and its catalogues' bytes
+    (or, for a scenario not loaded from a file, its repr), the settings and the command."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([command, settings.to_json()], sort_keys=True).encode())
+    for scenario in scenarios:
+        data = getattr(scenario, "data", None)
+        if isinstance(data, dict):
+            digest.update(json.dumps(data, sort_keys=True, default=str).encode())
+            base = Path(scenario.source).parent
+            for rel in data.get("catalogues") or []:
+                try:
+                    digest.update((base / rel).read_bytes())
+                except OSError:
+                    digest.update(b"missing " + str(rel).encode())
+        else:
+            digest.update(repr(scenario).encode())
+    return digest.hexdigest()
+
+
+def _write_text(path: Path, text: str) -> None:
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text + "\n", encoding="utf-8")
+    os.replace(temp, path)
