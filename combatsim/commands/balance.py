@@ -14,19 +14,7 @@ from pathlib import Path
 
 from . import run
 
-KEYS = (
-    "scenario",
-    "vary",
-    "side",
-    "target",
-    "search",
-    "battles",
-    "seed",
-    "records",
-    "precision",
-    "max_battles",
-    "chunk_size",
-)
+KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
 
 
 def add_parser(sub) -> None:

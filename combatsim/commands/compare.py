@@ -16,18 +16,7 @@ from pathlib import Path
 from ..errors import UsageError
 from . import run
 
-KEYS = (
-    "a",
-    "b",
-    "set_a",
-    "set_b",
-    "battles",
-    "seed",
-    "records",
-    "precision",
-    "max_battles",
-    "chunk_size",
-)
+KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
 
 
 def add_parser(sub) -> None:

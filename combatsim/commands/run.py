@@ -233,8 +233,8 @@ def expand(paths: list[str]) -> list[str]:
 
 # --- the command ------------------------------------------------------------------------------
 
-KEYS = (
-    "scenarios",
+# The options that change a batch's numbers: a resumed run refuses to change any of them.
+BATCH_KEYS = (
     "battles",
     "seed",
     "records",
@@ -242,6 +242,7 @@ KEYS = (
     "max_battles",
     "chunk_size",
 )
+KEYS = ("scenarios", *BATCH_KEYS)
 
 
 def _run(args: argparse.Namespace) -> int:

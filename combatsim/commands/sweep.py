@@ -15,17 +15,7 @@ from pathlib import Path
 from ..errors import UsageError
 from . import run
 
-KEYS = (
-    "scenario",
-    "vary",
-    "file",
-    "battles",
-    "seed",
-    "records",
-    "precision",
-    "max_battles",
-    "chunk_size",
-)
+KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
 
 
 def add_parser(sub) -> None:
