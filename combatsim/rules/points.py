@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 
 class PointPoolRules:
-    """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>`` and ``max_<pool>``."""
+    """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>``, ``max_<pool>`` and
+    ``this_target``, and which resolves every attack in ``_attack(battle, attacker, target,
+    weapon, ranged, interception=False)``."""
 
     pool: ClassVar[str]
 
@@ -41,6 +43,19 @@ class PointPoolRules:
     def movement(self, fighter: Fighter) -> tuple[float, float]:
         sheet = fighter.spec.sheet
         return float(sheet.move), float(sheet.move * sheet.run_multiplier)
+
+    def ranged_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
+    ) -> None:
+        """One roll whatever the rounds (a burst is one attack); the target is remembered so a
+        follow-up shot at it can count as aimed."""
+        attacker.state.this_target = target
+        self._attack(battle, attacker, target, weapon, ranged=True)
+
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     def blast_radius(self, weapon) -> float:
         return weapon.blast_radius

@@ -303,17 +303,6 @@ class FourD8(PointPoolRules, RuleSystem):
         return r
 
     # --- attacks ------------------------------------------------------------------------------
-    def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
-    ) -> None:
-        attacker.state.this_target = target
-        self._attack(battle, attacker, target, weapon, ranged=True)
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
-
     def _attack(
         self,
         battle: Battle,

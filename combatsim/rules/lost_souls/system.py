@@ -368,17 +368,6 @@ class LostSouls(PointPoolRules, RuleSystem):
         return dice.cooperative_dice(tier, self.table(battle))
 
     # --- attacks ------------------------------------------------------------------------------
-    def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
-    ) -> None:
-        attacker.state.this_target = target
-        self._attack(battle, attacker, target, weapon, ranged=True)
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
-
     def _attack(
         self,
         battle: Battle,
