@@ -73,16 +73,7 @@ def _compare(args: argparse.Namespace) -> int:
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,
-            max_battles=args.max_battles,
-            records=args.records,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            runner=run.battle_runner(),
-            progress=progress,
-            out=out,
-            resume=resumed,
-            chunk_size=args.chunk_size,
-            meta=run.run_meta(args, "compare", KEYS),
+            **run.batch_options(args, "compare", KEYS, out, resumed, progress),
         )
     finally:
         if progress is not None:

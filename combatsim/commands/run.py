@@ -190,6 +190,31 @@ def run_meta(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> d
     }
 
 
+def batch_options(
+    args: argparse.Namespace,
+    command: str,
+    keys: tuple[str, ...],
+    out: Path,
+    resumed: bool,
+    progress,
+    records: str | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments every ``combatsim.sweeps.api`` entry point takes from a batch
+    command's options (its own: battles, seed, precision and the like, it adds itself)."""
+    return {
+        "max_battles": args.max_battles,
+        "records": records if records is not None else args.records,
+        "workers": args.workers,
+        "scheduler": args.scheduler,
+        "runner": battle_runner(),
+        "progress": progress,
+        "out": out,
+        "resume": resumed,
+        "chunk_size": args.chunk_size,
+        "meta": run_meta(args, command, keys),
+    }
+
+
 def progress_display(args: argparse.Namespace):
     if args.quiet:
         return None
@@ -276,26 +301,13 @@ def _run(args: argparse.Namespace) -> int:
     from ..sweeps import api
 
     progress = progress_display(args)
-    options = {
-        "battles": args.battles,
-        "seed": args.seed,
-        "precision": args.precision,
-        "max_battles": args.max_battles,
-        "records": records,
-        "workers": args.workers,
-        "scheduler": args.scheduler,
-        "runner": battle_runner(),
-        "progress": progress,
-        "out": out,
-        "resume": resumed,
-        "chunk_size": args.chunk_size,
-        "meta": run_meta(args, "run", KEYS),
-    }
+    options = batch_options(args, "run", KEYS, out, resumed, progress, records=records)
+    common = {"battles": args.battles, "seed": args.seed, "precision": args.precision}
     try:
         if single:
-            result = api.run_one(scenarios[0], **options)
+            result = api.run_one(scenarios[0], **common, **options)
         else:
-            result = api.run_many(scenarios, **options)
+            result = api.run_many(scenarios, **common, **options)
     finally:
         if progress is not None:
             progress.finish()

@@ -72,16 +72,7 @@ def _sweep(args: argparse.Namespace) -> int:
             battles=battles,
             seed=seed,
             precision=precision,
-            max_battles=args.max_battles,
-            records=args.records,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            runner=run.battle_runner(),
-            progress=progress,
-            out=out,
-            resume=resumed,
-            chunk_size=args.chunk_size,
-            meta=run.run_meta(args, "sweep", KEYS),
+            **run.batch_options(args, "sweep", KEYS, out, resumed, progress),
         )
     finally:
         if progress is not None:
