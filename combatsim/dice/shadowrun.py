@@ -127,6 +127,51 @@ def roll(
     return count(chains, dice.effective_tn(tn), dice), chains
 
 
+def roll_count(
+    take: Callable[[int], Sequence[int]], n: int, tn: int, dice: PoolDice = D6
+) -> tuple[int, bool]:
+    """``(successes, fumble)`` of an ``n``-die test, drawing exactly what ``roll`` draws.
+
+    The untraced battle's test: no chains are built, but every face ``roll_chains`` would draw
+    is drawn, in the same order (the first faces of all dice, then each top face's re-rolls
+    in die order), so a batch and the traced replay of the same battle see the same stream.
+    A d6 showing 6 is still rolled again at a TN of 6 or less, where the total cannot change
+    the result: the trace shows the player's whole roll, and the batch must keep in step.
+    """
+    faces = take(n)
+    top = dice.top
+    low = dice.low
+    fumble = n > 0 and faces.count(low) == n
+    tops = faces.count(top)
+    target = dice.effective_tn(tn)
+    if target is not None and target <= top:
+        successes = 0
+        for face in faces:
+            if face >= target:
+                successes += 1
+        if tops and not dice.rule_of_seven:  # Rule of Six: the re-rolls are drawn all the same
+            for _ in range(tops):
+                while take(1)[0] == top:
+                    pass
+        return successes, fumble
+    if target is None:
+        if tops and not dice.rule_of_seven:
+            for _ in range(tops):
+                while take(1)[0] == top:
+                    pass
+        return 0, fumble
+    successes = 0
+    seven = dice.rule_of_seven
+    for _ in range(tops):  # only a top face can reach a TN above it
+        total = face = top
+        while face == top and (not seven or total < target):
+            face = take(1)[0]
+            total += face
+        if total >= target:
+            successes += 1
+    return successes, fumble
+
+
 def _check_chain(chain: tuple[int, ...], dice: PoolDice, target: int | None) -> None:
     if not chain or any(not dice.low <= f <= dice.top for f in chain):
         raise ValueError(f"{dice.name} faces must be {dice.low}..{dice.top}, got {chain}")

@@ -9,7 +9,6 @@ or the ruling (../shared/RULINGS.md) it implements.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
@@ -81,23 +80,78 @@ def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     return LEVELS[min(index, 3)], over
 
 
-@dataclass
 class SRState:
-    """A combatant's mutable state in one battle."""
+    """A combatant's mutable state in one battle, and the sheet values its tests read, flat.
 
-    physical: int = 0  # boxes, 0-10
-    stun: int = 0  # boxes, 0-10
-    overflow: int = 0  # Physical boxes beyond the monitor (ruling 7: dead past Body)
-    dodge: int = 0
-    defense: int = 0
-    karma: int = 0
-    karma_spent: int = 0
-    ballistic: int = 0
-    impact: int = 0
-    fumbles: int = 0
-    dodge_spent: int = 0
-    karma_rerolled: bool = False
-    tests: dict = field(default_factory=dict)
+    Derived once at battle start so a test reads attributes, not a walk through the spec.
+    The wound modifier (ruling 7) is kept in ``penalty`` and updated whenever ``physical``
+    or ``stun`` changes, so the many TNs that add it read one attribute.
+    """
+
+    __slots__ = (
+        "_physical",
+        "_stun",
+        "penalty",
+        "wound_modifiers",
+        "overflow",
+        "dodge",
+        "defense",
+        "karma",
+        "karma_spent",
+        "ballistic",
+        "impact",
+        "fumbles",
+        "dodge_spent",
+        "karma_rerolled",
+        "dodge_pool",
+        "defense_pool",
+        "body",
+        "reaction",
+        "firearms",
+        "melee_skill",
+        "vision",
+        "karma_policy",
+        "dodge_policy",
+    )
+
+    def __init__(self, wound_modifiers: bool = True, **values):
+        self._physical = self._stun = self.penalty = 0
+        self.wound_modifiers = wound_modifiers
+        self.overflow = self.dodge = self.defense = self.karma = self.karma_spent = 0
+        self.ballistic = self.impact = self.fumbles = self.dodge_spent = 0
+        self.karma_rerolled = False
+        self.dodge_pool = self.defense_pool = self.body = self.reaction = 0
+        self.firearms = self.melee_skill = 0
+        self.vision = "normal"
+        self.karma_policy = "never"
+        self.dodge_policy = "match"
+        for key, value in values.items():
+            setattr(self, key, value)
+
+    @property
+    def physical(self) -> int:
+        """Physical boxes filled, 0-10."""
+        return self._physical
+
+    @physical.setter
+    def physical(self, boxes: int) -> None:
+        self._physical = boxes
+        self._update_penalty()
+
+    @property
+    def stun(self) -> int:
+        """Stun boxes filled, 0-10."""
+        return self._stun
+
+    @stun.setter
+    def stun(self, boxes: int) -> None:
+        self._stun = boxes
+        self._update_penalty()
+
+    def _update_penalty(self) -> None:
+        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
+        if self.wound_modifiers:
+            self.penalty = wound_modifier(self._physical) + wound_modifier(self._stun)
 
 
 @register
@@ -119,18 +173,29 @@ class ClassicShadowrun(RuleSystem):
     def new_state(self, fighter: Fighter) -> SRState:
         sheet = fighter.spec.sheet
         armor = fighter.spec.armor
+        skills = sheet.skills
         return SRState(
+            wound_modifiers=self.options.wound_modifiers,
             dodge=sheet.dodge_pool,
             defense=sheet.defense_pool,
+            dodge_pool=sheet.dodge_pool,
+            defense_pool=sheet.defense_pool,
             karma=sheet.karma if self.options.instant_karma else 0,
             ballistic=armor.ballistic if armor else 0,
             impact=armor.impact if armor else 0,
+            body=sheet.attributes.body,
+            reaction=sheet.attributes.reaction,
+            firearms=skills.firearms,
+            melee_skill=max(skills.armed_combat, skills.unarmed_combat),
+            vision=sheet.vision,
+            karma_policy=fighter.spec.tactics.karma,
+            dodge_policy=fighter.spec.tactics.dodge,
         )
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
-        sheet, st = fighter.spec.sheet, fighter.state
-        st.dodge, st.defense = sheet.dodge_pool, sheet.defense_pool
+        st = fighter.state
+        st.dodge, st.defense = st.dodge_pool, st.defense_pool
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
@@ -158,28 +223,26 @@ class ClassicShadowrun(RuleSystem):
         return scores
 
     def initiative_penalty(self, fighter: Fighter) -> int:
-        return self.tn_penalty(fighter)
+        return fighter.state.penalty
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
         """Ruling 1: among equal scores, the higher Reaction acts first."""
-        return fighter.spec.sheet.attributes.reaction
+        return fighter.state.reaction
 
     def resist_tn(self, fighter: Fighter, power: int) -> int:
         """A resistance test's TN: the Power, plus the resister's wound modifier (ruling 7
         puts it on every TN, the attacker's and the defender's alike)."""
-        return power + self.tn_penalty(fighter)
+        return power + fighter.state.penalty
 
     def tn_penalty(self, fighter: Fighter) -> int:
-        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
-        if not self.options.wound_modifiers:
-            return 0
-        st = fighter.state
-        return wound_modifier(st.physical) + wound_modifier(st.stun)
+        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off),
+        kept up to date by the state as boxes fill."""
+        return fighter.state.penalty
 
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: Fighter) -> bool:
         st = fighter.state
-        return st.physical < MONITOR_BOXES and st.stun < MONITOR_BOXES
+        return st._physical < MONITOR_BOXES and st._stun < MONITOR_BOXES
 
     def status(self, fighter: Fighter) -> str:
         """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
@@ -212,7 +275,7 @@ class ClassicShadowrun(RuleSystem):
 
     def harm(self, fighter: Fighter) -> float:
         st = fighter.state
-        return max(st.physical, st.stun) / MONITOR_BOXES
+        return max(st._physical, st._stun) / MONITOR_BOXES
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -246,11 +309,50 @@ class ClassicShadowrun(RuleSystem):
         what: str,
         karma: str | None = None,
     ) -> dice.PoolResult:
-        """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow."""
+        """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow.
+
+        Untraced, the dice are counted without building chains (``dice.roll_count``, which
+        draws exactly the faces the traced ``dice.roll`` draws), so a batch and the traced
+        replay of a battle roll the same.
+        """
+        if battle.tracing:
+            return self._traced_test(battle, fighter, n, tn, what, karma)
+        kind = self.pool_dice
+        take = battle.roll.taker(kind.low, kind.top)
+        successes, fumble = dice.roll_count(take, n, tn, kind)
+        if (
+            karma == "attack"
+            and fighter is not None
+            and (successes == 0 or fumble)
+            and fighter.state.karma >= 1
+            and fighter.state.karma_policy in ("attack", "both")
+            and not fighter.state.karma_rerolled
+        ):
+            st = fighter.state
+            st.karma_rerolled = True
+            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
+            st.karma_spent += 1
+            again, _ = dice.roll_count(take, n - successes, tn, kind)
+            successes += again
+            fumble = False
+        if fumble and fighter is not None:
+            fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
+        return dice.PoolResult(successes, fumble)
+
+    def _traced_test(
+        self,
+        battle: Battle,
+        fighter: Fighter | None,
+        n: int,
+        tn: int,
+        what: str,
+        karma: str | None,
+    ) -> dice.PoolResult:
+        """``test`` with every die's chain of faces in the trace (the same draws)."""
         kind = self.pool_dice
         result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
         if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
-            policy = fighter.spec.tactics.karma
+            policy = fighter.state.karma_policy
             rerollable = result.fumble or result.successes == 0
             if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
                 fighter.state.karma_rerolled = True
@@ -267,31 +369,29 @@ class ClassicShadowrun(RuleSystem):
                 _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
                 result = dice.count(kept + rerolled, target, kind)
                 result = dice.PoolResult(result.successes, False, result.totals)
-                if battle.tracing:
-                    battle.trace(
-                        "karma",
-                        f"{fighter.name} spends 1 Karma to re-roll failed dice "
-                        f"({before.successes} successes{', a fumble' if before.fumble else ''} "
-                        f"-> {result.successes})",
-                        actor=fighter,
-                    )
+                battle.trace(
+                    "karma",
+                    f"{fighter.name} spends 1 Karma to re-roll failed dice "
+                    f"({before.successes} successes{', a fumble' if before.fumble else ''} "
+                    f"-> {result.successes})",
+                    actor=fighter,
+                )
                 chains = kept + rerolled
         if result.fumble and fighter is not None:
             fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
-        if battle.tracing:
-            target = kind.effective_tn(tn)
-            rolled_as = "" if target == tn else f" (rolled as {target or 'impossible'})"
-            battle.trace(
-                "roll",
-                f"{what}: {n} dice vs TN {tn}{rolled_as}: {_faces(chains)} -> {result.successes} "
-                f"success{'es' if result.successes != 1 else ''}"
-                + (" (FUMBLE)" if result.fumble else ""),
-                actor=fighter,
-                dice=[list(c) for c in chains],
-                tn=tn,
-                successes=result.successes,
-                fumble=result.fumble,
-            )
+        target = kind.effective_tn(tn)
+        rolled_as = "" if target == tn else f" (rolled as {target or 'impossible'})"
+        battle.trace(
+            "roll",
+            f"{what}: {n} dice vs TN {tn}{rolled_as}: {_faces(chains)} -> {result.successes} "
+            f"success{'es' if result.successes != 1 else ''}"
+            + (" (FUMBLE)" if result.fumble else ""),
+            actor=fighter,
+            dice=[list(c) for c in chains],
+            tn=tn,
+            successes=result.successes,
+            fumble=result.fumble,
+        )
         return result
 
     def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
@@ -305,45 +405,78 @@ class ClassicShadowrun(RuleSystem):
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_tn(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
-    ) -> tuple[int, list[str]]:
-        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables."""
-        sheet = attacker.spec.sheet
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon,
+        shots: int,
+        explain: bool = True,
+    ) -> tuple[int, list[str] | None]:
+        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables.
+
+        Returns the TN and, with ``explain``, one note per modifier for the trace (None
+        without: an untraced battle builds no text).
+        """
+        st = attacker.state
+        env = battle.environment
         distance = battle.distance(attacker, target)
-        if distance <= battle.environment.melee_range:
-            tn, notes = MELEE_TN, [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        if distance <= env.melee_range:
+            band, tn = -1, MELEE_TN
         else:
-            band = next(i for i, top in enumerate(weapon.ranges) if distance <= top)
-            name = ("short", "medium", "long", "extreme")[band]
-            tn, notes = RANGE_TN[band], [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-
-        def add(mod: int, why: str) -> None:
-            nonlocal tn
-            if mod:
-                tn += mod
-                notes.append(f"{why} {mod:+d}")
-
+            band = 0
+            for top in weapon.ranges:
+                if distance <= top:
+                    break
+                band += 1
+            tn = RANGE_TN[band]
+        mods: list[tuple[int, str]] | None = [] if explain else None
         if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
-            add(max(0, shots - weapon.recoil_compensation - weapon.gyro), f"recoil ({shots} shots)")
-        add(
-            COVER_TN[target.cover],
-            "blind fire" if target.cover == "hidden" else f"{target.cover} cover",
-        )
+            mod = max(0, shots - weapon.recoil_compensation - weapon.gyro)
+            tn += mod
+            if mods is not None:
+                mods.append((mod, f"recoil ({shots} shots)"))
+        mod = COVER_TN[target.cover]
+        tn += mod
+        if mods is not None:
+            why = "blind fire" if target.cover == "hidden" else f"{target.cover} cover"
+            mods.append((mod, why))
         if target.running:
-            add(1, "target running")
+            tn += 1
+            if mods is not None:
+                mods.append((1, "target running"))
         elif target.moved_this_turn == 0:
-            add(-1, "target standing still")
+            tn -= 1
+            if mods is not None:
+                mods.append((-1, "target standing still"))
         engaged = battle.opponents_in_melee(attacker)
-        add(engaged, "attacker in melee")
+        tn += engaged
+        if mods is not None:
+            mods.append((engaged, "attacker in melee"))
         if attacker.moved_this_action > 0:
-            add(2 if battle.environment.ground == "difficult" else 1, "attacker moving")
-        vis = VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        add(vis, f"visibility ({battle.environment.visibility}, {sheet.vision} vision)")
-        if weapon.smartgun and sheet.smartlink:
-            add(-2, "smartgun")
-        elif weapon.smartgun and sheet.smart_goggles:
-            add(-1, "smart goggles")
-        add(self.tn_penalty(attacker), "wounds")
+            mod = 2 if env.ground == "difficult" else 1
+            tn += mod
+            if mods is not None:
+                mods.append((mod, "attacker moving"))
+        vis = VISIBILITY_TN[env.visibility][VISION_INDEX[st.vision]]
+        tn += vis
+        smart = 0
+        if weapon.smartgun:
+            sheet = attacker.spec.sheet
+            smart = -2 if sheet.smartlink else -1 if sheet.smart_goggles else 0
+            tn += smart
+        tn += st.penalty
+        if mods is None:
+            return tn, None
+        if band < 0:
+            notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        else:
+            name = ("short", "medium", "long", "extreme")[band]
+            notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
+        mods.append((vis, f"visibility ({env.visibility}, {st.vision} vision)"))
+        mods.append((smart, "smartgun" if smart == -2 else "smart goggles"))
+        mods.append((st.penalty, "wounds"))
+        notes += [f"{why} {mod:+d}" for mod, why in mods if mod]
         return tn, notes
 
     def ranged_attack(
@@ -362,13 +495,14 @@ class ClassicShadowrun(RuleSystem):
         code = weapon.code
         power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
         for victim, count in groups:
-            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots)
-            if battle.tracing:
+            tracing = battle.tracing
+            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots, tracing)
+            if tracing:
                 mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
                 battle.trace(
                     "attack",
                     f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
-                    f"({mode}); TN {tn} = " + ", ".join(notes),
+                    f"({mode}); TN {tn} = " + ", ".join(notes or ()),
                     actor=attacker,
                     tn=tn,
                     shots=count,
@@ -382,9 +516,9 @@ class ClassicShadowrun(RuleSystem):
             )
 
     def _shots(self, battle, attacker, target, weapon, count: int, tn: int, power: int) -> None:
-        firearms = attacker.spec.sheet.skills.firearms
+        firearms = attacker.state.firearms
         for shot in range(count):
-            if shot > 0 and not battle.is_standing(target):
+            if shot > 0 and not target.can_act:
                 break
             attacker.shots += 1
             attack = self.test(battle, attacker, firearms, tn, "Firearms", karma="attack")
@@ -407,11 +541,7 @@ class ClassicShadowrun(RuleSystem):
         successes stage the wound down (ruling 6).
         """
         st = target.state
-        spend = (
-            dodge_dice(target.spec.tactics.dodge, st.dodge, attack_successes)
-            if target.can_act
-            else 0
-        )
+        spend = dodge_dice(st.dodge_policy, st.dodge, attack_successes) if target.can_act else 0
         st.dodge -= spend
         st.dodge_spent += spend
         dodge_successes = 0
@@ -428,11 +558,9 @@ class ClassicShadowrun(RuleSystem):
                     )
                 return
         attacker.hits += 1
-        body = self.test(
-            battle, target, target.spec.sheet.attributes.body, self.resist_tn(target, power), "Body"
-        ).successes
+        body = self.test(battle, target, st.body, power + st.penalty, "Body").successes
         armor_kind = weapon.armor_kind
-        armor = getattr(st, armor_kind)
+        armor = st.ballistic if armor_kind == "ballistic" else st.impact
         self.apply_attack(
             battle,
             attacker,
@@ -441,7 +569,7 @@ class ClassicShadowrun(RuleSystem):
             attack_successes,
             body + dodge_successes + armor,
             armor_kind,
-            f"{armor_kind} armor {armor}",
+            f"{armor_kind} armor {armor}" if battle.tracing else "",
             stun=weapon.stun,
         )
 
@@ -598,7 +726,7 @@ class ClassicShadowrun(RuleSystem):
         code = DamageCode(power=power, strength_based=False, level=code.level, staging=code.staging)
         winner.hits += 1
         body = self.test(
-            battle, loser, loser.spec.sheet.attributes.body, self.resist_tn(loser, power), "Body"
+            battle, loser, loser.state.body, power + loser.state.penalty, "Body"
         ).successes
         self.apply_attack(
             battle,
@@ -608,7 +736,7 @@ class ClassicShadowrun(RuleSystem):
             net,
             body + loser.state.impact,
             "impact",
-            f"impact armor {loser.state.impact}",
+            f"impact armor {loser.state.impact}" if battle.tracing else "",
             stun=stun,
             beyond_first=self.options.melee_staging == "beyond_first",
         )
@@ -623,19 +751,13 @@ class ClassicShadowrun(RuleSystem):
             armed = melee_weapon(fighter) is not None
             skill = sheet.skills.armed_combat if armed else sheet.skills.unarmed_combat
         else:
-            skill = max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
+            skill = st.melee_skill
         pool, st.defense = st.defense, 0
-        return self.test(
-            battle,
-            fighter,
-            skill + pool,
-            tn,
-            f"melee ({skill} skill + {pool} Defense Pool)",
-            karma="attack",
-        )
+        what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
+        return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
 
     def _melee_visibility(self, battle: Battle, fighter: Fighter) -> int:
-        return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.spec.sheet.vision]]
+        return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
     def throw_grenade(
