@@ -28,7 +28,7 @@ from ..points import PointPoolRules
 from . import models
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
 

@@ -32,7 +32,7 @@ from . import models
 from .models import DEFAULT_ABILITY, SUCCESS_TIERS
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long")
 

@@ -17,7 +17,7 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme

@@ -46,7 +46,7 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 BANDS = ("short", "medium", "long", "extreme")
 EDGE_USES = ("attack", "damage", "initiative", "lessen")
