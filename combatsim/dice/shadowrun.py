@@ -137,38 +137,50 @@ def roll_count(
     in die order), so a batch and the traced replay of the same battle see the same stream.
     A d6 showing 6 is still rolled again at a TN of 6 or less, where the total cannot change
     the result: the trace shows the player's whole roll, and the batch must keep in step.
+
+    The re-rolls are drawn several at a time but never past what the chains need: every
+    chain still rolling needs at least one more face, so asking for as many faces as there
+    are open chains, and handing them out in die order, draws the same faces as one by one.
     """
     faces = take(n)
     top = dice.top
-    low = dice.low
-    fumble = n > 0 and faces.count(low) == n
+    fumble = n > 0 and faces.count(dice.low) == n
     tops = faces.count(top)
-    target = dice.effective_tn(tn)
+    cap = dice.tn_cap
+    target = None if cap is not None and tn > cap else tn if tn > dice.tn_floor else dice.tn_floor
+    seven = dice.name == "d8"  # PoolDice.rule_of_seven, without the call
     if target is not None and target <= top:
-        successes = 0
-        for face in faces:
-            if face >= target:
-                successes += 1
-        if tops and not dice.rule_of_seven:  # Rule of Six: the re-rolls are drawn all the same
-            for _ in range(tops):
-                while take(1)[0] == top:
-                    pass
+        successes = sum(map(target.__le__, faces))
+        if seven:
+            return successes, fumble  # the Rule of Seven re-rolls only toward a TN above 7
+        while tops:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps a chain open
+            tops = take(tops).count(top)
         return successes, fumble
     if target is None:
-        if tops and not dice.rule_of_seven:
-            for _ in range(tops):
-                while take(1)[0] == top:
-                    pass
+        if not seven:
+            while tops:
+                tops = take(tops).count(top)
         return 0, fumble
+    # A TN above the top face: only a top face can succeed, by the total of its chain.
     successes = 0
-    seven = dice.rule_of_seven
-    for _ in range(tops):  # only a top face can reach a TN above it
-        total = face = top
-        while face == top and (not seven or total < target):
-            face = take(1)[0]
-            total += face
-        if total >= target:
-            successes += 1
+    totals = [top] * tops  # the open chains, in die order
+    while totals:
+        draws = take(len(totals))
+        still = []
+        j = 0  # the next draw to hand out
+        for total in totals:
+            while j < len(draws):
+                face = draws[j]
+                j += 1
+                total += face
+                if face != top or (seven and total >= target):
+                    break  # this chain is done
+            else:
+                still.append(total)  # out of draws while still open
+                continue
+            if total >= target:
+                successes += 1
+        totals = still
     return successes, fumble
 
 

@@ -147,6 +147,7 @@ class Battle:
         self.holders: list[Fighter] = []  # fighters waiting with a held action
         self.decided: Event = self.env.event()
         self.over = False
+        self.fallen = True  # someone left the fight since the last victory check
 
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
@@ -261,28 +262,32 @@ class Battle:
                     break
                 # wounds moved the action down while it waited: wait again, for the new score
             self.score = score
-            yield from self._act(f, ends)
-            if env.now >= ends:  # a held action ran to the turn's end
-                return
+            plan = self._decide(f)
+            if plan is None:
+                continue
+            if plan.kind == "hold":
+                plan = yield from self._hold(f, plan, ends)
+                if plan is None:
+                    if env.now >= ends:  # the held action ran to the turn's end
+                        return
+                    continue
+            self._execute(f, plan)
 
-    def _act(self, f: Fighter, ends: float):
+    def _decide(self, f: Fighter) -> Plan | None:
+        """The start of an action: pools refresh, a lost action is lost, else the tactics plan."""
         self.system.begin_action(self, f)
         if f.lose_next_action:
             why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
             f.lose_next_action = False
             if self.tracing:
                 self.trace("action", f"{f.name} loses this action ({why})", actor=f)
-            return
+            return None
         f.actions += 1
         f.moved_this_action = 0.0
         plan = plan_action(self, f)
         if self.tracing:
             self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
-        if plan.kind == "hold":
-            plan = yield from self._hold(f, plan, ends)
-            if plan is None:
-                return
-        self._execute(f, plan)
+        return plan
 
     def _hold(self, f: Fighter, plan: Plan, ends: float):
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
@@ -427,6 +432,7 @@ class Battle:
         if all(self.distance(f, e) > limit for e in self.standing_enemies(f)):
             f.fled = True
             f.can_act = False
+            self.fallen = True
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
@@ -461,6 +467,7 @@ class Battle:
         target.can_act = system.can_act(target)
         if was_acting and not target.can_act:
             target.knocked_out_turn = self.turn
+            self.fallen = True
         elif target.can_act and target.scores:
             shift = system.initiative_penalty(target) - target.penalty_at_roll
             if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
@@ -472,8 +479,11 @@ class Battle:
             p.interrupt("wounded")
 
     def check_victory(self) -> None:
-        if self.over:
+        """Over when at most one side has fighters able to act (looked at only when someone
+        has left the fight since the last look)."""
+        if self.over or not self.fallen:
             return
+        self.fallen = False
         standing = {f.side for f in self.fighters if f.can_act}
         if len(standing) <= 1:
             self.over = True

@@ -325,14 +325,29 @@ class ClassicShadowrun(RuleSystem):
         what: str,
         karma: str | None = None,
     ) -> dice.PoolResult:
-        """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow.
+        """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow."""
+        if battle.tracing:
+            return self._traced_test(battle, fighter, n, tn, what, karma)
+        return dice.PoolResult(*self.count(battle, fighter, n, tn, what, karma))
+
+    def count(
+        self,
+        battle: Battle,
+        fighter: Fighter | None,
+        n: int,
+        tn: int,
+        what: str,
+        karma: str | None = None,
+    ) -> tuple[int, bool]:
+        """``test`` as ``(successes, fumble)``: what the hot paths need.
 
         Untraced, the dice are counted without building chains (``dice.roll_count``, which
         draws exactly the faces the traced ``dice.roll`` draws), so a batch and the traced
         replay of a battle roll the same.
         """
         if battle.tracing:
-            return self._traced_test(battle, fighter, n, tn, what, karma)
+            r = self._traced_test(battle, fighter, n, tn, what, karma)
+            return r.successes, r.fumble
         kind = self.pool_dice
         take = battle.roll.taker(kind.low, kind.top)
         successes, fumble = dice.roll_count(take, n, tn, kind)
@@ -353,7 +368,7 @@ class ClassicShadowrun(RuleSystem):
             fumble = False
         if fumble and fighter is not None:
             fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
-        return dice.PoolResult(successes, fumble)
+        return successes, fumble
 
     def _traced_test(
         self,
@@ -412,7 +427,10 @@ class ClassicShadowrun(RuleSystem):
 
     def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
         """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
-        if result.fumble and self.options.fumble_effect == "lose_action":
+        self._fumbled(battle, fighter, result.fumble)
+
+    def _fumbled(self, battle: Battle, fighter: Fighter, fumble: bool) -> None:
+        if fumble and self.options.fumble_effect == "lose_action":
             fighter.lose_next_action = True
             if battle.tracing:
                 battle.trace(
@@ -537,10 +555,11 @@ class ClassicShadowrun(RuleSystem):
             if shot > 0 and not target.can_act:
                 break
             attacker.shots += 1
-            attack = self.test(battle, attacker, firearms, tn, "Firearms", karma="attack")
-            self._note_fumble(battle, attacker, attack)
-            if attack.successes:
-                self.resist_ranged(battle, attacker, target, weapon, power, attack.successes)
+            successes, fumble = self.count(battle, attacker, firearms, tn, "Firearms", "attack")
+            if fumble:
+                self._fumbled(battle, attacker, fumble)
+            if successes:
+                self.resist_ranged(battle, attacker, target, weapon, power, successes)
 
     def resist_ranged(
         self,
@@ -562,9 +581,7 @@ class ClassicShadowrun(RuleSystem):
         st.dodge_spent += spend
         dodge_successes = 0
         if spend:
-            dodge_successes = self.test(
-                battle, target, spend, self.resist_tn(target, power), "Dodge Pool"
-            ).successes
+            dodge_successes = self.count(battle, target, spend, power + st.penalty, "Dodge Pool")[0]
             if dodge_successes > attack_successes:
                 if battle.tracing:
                     battle.trace(
@@ -574,7 +591,7 @@ class ClassicShadowrun(RuleSystem):
                     )
                 return
         attacker.hits += 1
-        body = self.test(battle, target, st.body, power + st.penalty, "Body").successes
+        body = self.count(battle, target, st.body, power + st.penalty, "Body")[0]
         armor_kind = weapon.armor_kind
         armor = st.ballistic if armor_kind == "ballistic" else st.impact
         self.apply_attack(
@@ -692,9 +709,8 @@ class ClassicShadowrun(RuleSystem):
             st.physical = min(total, MONITOR_BOXES)
             st.overflow += total - st.physical
         dealt = st.physical + st.stun + st.overflow - before
-        battle.damage_dealt(
-            attacker, target, dealt, f"{level} wound ({'Stun' if stun else 'Physical'})"
-        )
+        what = f"{level} wound ({'Stun' if stun else 'Physical'})" if battle.tracing else ""
+        battle.damage_dealt(attacker, target, dealt, what)
 
     # --- melee ------------------------------------------------------------------------------
     def melee_attack(
