@@ -131,7 +131,13 @@ def resolve(
     for argument, faces in (("bonus", bonus), ("penalty", penalty)):
         if len(faces) > MAX_NET_DICE:
             raise UsageError(f"{argument} dice", len(faces), f"at most {MAX_NET_DICE} dice")
+    return _resolve(tens, ones, bonus, penalty)
 
+
+def _resolve(
+    tens: int, ones: int, bonus: tuple[int, ...], penalty: tuple[int, ...]
+) -> PercentileRoll:
+    """``resolve`` for faces already checked (one kind of extra dice, at most 5, 0-9 each)."""
     value, tens_used = read_percentile(tens, ones), tens
     # Ruling 17: compare the rolls each die would give, not the digits (00 is 100).
     if bonus:
@@ -155,11 +161,17 @@ def roll(
     """
     n = net_dice(net, bonus=bonus, penalty=penalty)
     faces = list(draw(10, 2 + abs(n)))
-    if len(faces) != 2 + abs(n) or any(not _is_int(f) or not 1 <= f <= 10 for f in faces):
+    plain = all(type(f) is int for f in faces)  # the battle's draws: checked in one pass
+    if (
+        len(faces) != 2 + abs(n)
+        or (not plain and any(not _is_int(f) for f in faces))
+        or min(faces) < 1
+        or max(faces) > 10
+    ):
         raise ValueError(f"draw(10, {2 + abs(n)}) must give {2 + abs(n)} faces 1..10, got {faces}")
     faces = [0 if f == 10 else int(f) for f in faces]
-    extra = faces[2:]
-    return resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
+    extra = tuple(faces[2:])
+    return _resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
 
 
 # --- exact distributions -------------------------------------------------------------------------
@@ -288,6 +300,11 @@ class ActionTable:
         label = self.column(column).label
         if not _is_int(roll) or not 1 <= roll <= 100:
             raise UsageError("roll", roll, "an integer from 1 to 100 (00 is 100)")
+        return self.tiers[self._ranks[label][roll]]
+
+    def tier_of(self, roll: int, label: int | str) -> Tier:
+        """``tier`` for a column label of this table and a roll ``resolve`` gave: no checks,
+        for the battle's hot path (the labels are checked when the scenario loads)."""
         return self.tiers[self._ranks[label][roll]]
 
     def ranks(self, rolls: np.ndarray, column: int | str) -> np.ndarray:

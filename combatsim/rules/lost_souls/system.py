@@ -141,7 +141,8 @@ class LostSouls(PointPoolRules, RuleSystem):
     def column(self, table: dice.ActionTable, fighter: Fighter, weapon) -> int | str:
         """The attacker's column for ``weapon``: its ability's, or the weakest when it lacks it."""
         skill = weapon.skill if weapon is not None else DEFAULT_ABILITY["melee"]
-        return fighter.spec.sheet.abilities.get(skill, table.column_labels[0])
+        label = fighter.spec.sheet.abilities.get(skill)
+        return table.columns[0].label if label is None else label
 
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> LSState:
@@ -229,31 +230,32 @@ class LostSouls(PointPoolRules, RuleSystem):
         """
         c = self.options.circumstances
         sheet, st = attacker.spec.sheet, attacker.state
-        d = NetDice(())
+        parts: list[tuple[int, str]] = []  # as NetDice.plus adds them: dice that are not 0
         if ranged and weapon is not None:
             where = target.position if target is not None else at
             band = self._band(math.dist(attacker.position, where), weapon)
-            d = d.plus(c.range[band], f"{RANGE_NAMES[band]} range")
+            parts.append((c.range[band], f"{RANGE_NAMES[band]} range"))
         if ranged and target is not None:
             if target.cover != "none":
-                d = d.plus(getattr(c.cover, target.cover), f"{target.cover} cover")
+                parts.append((getattr(c.cover, target.cover), f"{target.cover} cover"))
             if st.prev_target is target and attacker.moved_this_action == 0:
-                d = d.plus(c.aiming, "aiming")
+                parts.append((c.aiming, "aiming"))
             if target.running:
-                d = d.plus(c.target_running, "target running")
+                parts.append((c.target_running, "target running"))
         if ranged:
             if attacker.moved_this_action > 0:
-                d = d.plus(c.attacker_moving, "attacker moving")
+                parts.append((c.attacker_moving, "attacker moving"))
             if battle.opponents_in_melee(attacker):
-                d = d.plus(c.engaged, "enemy in reach")
+                parts.append((c.engaged, "enemy in reach"))
         if not sheet.sees_in_dark:
             vis = battle.environment.visibility
-            d = d.plus(getattr(c.visibility, vis), vis.replace("_", " "))
+            parts.append((getattr(c.visibility, vis), vis.replace("_", " ")))
         if st.max_life - st.life >= self.options.wounded_at * st.max_life:
-            d = d.plus(c.wounded, "wounded")
+            parts.append((c.wounded, "wounded"))
         if weapon is not None:
-            d = d.plus(weapon.quality, "gear")
-        return d.plus(sheet.extra_dice, "standing dice")
+            parts.append((weapon.quality, "gear"))
+        parts.append((sheet.extra_dice, "standing dice"))
+        return NetDice(tuple(p for p in parts if p[0]))
 
     @staticmethod
     def _band(distance: float, weapon) -> int:
@@ -264,7 +266,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         """Roll d% with the net dice through the dice layer and read ``column``."""
         table = self.table(battle)
         result = dice.roll(battle.roll.d, d.net)
-        tier = table.tier(result.value, column)
+        tier = table.tier_of(result.value, column)
         if battle.tracing:
             extra = result.bonus or result.penalty
             kind = "bonus" if result.bonus else "penalty"
