@@ -159,7 +159,11 @@ def roll(
     One call draws ``2 + |net dice|`` faces: the tens die, the ones die, then the bonus or
     penalty dice left after cancelling (see ``net_dice`` for ``net``/``bonus``/``penalty``).
     """
-    n = net_dice(net, bonus=bonus, penalty=penalty)
+    plain = type(net) is type(bonus) is type(penalty) is int and bonus == penalty == 0
+    if plain and -MAX_NET_DICE <= net <= MAX_NET_DICE:
+        n = net  # the battle's call: a plain net count in range, nothing more to check
+    else:
+        n = net_dice(net, bonus=bonus, penalty=penalty)
     faces = list(draw(10, 2 + abs(n)))
     plain = all(type(f) is int for f in faces)  # the battle's draws: checked in one pass
     if (
@@ -551,6 +555,8 @@ def _table(table: ActionTable | None) -> ActionTable:
 
 
 def _is_int(value: object) -> bool:
+    if type(value) is int:  # the common case, without the isinstance checks
+        return True
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
