@@ -291,7 +291,16 @@ def roll_check(
 ) -> CheckResult:
     """Roll a check with faces from ``draw(10, k)`` (k = 2, or 3 with Advantage/Disadvantage)."""
     _check_mode_args(mode, edge)
-    return resolve_check(draw(10, 2 if mode == NORMAL else 3), bonus, tn, mode, edge)
+    return _resolve_known(tuple(draw(10, 2 if mode == NORMAL else 3)), bonus, tn, mode, edge)
+
+
+@lru_cache(maxsize=1 << 14)
+def _resolve_known(
+    faces: tuple[int, ...], bonus: int, tn: int, mode: str, edge: bool
+) -> CheckResult:
+    """``resolve_check``, remembered: a battle asks about the same few bonuses and TNs over
+    and over (100 or 1,000 rolls each), and the result is immutable."""
+    return resolve_check(faces, bonus, tn, mode, edge)
 
 
 # --- damage and armor: pure resolution ------------------------------------------------------------
