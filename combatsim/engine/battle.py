@@ -170,16 +170,20 @@ class Battle:
         )
 
     def free_cover_point(self, me: Fighter, within: float):
-        best = None
+        """The nearest cover point within ``within`` meters that no one else stands at."""
+        best, best_d = None, math.inf
+        here, dist = me.position, math.dist
         for point in self.environment.cover_points:
-            d = math.dist(me.position, point.position)
-            if d > within + 1e-9 or (best is not None and d >= best[0]):
+            at = point.position
+            d = dist(here, at)
+            if d > within + 1e-9 or d >= best_d:
                 continue
-            if not any(
-                o is not me and math.dist(o.position, point.position) < 0.5 for o in self.fighters
-            ):
-                best = (d, point)
-        return best[1] if best else None
+            for o in self.fighters:
+                if o is not me and dist(o.position, at) < 0.5:
+                    break
+            else:
+                best, best_d = point, d
+        return best
 
     # --- trace -------------------------------------------------------------------------------
     def trace(self, kind: str, text: str, actor: Fighter | None = None, **data) -> None:
@@ -239,9 +243,10 @@ class Battle:
 
     def _fighter_turn(self, f: Fighter, scores: list[int], ends: float):
         system, env = self.system, self.env
+        penalty = system.initiative_penalty
         for base in scores:
             while True:
-                shift = system.initiative_penalty(f) - f.penalty_at_roll
+                shift = penalty(f) - f.penalty_at_roll
                 score = min(base - shift, TOP)
                 if score < 1:
                     if shift and self.tracing:
@@ -258,7 +263,7 @@ class Battle:
                     continue  # the action moved earlier: time it again
                 if self.over or not f.can_act:
                     return
-                if system.initiative_penalty(f) - f.penalty_at_roll == shift:
+                if penalty(f) - f.penalty_at_roll == shift:
                     break
                 # wounds moved the action down while it waited: wait again, for the new score
             self.score = score

@@ -44,14 +44,14 @@ class Roller:
             return lambda k: self._take(low, high, k)
         rng = self.rng
         block: list[int] = []
-        pos = 0
+        pos = size = 0
 
         def take(k: int) -> list[int]:
-            nonlocal block, pos
+            nonlocal block, pos, size
             end = pos + k
-            if end > len(block):
+            if end > size:
                 block = block[pos:] + rng.integers(low, high + 1, size=max(BLOCK, k)).tolist()
-                pos, end = 0, k
+                pos, end, size = 0, k, len(block)
             out = block[pos:end]
             pos = end
             return out

@@ -78,7 +78,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 dest=_away(here, nearest.position, run),
             )
 
-    target = choose_target(battle, me, enemies, dist)
+    target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
     why_target = f"{target.name} ({tactics.target})" if tracing else ""
 
@@ -195,11 +195,14 @@ def choose_target(
     me: Combatant,
     enemies: list[Combatant],
     dist: dict[int, float] | None = None,
+    nearest: Combatant | None = None,
 ) -> Combatant:
     """The enemy the fighter's ``target`` policy picks; ``dist``: meters to each enemy by
-    index (measured here when not given)."""
+    index, ``nearest``: the first of the nearest (both worked out here when not given)."""
     if dist is None:
         dist = {e.index: _dist(me.position, e.position) for e in enemies}
+    if nearest is None:
+        nearest = min(enemies, key=lambda e: dist[e.index])
     policy = me.tactics.target
     if policy == "random":
         return enemies[battle.roll.below(len(enemies))]
@@ -212,10 +215,10 @@ def choose_target(
     if policy == "focus":
         current = battle.focus.get(me.side)
         if current is None or current.index not in dist or dist[current.index] > me.reach:
-            current = min(enemies, key=lambda e: dist[e.index])
+            current = nearest
             battle.focus[me.side] = current
         return current
-    return min(enemies, key=lambda e: dist[e.index])
+    return nearest
 
 
 def _shots(battle: BattleView, me: Combatant, weapon, index: int) -> int:

@@ -161,6 +161,11 @@ class SRState:
         self._stun = boxes
         self._update_penalty()
 
+    def set_boxes(self, physical: int, stun: int) -> None:
+        """Both monitors at once, and the wound penalty with them."""
+        self._physical, self._stun = physical, stun
+        self._update_penalty()
+
     def _update_penalty(self) -> None:
         """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
         if self.wound_modifiers:
@@ -177,6 +182,10 @@ class ClassicShadowrun(RuleSystem):
     Weapon = models.Weapon
     Armor = models.Armor
     dice_kind = dice.D6
+
+    def __init__(self, options: models.Options):
+        super().__init__(options)
+        self.kind = self.pool_dice  # the options do not change: looked up once
 
     @property
     def pool_dice(self) -> dice.PoolDice:
@@ -348,7 +357,7 @@ class ClassicShadowrun(RuleSystem):
         if battle.tracing:
             r = self._traced_test(battle, fighter, n, tn, what, karma)
             return r.successes, r.fumble
-        kind = self.pool_dice
+        kind = self.kind
         take = battle.roll.taker(kind.low, kind.top)
         successes, fumble = dice.roll_count(take, n, tn, kind)
         if (
@@ -522,10 +531,13 @@ class ClassicShadowrun(RuleSystem):
         shots wasted between targets (1 per meter, ruling 8) are already left out of every
         pair, and all shots take the recoil of the whole burst.
         """
-        groups = [
-            (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
-            *sweep,
-        ]
+        if sweep:
+            groups = [
+                (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
+                *sweep,
+            ]
+        else:
+            groups = [(target, shots)]
         code = weapon.code
         power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
         for victim, count in groups:
@@ -699,16 +711,19 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
         st = target.state
         boxes = BOXES[level]
-        before = st.physical + st.stun + st.overflow
+        physical, stun_boxes, overflow = st._physical, st._stun, st.overflow
+        before = physical + stun_boxes + overflow
         if stun:
-            total = st.stun + boxes
-            st.stun = min(total, MONITOR_BOXES)
-            boxes = total - st.stun  # the overflow, now Physical
+            total = stun_boxes + boxes
+            stun_boxes = total if total < MONITOR_BOXES else MONITOR_BOXES
+            boxes = total - stun_boxes  # the overflow, now Physical
         if boxes:
-            total = st.physical + boxes
-            st.physical = min(total, MONITOR_BOXES)
-            st.overflow += total - st.physical
-        dealt = st.physical + st.stun + st.overflow - before
+            total = physical + boxes
+            physical = total if total < MONITOR_BOXES else MONITOR_BOXES
+            overflow += total - physical
+        st.set_boxes(physical, stun_boxes)
+        st.overflow = overflow
+        dealt = physical + stun_boxes + overflow - before
         what = f"{level} wound ({'Stun' if stun else 'Physical'})" if battle.tracing else ""
         battle.damage_dealt(attacker, target, dealt, what)
 
