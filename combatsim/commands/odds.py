@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from .. import odds
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from .. import odds
 
 
 def add_parser(sub) -> None:
@@ -37,6 +40,8 @@ def _emit(args: argparse.Namespace, result: tuple[dict, odds.Table]) -> int:
 
 
 def _sr(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     if args.compare:
         return _emit(args, odds.sr_compare(args.dice))
     if args.tn is None:
@@ -80,6 +85,8 @@ def _add_other_systems(systems) -> None:
 
 
 def _sr2097(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     mode = (
         "advantage"
         if args.advantage or args.edge
@@ -91,9 +98,13 @@ def _sr2097(args: argparse.Namespace) -> int:
 
 
 def _lost_souls(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     column = int(args.column) if args.column is not None and args.column.isdigit() else args.column
     return _emit(args, odds.lost_souls_odds(args.net, column))
 
 
 def _fourd8(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     return _emit(args, odds.fourd8_odds(args.chance, args.over32))

@@ -36,11 +36,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SIDES = 8
 N_DICE = 4
@@ -259,6 +261,8 @@ def sample(
     rng: np.random.Generator, chance: int, size: int, over32: str = DEFAULT_OVER32
 ) -> FourD8Samples:
     """Roll ``size`` independent tests at ``chance`` (an automatic success draws nothing)."""
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     chance = _as_int("chance", chance, "an integer")
     size = _as_int("size", size, "an integer from 0 up")
     if size < 0:
@@ -277,6 +281,8 @@ def resolve_many(faces: np.ndarray, chance: int, over32: str = DEFAULT_OVER32) -
     implementation of ruling 20 that the tests check against ``resolve`` on all 4096 rolls.
     An automatic success ignores the faces given.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     chance = _as_int("chance", chance, "an integer")
     mode = _mode(chance, over32)
     faces = np.asarray(faces, dtype=np.int64)

@@ -32,18 +32,22 @@ die (``called_shot_multiplier``); 2 Karma buy a bonus die, at most 3 (``karma_bo
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import yaml
 
 from ..errors import ScenarioError, UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_NET_DICE = 5  # seed 001 "Multiple Bonus/Penalty Dice"; ruling 17
 KARMA_PER_BONUS_DIE = 2  # seed 001 "Karma and Bonus Dice"; ruling 19
@@ -232,6 +236,8 @@ def sample(
     Vectorised: each row holds the tens die and the extra dice, all read against the row's ones
     die; the best (bonus) or worst (penalty) of the row's rolls is kept, as in ``resolve``.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     n = net_dice(net, bonus=bonus, penalty=penalty)
     _check_int("size", size, low=0)
     tens_and_extra = rng.integers(0, 10, size=(size, 1 + abs(n)))
@@ -313,6 +319,8 @@ class ActionTable:
 
     def ranks(self, rolls: np.ndarray, column: int | str) -> np.ndarray:
         """Vectorised ``tier(...).rank`` for an array of rolls (1..100)."""
+        import numpy as np  # only here: start-up (validate) needs no numpy
+
         label = self.column(column).label
         rolls = np.asarray(rolls)
         if rolls.size and (rolls.min() < 1 or rolls.max() > 100):
@@ -557,7 +565,10 @@ def _table(table: ActionTable | None) -> ActionTable:
 def _is_int(value: object) -> bool:
     if type(value) is int:  # the common case, without the isinstance checks
         return True
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    np = sys.modules.get("numpy")  # a numpy integer exists only once numpy is loaded
+    return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
 
 
 def _check_int(argument: str, value: object, low: int | None = None, high: int | None = None):

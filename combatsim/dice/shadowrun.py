@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 D6_MAX_TN_CAP = None  # the d6 game has no TN ceiling
 
@@ -256,6 +258,8 @@ def sample(
     Vectorised: one draw for all first rolls, then one draw per level of re-rolls for only the
     dice still climbing toward a TN above the top face.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     _check_n(n)
     if size < 0:
         raise UsageError("size", size, "an integer from 0 up")

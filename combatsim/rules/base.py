@@ -223,8 +223,24 @@ def register(cls: type[RuleSystem]) -> type[RuleSystem]:
     return cls
 
 
+# The built-in systems by name and the package that registers them: a scenario's system is
+# imported alone (start-up time), the others only when asked for.
+_BUILTIN = {
+    "sr-classic": "shadowrun",
+    "sr-d8": "shadowrun",
+    "sr2097": "sr2097",
+    "4d8": "fourd8",
+    "lost-souls": "lost_souls",
+}
+
+
 def system_class(name: str) -> type[RuleSystem] | None:
-    _load_builtin()
+    if name not in _REGISTRY and name in _BUILTIN:
+        import importlib
+
+        importlib.import_module(f"{__package__}.{_BUILTIN[name]}.system")
+    if name not in _REGISTRY:
+        _load_builtin()
     return _REGISTRY.get(name)
 
 

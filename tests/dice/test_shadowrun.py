@@ -654,13 +654,16 @@ def test_roll_count_draws_and_counts_as_roll_does(which, n, tn, data):
     stream at the same place, for any faces: a batch stays in step with the traced replay."""
     dice = {"d6": D6, "d8": D8, "d8cap": pool_dice("d8", tn_cap=True)}[which]
     # Many top faces, so that long chains and TNs far above the top face are exercised.
-    faces = data.draw(
-        st.lists(
-            st.one_of(st.just(dice.top), st.integers(dice.low, dice.top)),
-            min_size=200,
-            max_size=200,
+    faces = (
+        data.draw(
+            st.lists(
+                st.one_of(st.just(dice.top), st.integers(dice.low, dice.top)),
+                min_size=200,
+                max_size=200,
+            )
         )
-    ) + [dice.top - 1] * 10  # every chain ends in the end
+        + [dice.top - 1] * 10
+    )  # every chain ends in the end
     take_a, a = _stream(faces)
     take_b, b = _stream(faces)
     expected, _ = roll(take_a, n, tn, dice)
