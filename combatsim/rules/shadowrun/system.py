@@ -125,21 +125,37 @@ class SRState:
         "vision",
         "karma_policy",
         "dodge_policy",
+        "take",
     )
 
-    def __init__(self, wound_modifiers: bool = True, **values):
+    def __init__(
+        self,
+        wound_modifiers: bool = True,
+        *,
+        dodge_pool: int = 0,
+        defense_pool: int = 0,
+        karma: int = 0,
+        ballistic: int = 0,
+        impact: int = 0,
+        body: int = 0,
+        reaction: int = 0,
+        firearms: int = 0,
+        melee_skill: int = 0,
+        vision: str = "normal",
+        karma_policy: str = "never",
+        dodge_policy: str = "match",
+    ):
         self._physical = self._stun = self.penalty = 0
         self.wound_modifiers = wound_modifiers
-        self.overflow = self.dodge = self.defense = self.karma = self.karma_spent = 0
-        self.ballistic = self.impact = self.fumbles = self.dodge_spent = 0
+        self.overflow = self.karma_spent = self.fumbles = self.dodge_spent = 0
         self.karma_rerolled = False
-        self.dodge_pool = self.defense_pool = self.body = self.reaction = 0
-        self.firearms = self.melee_skill = 0
-        self.vision = "normal"
-        self.karma_policy = "never"
-        self.dodge_policy = "match"
-        for key, value in values.items():
-            setattr(self, key, value)
+        self.dodge, self.defense, self.karma = dodge_pool, defense_pool, karma
+        self.dodge_pool, self.defense_pool = dodge_pool, defense_pool
+        self.ballistic, self.impact = ballistic, impact
+        self.body, self.reaction = body, reaction
+        self.firearms, self.melee_skill = firearms, melee_skill
+        self.vision, self.karma_policy, self.dodge_policy = vision, karma_policy, dodge_policy
+        self.take = None  # the battle's draw of the pool dice, kept at the first test
 
     @property
     def physical(self) -> int:
@@ -198,8 +214,6 @@ class ClassicShadowrun(RuleSystem):
         skills = sheet.skills
         return SRState(
             wound_modifiers=self.options.wound_modifiers,
-            dodge=sheet.dodge_pool,
-            defense=sheet.defense_pool,
             dodge_pool=sheet.dodge_pool,
             defense_pool=sheet.defense_pool,
             karma=sheet.karma if self.options.instant_karma else 0,
@@ -358,7 +372,11 @@ class ClassicShadowrun(RuleSystem):
             r = self._traced_test(battle, fighter, n, tn, what, karma)
             return r.successes, r.fumble
         kind = self.kind
-        take = battle.roll.taker(kind.low, kind.top)
+        take = fighter.state.take if fighter is not None else None
+        if take is None:
+            take = battle.roll.taker(kind.low, kind.top)
+            if fighter is not None:
+                fighter.state.take = take
         successes, fumble = dice.roll_count(take, n, tn, kind)
         if (
             karma == "attack"
