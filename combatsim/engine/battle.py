@@ -35,6 +35,7 @@ from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
 TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
+TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -215,7 +216,8 @@ class Battle:
             turn_end = At(env, TOP, NORMAL + 1)
             acting = [f for f in self.fighters if f.can_act]
             rolls = {f: system.initiative(self, f) for f in acting}
-            ties = {f: self.roll.below(1 << 20) for f in acting}
+            # one tie-break draw per fighter, in order (the same numbers as one at a time)
+            ties = dict(zip(acting, self.roll.taker(0, TIES - 1)(len(acting)), strict=True))
             order = sorted(acting, key=lambda f: (-system.initiative_tiebreak(f), ties[f]))
             for rank, f in enumerate(order):
                 f.penalty_at_roll = system.initiative_penalty(f)

@@ -236,7 +236,7 @@ class ClassicShadowrun(RuleSystem):
 
     # --- initiative -----------------------------------------------------------------------
     def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
-        faces = battle.roll.faces(self.pool_dice, fighter.spec.sheet.initiative_dice)
+        faces = self._take(battle, fighter)(fighter.spec.sheet.initiative_dice)
         return sum(faces), faces
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
@@ -372,11 +372,7 @@ class ClassicShadowrun(RuleSystem):
             r = self._traced_test(battle, fighter, n, tn, what, karma)
             return r.successes, r.fumble
         kind = self.kind
-        take = fighter.state.take if fighter is not None else None
-        if take is None:
-            take = battle.roll.taker(kind.low, kind.top)
-            if fighter is not None:
-                fighter.state.take = take
+        take = self._take(battle, fighter)
         successes, fumble = dice.roll_count(take, n, tn, kind)
         if (
             karma == "attack"
@@ -396,6 +392,16 @@ class ClassicShadowrun(RuleSystem):
         if fumble and fighter is not None:
             fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
+
+    def _take(self, battle: Battle, fighter: Fighter | None):
+        """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
+        st = fighter.state if fighter is not None else None
+        take = st.take if st is not None else None
+        if take is None:
+            take = battle.roll.taker(self.kind.low, self.kind.top)
+            if st is not None:
+                st.take = take
+        return take
 
     def _traced_test(
         self,
