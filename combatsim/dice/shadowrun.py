@@ -144,46 +144,59 @@ def roll_count(
     chain still rolling needs at least one more face, so asking for as many faces as there
     are open chains, and handing them out in die order, draws the same faces as one by one.
     """
-    faces = take(n)
-    top = dice.top
-    fumble = n > 0 and faces.count(dice.low) == n
-    tops = faces.count(top)
-    cap = dice.tn_cap
-    target = None if cap is not None and tn > cap else tn if tn > dice.tn_floor else dice.tn_floor
-    seven = dice.name == "d8"  # PoolDice.rule_of_seven, without the call
-    if target is not None and target <= top:
-        successes = sum(map(target.__le__, faces))
-        if seven:
+    return counter(take, dice)(n, tn)
+
+
+def counter(
+    take: Callable[[int], Sequence[int]], dice: PoolDice = D6
+) -> Callable[[int, int], tuple[int, bool]]:
+    """``roll_count`` with the dice and the draw bound once: ``count(n, tn)``.
+
+    A battle makes one per fighter and calls it for every test, so the rules of the dice
+    (faces, TN floor and cap, Rule of Six or Seven) are looked up once, not on every roll.
+    """
+    top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
+    seven = dice.rule_of_seven
+
+    def count(n: int, tn: int) -> tuple[int, bool]:
+        faces = take(n)
+        fumble = n > 0 and faces.count(low) == n
+        tops = faces.count(top)
+        target = None if cap is not None and tn > cap else tn if tn > floor else floor
+        if target is not None and target <= top:
+            successes = sum(map(target.__le__, faces))
+            if not seven:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps it open
+                while tops:
+                    tops = take(tops).count(top)
             return successes, fumble  # the Rule of Seven re-rolls only toward a TN above 7
-        while tops:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps a chain open
-            tops = take(tops).count(top)
+        if target is None:
+            if not seven:
+                while tops:
+                    tops = take(tops).count(top)
+            return 0, fumble
+        # A TN above the top face: only a top face can succeed, by the total of its chain.
+        successes = 0
+        totals = [top] * tops  # the open chains, in die order
+        while totals:
+            draws = take(len(totals))
+            still = []
+            j = 0  # the next draw to hand out
+            for total in totals:
+                while j < len(draws):
+                    face = draws[j]
+                    j += 1
+                    total += face
+                    if face != top or (seven and total >= target):
+                        break  # this chain is done
+                else:
+                    still.append(total)  # out of draws while still open
+                    continue
+                if total >= target:
+                    successes += 1
+            totals = still
         return successes, fumble
-    if target is None:
-        if not seven:
-            while tops:
-                tops = take(tops).count(top)
-        return 0, fumble
-    # A TN above the top face: only a top face can succeed, by the total of its chain.
-    successes = 0
-    totals = [top] * tops  # the open chains, in die order
-    while totals:
-        draws = take(len(totals))
-        still = []
-        j = 0  # the next draw to hand out
-        for total in totals:
-            while j < len(draws):
-                face = draws[j]
-                j += 1
-                total += face
-                if face != top or (seven and total >= target):
-                    break  # this chain is done
-            else:
-                still.append(total)  # out of draws while still open
-                continue
-            if total >= target:
-                successes += 1
-        totals = still
-    return successes, fumble
+
+    return count
 
 
 def _check_chain(chain: tuple[int, ...], dice: PoolDice, target: int | None) -> None:

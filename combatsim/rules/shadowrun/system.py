@@ -126,6 +126,7 @@ class SRState:
         "karma_policy",
         "dodge_policy",
         "take",
+        "count",
     )
 
     def __init__(
@@ -156,6 +157,7 @@ class SRState:
         self.firearms, self.melee_skill = firearms, melee_skill
         self.vision, self.karma_policy, self.dodge_policy = vision, karma_policy, dodge_policy
         self.take = None  # the battle's draw of the pool dice, kept at the first test
+        self.count = None  # and the test counter bound to it (dice.counter)
 
     @property
     def physical(self) -> int:
@@ -371,9 +373,12 @@ class ClassicShadowrun(RuleSystem):
         if battle.tracing:
             r = self._traced_test(battle, fighter, n, tn, what, karma)
             return r.successes, r.fumble
-        kind = self.kind
-        take = self._take(battle, fighter)
-        successes, fumble = dice.roll_count(take, n, tn, kind)
+        roll = fighter.state.count if fighter is not None else None
+        if roll is None:
+            roll = dice.counter(self._take(battle, fighter), self.kind)
+            if fighter is not None:
+                fighter.state.count = roll
+        successes, fumble = roll(n, tn)
         if (
             karma == "attack"
             and fighter is not None
@@ -386,7 +391,7 @@ class ClassicShadowrun(RuleSystem):
             st.karma_rerolled = True
             st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
             st.karma_spent += 1
-            again, _ = dice.roll_count(take, n - successes, tn, kind)
+            again, _ = roll(n - successes, tn)
             successes += again
             fumble = False
         if fumble and fighter is not None:
