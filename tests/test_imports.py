@@ -60,3 +60,31 @@ def test_validate_imports_no_numpy_pandas_simpy_or_matplotlib():
         [sys.executable, "-c", VALIDATE, *files], capture_output=True, check=True, cwd=ROOT
     )
     assert done.stdout.decode().split()[-1:] == ["0"], done.stdout.decode()
+
+
+def _imports(path: Path) -> set[str]:
+    """The absolute module names a source file imports (type-checking imports included)."""
+    import ast
+
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")
+            if node.level:
+                base = base[: len(base) - node.level + 1]
+                names.add(".".join([*base, node.module] if node.module else base))
+            else:
+                names.add(node.module)
+    return names
+
+
+def test_rules_and_tactics_never_import_the_engine():
+    """One-way layers: the engine hands rules and tactics the battle (rules/base.py's
+    ``BattleView`` and ``Combatant``); they do not reach back into it."""
+    for layer in ("rules", "tactics"):
+        for path in sorted((ROOT / "combatsim" / layer).rglob("*.py")):
+            engine = {n for n in _imports(path) if n.startswith("combatsim.engine")}
+            assert not engine, f"{path.relative_to(ROOT)} imports {sorted(engine)}"
