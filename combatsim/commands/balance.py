@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import run
+from . import examples, run
 
 KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
 
@@ -23,6 +23,10 @@ def add_parser(sub) -> None:
         help="find the value of a field that makes a side win at a target rate",
         description="Search the values of one field for the one whose win rate for --side is "
         "closest to --target, e.g. --vary 'sides[1].members[Guard].count=1..8' --side runners.",
+        **examples(
+            "combatsim balance scenarios/sr-firefight-4v4.yaml --side runners --target 0.5 \\",
+            "  --vary 'guards:sides[corp security].members[Guard].count=1..8'",
+        ),
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
     p.add_argument(

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, check_range
+from . import examples
 
 EXIT_INTERRUPTED = 130
 DEFAULT_BATTLES = 1000
@@ -36,6 +37,12 @@ def add_parser(sub) -> None:
         help="run many battles of one or more scenarios and summarise them",
         description="Run many battles of a scenario (or one row per scenario for several "
         "files or a folder) and summarise them with 95% intervals.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --battles 5000 --seed 7 --out my-run",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --trace 0   # one battle, blow by blow",
+            "combatsim run scenarios/   # every scenario of a folder, one row each",
+        ),
     )
     p.add_argument(
         "scenarios",
