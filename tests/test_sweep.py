@@ -511,7 +511,7 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     assert main([*argv, "--workers", "1", "--out", str(tmp_path / "one")]) == 0
     assert main([*argv, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
-    assert len(files) == 3 + 4 * 2
+    assert len(files) == 5 + 4 * 2  # summary, table and casualties files; records
     for name in files:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     table = pd.read_csv(tmp_path / "one" / "table.csv")

@@ -23,10 +23,13 @@ from ..batch import CHUNK_SIZE, Runner, summarize, table
 from ..errors import UsageError, check_range
 from ..output import (
     BATTLES_CSV,
+    CASUALTIES_CSV,
+    CASUALTIES_PARQUET,
     COMBATANTS_CSV,
     SUMMARY_JSON,
     concat_csv,
     summary_table,
+    write_casualties,
     write_csv,
     write_summary,
     write_table,
@@ -38,7 +41,15 @@ from .study import DEFAULT_MAX_BATTLES, Settings, Study, paired_differences
 RECORDS_DIR = "records"
 DIFFERENCES_CSV = "differences.csv"
 # Result files a folder may hold from an earlier run (see ``remove_stale``).
-OUTPUTS = (BATTLES_CSV, COMBATANTS_CSV, "table.csv", "table.parquet", DIFFERENCES_CSV)
+OUTPUTS = (
+    BATTLES_CSV,
+    COMBATANTS_CSV,
+    "table.csv",
+    "table.parquet",
+    DIFFERENCES_CSV,
+    CASUALTIES_CSV,
+    CASUALTIES_PARQUET,
+)
 
 
 @dataclass
@@ -237,6 +248,7 @@ def run_one(
     names = {"battles": BATTLES_CSV, "combatants": COMBATANTS_CSV}
     for kind in kinds:
         result.files.append(concat_csv(study.record_files(0, kind), folder / names[kind]))
+    result.files += write_casualties([summary], folder)
     result.files.append(write_summary(summary, folder / SUMMARY_JSON))
     remove_stale(folder, result.files, study.had_results)
     if complete:
@@ -597,6 +609,7 @@ def _finish(
         return result
     folder = study.out
     result.files += write_table(frame, folder)
+    result.files += write_casualties(summaries, folder, labels)
     for kind_ in kinds:
         for i in variants:
             target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind_}.csv"
