@@ -105,15 +105,17 @@ def toy_runner(scenario, root_seed: int, index: int, trace: bool = False) -> Bat
         for fighter in side.fighters:
             standing = winner is None or (side.name == winner and rng.random() < 0.7)
             out_turn = None if standing else int(rng.integers(1, turns + 1))
+            damage = int(rng.integers(0, 4 if standing else 12))
             up += standing
             combatants.append(
                 {
                     "battle": index,
                     "name": fighter.name,
                     "side": side.name,
+                    "status": "ok" if standing else ("dead" if damage >= 10 else "down"),
                     "standing": standing,
                     "knocked_out_turn": out_turn,
-                    "damage_taken": int(rng.integers(0, 4 if standing else 12)),
+                    "damage_taken": damage,
                 }
             )
         survivors[f"survivors_{side.name}"] = up

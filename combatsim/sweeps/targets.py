@@ -118,6 +118,15 @@ def parse_aim(target: Any, side: str | None = None) -> Aim:
     return Aim(rate, value, op, who)
 
 
+def is_number(text: Any) -> bool:
+    """Whether ``--target`` is a bare number (then it is the win rate of ``--side``)."""
+    try:
+        _number(str(text).strip())
+    except ValueError:
+        return False
+    return True
+
+
 def _win(value: float, side: str | None) -> Aim:
     if side is None:
         raise UsageError("--side", None, "a side whose win rate --target is (or 'SIDE win = X')")
