@@ -438,7 +438,8 @@ def test_sweep_command_writes_the_table_and_prints_it(toy, cli_toy, capsys, tmp_
     printed = capsys.readouterr().out
     assert "6 variants, seed 77" in printed
     assert printed.splitlines()[3].split()[:4] == ["guards", "armor", "battles", "runners"]
-    assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
+    files = "table.csv, table.parquet, casualties.csv, casualties.parquet, summary.json"
+    assert f"results in {out}: {files}" in printed
     table = pd.read_csv(out / "table.csv")
     assert len(table) == 6 and list(table["guards"]) == [1, 1, 2, 2, 3, 3]
     summary = json.loads((out / "summary.json").read_text())
