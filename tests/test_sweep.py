@@ -544,6 +544,8 @@ def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_i
     )
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == [
+        "casualties.csv",
+        "casualties.parquet",
         "notes.txt",
         "plots",
         "plots/sketch.png",
