@@ -354,6 +354,60 @@ def format_table(frame, labels: Sequence[str], sides: Sequence[str] | None = Non
     return "\n".join(lines)
 
 
+WIDTH = 120  # a terminal's width the batch tables keep within
+
+
+def format_runs(summaries: Sequence[dict[str, Any]], width: int = WIDTH) -> str:
+    """Several scenarios, one row per scenario and side: the scenario (its file name, which
+    tells apart variants of one encounter, on its first side's row, with battles, draws and
+    mean turns), the side, its win rate with the 95%
+    interval, and the share of battles in which it lost someone (``down``). Names too long
+    for ``width`` characters are shortened with "..."."""
+    head = ("scenario", "battles", "side", "wins", "95% interval", "down", "draws", "turns")
+    rows = [head]
+    for summary in summaries:
+        downs = {
+            e["who"]: e["down_rate"]
+            for e in summary.get("casualties") or ()
+            if e["level"] == "side"
+        }
+        n = summary["battles_completed"]
+        turns = summary["turns"]["mean"]
+        order = summary.get("side_order") or list(summary["sides"])
+        for k, side in enumerate(order):
+            stats = summary["sides"][side]
+            first = k == 0
+            rows.append(
+                (
+                    Path(summary["source"]).stem if first else "",
+                    str(n) if first else "",
+                    side,
+                    _pct(stats["win_rate"]),
+                    _interval(stats["ci95"]) if n else "-",
+                    _pct(downs.get(side)),
+                    _pct(summary["draws"]["rate"]) if first else "",
+                    ("-" if turns is None else f"{turns:.1f}") if first else "",
+                )
+            )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    widths[2] = min(widths[2], 20)
+    rest = 2 + sum(widths[1:]) + 2 * (len(head) - 1)
+    widths[0] = max(len(head[0]), min(widths[0], width - rest))
+    lines = []
+    for row in rows:
+        cells = [_fit(c, w) for c, w in zip(row, widths, strict=True)]
+        text = [
+            c.ljust(w) if i in (0, 2) else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(text).rstrip())
+    return "\n".join(lines)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

@@ -327,13 +327,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _text(result, single: bool) -> str:
-    from ..output import format_summary, format_table
+    from ..output import format_runs, format_summary
 
     if single:
         text = format_summary(result.summary)
     else:
-        runs = result.summary["runs"]
-        text = format_table(result.table, ["scenario"], _all_sides(runs))
+        text = format_runs(result.summary["runs"])
         text += f"\n\n{result.summary['battles_completed']} battles in all"
     return text + precision_line(result.summary.get("precision"))
 
@@ -346,13 +345,6 @@ def precision_line(report: dict | None) -> str:
         f"\nprecision +-{report['target']:g}: {state}; widest interval reaches "
         f"+-{report['widest']:.4f}"
     )
-
-
-def _all_sides(summaries) -> list[str]:
-    seen: dict[str, None] = {}
-    for summary in summaries:
-        seen.update(dict.fromkeys(summary["sides"]))
-    return list(seen)
 
 
 def listing(out: Path, files) -> str:
