@@ -57,45 +57,40 @@ def test_version(capsys):
 
 
 def _examples() -> list[str]:
-    """Every example command line of every ``--help`` (continuations joined, comments cut)."""
+    """Every example of every ``--help``: its command lines (continuations joined, comments
+    cut), a ``&&`` chain kept as one example."""
     found: dict[str, None] = {}
     for _, parser in COMMANDS:
         text = (parser.epilog or "").split("examples:\n", 1)[-1]
         text = text.replace("\\\n", " ")
         for line in text.splitlines():
             line = line.split("   #")[0].strip()
-            for part in line.split("&&"):
-                if part.strip().startswith("combatsim ") and "COMMAND" not in part:
-                    found[part.strip()] = None
+            if line.startswith("combatsim ") and "COMMAND" not in line:
+                found[line] = None
     return list(found)
 
 
 BATCH = {"run", "sweep", "compare", "balance"}
 
 
-@pytest.mark.parametrize("line", _examples())
-def test_every_example_in_the_help_runs(line, tmp_path, monkeypatch, capsys):
-    """Batch examples run with few battles into a temporary folder; the rest run as written."""
-    argv = shlex.split(line)[1:]
-    monkeypatch.chdir(ROOT)
-    # The shell would expand a file pattern; a field path's [*] is no pattern.
-    argv = [p for a in argv for p in (sorted(glob.glob(a)) if "*" in a and "=" not in a else [a])]
-    if argv[0] == "report":
-        pytest.skip("needs a results folder; tests/test_report.py covers the command")
-    if argv[0] in BATCH:
-        fewer = ["--battles", "4", "--workers", "1", "--quiet"]
-        if "--trace" in argv:
-            fewer = []
-        else:
-            argv = [a for i, a in enumerate(argv) if not _is_option_value(argv, i, "--out")]
-            fewer += ["--out", str(tmp_path / "out")]
-        if "--battles" in argv:
-            i = argv.index("--battles")
-            del argv[i : i + 2]
-        argv += fewer
-    assert main(argv) == 0, line
+@pytest.mark.parametrize("example", _examples())
+def test_every_example_in_the_help_runs(example, tmp_path, monkeypatch, capsys):
+    """In a scratch folder that sees the shipped scenarios (so default output folders land
+    there and a chained ``report`` finds them); batch commands with a few battles."""
+    (tmp_path / "scenarios").symlink_to(ROOT / "scenarios")
+    monkeypatch.chdir(tmp_path)
+    for line in example.split("&&"):
+        argv = shlex.split(line)[1:]
+        # The shell would expand a file pattern; a field path's [*] is no pattern.
+        argv = [p for a in argv for p in (_glob(a) if "*" in a and "=" not in a else [a])]
+        if argv[0] in BATCH and "--trace" not in argv:
+            if "--battles" in argv:
+                i = argv.index("--battles")
+                del argv[i : i + 2]
+            argv += ["--battles", "4", "--workers", "1", "--quiet"]
+        assert main(argv) == 0, line
     capsys.readouterr()
 
 
-def _is_option_value(argv: list[str], i: int, option: str) -> bool:
-    return argv[i] == option or (i > 0 and argv[i - 1] == option)
+def _glob(pattern: str) -> list[str]:
+    return sorted(glob.glob(pattern))
