@@ -247,3 +247,15 @@ def test_balance_command_with_a_down_target(toy, cli_toy, capsys, tmp_path):
     )
     summary = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert summary["aim"]["rate"] == "down" and summary["best"]["meets"] is True
+
+
+def test_balance_command_says_when_no_value_keeps_to_the_bound(toy, cli_toy, capsys, tmp_path):
+    argv = ["balance", str(toy), "--vary", GUARDS, "--target", "runners down <= 1%"]
+    assert main([*argv, "--battles", "200", "--workers", "1", "--out", str(tmp_path / "b")]) == 0
+    closest = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("closest:")
+    )
+    assert closest.startswith("closest: guards=1: runners down ")
+    assert closest.endswith(
+        "which is the closest, but no value searched keeps to runners down <= 1.0%"
+    )

@@ -151,14 +151,15 @@ def describe(summary: dict) -> str:
         if best["target_in_interval"]
         else f"which does not hold the target {target:.1%}"
     )
+    if aim["op"] != "=":
+        keeps = "keeps" if best["meets"] else "is the closest, but no value searched keeps"
+        holds = f"which {keeps} to {phrase} {aim['op']} {target:.1%}"
     verb = "win" if aim["rate"] == "win" else ""
     said = f"{aim['who']} win" if verb else phrase
     lines.append(
         f"closest: {name}={best['value']}: {said} {_pct(best['rate'])} (95% interval "
         f"{_pct(best['ci95'][0])} - {_pct(best['ci95'][1])}), {holds}"
     )
-    if aim["op"] != "=" and not best["meets"]:
-        lines.append(f"no value searched keeps {phrase} {aim['op']} {target:.1%}")
     if summary["neighbours"]:
         lines.append(
             "neighbours: "
