@@ -89,16 +89,26 @@ class Result:
         return not self.complete
 
     def __repr__(self) -> str:
-        from ..output import format_summary, format_table
+        from ..output import format_runs, format_summary, format_table
 
         n = self.summary.get("battles_completed", 0)
         head = f"<combatsim result: {self.kind}, {n} battles"
         head += ", interrupted>" if self.interrupted else ">"
         if self.kind == "run":
             return f"{head}\n{format_summary(self.summary)}"
+        if self.kind == "runs":
+            return f"{head}\n{format_runs(self.summary['runs'])}"
         labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
-        labels = [c for c in labels if c not in ("variant", "source", "system", "seed")]
+        # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
+        skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
+        labels = [c for c in labels if c not in skip]
         text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
+        for d in self.summary.get("differences") or ():
+            if d["difference"] is not None:
+                text += (
+                    f"\n  B - A, {d['side']}: {d['difference']:+.1%} "
+                    f"({d['ci95'][0]:+.1%} to {d['ci95'][1]:+.1%}), p = {d['p_value']:.3g}"
+                )
         return f"{head}\n{text}"
 
 
