@@ -71,6 +71,8 @@ def test_the_repr_reads_as_a_summary(name, toy):
     assert "runners" in text and "%" in text
     if name == "simulate":
         assert "casualties" in text and "Guard 2" in text
+    if name == "compare":
+        assert "B - A, runners: " in text
 
 
 def test_simulate_keeps_the_per_battle_tables(toy):
