@@ -593,7 +593,7 @@ def _finish(
     labels: list[dict[str, Any]],
     variants: list[int],
     complete: bool,
-) -> StudyResult:
+) -> Result:
     frame = summary_table(summaries, labels)
     casualties = casualty_table(summaries, labels)
     result = Result(kind, summary, frame, casualties=casualties, complete=complete)
