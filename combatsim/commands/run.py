@@ -1,11 +1,12 @@
 """``combatsim run SCENARIO...``: many battles into result files and a summary, or one traced
 battle. Also the options and the resume logic every batch command shares.
 
-One scenario file: runs the batch (progress on stderr for long runs), writes ``battles.csv``,
-``combatants.csv`` (as ``--records`` keeps them) and ``summary.json`` into ``--out`` (default
-``results/<scenario stem>``), prints the summary and where the files went. Several files or a
-folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries in
-``summary.json``. Ctrl-C writes what finished, says so on stderr and exits 130; ``--resume
+One scenario file: runs the batch (a progress bar on stderr for long runs), writes
+``battles.csv``, ``combatants.csv`` (as ``--records`` keeps them), ``casualties.csv`` and
+``casualties.parquet`` and ``summary.json`` into ``--out`` (default ``results/<scenario
+stem>``), prints the summary (casualties included) and where the files went. Several files or
+a folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries
+in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C writes what finished, says so on stderr and exits 130; ``--resume
 DIR`` finishes the run. With ``--trace K``: runs only battle K of the seed, prints it blow by
 blow and writes nothing.
 """
