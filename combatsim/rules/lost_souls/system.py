@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,7 +63,7 @@ class NetDice:
 
     parts: tuple[tuple[int, str], ...]
 
-    @property
+    @cached_property
     def total(self) -> int:
         return sum(d for d, _ in self.parts)
 
@@ -231,13 +232,15 @@ class LostSouls(PointPoolRules, RuleSystem):
         c = self.options.circumstances
         sheet, st = attacker.spec.sheet, attacker.state
         parts: list[tuple[int, str]] = []  # as NetDice.plus adds them: dice that are not 0
+        tracing = battle.tracing  # the reasons are read only by the trace
         if ranged and weapon is not None:
             where = target.position if target is not None else at
             band = self._band(math.dist(attacker.position, where), weapon)
-            parts.append((c.range[band], f"{RANGE_NAMES[band]} range"))
+            parts.append((c.range[band], f"{RANGE_NAMES[band]} range" if tracing else ""))
         if ranged and target is not None:
             if target.cover != "none":
-                parts.append((getattr(c.cover, target.cover), f"{target.cover} cover"))
+                why = f"{target.cover} cover" if tracing else ""
+                parts.append((getattr(c.cover, target.cover), why))
             if st.prev_target is target and attacker.moved_this_action == 0:
                 parts.append((c.aiming, "aiming"))
             if target.running:
@@ -249,7 +252,7 @@ class LostSouls(PointPoolRules, RuleSystem):
                 parts.append((c.engaged, "enemy in reach"))
         if not sheet.sees_in_dark:
             vis = battle.environment.visibility
-            parts.append((getattr(c.visibility, vis), vis.replace("_", " ")))
+            parts.append((getattr(c.visibility, vis), vis.replace("_", " ") if tracing else ""))
         if st.max_life - st.life >= self.options.wounded_at * st.max_life:
             parts.append((c.wounded, "wounded"))
         if weapon is not None:
