@@ -4,6 +4,8 @@ The CLI catches ``CombatsimError`` and prints it in a line or two with exit code
 else is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
 
 class CombatsimError(Exception):
     """Base class of every error meant for the user, not the developer."""
@@ -33,6 +35,8 @@ class ScenarioError(CombatsimError):
     """A scenario or catalogue file that does not validate.
 
     Names the file, the field path, the line where known, what was found and what is allowed.
+    An error inside a file another one refers to (a catalogue, an Action Results Table) also
+    names the place that refers to it: ``via`` (``scenario.yaml:5: catalogues[0]``).
     """
 
     def __init__(
@@ -42,13 +46,23 @@ class ScenarioError(CombatsimError):
         found: object,
         allowed: str,
         line: int | None = None,
+        via: str | None = None,
     ):
         self.file, self.path, self.found, self.allowed, self.line = file, path, found, allowed, line
-        super().__init__(file, path, found, allowed, line)  # see UsageError
+        self.via = via
+        super().__init__(file, path, found, allowed, line, via)  # see UsageError
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: {self.path}: found {self.found!r}; allowed: {self.allowed}"
+        text = f"{where}: {self.path}: found {self.found!r}; allowed: {self.allowed}"
+        return f"{text} (referred to by {self.via})" if self.via else text
+
+    def referred_by(self, file: str, line: int | None, path: str) -> ScenarioError:
+        """This error, noting the place in another file that refers to this one."""
+        where = f"{file}:{line}" if line is not None else file
+        self.via = f"{where}: {path}" + (f", {self.via}" if self.via else "")
+        self.args = (*self.args[:5], self.via)
+        return self
 
 
 def check_range(argument: str, value: int, low: int | None = None, high: int | None = None) -> int:

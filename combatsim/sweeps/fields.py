@@ -34,9 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ..errors import CombatsimError, ScenarioError, UsageError
+from ..safeyaml import load_yaml, parse_yaml
 
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -183,9 +182,8 @@ class Inheritance:
             merged: dict[str, Any] = {}
             for rel in self.data.get("catalogues") or []:
                 try:
-                    text = (self.base_dir / rel).read_text(encoding="utf-8")
-                    catalogue = yaml.safe_load(text) or {}
-                except (OSError, yaml.YAMLError):
+                    catalogue, _ = load_yaml(self.base_dir / str(rel))
+                except (CombatsimError, TypeError):
                     continue  # build_scenario reports a missing or broken catalogue
                 if isinstance(catalogue, dict):
                     merged.update(catalogue.get("archetypes") or {})
@@ -217,9 +215,11 @@ def parse_values(text: str, argument: str = "values") -> list[tuple[Any, Any]]:
         if not item.strip():
             raise UsageError(argument, text, "values separated by single commas")
         try:
-            value = yaml.safe_load(item)
-        except yaml.YAMLError:
-            raise UsageError(argument, item, "a value written as in the scenario file") from None
+            value, _ = parse_yaml(item, argument)
+        except ScenarioError as err:
+            raise UsageError(
+                argument, item, f"a value written as in the scenario file ({err.found})"
+            ) from None
         out.append((label_of(value, item.strip()), value))
     if not out:
         raise UsageError(argument, text, "at least one value")
@@ -421,7 +421,6 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
     Errors name the file, the field and the line.
     """
     from ..scenario.validation import validate
-    from ..scenario.yamlio import load_yaml
 
     data, lines = load_yaml(path)
     if not isinstance(data, dict):
