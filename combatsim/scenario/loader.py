@@ -11,7 +11,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
+from ..bounds import MAX_COMBATANTS
+from ..errors import Described, ScenarioError
 from ..rules.base import system_class, system_names
 from ..safeyaml import check_path
 from ..tactics.spec import Tactics
@@ -110,6 +111,14 @@ def build_scenario(
                     )
                 names.add(fighter.name)
                 fighters.append(fighter)
+                if len(names) > MAX_COMBATANTS:
+                    raise ScenarioError(
+                        source,
+                        format_path(path + ("count",)),
+                        Described(f"more than {MAX_COMBATANTS} combatants in all"),
+                        f"at most {MAX_COMBATANTS} combatants in a scenario",
+                        line_of(lines, path),
+                    )
         sides.append(SideSpec(side.name, tuple(fighters)))
     side_names = [s.name for s in sides]
     if "draw" in side_names:  # battles.csv says "draw" in the winner column
