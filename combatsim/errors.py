@@ -23,6 +23,11 @@ class UsageError(CombatsimError):
         return f"{self.argument}: got {self.found!r}; allowed: {self.allowed}"
 
 
+class BackendLost(CombatsimError):
+    """The workers of a run went away (a Dask scheduler stopped answering). What finished is
+    kept in the run's journal, so ``--resume`` can finish the run, locally if need be."""
+
+
 class Described(str):
     """A ``found`` that is already a description (``nothing``, ``unknown key 'x'``), shown
     as it is rather than quoted like a value from the file."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -40,7 +41,9 @@ from ..safeyaml import load_yaml, parse_yaml
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?:/\s*(\d+)\s*)?$")
-MAX_VALUES = 10_000
+MAX_VALUES = 10_000  # values of one varied field
+MAX_VARIES = 16  # varied fields of one sweep
+MAX_VARIANTS = 10_000  # combinations of a sweep's values
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,8 @@ def parse_values(text: str, argument: str = "values") -> list[tuple[Any, Any]]:
         out.append((label_of(value, item.strip()), value))
     if not out:
         raise UsageError(argument, text, "at least one value")
+    if len(out) > MAX_VALUES:
+        raise UsageError(argument, f"{len(out)} values", f"at most {MAX_VALUES} values")
     return out
 
 
@@ -360,6 +365,13 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
     names = [v.name for v in varies]
     if len(set(names)) != len(names):
         raise UsageError("--vary", names, "a different NAME for each varied field")
+    if len(varies) > MAX_VARIES:
+        raise UsageError("--vary", f"{len(varies)} fields", f"at most {MAX_VARIES} varied fields")
+    combinations = math.prod(len(v.values) for v in varies)
+    if combinations > MAX_VARIANTS:
+        raise UsageError(
+            "--vary", f"{combinations:,} combinations", f"at most {MAX_VARIANTS:,} variants"
+        )
     variants = []
     for combo in itertools.product(*(v.values for v in varies)):
         values = {v.name: label for v, (label, _) in zip(varies, combo, strict=True)}
@@ -374,22 +386,26 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
 
 
 def _sweep_models():
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, Field
+
+    from ..bounds import MAX_SEED, STRICT
+    from ..commands.run import MAX_BATTLES
+    from .study import MIN_PRECISION
 
     class Strict(BaseModel):
-        model_config = ConfigDict(extra="forbid", frozen=True)
+        model_config = STRICT
 
     class VaryEntry(Strict):
         name: str | None = None
         path: str
-        values: list[Any] | str = Field(min_length=1)
+        values: list[Any] | str = Field(min_length=1, max_length=MAX_VALUES)
 
     class SweepFile(Strict):
         scenario: str | None = None
-        battles: int | None = Field(None, ge=1)
-        seed: int | None = Field(None, ge=0)
-        precision: float | None = Field(None, gt=0, lt=0.5)
-        vary: list[VaryEntry] = Field(min_length=1)
+        battles: int | None = Field(None, ge=1, le=MAX_BATTLES)
+        seed: int | None = Field(None, ge=0, le=MAX_SEED)
+        precision: float | None = Field(None, ge=MIN_PRECISION, lt=0.5)
+        vary: list[VaryEntry] = Field(min_length=1, max_length=MAX_VARIES)
 
     return SweepFile
 
