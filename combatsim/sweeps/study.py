@@ -235,12 +235,14 @@ class Study:
 
     def _gaps(self, unit: Unit) -> Iterator[Task]:
         edge = unit.done
-        for start in sorted(s for s in unit.available if s >= unit.done):
+        # A snapshot: chunks committed while these tasks are handed out change ``available``.
+        spans = sorted((s, c.stop) for s, c in unit.available.items() if s >= unit.done)
+        for start, stop in spans:
             if start > edge:
                 yield from split(
                     unit.variants, edge, min(start, unit.target), self.settings.chunk_size
                 )
-            edge = max(edge, unit.available[start].stop)
+            edge = max(edge, stop)
         if edge < unit.target:
             yield from split(unit.variants, edge, unit.target, self.settings.chunk_size)
 
