@@ -196,7 +196,22 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             )
         armor = sections["armor"][sheet.armor]
     merged = {**side.tactics, **member.tactics}
-    merged["rules"] = {**side.tactics.get("rules", {}), **member.tactics.get("rules", {})}
+    rules = []
+    for where, tactics_ in (
+        (path[:2] + ("tactics",), side.tactics),
+        (path + ("tactics",), member.tactics),
+    ):
+        value = tactics_.get("rules") or {}
+        if not isinstance(value, dict):
+            raise ScenarioError(
+                source,
+                format_path(where + ("rules",)),
+                value,
+                "a mapping of the rule system's own tactics",
+                line_of(lines, where + ("rules",)),
+            )
+        rules.append(value)
+    merged["rules"] = {**rules[0], **rules[1]}
     tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
     rule_tactics = None
     if system.Tactics is not None:
@@ -263,7 +278,8 @@ def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[
         target = base_dir / check_path(rel)
         return target, read_text(target, what)
     except ScenarioError as err:
-        why = f"{what} ({err.found}: {err.allowed})"
+        cap = f"; {err.allowed}" if "at most" in err.allowed else ""  # the size cap: say it
+        why = f"{what} (here: {err.found}{cap})"
         raise ScenarioError(source, path, rel, why, line) from None
 
 

@@ -126,8 +126,7 @@ class LostSouls(PointPoolRules, RuleSystem):
                     scenario.source,
                     "rules.options.action_table",
                     path,
-                    "an Action Results Table file relative to the scenario "
-                    f"({err.found}: {err.allowed})",
+                    f"an Action Results Table file relative to the scenario (here: {err.found})",
                 ) from None
         labels = table.column_labels
         for f in scenario.fighters:
