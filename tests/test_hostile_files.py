@@ -522,3 +522,110 @@ def test_side_tactics_rules_that_are_not_a_mapping_are_one_line(folder, capsys, 
         return
     err = validate_fails(capsys, path)
     assert ":27: sides[0].tactics.rules: found " in err
+
+
+# --- docs/limits.md lists every bound the models hold -------------------------------------------
+
+COLLAPSED = [  # families of fields with one bound, shown once
+    (r"effects\.\w+\.\w+\.", "effects.KIND.ASPECT."),
+    (r"difficulty\.(cover|visibility)\.\w+", r"difficulty.\1.NAME"),
+    (r"circumstances\.(cover|visibility)\.\w+", r"circumstances.\1.NAME"),
+    (r"^(cover|visibility|armor_dodge_penalty|armor_speed)\.\w+", r"\1.NAME"),
+    (r"range_tn\.\w+", "range_tn.BAND"),
+    (r"^ease\.\w+", "ease.BAND"),
+]
+
+
+def bounds_table() -> str:
+    """The markdown table of every number a scenario or catalogue file holds and its bounds,
+    read from the pydantic models themselves (``docs/limits.md`` must hold it verbatim)."""
+    import re
+    import types
+    import typing
+
+    import annotated_types
+    from pydantic import BaseModel
+
+    import combatsim.rules  # noqa: F401 - registers the systems
+    from combatsim.rules.base import system_class, system_names
+    from combatsim.scenario import spec
+    from combatsim.tactics.spec import Tactics
+
+    def number(value) -> str:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+
+    def bounds(kind, metadata) -> str:
+        parts = []
+        for m in metadata:
+            for cls, sign, attr in (
+                (annotated_types.Ge, ">=", "ge"),
+                (annotated_types.Gt, ">", "gt"),
+                (annotated_types.Le, "<=", "le"),
+                (annotated_types.Lt, "<", "lt"),
+            ):
+                if isinstance(m, cls):
+                    parts.append(f"{sign} {number(getattr(m, attr))}")
+        return ", ".join(parts) or "any"
+
+    def numbers(annotation, metadata=()):
+        """``(suffix, kind, bounds)`` of the numbers an annotation holds."""
+        origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+        if origin is typing.Annotated:
+            extra = [m for a in args[1:] for m in getattr(a, "metadata", [a])]
+            return numbers(args[0], [*metadata, *extra])
+        if annotation in (int, float):
+            return [("", annotation.__name__, bounds(annotation, metadata))]
+        if origin in (typing.Union, types.UnionType):
+            return [n for a in args if a is not type(None) for n in numbers(a, metadata)]
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            return [("[i]", k, b) for _, k, b in numbers(args[0])]
+        if origin is dict:
+            return [("{key}", k, b) for _, k, b in numbers(args[0])] + [
+                ("{value}", k, b) for _, k, b in numbers(args[1])
+            ]
+        return []
+
+    rows: list[tuple[str, str, str, str]] = []
+
+    def walk(label, model, prefix):
+        for name, field in model.model_fields.items():
+            inner = [
+                a
+                for a in (field.annotation, *typing.get_args(field.annotation))
+                if isinstance(a, type) and issubclass(a, BaseModel)
+            ]
+            for m in inner:
+                walk(label, m, f"{prefix}{name}.")
+            if not inner:
+                for suffix, kind, text in numbers(field.annotation, field.metadata):
+                    rows.append((label, f"{prefix}{name}{suffix}", kind, text))
+
+    walk("scenario", spec.ScenarioFile, "")
+    walk("tactics", Tactics, "")
+    classic = set()
+    for system in system_names():
+        cls = system_class(system)
+        for part in ("Options", "Sheet", "Weapon", "Armor", "Tactics"):
+            if getattr(cls, part, None) is not None:
+                before = len(rows)
+                walk(f"{system} {part.lower()}", getattr(cls, part), "")
+                if system == "sr-classic":
+                    classic |= {r[1:] for r in rows[before:]}
+                if system == "sr-d8":  # the same models as sr-classic but for its options
+                    rows[before:] = [r for r in rows[before:] if r[1:] not in classic]
+    lines, seen = ["| file, model | field | number | allowed |", "|---|---|---|---|"], set()
+    for label, field, kind, text in rows:
+        for pattern, replacement in COLLAPSED:
+            field = re.sub(pattern, replacement, field)
+        if (label, field, kind, text) not in seen:
+            seen.add((label, field, kind, text))
+            lines.append(f"| {label} | `{field}` | {kind} | {text} |")
+    return "\n".join(lines)
+
+
+def test_docs_limits_lists_every_bound_of_the_models():
+    doc = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
+    table = bounds_table()
+    assert table in doc, "docs/limits.md is out of date; paste this table:\n" + table

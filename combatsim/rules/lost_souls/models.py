@@ -20,6 +20,7 @@ from ...dice.lost_souls import MAX_KARMA_BONUS_DICE, MAX_NET_DICE
 
 Dice = int  # net dice of one circumstance: bonus dice positive, penalty dice negative
 DICE = {"ge": -MAX_NET_DICE, "le": MAX_NET_DICE}
+BoundedDice = Annotated[int, Field(**DICE)]
 SUCCESS_TIERS = 5  # ruling 18: the five upper tiers of the table are successes
 Points = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # damage points of a tier
 DEFAULT_ABILITY = {"firearm": "firearms", "melee": "melee", "grenade": "throwing"}
@@ -58,7 +59,7 @@ class Circumstances(Strict):
 
     cover: CoverDice = CoverDice()
     visibility: VisibilityDice = VisibilityDice()
-    range: tuple[Dice, Dice, Dice] = Field(
+    range: tuple[BoundedDice, BoundedDice, BoundedDice] = Field(
         (1, 0, -1), description="short, medium and long range of the weapon"
     )
     aiming: Dice = Field(
