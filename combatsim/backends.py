@@ -47,7 +47,13 @@ WORKERS_PER_CORE = 4  # more processes than this per core only add memory and sw
 STOP_GRACE = 60.0  # seconds to wait, after Ctrl-C, for workers to hand back their chunks
 PARENT_POLL = 0.5  # seconds between a worker's checks that its parent is alive
 DASK_POLL = 0.02  # seconds between looks for finished chunks on a Dask cluster
-LOST_AFTER = 20.0  # seconds a Dask client may stay disconnected before the run gives up
+LOST_AFTER = 20.0
+QUIET = (
+    "distributed",
+    "distributed.client",
+    "distributed.core",
+    "distributed.comm",
+)  # seconds a Dask client may stay disconnected before the run gives up
 
 
 class Backend:
@@ -213,8 +219,9 @@ class DaskBackend(Backend):
         self._job_future: Any = None
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
-        # The client logs its own lines when the scheduler goes away; the run says it in one.
-        with _quiet_logger("distributed.client"):
+        # Dask logs its own lines (tracebacks) when the scheduler goes away, while the run and
+        # while the client closes; the run says it in one line instead.
+        with _quiet_loggers(*QUIET):
             return self._run(job, tasks, on_chunk)
 
     def _run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
@@ -280,21 +287,25 @@ class DaskBackend(Backend):
         )
 
     def close(self) -> None:
-        _quietly(self._client.close, 5)
+        with _quiet_loggers(*QUIET):
+            _quietly(self._client.close, 5)
+            time.sleep(0)  # let the client's thread finish its last lines while quiet
 
     def describe(self) -> str:
         return f"Dask cluster at {self.address} ({self.workers} worker threads)"
 
 
 @contextlib.contextmanager
-def _quiet_logger(name: str):
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+def _quiet_loggers(*names: str):
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _reason(err: BaseException) -> str:
