@@ -629,3 +629,15 @@ def test_docs_limits_lists_every_bound_of_the_models():
     doc = (ROOT / "docs" / "limits.md").read_text(encoding="utf-8")
     table = bounds_table()
     assert table in doc, "docs/limits.md is out of date; paste this table:\n" + table
+
+
+def test_an_error_in_the_scenario_a_sweep_file_names_notes_the_sweep_line(folder, capsys):
+    scenario = break_scenario(folder, "position: [0, 0]", "position: [.nan, 0]")
+    sweep = folder / "sweep.yaml"
+    sweep.write_text(
+        f"battles: 10\nscenario: {scenario.name}\nvary: [{{path: turn_limit, values: [3, 4]}}]\n"
+    )
+    assert main(["sweep", "--file", str(sweep), "--quiet"]) == 2
+    err = one_line(capsys)
+    assert "sides[0].members[0].position[0]: found nan" in err
+    assert err.rstrip().endswith(f"(referred to by {sweep}:2: scenario)"), err

@@ -420,6 +420,14 @@ class SweepSpec:
     battles: int | None = None
     seed: int | None = None
     precision: float | None = None
+    source: str | None = None  # the sweep file, and the line of its ``scenario:``
+    scenario_line: int | None = None
+
+    def referring(self, err: ScenarioError) -> ScenarioError:
+        """``err`` (from loading the scenario this file names) noting the line naming it."""
+        if self.source is None or err.file == self.source:
+            return err
+        return err.referred_by(self.source, self.scenario_line, "scenario")
 
 
 def load_sweep_file(path: str | Path) -> SweepSpec:
@@ -464,4 +472,12 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
     scenario = None
     if spec.scenario is not None:
         scenario = os.path.normpath(Path(path).parent / spec.scenario)
-    return SweepSpec(scenario, tuple(varies), spec.battles, spec.seed, spec.precision)
+    return SweepSpec(
+        scenario,
+        tuple(varies),
+        spec.battles,
+        spec.seed,
+        spec.precision,
+        str(path),
+        lines.get(("scenario",)),
+    )
