@@ -232,6 +232,16 @@ def damage_run_file(state: Path, text: str) -> None:
     (state / "run.json").write_text(text)
 
 
+def hand_edited(key: str, value):
+    def edit(state: Path, _: str) -> None:
+        stored = json.loads((state / "run.json").read_text())
+        stored["meta"]["args"][key] = value
+        (state / "run.json").write_text(json.dumps(stored))
+
+    edit.__name__ = f"hand_edited_{key}"
+    return edit
+
+
 def damage_journal(state: Path, text: str) -> None:
     journal = state / "journal.jsonl"
     journal.write_text(text + journal.read_text())
@@ -258,6 +268,9 @@ def negative_count(state: Path, _: str) -> None:
         (damage_run_file, "[1, 2]", "is not a combatsim run file"),
         (damage_run_file, '{"format": 1, "meta": {"command": "run"}}', "names its scenarios"),
         (damage_run_file, '{"format": 1, "meta": 5}', "lacks the run's arguments"),
+        (hand_edited("battles", "many"), "", "a run file whose battles is what it was"),
+        (hand_edited("scenarios", [3]), "", "a run file whose scenarios is what it was"),
+        (hand_edited("chunk_size", 0), "", "(its --chunk-size is 0; allowed: an integer"),
         (damage_journal, "garbage\n", "line 1 of journal.jsonl is not JSON"),
         (damage_journal, '{"variants": [7], "start": 0}\n', "line 1 of journal.jsonl does not"),
         (damage_journal, '{"variants": [0], "start": 5, "stop": 2}\n', "battles 5 to 2"),

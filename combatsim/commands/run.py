@@ -222,10 +222,36 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
             f"the folder of an unfinished run whose run file names its {', '.join(missing)}",
         )
     for key in keys:
-        setattr(args, key, stored[key])
-    check_batch_options(args)  # a run file edited by hand must still hold usable settings
+        value = stored[key]
+        if not _plain(value) or (key in NUMERIC and isinstance(value, str | list)):
+            raise UsageError(
+                "--resume", args.resume, f"a run file whose {key} is what it was (found {value!r})"
+            )
+        setattr(args, key, value)
+    try:  # a run file edited by hand must still hold usable settings
+        check_batch_options(args)
+    except UsageError as err:
+        raise UsageError(
+            "--resume",
+            args.resume,
+            f"a run file with usable settings (its {err.argument} is {err.found!r}; "
+            f"allowed: {err.allowed})",
+        ) from None
     args.out = args.resume
     return True
+
+
+# Stored arguments that are numbers (or None); the others are texts or lists of texts.
+NUMERIC = ("battles", "seed", "precision", "max_battles", "chunk_size", "target")
+
+
+def _plain(value: Any) -> bool:
+    """A value a command line could have given: None, a number, a text, a list of texts."""
+    if value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def run_meta(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> dict[str, Any]:
