@@ -64,17 +64,22 @@ def journal_lines(out: Path) -> list[dict]:
     return [json.loads(line) for line in journal.read_text().splitlines() if line.endswith("}")]
 
 
-def children(pid: int) -> list[int]:
-    """Live (not zombie) processes whose parent is ``pid``."""
-    found = []
+def descendants(pid: int) -> list[int]:
+    """Live (not zombie) processes below ``pid``: its workers, and with a start method other
+    than fork, the server they are forked from."""
+    parent_of = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.append(int(entry.name))
+            if fields[0] != "Z":
+                parent_of[int(entry.name)] = int(fields[1])
+    found, frontier = [], {pid}
+    while frontier:
+        frontier = {child for child, parent in parent_of.items() if parent in frontier}
+        found += sorted(frontier)
     return found
 
 
@@ -101,7 +106,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     argv += ["--records", "battles", "--workers", "2", "--quiet"]
     process = start([*argv, "--out", str(out)])
     wait_for(lambda: len(journal_lines(out)) >= 1, "finished chunk", process)
-    wait_for(lambda: len(children(process.pid)) == 2, "two workers", process)
+    wait_for(lambda: len(descendants(process.pid)) >= 2, "two workers", process)
     os.killpg(process.pid, signal.SIGINT)
     _, err = process.communicate(timeout=DEADLINE)
     assert process.returncode == 130, err
@@ -137,8 +142,8 @@ def test_sigterm_stops_a_sweep_as_ctrl_c_does_and_leaves_no_worker(tmp_path):
     argv += ["--battles", "3000", "--chunk-size", "200", "--workers", "2", "--quiet"]
     process = start([*argv, "--out", str(out)])
     wait_for(lambda: len(journal_lines(out)) >= 1, "finished chunk", process)
-    wait_for(lambda: len(children(process.pid)) == 2, "two workers", process)
-    workers = children(process.pid)
+    wait_for(lambda: len(descendants(process.pid)) >= 2, "two workers", process)
+    workers = descendants(process.pid)
     process.send_signal(signal.SIGTERM)  # to the parent alone, as `kill PID` does
     _, err = process.communicate(timeout=DEADLINE)
     assert process.returncode == 130, err
@@ -157,8 +162,8 @@ def test_kill_9_of_the_parent_leaves_no_worker_behind(tmp_path):
     out = tmp_path / "killed"
     process = start([*argv, "--workers", "2", "--quiet", "--out", str(out)])
     wait_for(lambda: len(journal_lines(out)) >= 1, "finished chunk", process)
-    wait_for(lambda: len(children(process.pid)) == 2, "two workers", process)
-    workers = children(process.pid)
+    wait_for(lambda: len(descendants(process.pid)) >= 2, "two workers", process)
+    workers = descendants(process.pid)
     os.kill(process.pid, signal.SIGKILL)
     process.communicate(timeout=DEADLINE)  # EOF on both pipes: no worker holds them
     wait_for(lambda: not [pid for pid in workers if alive(pid)], "end of the workers")
