@@ -641,3 +641,16 @@ def test_an_error_in_the_scenario_a_sweep_file_names_notes_the_sweep_line(folder
     err = one_line(capsys)
     assert "sides[0].members[0].position[0]: found nan" in err
     assert err.rstrip().endswith(f"(referred to by {sweep}:2: scenario)"), err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_a_sweep_file_that_is_a_fifo_or_device_is_one_line(tmp_path, capsys, kind):
+    path = tmp_path / "sweep.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    started = time.monotonic()
+    assert main(["sweep", "--file", str(path), "--quiet"]) == 2
+    assert time.monotonic() - started < FAST
+    assert "allowed: a regular file" in one_line(capsys)
