@@ -13,13 +13,22 @@ from pathlib import Path
 
 from ..errors import CombatsimError
 from ..scenario import load_file
-from . import run
+from . import examples, run
 
 EXIT_INVALID = 2
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check scenario or catalogue files without running them")
+    p = sub.add_parser(
+        "validate",
+        help="check scenario or catalogue files without running them",
+        description="Load each scenario or catalogue file and say whether it is valid; a bad "
+        "file gets one line naming the file, line, field, what was found and what is allowed.",
+        **examples(
+            "combatsim validate scenarios/sr-firefight-4v4.yaml",
+            "combatsim validate scenarios/*.yaml scenarios/catalogues/sr-classic.yaml",
+        ),
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario or catalogue files (YAML)")
     p.set_defaults(handler=_validate)
 
