@@ -250,7 +250,7 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
 
 
 # Stored arguments that are numbers (or None); the others are texts or lists of texts.
-NUMERIC = ("battles", "seed", "precision", "max_battles", "chunk_size", "target")
+NUMERIC = ("battles", "seed", "precision", "max_battles", "chunk_size")
 
 
 def _plain(value: Any) -> bool:
