@@ -101,7 +101,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     journal holds chunks cut short, the files count exactly the journal's battles, and
     ``--resume`` ends with the files of a run never interrupted."""
     toy = toy_files(tmp_path / "scenarios")
-    out, size, battles = tmp_path / "cut", 400, 8000
+    out, size, battles = tmp_path / "cut", 400, 12000  # seconds of work, even on a fast engine
     argv = ["run", str(toy), "--battles", str(battles), "--chunk-size", str(size)]
     argv += ["--records", "battles", "--workers", "2", "--quiet"]
     process = start([*argv, "--out", str(out)])
@@ -129,7 +129,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     )
     assert resumed.returncode == 0, resumed.stderr
     reference = tmp_path / "reference"
-    write_results(simulate(load_scenario(toy), battles, records="battles"), reference)
+    write_results(simulate(load_scenario(toy), battles, records="battles", workers=2), reference)
     assert (out / "battles.csv").read_bytes() == (reference / "battles.csv").read_bytes()
     assert (out / "summary.json").read_bytes() == (reference / "summary.json").read_bytes()
 
