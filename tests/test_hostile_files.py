@@ -654,3 +654,13 @@ def test_a_sweep_file_that_is_a_fifo_or_device_is_one_line(tmp_path, capsys, kin
     assert main(["sweep", "--file", str(path), "--quiet"]) == 2
     assert time.monotonic() - started < FAST
     assert "allowed: a regular file" in one_line(capsys)
+
+
+def test_without_libyaml_the_pure_python_parser_gives_the_same(monkeypatch):
+    """PyYAML built without libyaml: the same data, lines and refusals."""
+    with_c = [safeyaml.load_yaml(path) for path in SHIPPED]
+    monkeypatch.setattr(safeyaml, "_Loader", yaml.SafeLoader)
+    assert [safeyaml.load_yaml(path) for path in SHIPPED] == with_c
+    for text in ("a: &r [*r]\n", "a: " + "[" * 3000 + "]" * 3000 + "\n", BILLION_LAUGHS):
+        with pytest.raises(ScenarioError):
+            safeyaml.parse_yaml(text, "x.yaml")
