@@ -14,9 +14,11 @@ from collections.abc import Sequence
 
 from .commands import balance as balance_command
 from .commands import compare as compare_command
+from .commands import listing as list_command
 from .commands import odds as odds_command
 from .commands import report as report_command
 from .commands import run as run_command
+from .commands import schema as schema_command
 from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
@@ -26,6 +28,8 @@ COMMANDS = [
     odds_command,
     run_command,
     validate_command,
+    schema_command,
+    list_command,
     sweep_command,
     compare_command,
     balance_command,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from .errors import UsageError, did_you_mean
 from .output import SUMMARY_JSON
 
 REPORT_HTML = "report.html"
@@ -101,7 +101,7 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     summary, rows, names = load_results(folder)
     sides = _sides(rows)
     if side is not None and side not in sides:
-        raise UsageError("--side", side, "one of " + ", ".join(sides))
+        raise UsageError("--side", side, "one of " + ", ".join(sides), did_you_mean(side, sides))
     focus = side or (summary.get("side") if summary.get("kind") == "balance" else None) or sides[0]
     plots_dir = folder / PLOTS_DIR
     plots_dir.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 from . import run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
@@ -118,7 +118,7 @@ def describe(summary: dict, side: str | None = None) -> str:
     sides = [d for d in summary["differences"] if d["side"] != "draws"]
     names = [d["side"] for d in sides]
     if side is not None and side not in names:
-        raise UsageError("--side", side, "one of " + ", ".join(names))
+        raise UsageError("--side", side, "one of " + ", ".join(names), did_you_mean(side, names))
     head = sides[names.index(side) if side else 0]
     lines += ["", _verdict(head)]
     return "\n".join(lines) + run.precision_line(summary.get("precision"))

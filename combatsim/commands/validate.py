@@ -1,4 +1,7 @@
-"""``combatsim validate FILE...``: load each scenario or catalogue file, say if it is valid.
+"""``combatsim validate PATH...``: load each scenario or catalogue file, say if it is valid.
+
+A folder stands for every YAML file in it and its subfolders (so ``validate scenarios/`` checks
+the catalogues too), as ``run`` takes folders.
 
 A valid scenario gets ``ok: FILE (scenario NAME, N combatants, system S)`` on stdout, a valid
 catalogue ``ok: FILE (catalogue: N weapons, N armor, N archetypes)``; a bad file gets its
@@ -11,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import CombatsimError
+from ..errors import CombatsimError, UsageError
 from ..scenario import is_catalogue, load_catalogue
 from . import run
 
@@ -19,14 +22,42 @@ EXIT_INVALID = 2
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check scenario or catalogue files without running them")
-    p.add_argument("files", nargs="+", metavar="FILE", help="scenario or catalogue files (YAML)")
+    p = sub.add_parser(
+        "validate",
+        help="check scenario or catalogue files (or folders of them) without running them",
+        description="Load and check each scenario or catalogue file; a folder stands for every "
+        "YAML file in it and its subfolders. Prints 'ok: FILE (...)' per good file and one "
+        "error line per bad one; exit 2 if any was bad.",
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="PATH",
+        help="scenario or catalogue files (YAML), or folders of them",
+    )
     p.set_defaults(handler=_validate)
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Files as given; a folder becomes the YAML files under it, sorted."""
+    out = []
+    for path in paths:
+        folder = Path(path)
+        if not folder.is_dir():
+            out.append(path)
+            continue
+        found = sorted(
+            str(f) for f in folder.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+        )
+        if not found:
+            raise UsageError("PATH", path, "a folder with YAML files (*.yaml, *.yml) in it")
+        out += found
+    return out
 
 
 def _validate(args: argparse.Namespace) -> int:
     status = 0
-    for path in args.files:
+    for path in expand(args.files):
         try:
             if Path(path).is_file() and is_catalogue(path):
                 sections = load_catalogue(path)

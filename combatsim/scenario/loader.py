@@ -11,7 +11,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import Problem, ScenarioError, did_you_mean
 from ..rules.base import system_class, system_names
 from ..tactics.spec import Tactics
 from .model import FighterSpec, Scenario, SideSpec
@@ -56,13 +56,17 @@ def build_scenario(
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
     for i, rel in enumerate(spec.catalogues):
         cat_path = (base_dir / rel).resolve()
-        if not cat_path.exists():
+        if not cat_path.is_file():
+            line = line_of(lines, ("catalogues", i))
+            named = f" (named at scenario line {line})" if line is not None else ""
+            nearby = [str(Path(rel).parent / p.name) for p in cat_path.parent.glob("*.y*ml")]
             raise ScenarioError(
                 source,
                 f"catalogues[{i}]",
-                rel,
-                "a path to a catalogue file, relative to the scenario",
-                line_of(lines, ("catalogues", i)),
+                Problem(f"catalogue file not found: {cat_path}{named}"),
+                "a path to a catalogue file, relative to the scenario's folder",
+                line,
+                did_you_mean(rel, nearby),
             )
         cat_data, cat_lines = load_yaml(cat_path)
         _require_mapping(cat_data, str(cat_path))
@@ -132,37 +136,36 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
     sheet_data: dict[str, Any] = {}
     if member.archetype is not None:
         if member.archetype not in sections["archetypes"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("archetype",)),
-                member.archetype,
-                _known(sections["archetypes"], "archetype"),
-                line_of(lines, path + ("archetype",)),
+            raise _unknown(
+                sections["archetypes"], "archetype", member.archetype, source, path, lines
             )
         sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
     sheet_data = _deep_merge(sheet_data, member.model_extra or {})
-    sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    try:
+        sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    except ScenarioError as err:
+        if member.archetype is None and err.allowed.endswith("(required)"):
+            # A member without an archetype must spell out its whole sheet; nearly always
+            # the archetype was forgotten, so say that rather than "attributes: found nothing".
+            raise ScenarioError(
+                source,
+                format_path(path),
+                Problem(f"a member without an archetype and without {err.path.split('.')[-1]!r}"),
+                "archetype: NAME, where NAME is "
+                + _known(sections["archetypes"], "archetype")
+                + "; or every field of the sheet written out",
+                line_of(lines, path),
+            ) from None
+        raise
     weapons = []
     for w, weapon_name in enumerate(sheet.weapons):
         if weapon_name not in sections["weapons"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("weapons", w)),
-                weapon_name,
-                _known(sections["weapons"], "weapon"),
-                line_of(lines, path + ("weapons", w)),
-            )
+            raise _unknown(sections["weapons"], "weapon", weapon_name, source, path, lines, w)
         weapons.append(sections["weapons"][weapon_name])
     armor = None
     if sheet.armor is not None:
         if sheet.armor not in sections["armor"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("armor",)),
-                sheet.armor,
-                _known(sections["armor"], "armor"),
-                line_of(lines, path + ("armor",)),
-            )
+            raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
     merged = {**side.tactics, **member.tactics}
     merged["rules"] = {**side.tactics.get("rules", {}), **member.tactics.get("rules", {})}
@@ -232,6 +235,7 @@ def _system(name: str, file: str, path: tuple, lines: LineMap):
             name,
             "one of " + ", ".join(system_names()),
             line_of(lines, path),
+            did_you_mean(name, system_names()),
         )
     return cls
 
@@ -249,6 +253,20 @@ def _deep_merge(base: dict, override: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def _unknown(section: dict, what: str, name: str, source, path, lines, index=None):
+    """The error for a catalogue name not found (``weapons[0]: found 'ak98' (did you mean
+    'ak97'?)``): the key is ``archetype``, ``armor`` or ``weapons[index]``."""
+    key = path + ((what,) if index is None else ("weapons", index))
+    return ScenarioError(
+        source,
+        format_path(key),
+        name,
+        _known(section, what),
+        line_of(lines, key),
+        did_you_mean(name, section),
+    )
 
 
 def _known(section: dict, what: str) -> str:

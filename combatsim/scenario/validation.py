@@ -1,14 +1,20 @@
-"""Turn pydantic's validation errors into one ``ScenarioError`` a user can act on."""
+"""Turn pydantic's validation errors into one ``ScenarioError`` a user can act on.
+
+Each message says what to write instead: an unknown key lists the keys allowed at that place
+(a misspelt ``skills.firarms`` lists the skills, not the member's keys) with a "did you mean";
+a choice among words suggests the nearest; a coordinate pair says ``[x, y] in meters``.
+"""
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Described, ScenarioError
+from ..errors import Described, ScenarioError, did_you_mean
 from .yamlio import LineMap, format_path, line_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -39,20 +45,64 @@ def to_scenario_error(
 ) -> ScenarioError:
     first = err.errors(include_url=False)[0]
     loc = tuple(first["loc"])
-    full = path + loc
     kind = first["type"]
-    if kind == "extra_forbidden":
+    hint = None
+    pair = _pair_at(model, loc)
+    if pair is not None:  # position, spacing: one message for every way a pair goes wrong
+        loc = loc[:pair]
+        found = _input_at(err, loc)
+        allowed = "[x, y] in meters, e.g. [0, 3]"
+    elif kind == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
-        keys = sorted(set(owner.model_fields) | set(extra_allowed)) if owner else []
+        # a member's own keys are allowed beside its sheet's, but not inside skills: {...}
+        extra = extra_allowed if len(loc) == 1 else ()
+        keys = sorted(set(owner.model_fields) | set(extra)) if owner else []
         found = Described(f"unknown key {loc[-1]!r}")
+        hint = did_you_mean(loc[-1], keys)
         allowed = "the keys " + ", ".join(keys) if keys else "no extra keys"
     elif kind == "missing":
-        found = Described("nothing")
+        found = Described(f"no {loc[-1]!r}")
         allowed = f"a value for {loc[-1]!r} (required)"
     else:
         found = first.get("input")
         allowed = first["msg"].replace("Input should be ", "").replace("Value error, ", "")
-    return ScenarioError(file, format_path(full), found, allowed, line_of(lines, full))
+        if kind in ("literal_error", "enum"):
+            hint = did_you_mean(found, re.findall(r"'([^']*)'", first["ctx"]["expected"]))
+    full = path + loc
+    return ScenarioError(file, format_path(full), found, allowed, line_of(lines, full), hint)
+
+
+def _pair_at(model: type[BaseModel], loc: tuple) -> int | None:
+    """How much of ``loc`` leads to a ``tuple[float, float]`` field (an [x, y] position), if
+    the error lies in one."""
+    current: Any = model
+    for depth, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        if _is_pair(field.annotation):
+            return depth + 1
+        current = _inner_model(field.annotation)
+    return None
+
+
+def _is_pair(annotation: Any) -> bool:
+    return typing.get_origin(annotation) is tuple and typing.get_args(annotation) == (
+        float,
+        float,
+    )
+
+
+def _input_at(err: ValidationError, loc: tuple) -> Any:
+    """The value the user wrote at ``loc`` (pydantic reports only the innermost part)."""
+    for e in err.errors(include_url=False):
+        if tuple(e["loc"]) == loc:
+            return e.get("input")
+    return Described("a value that is not a pair of numbers")
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..backends import make_backend
 from ..batch import CHUNK_SIZE, Runner, summarize, table
-from ..errors import UsageError, check_range
+from ..errors import UsageError, check_range, did_you_mean
 from ..output import (
     BATTLES_CSV,
     COMBATANTS_CSV,
@@ -378,7 +378,7 @@ def balance(
         raise UsageError("--vary", [v.name for v in varies], "exactly one field to vary")
     sides = [s.name for s in base.sides]
     if side not in sides:
-        raise UsageError("--side", side, "one of " + ", ".join(sides))
+        raise UsageError("--side", side, "one of " + ", ".join(sides), did_you_mean(side, sides))
     if not 0 <= target <= 1:
         raise UsageError("--target", target, "a win rate from 0 to 1")
     if search not in ("auto", "grid", "bisect"):

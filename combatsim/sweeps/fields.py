@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import CombatsimError, ScenarioError, UsageError
+from ..errors import CombatsimError, ScenarioError, UsageError, did_you_mean
 
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -141,7 +141,9 @@ def _set(node: Any, steps: tuple, value: Any, path: tuple, fp: FieldPath, inheri
         if not positions:
             names = [n for n in (_name(item) for item in node) if n is not None]
             known = ", ".join(names) if names else "none has a name"
-            raise _path_error(fp, f"{_where(path)} has no item named {step.name!r} ({known})")
+            hint = did_you_mean(step.name, names)
+            why = f"{_where(path)} has no item named {step.name!r}" + (f"; {hint}" if hint else "")
+            raise _path_error(fp, f"{why} ({known})")
     else:
         if not 0 <= step < len(node):
             raise _path_error(
