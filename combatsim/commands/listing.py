@@ -74,10 +74,11 @@ def _line(name: str, entry: Any) -> str:
         text = _value(entry)
     indent = " " * (NAME + 1)
     head = f"  {name:<{NAME - 2}} "
+    first = ""
     if len(head) > len(indent):
-        head = f"  {name}\n{indent}"
+        first, head = f"  {name}\n", indent
     wrapped = textwrap.fill(text, WIDTH, initial_indent=head, subsequent_indent=indent)
-    return wrapped.replace("\0", " ")
+    return first + wrapped.replace("\0", " ")
 
 
 def _value(value: Any) -> str:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Described, ScenarioError, did_you_mean
+from ..errors import Described, Problem, ScenarioError, did_you_mean
 from .yamlio import LineMap, format_path, line_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -43,7 +43,20 @@ def to_scenario_error(
     lines: LineMap,
     extra_allowed: tuple[str, ...] = (),
 ) -> ScenarioError:
-    first = err.errors(include_url=False)[0]
+    errors = err.errors(include_url=False)
+    first = errors[0]
+    if first["type"] == "missing":
+        # a misspelt key shows up as the right key missing and the wrong one unknown: the
+        # unknown one, with its "did you mean", is the one to show
+        parent = tuple(first["loc"])[:-1]
+        first = next(
+            (
+                e
+                for e in errors
+                if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == parent
+            ),
+            first,
+        )
     loc = tuple(first["loc"])
     kind = first["type"]
     hint = None
@@ -61,7 +74,7 @@ def to_scenario_error(
         hint = did_you_mean(loc[-1], keys)
         allowed = "the keys " + ", ".join(keys) if keys else "no extra keys"
     elif kind == "missing":
-        found = Described(f"no {loc[-1]!r}")
+        found = Problem(f"{loc[-1]!r} is missing")
         allowed = f"a value for {loc[-1]!r} (required)"
     else:
         found = first.get("input")
