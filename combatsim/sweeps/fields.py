@@ -372,6 +372,50 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
     return variants
 
 
+def as_written(scenario, varies: Sequence[Vary]) -> Variant:
+    """The scenario as written, as a variant of the sweep: the baseline every row is read
+    against. Each vary's column holds the value the file gives at its path (a member's
+    inherited field from its archetype), or None where the path holds several values
+    (``members[*]`` with different armor) or none."""
+    data = getattr(scenario, "data", None)
+    values: dict[str, Any] = {}
+    for vary in varies:
+        found: list[Any] = []
+        if isinstance(data, dict):
+            inherit = Inheritance(data, Path(scenario.source).parent)
+            _read(data, vary.path.steps, (), inherit, found)
+        unique = {json.dumps(v, sort_keys=True, default=str) for v in found}
+        values[vary.name] = label_of(found[0]) if found and len(unique) == 1 else None
+    return Variant(values, scenario)
+
+
+def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list) -> None:
+    """Collect the values at ``steps`` under ``node`` into ``out`` (as ``_set`` walks)."""
+    if not steps:
+        out.append(node)
+        return
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str) and step != ALL:
+        if not isinstance(node, dict):
+            return
+        value = node.get(step)
+        if value is None:
+            value = inherit.lookup(path, node, step)
+        if value is not None:
+            _read(value, rest, (*path, step), inherit, out)
+        return
+    if not isinstance(node, list):
+        return
+    if step == ALL:
+        positions = range(len(node))
+    elif isinstance(step, Name):
+        positions = [i for i, item in enumerate(node) if _name(item) == step.name]
+    else:
+        positions = [step] if 0 <= step < len(node) else []
+    for i in positions:
+        _read(node[i], rest, (*path, i), inherit, out)
+
+
 # --- sweep files ------------------------------------------------------------------------------
 
 
