@@ -46,6 +46,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--side", metavar="NAME", help="the side to headline (default: the first)")
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_compare, parser=p)
 
 
@@ -78,9 +79,10 @@ def _compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary, args.side))
-        names = ", ".join(run._name(out, p) for p in result.files if Path(p).parent == out)
+        names = run.listing(out, files)
         print(f"\nresults in {out}: {names}")
     if result.interrupted:
         return run.say_interrupted(result, "compare", out)
