@@ -599,51 +599,64 @@ def _difference_plot(summary, colors, folder) -> Plot:
 
 
 def _casualties(summary, folder: Path) -> list[dict] | None:
-    """Per combatant: how often it ends down (out of the fight) and dead, with intervals.
+    """For each side (anyone of it) and each combatant (a group's copies together): how often
+    it ends down (out of the fight) and dead, with 95% intervals.
 
-    From ``summary.json``'s ``casualties`` when the run wrote them, else counted from
-    ``combatants.csv`` (down: not standing at the end; dead: status ``dead``)."""
-    from .stats import wilson_interval
-
+    From ``summary.json``'s ``casualties`` when the run wrote them (levels ``side`` and
+    ``combatant``; the per-copy entries are left to the table files), else counted from
+    ``combatants.csv`` for an older folder: down is ``standing`` false at the end, dead is
+    status ``dead``; each name is a combatant there (copies are not grouped)."""
     listed = summary.get("casualties")
     if listed:
-        named = [c for c in listed if c.get("level") in ("combatant", "side")]
+        named = [c for c in listed if c.get("level") in ("side", "combatant")]
         return named or None
     path = folder / COMBATANTS_CSV
     if not path.exists():
         return None
     import pandas as pd
 
-    frame = pd.read_csv(
-        path, usecols=lambda c: c in ("battle", "name", "side", "status", "standing")
-    )
-    if frame.empty or not {"name", "side", "status", "standing"} <= set(frame.columns):
+    wanted = ("battle", "name", "side", "status", "standing")
+    frame = pd.read_csv(path, usecols=lambda c: c in wanted)
+    if frame.empty or not set(wanted) <= set(frame.columns):
         return None
+    frame["down"] = ~frame["standing"].astype(bool)
+    frame["dead"] = frame["status"] == "dead"
     battles = int(frame["battle"].nunique())
     out = []
-    for (side, name), group in frame.groupby(["side", "name"], sort=False):
-        down = int((~group["standing"].astype(bool)).sum())
-        dead = int((group["status"] == "dead").sum())
-        out.append(
-            {
-                "side": side,
-                "who": name,
-                "level": "combatant",
-                "battles": battles,
-                "down_rate": down / battles,
-                "down_ci95": list(wilson_interval(down, battles)),
-                "dead_rate": dead / battles,
-                "dead_ci95": list(wilson_interval(dead, battles)),
-            }
-        )
+    for side, rows in frame.groupby("side", sort=False):
+        per_battle = rows.groupby("battle")[["down", "dead"]].any()
+        out.append(_casualty(side, side, "side", per_battle, battles))
+        for name, mine in rows.groupby("name", sort=False):
+            out.append(_casualty(side, name, "combatant", mine.set_index("battle"), battles))
     return out
+
+
+def _casualty(side: str, who: str, level: str, frame, battles: int) -> dict[str, Any]:
+    from .stats import wilson_interval
+
+    down, dead = int(frame["down"].sum()), int(frame["dead"].sum())
+    return {
+        "side": side,
+        "who": who,
+        "level": level,
+        "battles": battles,
+        "down_rate": down / battles,
+        "down_ci95": list(wilson_interval(down, battles)),
+        "dead_rate": dead / battles,
+        "dead_ci95": list(wilson_interval(dead, battles)),
+    }
+
+
+def _who(c: dict) -> str:
+    """How a casualty entry reads: a side's entry is "anyone of" it."""
+    return f"anyone of {c['side']}" if c.get("level") == "side" else f"{c['who']} ({c['side']})"
 
 
 def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    rows = [c for c in casualties if c.get("level", "combatant") == "combatant"] or casualties
+    rows = casualties
     fig, ax = plt.subplots(figsize=(9, 1.6 + 0.42 * len(rows)), layout="constrained")
     for k, c in enumerate(rows):
         color = colors.get(c["side"], NEUTRAL)
@@ -660,7 +673,7 @@ def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
             capsize=2,
         )
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_wrap_label(f"{c['who']} ({c['side']})", 30) for c in rows], fontsize=9)
+    ax.set_yticklabels([_wrap_label(_who(c), 30) for c in rows], fontsize=9)
     ax.invert_yaxis()
     _rate_axis(ax)
     ax.set_xlabel("share of battles, with 95% interval")
@@ -671,9 +684,10 @@ def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
     fig.legend(handles=handles, loc="outside right upper", fontsize=9)
     ax.set_title("How often each combatant goes down, and dies", fontsize=11)
     caption = (
-        "For each combatant, the share of battles it ended down (out of the fight: unconscious, "
-        "dying, dead or fled; wide pale bar, percentage written) and dead (narrow dark bar), "
-        "each with its 95% Wilson interval. A group's copies are listed one by one."
+        "For each side (anyone of it: the side lost someone) and each combatant (a group of "
+        "copies together: any of them), the share of battles it ended down (out of the fight: "
+        "unconscious, dying, dead or fled; wide pale bar, percentage written) and dead (narrow "
+        "dark bar), each with its 95% Wilson interval."
     )
     return _save(fig, folder, "casualties", "Casualties", caption)
 
@@ -1175,7 +1189,7 @@ def _casualty_table_html(casualties, colors) -> str:
     )
     body = []
     for c in casualties:
-        who = c["who"] + (" (the whole side)" if c.get("level") == "side" else "")
+        who = f"anyone of {c['side']}" if c.get("level") == "side" else c["who"]
         body.append(
             f"<tr><td class='label'>{e(who)}</td>"
             f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{e(c['side'])}</td>"

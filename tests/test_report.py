@@ -280,13 +280,25 @@ def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tm
 
     frame = pd.read_csv(out / "combatants.csv")
     listed = _casualties(json.loads((out / "summary.json").read_text()), out)
-    assert [c["who"] for c in listed] == ["Ace", "Brick", "Guard 1", "Guard 2"]
+    assert [(c["level"], c["who"]) for c in listed] == [
+        ("side", "runners"),
+        ("combatant", "Ace"),
+        ("combatant", "Brick"),
+        ("side", "guards"),
+        ("combatant", "Guard 1"),
+        ("combatant", "Guard 2"),
+    ]
+    frame["down"] = ~frame["standing"]
+    frame["dead"] = frame["status"] == "dead"
     for c in listed:
-        mine = frame[frame["name"] == c["who"]]
+        key = "side" if c["level"] == "side" else "name"
+        mine = frame[frame[key] == c["who"]].groupby("battle")[["down", "dead"]].any()
         assert c["battles"] == 90
-        assert c["down_rate"] == pytest.approx((~mine["standing"]).sum() / 90)
-        assert c["dead_rate"] == pytest.approx((mine["status"] == "dead").sum() / 90)
+        assert c["down_rate"] == pytest.approx(mine["down"].sum() / 90)
+        assert c["dead_rate"] == pytest.approx(mine["dead"].sum() / 90)
         assert c["down_ci95"][0] <= c["down_rate"] <= c["down_ci95"][1]
+    side = listed[0]
+    assert side["down_rate"] >= max(c["down_rate"] for c in listed[1:3])
     paths = render_report(out)
     assert [p.name for p in paths][:2] == ["win_rate.png", "casualties.png"]
     page = (out / "report.html").read_text()
