@@ -12,8 +12,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from . import __version__
 from .commands import balance as balance_command
 from .commands import compare as compare_command
+from .commands import examples
 from .commands import listing as list_command
 from .commands import odds as odds_command
 from .commands import report as report_command
@@ -45,7 +47,16 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="combatsim", description="Monte Carlo combat simulator for tabletop RPGs.")
+    parser = Parser(
+        prog="combatsim",
+        description="Monte Carlo combat simulator for tabletop RPGs.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml",
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim COMMAND --help   # the options and examples of one command",
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=Parser
     )

@@ -74,7 +74,7 @@ def test_a_single_run_gets_the_distributions(toy, tmp_path, monkeypatch):
     argv = ["run", str(toy), "--battles", "200", "--out", str(out), "--quiet", "--workers", "1"]
     assert main(argv) == 0
     assert main(["report", str(out)]) == 0
-    page = check_page(out, EVERY_RUN)
+    page = check_page(out, ["win_rate", "casualties", *EVERY_RUN[1:]])
     assert "Battle results: Toy standoff" in page
 
 
@@ -279,7 +279,26 @@ def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tm
     import pandas as pd
 
     frame = pd.read_csv(out / "combatants.csv")
-    listed = _casualties(json.loads((out / "summary.json").read_text()), out)
+    summary = json.loads((out / "summary.json").read_text())
+    # The run's own casualties (a group's copies together), side and combatant levels
+    written = _casualties(summary, out)
+    assert [(c["level"], c["who"]) for c in written] == [
+        ("side", "runners"),
+        ("combatant", "Ace"),
+        ("combatant", "Brick"),
+        ("side", "guards"),
+        ("combatant", "Guard"),
+    ]
+    # An older folder without them: the same numbers counted from combatants.csv, each name
+    # a combatant
+    del summary["casualties"]
+    listed = _casualties(summary, out)
+    same = {(c["level"], c["who"]): c for c in written}
+    for c in listed:
+        if (c["level"], c["who"]) in same:
+            mine = same[c["level"], c["who"]]  # summary.json rounds to 6 places
+            assert c["down_rate"] == pytest.approx(mine["down_rate"], abs=1e-6)
+            assert c["dead_rate"] == pytest.approx(mine["dead_rate"], abs=1e-6)
     assert [(c["level"], c["who"]) for c in listed] == [
         ("side", "runners"),
         ("combatant", "Ace"),

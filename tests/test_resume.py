@@ -126,7 +126,13 @@ def test_a_resumed_run_writes_the_files_run_always_wrote(toy, tmp_path, monkeypa
     use(monkeypatch, toy_runner)
     assert main([*argv, "--out", str(tmp_path / "whole"), "--workers", "1"]) == 0
     whole = files_of(tmp_path / "whole")
-    assert sorted(whole) == ["battles.csv", "combatants.csv", "summary.json"]
+    assert sorted(whole) == [
+        "battles.csv",
+        "casualties.csv",
+        "casualties.parquet",
+        "combatants.csv",
+        "summary.json",
+    ]
     resumed = interrupted_then_resumed(monkeypatch, capsys, argv, tmp_path / "cut", "run", 150)
     assert resumed == whole
 

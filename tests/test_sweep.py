@@ -105,15 +105,17 @@ def toy_runner(scenario, root_seed: int, index: int, trace: bool = False) -> Bat
         for fighter in side.fighters:
             standing = winner is None or (side.name == winner and rng.random() < 0.7)
             out_turn = None if standing else int(rng.integers(1, turns + 1))
+            damage = int(rng.integers(0, 4 if standing else 12))
             up += standing
             combatants.append(
                 {
                     "battle": index,
                     "name": fighter.name,
                     "side": side.name,
+                    "status": "ok" if standing else ("dead" if damage >= 10 else "down"),
                     "standing": standing,
                     "knocked_out_turn": out_turn,
-                    "damage_taken": int(rng.integers(0, 4 if standing else 12)),
+                    "damage_taken": damage,
                 }
             )
         survivors[f"survivors_{side.name}"] = up
@@ -476,7 +478,8 @@ def test_sweep_command_writes_the_table_and_prints_it(toy, cli_toy, capsys, tmp_
     assert "6 variants, seed 77" in printed and "* marks the scenario as written" in printed
     assert printed.splitlines()[4].split()[:4] == ["guards", "armor", "battles", "runners"]
     assert printed.splitlines()[7].split()[:3] == ["2", "*", "vest"]
-    assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
+    files = "table.csv, table.parquet, casualties.csv, casualties.parquet, summary.json"
+    assert f"results in {out}: {files}" in printed
     table = pd.read_csv(out / "table.csv")
     assert len(table) == 6 and list(table["guards"]) == [1, 1, 2, 2, 3, 3]
     summary = json.loads((out / "summary.json").read_text())
@@ -551,7 +554,9 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     assert main([*argv, "--workers", "1", "--out", str(tmp_path / "one")]) == 0
     assert main([*argv, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
-    assert len(files) == 3 + 4 * 2  # the scenario as written (rifle, vest) is in the grid
+    # summary, table and casualties files; records (the scenario as written, rifle and vest,
+    # is one of the grid's variants)
+    assert len(files) == 5 + 4 * 2
     for name in files:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     table = pd.read_csv(tmp_path / "one" / "table.csv")
@@ -581,6 +586,8 @@ def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_i
     )
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == [
+        "casualties.csv",
+        "casualties.parquet",
         "notes.txt",
         "plots",
         "plots/sketch.png",

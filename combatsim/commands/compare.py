@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError, did_you_mean
-from . import run
+from . import examples, run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
 
@@ -25,6 +25,12 @@ def add_parser(sub) -> None:
         help="compare two scenarios or variants: the win-rate difference, its interval, p",
         description="Run A and B on the same battle seeds and report, per side, the difference "
         "in win rate (B - A) with its 95% interval and whether it is significant.",
+        **examples(
+            "combatsim compare scenarios/sr-firefight-4v4.yaml \\",
+            "  --b 'sides[runners].members[Razor].armor=armor_jacket'",
+            "combatsim compare scenarios/sr2097-compare-classic.yaml "
+            "scenarios/sr2097-runners-vs-patrol.yaml",
+        ),
     )
     p.add_argument("a", nargs="?", metavar="A", help="scenario file A (YAML)")
     p.add_argument("b", nargs="?", metavar="B", help="scenario file B (default: A again)")

@@ -7,15 +7,34 @@ import json
 
 from .. import odds
 from ..errors import UsageError
+from . import examples
 
 
 def add_parser(sub) -> None:
-    p_odds = sub.add_parser("odds", help="exact odds of a single roll of any mechanic")
+    p_odds = sub.add_parser(
+        "odds",
+        help="exact odds of a single roll of any mechanic",
+        description="Exact odds of a single roll, from the exact distribution (no sampling).",
+        **examples(
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim odds 2097 --bonus 12 --tn 20 --advantage",
+            "combatsim odds lost-souls --net 1 --json",
+        ),
+    )
     systems = p_odds.add_subparsers(
         dest="system", required=True, metavar="SYSTEM", parser_class=type(p_odds)
     )
 
-    sr = systems.add_parser("sr", help="classic Shadowrun dice pool (d6, or d8 with --d8)")
+    sr = systems.add_parser(
+        "sr",
+        help="classic Shadowrun dice pool (d6, or d8 with --d8)",
+        description="Successes of a classic Shadowrun dice pool against a target number.",
+        **examples(
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim odds sr --dice 6 --tn 5 --d8",
+            "combatsim odds sr --dice 6 --compare",
+        ),
+    )
     sr.add_argument("--dice", type=int, required=True, help="dice in the pool (0-100)")
     sr.add_argument("--tn", type=int, help="target number")
     sr.add_argument("--d8", action="store_true", help="Shadowrun D8 variant (faces 0-7)")
@@ -45,7 +64,15 @@ def _sr(args: argparse.Namespace) -> int:
 
 
 def _add_other_systems(systems) -> None:
-    p = systems.add_parser("2097", help="Shadowrun: 2097 success check (2d10 + bonus vs TN)")
+    p = systems.add_parser(
+        "2097",
+        help="Shadowrun: 2097 success check (2d10 + bonus vs TN)",
+        description="Chance and margin of a Shadowrun: 2097 check: 2d10 + bonus against a TN.",
+        **examples(
+            "combatsim odds 2097 --bonus 12 --tn 20",
+            "combatsim odds 2097 --bonus 12 --tn 20 --edge --json",
+        ),
+    )
     p.add_argument("--bonus", type=int, required=True, help="skill bonus (ranks + two attributes)")
     p.add_argument("--tn", type=int, required=True, help="target number (15-30 typical)")
     group = p.add_mutually_exclusive_group()
@@ -61,13 +88,30 @@ def _add_other_systems(systems) -> None:
     _json_flag(p)
     p.set_defaults(handler=_sr2097)
 
-    p = systems.add_parser("lost-souls", help="Lost Souls d% with bonus/penalty dice")
+    p = systems.add_parser(
+        "lost-souls",
+        help="Lost Souls d%% with bonus/penalty dice",
+        description="Lost Souls percentile roll with net bonus (+) or penalty (-) dice, read on "
+        "the Action Results Table.",
+        **examples(
+            "combatsim odds lost-souls --net 0",
+            "combatsim odds lost-souls --net -2 --column 8",
+        ),
+    )
     p.add_argument("--net", type=int, required=True, help="bonus minus penalty dice (-5 to 5)")
     p.add_argument("--column", help="Action Results Table column (default: every column)")
     _json_flag(p)
     p.set_defaults(handler=_lost_souls)
 
-    p = systems.add_parser("4d8", help="4D8 roll-under: chance of success and degree")
+    p = systems.add_parser(
+        "4d8",
+        help="4D8 roll-under: chance of success and degree",
+        description="4D8 roll-under: chance of success and of each degree of success.",
+        **examples(
+            "combatsim odds 4d8 --chance 18",
+            "combatsim odds 4d8 --chance 36 --over32 doubles",
+        ),
+    )
     p.add_argument("--chance", type=int, required=True, help="ease + ability bonuses")
     p.add_argument(
         "--over32",

@@ -1,13 +1,14 @@
 """``combatsim run SCENARIO...``: many battles into result files and a summary, or one traced
 battle. Also the options and the resume logic every batch command shares.
 
-One scenario file: runs the batch (progress on stderr for long runs), writes ``battles.csv``,
-``combatants.csv`` (as ``--records`` keeps them) and ``summary.json`` into ``--out`` (default
-``results/<scenario stem>``), prints the summary and where the files went. Several files or a
-folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries in
-``summary.json``. Ctrl-C writes what finished, says so on stderr and exits 130; ``--resume
-DIR`` finishes the run. With ``--trace K``: runs only battle K of the seed, prints it blow by
-blow and writes nothing.
+One scenario file: runs the batch (a progress bar on stderr for long runs), writes
+``battles.csv``, ``combatants.csv`` (as ``--records`` keeps them), ``casualties.csv`` and
+``casualties.parquet`` and ``summary.json`` into ``--out`` (default ``results/<scenario
+stem>``), prints the summary (casualties included) and where the files went. Several files or
+a folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries
+in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C writes what
+finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run. With ``--trace
+K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, check_range
+from . import examples
 
 EXIT_INTERRUPTED = 130
 DEFAULT_BATTLES = 1000
@@ -36,6 +38,12 @@ def add_parser(sub) -> None:
         help="run many battles of one or more scenarios and summarise them",
         description="Run many battles of a scenario (or one row per scenario for several "
         "files or a folder) and summarise them with 95% intervals.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --battles 5000 --seed 7 --out my-run",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --trace 0   # one battle, blow by blow",
+            "combatsim run scenarios/   # every scenario of a folder, one row each",
+        ),
     )
     p.add_argument(
         "scenarios",
@@ -340,13 +348,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _text(result, single: bool) -> str:
-    from ..output import format_summary, format_table
+    from ..output import format_runs, format_summary
 
     if single:
         text = format_summary(result.summary)
     else:
-        runs = result.summary["runs"]
-        text = format_table(result.table, ["scenario"], _all_sides(runs))
+        text = format_runs(result.summary["runs"])
         text += f"\n\n{result.summary['battles_completed']} battles in all"
     return text + precision_line(result.summary.get("precision"))
 
@@ -359,13 +366,6 @@ def precision_line(report: dict | None) -> str:
         f"\nprecision +-{report['target']:g}: {state}; widest interval reaches "
         f"+-{report['widest']:.4f}"
     )
-
-
-def _all_sides(summaries) -> list[str]:
-    seen: dict[str, None] = {}
-    for summary in summaries:
-        seen.update(dict.fromkeys(summary["sides"]))
-    return list(seen)
 
 
 def listing(out: Path, files) -> str:

@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from . import run
+from . import examples, run
 
 KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
 
@@ -27,6 +27,12 @@ def add_parser(sub) -> None:
         "sides[0].members[1].weapons[0], sides[runners].members[Grunt].armor, "
         "sides[1].members[*].armor, rules.options.wound_modifiers. VALUES: a,b,c "
         "(YAML, as in the scenario file), LO..HI or LO..HI/STEP.",
+        **examples(
+            "combatsim sweep scenarios/sr-firefight-4v4.yaml \\",
+            "  --vary 'guards:sides[corp security].members[Guard].count=1..5'",
+            "combatsim sweep scenarios/sr-firefight-4v4.yaml --battles 500 --report \\",
+            "  --vary 'armor:sides[runners].members[*].armor=lined_coat,armor_jacket'",
+        ),
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
     p.add_argument(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import CombatsimError, UsageError
 from ..scenario import is_catalogue, load_catalogue
-from . import run
+from . import examples, run
 
 EXIT_INVALID = 2
 
@@ -27,7 +27,12 @@ def add_parser(sub) -> None:
         help="check scenario or catalogue files (or folders of them) without running them",
         description="Load and check each scenario or catalogue file; a folder stands for every "
         "YAML file in it and its subfolders. Prints 'ok: FILE (...)' per good file and one "
-        "error line per bad one; exit 2 if any was bad.",
+        "line per bad one naming the file, line, field, what was found and what is allowed; "
+        "exit 2 if any was bad.",
+        **examples(
+            "combatsim validate scenarios/",
+            "combatsim validate scenarios/sr-bar-brawl.yaml scenarios/catalogues/sr-classic.yaml",
+        ),
     )
     p.add_argument(
         "files",

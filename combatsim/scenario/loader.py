@@ -202,6 +202,7 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 tuple(weapons),
                 armor,
                 rule_tactics,
+                group=base if member.count > 1 else None,
             )
         )
     return out
