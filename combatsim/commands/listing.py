@@ -12,15 +12,10 @@ import argparse
 import textwrap
 from typing import Any
 
+from . import examples
+
 WIDTH = 100
 NAME = 24  # width of the name column
-
-EXAMPLES = """examples:
-  combatsim list                                  the systems and the shipped catalogues
-  combatsim list sr2097                           the shipped catalogue for Shadowrun: 2097
-  combatsim list scenarios/catalogues/4d8.yaml    one catalogue file
-  combatsim list scenarios/sr-bar-brawl.yaml      what that scenario can name
-"""
 
 
 def add_parser(sub) -> None:
@@ -29,8 +24,12 @@ def add_parser(sub) -> None:
         help="list the weapons, armor and archetypes of a catalogue, scenario or rule system",
         description="List the weapons, armor and archetypes a scenario can name, each with "
         "its numbers as written in the catalogue.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **examples(
+            "combatsim list                                 # the systems, shipped catalogues",
+            "combatsim list sr2097                          # the shipped catalogue for 2097",
+            "combatsim list scenarios/catalogues/4d8.yaml   # one catalogue file",
+            "combatsim list scenarios/sr-bar-brawl.yaml     # what that scenario can name",
+        ),
     )
     p.add_argument(
         "target",

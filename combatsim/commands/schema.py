@@ -10,13 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-EXAMPLES = """examples:
-  combatsim schema sr-classic > sr-classic.schema.json
-  combatsim schema lost-souls --catalogue > lost-souls-catalogue.schema.json
-
-then, as the first line of a scenario file:
-  # yaml-language-server: $schema=sr-classic.schema.json
-"""
+from . import examples
 
 
 def add_parser(sub) -> None:
@@ -27,8 +21,12 @@ def add_parser(sub) -> None:
         "with --catalogue of a catalogue file. With a SYSTEM the schema knows that system's "
         "sheet, weapon, armor, options and tactics keys; without one, only the shape every "
         "system shares.",
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **examples(
+            "combatsim schema sr-classic   # save it: ... > sr-classic.schema.json",
+            "combatsim schema lost-souls --catalogue",
+            "# then, as the first line of a scenario file:",
+            "# yaml-language-server: $schema=sr-classic.schema.json",
+        ),
     )
     p.add_argument(
         "system",
