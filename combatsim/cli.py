@@ -18,9 +18,11 @@ from . import __version__
 from .commands import balance as balance_command
 from .commands import compare as compare_command
 from .commands import examples
+from .commands import listing as list_command
 from .commands import odds as odds_command
 from .commands import report as report_command
 from .commands import run as run_command
+from .commands import schema as schema_command
 from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
@@ -30,6 +32,8 @@ COMMANDS = [
     odds_command,
     run_command,
     validate_command,
+    schema_command,
+    list_command,
     sweep_command,
     compare_command,
     balance_command,

@@ -227,8 +227,21 @@ def test_a_device_is_refused(capsys, device):
     assert "found a character device" in validate_fails(capsys, device)
 
 
-def test_a_directory_is_refused(tmp_path, capsys):
-    assert "found a directory; allowed: a regular file" in validate_fails(capsys, tmp_path)
+def test_a_directory_is_refused_where_a_file_is_named(tmp_path):
+    """``validate`` and ``run`` take folders of scenarios (issue 11), so a folder is refused
+    where one file must be read: a scenario for the loader, a catalogue."""
+    with pytest.raises(ScenarioError, match="found a directory; allowed: a regular file"):
+        load_scenario(tmp_path)
+    (tmp_path / "catalogues").mkdir()
+    path = tmp_path / "x.yaml"
+    text = (ROOT / "scenarios" / "sr-firefight-4v4.yaml").read_text()
+    path.write_text(text.replace("catalogues/sr-classic.yaml", "catalogues"))
+    with pytest.raises(ScenarioError, match=r"catalogues\[0\]: found 'catalogues'.*directory"):
+        load_scenario(path)
+
+
+def test_an_empty_folder_to_validate_is_one_line(tmp_path, capsys):
+    assert "a folder with YAML files" in validate_fails(capsys, tmp_path)
 
 
 def test_a_nul_byte_in_a_name_or_in_the_text_is_one_line(tmp_path):

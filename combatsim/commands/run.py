@@ -64,7 +64,26 @@ def add_parser(sub) -> None:
         metavar="K",
         help="run only battle K (counting from 0) and print it blow by blow; writes no files",
     )
+    add_report_option(p)
     p.set_defaults(handler=_run, parser=p)
+
+
+def add_report_option(p) -> None:
+    """``--report`` (``run``, ``compare``, ``balance``; ``sweep`` has its own)."""
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html and plots/ into the output folder (as combatsim report)",
+    )
+
+
+def with_report(args: argparse.Namespace, out: Path, files) -> list:
+    """``files``, and the report's files if ``--report`` asked for them."""
+    if not getattr(args, "report", False):
+        return list(files)
+    from ..report import render_report
+
+    return [*files, *render_report(out)]
 
 
 def add_batch_options(p, records: str | None, battles: int | None) -> None:
@@ -393,9 +412,10 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = with_report(args, out, result.files)
     if not args.quiet:
         print(_text(result, single))
-        print(f"\nresults in {out}: {listing(out, result.files)}")
+        print(f"\nresults in {out}: {listing(out, files)}")
     if result.interrupted:
         return say_interrupted(result, "run", out)
     return 0

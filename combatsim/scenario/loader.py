@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bounds import MAX_COMBATANTS
-from ..errors import Described, ScenarioError
+from ..errors import Described, Problem, ScenarioError, did_you_mean
 from ..rules.base import system_class, system_names
 from ..safeyaml import check_path
 from ..tactics.spec import Tactics
@@ -163,37 +163,36 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
     sheet_data: dict[str, Any] = {}
     if member.archetype is not None:
         if member.archetype not in sections["archetypes"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("archetype",)),
-                member.archetype,
-                _known(sections["archetypes"], "archetype"),
-                line_of(lines, path + ("archetype",)),
+            raise _unknown(
+                sections["archetypes"], "archetype", member.archetype, source, path, lines
             )
         sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
     sheet_data = _deep_merge(sheet_data, member.model_extra or {})
-    sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    try:
+        sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    except ScenarioError as err:
+        if member.archetype is None and err.allowed.endswith("(required)"):
+            # A member without an archetype must spell out its whole sheet; nearly always
+            # the archetype was forgotten, so say that rather than "attributes: found nothing".
+            raise ScenarioError(
+                source,
+                format_path(path),
+                Problem(f"a member without an archetype and without {err.path.split('.')[-1]!r}"),
+                "archetype: NAME, where NAME is "
+                + _known(sections["archetypes"], "archetype")
+                + "; or every field of the sheet written out",
+                line_of(lines, path),
+            ) from None
+        raise
     weapons = []
     for w, weapon_name in enumerate(sheet.weapons):
         if weapon_name not in sections["weapons"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("weapons", w)),
-                weapon_name,
-                _known(sections["weapons"], "weapon"),
-                line_of(lines, path + ("weapons", w)),
-            )
+            raise _unknown(sections["weapons"], "weapon", weapon_name, source, path, lines, w)
         weapons.append(sections["weapons"][weapon_name])
     armor = None
     if sheet.armor is not None:
         if sheet.armor not in sections["armor"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("armor",)),
-                sheet.armor,
-                _known(sections["armor"], "armor"),
-                line_of(lines, path + ("armor",)),
-            )
+            raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
     merged = {**side.tactics, **member.tactics}
     rules = []
@@ -279,6 +278,16 @@ def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[
         target = base_dir / check_path(rel)
         return target, read_text(target, what)
     except ScenarioError as err:
+        if err.found == "no such file":  # say which path was tried, and what lies near it
+            tried = target.resolve()
+            named = f" (named at scenario line {line})" if line is not None else ""
+            noun = what.split(",")[0].removeprefix("a ")
+            nearby = [str(Path(rel).parent / p.name) for p in tried.parent.glob("*.y*ml")]
+            found = Problem(f"{noun} not found: {tried}{named}")
+            allowed = f"a path to a {noun}, relative to the scenario's folder"
+            raise ScenarioError(
+                source, path, found, allowed, line, did_you_mean(rel, nearby)
+            ) from None
         cap = f"; {err.allowed}" if "at most" in err.allowed else ""  # the size cap: say it
         why = f"{what} (here: {err.found}{cap})"
         raise ScenarioError(source, path, rel, why, line) from None
@@ -308,6 +317,7 @@ def _system(name: str, file: str, path: tuple, lines: LineMap):
             name,
             "one of " + ", ".join(system_names()),
             line_of(lines, path),
+            did_you_mean(name, system_names()),
         )
     return cls
 
@@ -325,6 +335,20 @@ def _deep_merge(base: dict, override: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def _unknown(section: dict, what: str, name: str, source, path, lines, index=None):
+    """The error for a catalogue name not found (``weapons[0]: found 'ak98' (did you mean
+    'ak97'?)``): the key is ``archetype``, ``armor`` or ``weapons[index]``."""
+    key = path + ((what,) if index is None else ("weapons", index))
+    return ScenarioError(
+        source,
+        format_path(key),
+        name,
+        _known(section, what),
+        line_of(lines, key),
+        did_you_mean(name, section),
+    )
 
 
 def _known(section: dict, what: str) -> str:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CombatsimError, ScenarioError, UsageError
+from ..errors import CombatsimError, ScenarioError, UsageError, did_you_mean
 from ..safeyaml import load_yaml, parse_yaml
 
 ALL = "*"
@@ -143,7 +143,9 @@ def _set(node: Any, steps: tuple, value: Any, path: tuple, fp: FieldPath, inheri
         if not positions:
             names = [n for n in (_name(item) for item in node) if n is not None]
             known = ", ".join(names) if names else "none has a name"
-            raise _path_error(fp, f"{_where(path)} has no item named {step.name!r} ({known})")
+            hint = did_you_mean(step.name, names)
+            why = f"{_where(path)} has no item named {step.name!r}" + (f"; {hint}" if hint else "")
+            raise _path_error(fp, f"{why} ({known})")
     else:
         if not 0 <= step < len(node):
             raise _path_error(
@@ -380,6 +382,50 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
         built = apply(scenario, sets, f"variant {text}")
         variants.append(Variant(values, built, tuple((p.text, value) for p, value in sets)))
     return variants
+
+
+def as_written(scenario, varies: Sequence[Vary]) -> Variant:
+    """The scenario as written, as a variant of the sweep: the baseline every row is read
+    against. Each vary's column holds the value the file gives at its path (a member's
+    inherited field from its archetype), or None where the path holds several values
+    (``members[*]`` with different armor) or none."""
+    data = getattr(scenario, "data", None)
+    values: dict[str, Any] = {}
+    for vary in varies:
+        found: list[Any] = []
+        if isinstance(data, dict):
+            inherit = Inheritance(data, Path(scenario.source).parent)
+            _read(data, vary.path.steps, (), inherit, found)
+        unique = {json.dumps(v, sort_keys=True, default=str) for v in found}
+        values[vary.name] = label_of(found[0]) if found and len(unique) == 1 else None
+    return Variant(values, scenario)
+
+
+def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list) -> None:
+    """Collect the values at ``steps`` under ``node`` into ``out`` (as ``_set`` walks)."""
+    if not steps:
+        out.append(node)
+        return
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str) and step != ALL:
+        if not isinstance(node, dict):
+            return
+        value = node.get(step)
+        if value is None:
+            value = inherit.lookup(path, node, step)
+        if value is not None:
+            _read(value, rest, (*path, step), inherit, out)
+        return
+    if not isinstance(node, list):
+        return
+    if step == ALL:
+        positions = range(len(node))
+    elif isinstance(step, Name):
+        positions = [i for i, item in enumerate(node) if _name(item) == step.name]
+    else:
+        positions = [step] if 0 <= step < len(node) else []
+    for i in positions:
+        _read(node[i], rest, (*path, i), inherit, out)
 
 
 # --- sweep files ------------------------------------------------------------------------------
