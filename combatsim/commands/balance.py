@@ -61,6 +61,7 @@ def add_parser(sub) -> None:
         help="bisect (numbers, monotone win rate), grid (every value) or auto (default)",
     )
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_balance, parser=p)
 
 
@@ -96,9 +97,10 @@ def _balance(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary))
-        names = ", ".join(run._name(out, p) for p in result.files if Path(p).parent == out)
+        names = run.listing(out, files)
         print(f"\nresults in {out}: {names}")
     if result.interrupted:
         return run.say_interrupted(result, "balance", out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 from . import examples, run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
@@ -52,6 +52,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--side", metavar="NAME", help="the side to headline (default: the first)")
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_compare, parser=p)
 
 
@@ -84,9 +85,10 @@ def _compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary, args.side))
-        names = ", ".join(run._name(out, p) for p in result.files if Path(p).parent == out)
+        names = run.listing(out, files)
         print(f"\nresults in {out}: {names}")
     if result.interrupted:
         return run.say_interrupted(result, "compare", out)
@@ -124,7 +126,7 @@ def describe(summary: dict, side: str | None = None) -> str:
     sides = [d for d in summary["differences"] if d["side"] != "draws"]
     names = [d["side"] for d in sides]
     if side is not None and side not in names:
-        raise UsageError("--side", side, "one of " + ", ".join(names))
+        raise UsageError("--side", side, "one of " + ", ".join(names), did_you_mean(side, names))
     head = sides[names.index(side) if side else 0]
     lines += ["", _verdict(head)]
     return "\n".join(lines) + run.precision_line(summary.get("precision"))

@@ -39,7 +39,17 @@ from ..output import (
     write_summary,
     write_table,
 )
-from .fields import FieldPath, Variant, Vary, apply, grid, label_of, make_vary, parse_values
+from .fields import (
+    FieldPath,
+    Variant,
+    Vary,
+    apply,
+    as_written,
+    grid,
+    label_of,
+    make_vary,
+    parse_values,
+)
 from .fields import parse_vary as _parse_vary
 from .study import DEFAULT_MAX_BATTLES, Settings, Study, paired_differences
 from .targets import check_aim, parse_aim
@@ -201,22 +211,32 @@ def sweep(scenario, vary, **options: Any) -> Result:
     if not varies:
         raise UsageError("vary", vary, "at least one field to vary")
     variants = grid(base, varies)
+    # The scenario as written is a row too (the baseline), unless a variant is exactly it;
+    # it comes last, so the grid's variant numbers do not depend on it.
+    baseline = next((i for i, v in enumerate(variants) if _same(v.scenario, base)), None)
+    in_grid = baseline is not None
+    if baseline is None:
+        variants.append(as_written(base, varies))
+        baseline = len(variants) - 1
     root = base.seed if opts.seed is None else opts.seed
     study = opts.study([v.scenario for v in variants], "sweep", root)
     complete = opts.evaluate(study)
     summaries = [_variant_summary(study, i, v) for i, v in enumerate(variants)]
+    for i, one in enumerate(summaries):
+        one["baseline"] = i == baseline
     summary = {
         "kind": "sweep",
         **_about(base),
         "seed": root,
         "vary": [v.to_json() for v in varies],
+        "baseline": {"variant": baseline, "in_grid": in_grid},
         "battles_requested": opts.battles,
         "battles_completed": sum(s["battles_completed"] for s in summaries),
         "interrupted": not complete,
         "precision": study.precision_report(),
         "variants": summaries,
     }
-    labels = [{"variant": i, **v.values} for i, v in enumerate(variants)]
+    labels = [{"variant": i, "baseline": i == baseline, **v.values} for i, v in enumerate(variants)]
     return _finish(study, "sweep", summary, summaries, labels, list(range(len(variants))), complete)
 
 
@@ -571,6 +591,19 @@ def _about(scenario) -> dict[str, Any]:
         "source": str(scenario.source),
         "system": scenario.system.name,
     }
+
+
+def _same(one, other) -> bool:
+    """Whether two scenarios fight the same battles (a variant that sets a field to what the
+    file, or the archetype, already gives)."""
+    rules = (one.data or {}).get("rules"), (other.data or {}).get("rules")
+    return (
+        one.sides == other.sides
+        and one.environment == other.environment
+        and (one.turn_limit, one.victory, one.name) == (other.turn_limit, other.victory, other.name)
+        and one.description == other.description
+        and rules[0] == rules[1]
+    )
 
 
 def _variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:

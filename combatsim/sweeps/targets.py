@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 
 RATES = ("win", "draw", "down", "dead")
 OPS = ("=", "<=", ">=")
@@ -154,8 +154,15 @@ def check_aim(aim: Aim, scenarios) -> None:
     sides = list(dict.fromkeys(side.name for s in scenarios for side in s.sides))
     if aim.rate == "win":
         if aim.who not in sides:
-            raise UsageError("--side", aim.who, "one of " + ", ".join(sides))
+            raise UsageError(
+                "--side", aim.who, "one of " + ", ".join(sides), did_you_mean(aim.who, sides)
+            )
         return
     names = dict.fromkeys(e.who for s in scenarios for e in casualty_entries(s))
     if aim.who not in names:
-        raise UsageError("--target", aim.who, "a side or combatant: " + ", ".join(names))
+        raise UsageError(
+            "--target",
+            aim.who,
+            "a side or combatant: " + ", ".join(names),
+            did_you_mean(aim.who, names),
+        )
