@@ -164,11 +164,11 @@ class Battle:
     def opponents_in_melee(self, me: Fighter) -> int:
         reach = self.melee_range
         side, at, dist = me.side, me.position, math.dist
-        return sum(
-            1
-            for f in self.fighters
-            if f.can_act and f.side != side and dist(at, f.position) <= reach
-        )
+        n = 0
+        for f in self.fighters:
+            if f.can_act and f.side != side and dist(at, f.position) <= reach:
+                n += 1
+        return n
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else stands at."""
@@ -249,7 +249,9 @@ class Battle:
         for base in scores:
             while True:
                 shift = penalty(f) - f.penalty_at_roll
-                score = min(base - shift, TOP)
+                score = base - shift
+                if score > TOP:
+                    score = TOP
                 if score < 1:
                     if shift and self.tracing:
                         self.trace(
@@ -259,8 +261,9 @@ class Battle:
                         )
                     return
                 f.waiting_shift = shift
+                delay = ends - score - env.now
                 try:
-                    yield At(env, max(0.0, ends - score - env.now), f.priority)
+                    yield At(env, delay if delay > 0.0 else 0.0, f.priority)
                 except simpy.Interrupt:
                     continue  # the action moved earlier: time it again
                 if self.over or not f.can_act:

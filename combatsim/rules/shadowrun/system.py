@@ -89,8 +89,9 @@ def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     index = LEVELS.index(level) + up - down
     if index < 0:
         return None, 0
-    over = max(0, index - 3)
-    return LEVELS[min(index, 3)], over
+    if index > 3:
+        return LEVELS[3], index - 3
+    return LEVELS[index], 0
 
 
 class SRState:
@@ -373,30 +374,36 @@ class ClassicShadowrun(RuleSystem):
         if battle.tracing:
             r = self._traced_test(battle, fighter, n, tn, what, karma)
             return r.successes, r.fumble
-        roll = fighter.state.count if fighter is not None else None
+        st = fighter.state if fighter is not None else None
+        roll = st.count if st is not None else None
         if roll is None:
-            roll = dice.counter(self._take(battle, fighter), self.kind)
-            if fighter is not None:
-                fighter.state.count = roll
+            roll = self._counter(battle, fighter)
         successes, fumble = roll(n, tn)
         if (
             karma == "attack"
-            and fighter is not None
+            and st is not None
             and (successes == 0 or fumble)
-            and fighter.state.karma >= 1
-            and fighter.state.karma_policy in ("attack", "both")
-            and not fighter.state.karma_rerolled
+            and st.karma >= 1
+            and st.karma_policy in ("attack", "both")
+            and not st.karma_rerolled
         ):
-            st = fighter.state
             st.karma_rerolled = True
             st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
             st.karma_spent += 1
             again, _ = roll(n - successes, tn)
             successes += again
             fumble = False
-        if fumble and fighter is not None:
-            fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
+        if fumble and st is not None:
+            st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
+
+    def _counter(self, battle: Battle, fighter: Fighter | None):
+        """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
+        made at the fighter's first test and kept by its state."""
+        roll = dice.counter(self._take(battle, fighter), self.kind)
+        if fighter is not None:
+            fighter.state.count = roll
+        return roll
 
     def _take(self, battle: Battle, fighter: Fighter | None):
         """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
@@ -617,12 +624,22 @@ class ClassicShadowrun(RuleSystem):
         successes stage the wound down (ruling 6).
         """
         st = target.state
+        tracing = battle.tracing
+        # untraced, the Dodge and Body tests (no Karma) count straight from the fighter's dice
+        roll = None if tracing else st.count or self._counter(battle, target)
         spend = dodge_dice(st.dodge_policy, st.dodge, attack_successes) if target.can_act else 0
         st.dodge -= spend
         st.dodge_spent += spend
         dodge_successes = 0
         if spend:
-            dodge_successes = self.count(battle, target, spend, power + st.penalty, "Dodge Pool")[0]
+            if roll is None:
+                dodge_successes = self.count(
+                    battle, target, spend, power + st.penalty, "Dodge Pool"
+                )[0]
+            else:
+                dodge_successes, fumble = roll(spend, power + st.penalty)
+                if fumble:
+                    st.fumbles += 1  # ruling 2: every fumble is recorded
             if dodge_successes > attack_successes:
                 if battle.tracing:
                     battle.trace(
@@ -632,7 +649,12 @@ class ClassicShadowrun(RuleSystem):
                     )
                 return
         attacker.hits += 1
-        body = self.count(battle, target, st.body, power + st.penalty, "Body")[0]
+        if roll is None:
+            body = self.count(battle, target, st.body, power + st.penalty, "Body")[0]
+        else:
+            body, fumble = roll(st.body, power + st.penalty)
+            if fumble:
+                st.fumbles += 1
         armor_kind = weapon.armor_kind
         armor = st.ballistic if armor_kind == "ballistic" else st.impact
         self.apply_attack(
@@ -643,7 +665,7 @@ class ClassicShadowrun(RuleSystem):
             attack_successes,
             body + dodge_successes + armor,
             armor_kind,
-            f"{armor_kind} armor {armor}" if battle.tracing else "",
+            f"{armor_kind} armor {armor}" if tracing else "",
             stun=weapon.stun,
         )
 
@@ -664,7 +686,7 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 6: stage up per full Staging Number of successes beyond the first (all of
         them with ``beyond_first`` off), down per full Staging Number of the defender's
         successes; levels above D strip armor."""
-        counted = max(0, attack_successes - 1) if beyond_first else attack_successes
+        counted = attack_successes - 1 if beyond_first and attack_successes else attack_successes
         up = counted // code.staging if stage_up else 0
         down, bought = defense_successes // code.staging, 0
         if target.state.karma and target.spec.tactics.karma in ("survive", "both"):
