@@ -180,6 +180,30 @@ def roll(
     return _resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
 
 
+def roll_value(take: Callable[[int], Sequence[int]], net: int) -> int:
+    """``roll(draw, net).value`` for a battle's untraced roll, with no record of the faces.
+
+    ``take(k)`` gives the next ``k`` faces 1..10 (a battle's ``roller.taker(1, 10)``, the
+    same draws as ``draw(10, k)``); ``net`` is already cancelled and capped (-5..5). The
+    roll is the best (bonus) or worst (penalty) of the rolls each tens die would give with
+    the ones die, which is what ``_resolve`` keeps (ruling 17; 00 reads as 100).
+    """
+    faces = take(2 + (net if net >= 0 else -net))
+    ones = faces[1] % 10
+    value = read_percentile(faces[0] % 10, ones)
+    if net > 0:
+        for t in faces[2:]:
+            r = read_percentile(t % 10, ones)
+            if r > value:
+                value = r
+    elif net < 0:
+        for t in faces[2:]:
+            r = read_percentile(t % 10, ones)
+            if r < value:
+                value = r
+    return value
+
+
 # --- exact distributions -------------------------------------------------------------------------
 
 

@@ -599,3 +599,24 @@ def test_roll_with_a_generator_draw_fits_the_exact_distribution(net, seed):
 
     values = [ls.roll(draw, net).value for _ in range(30_000)]
     assert_fits(values, ls.exact_roll(net))
+
+
+@pytest.mark.parametrize("net", range(-5, 6))
+def test_roll_value_reads_the_same_faces_as_roll_and_gives_its_value(net):
+    """The battle's untraced roll: the same draws as ``roll`` and the same value, over
+    every face combination for up to two extra dice (a sample of them beyond)."""
+    k = 2 + abs(net)
+    if k <= 4:
+        combos = list(itertools.product(range(1, 11), repeat=k))
+    else:
+        rng = np.random.default_rng(17 + net)
+        combos = [tuple(row) for row in rng.integers(1, 11, size=(5_000, k)).tolist()]
+    for faces in combos:
+        asked = []
+
+        def take(n, faces=faces):
+            asked.append(n)
+            return list(faces[:n])
+
+        assert ls.roll_value(take, net) == ls.roll(lambda sides, n: faces[:n], net).value
+        assert asked == [k]

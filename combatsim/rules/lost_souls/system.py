@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,23 +56,36 @@ class LSState:
     this_target: object = None
 
 
-@dataclass(frozen=True)
 class NetDice:
-    """The net dice of one roll and why, as (dice, reason) pairs in the order they were added."""
+    """The net dice of one roll and why, as (dice, reason) pairs in the order they were added.
 
-    parts: tuple[tuple[int, str], ...]
+    A plain slotted class with the total worked out as the parts are added: every attack
+    makes a few of these (one per added source), so they must be cheap to build.
+    """
 
-    @cached_property
-    def total(self) -> int:
-        return sum(d for d, _ in self.parts)
+    __slots__ = ("parts", "total")
+
+    def __init__(self, parts: tuple[tuple[int, str], ...], total: int | None = None):
+        self.parts = parts
+        self.total = sum(d for d, _ in parts) if total is None else total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NetDice) and other.parts == self.parts
+
+    def __hash__(self) -> int:
+        return hash(self.parts)
+
+    def __repr__(self) -> str:
+        return f"NetDice({self.parts!r})"
 
     @property
     def net(self) -> int:
         """Ruling 17: cancelled one for one, at most 5 either way."""
-        return max(-dice.MAX_NET_DICE, min(dice.MAX_NET_DICE, self.total))
+        total, cap = self.total, dice.MAX_NET_DICE
+        return cap if total > cap else -cap if total < -cap else total
 
     def plus(self, n: int, why: str) -> NetDice:
-        return NetDice((*self.parts, (n, why))) if n else self
+        return NetDice((*self.parts, (n, why)), self.total + n) if n else self
 
     def text(self) -> str:
         shown = ", ".join(f"{why} {d:+d}" for d, why in self.parts) or "no dice"
@@ -270,6 +282,8 @@ class LostSouls(PointPoolRules, RuleSystem):
     def roll(self, battle: Battle, fighter: Fighter, column, d: NetDice, what: str) -> dice.Tier:
         """Roll d% with the net dice through the dice layer and read ``column``."""
         table = self.table(battle)
+        if not battle.tracing:  # the same faces, no record of them
+            return table.tier_of(dice.roll_value(battle.roll.taker(1, 10), d.net), column)
         result = dice.roll(battle.roll.d, d.net)
         tier = table.tier_of(result.value, column)
         if battle.tracing:
