@@ -612,11 +612,14 @@ def test_roll_value_reads_the_same_faces_as_roll_and_gives_its_value(net):
         rng = np.random.default_rng(17 + net)
         combos = [tuple(row) for row in rng.integers(1, 11, size=(5_000, k)).tolist()]
     for faces in combos:
-        asked = []
+        asked: list[int] = []
 
-        def take(n, faces=faces):
+        def take(n, faces=faces, asked=asked):
             asked.append(n)
             return list(faces[:n])
 
-        assert ls.roll_value(take, net) == ls.roll(lambda sides, n: faces[:n], net).value
+        def draw(sides, n, faces=faces):
+            return faces[:n]
+
+        assert ls.roll_value(take, net) == ls.roll(draw, net).value
         assert asked == [k]
