@@ -60,7 +60,8 @@ class NetDice:
     """The net dice of one roll and why, as (dice, reason) pairs in the order they were added.
 
     A plain slotted class with the total worked out as the parts are added: every attack
-    makes a few of these (one per added source), so they must be cheap to build.
+    makes a few of these (one per added source), so they must be cheap to build. An
+    untraced battle reads only the total: its ``circumstances`` come with no parts.
     """
 
     __slots__ = ("parts", "total")
@@ -245,39 +246,67 @@ class LostSouls(PointPoolRules, RuleSystem):
         """
         c = self.options.circumstances
         sheet, st = attacker.spec.sheet, attacker.state
-        parts: list[tuple[int, str]] = []  # as NetDice.plus adds them: dice that are not 0
-        tracing = battle.tracing  # the reasons are read only by the trace
-        if ranged and weapon is not None:
-            where = target.position if target is not None else at
-            band = self._band(math.dist(attacker.position, where), weapon)
-            parts.append((c.range[band], f"{RANGE_NAMES[band]} range" if tracing else ""))
-        if ranged and target is not None:
-            if target.cover != "none":
-                why = f"{target.cover} cover" if tracing else ""
-                parts.append((getattr(c.cover, target.cover), why))
-            if st.prev_target is target and attacker.moved_this_action == 0:
-                parts.append((c.aiming, "aiming"))
-            if target.running:
-                parts.append((c.target_running, "target running"))
+        # Untraced, only the total is read: the (dice, reason) parts are kept only when tracing.
+        tracing = battle.tracing
+        parts: list[tuple[int, str]] | None = [] if tracing else None
+        total = 0
         if ranged:
+            if weapon is not None:
+                where = target.position if target is not None else at
+                band = self._band(math.dist(attacker.position, where), weapon)
+                n = c.range[band]
+                total += n
+                if tracing:
+                    parts.append((n, f"{RANGE_NAMES[band]} range"))
+            if target is not None:
+                if target.cover != "none":
+                    n = getattr(c.cover, target.cover)
+                    total += n
+                    if tracing:
+                        parts.append((n, f"{target.cover} cover"))
+                if st.prev_target is target and attacker.moved_this_action == 0:
+                    total += c.aiming
+                    if tracing:
+                        parts.append((c.aiming, "aiming"))
+                if target.running:
+                    total += c.target_running
+                    if tracing:
+                        parts.append((c.target_running, "target running"))
             if attacker.moved_this_action > 0:
-                parts.append((c.attacker_moving, "attacker moving"))
+                total += c.attacker_moving
+                if tracing:
+                    parts.append((c.attacker_moving, "attacker moving"))
             if battle.opponents_in_melee(attacker):
-                parts.append((c.engaged, "enemy in reach"))
+                total += c.engaged
+                if tracing:
+                    parts.append((c.engaged, "enemy in reach"))
         if not sheet.sees_in_dark:
             vis = battle.environment.visibility
-            parts.append((getattr(c.visibility, vis), vis.replace("_", " ") if tracing else ""))
+            n = getattr(c.visibility, vis)
+            total += n
+            if tracing:
+                parts.append((n, vis.replace("_", " ")))
         if st.max_life - st.life >= self.options.wounded_at * st.max_life:
-            parts.append((c.wounded, "wounded"))
+            total += c.wounded
+            if tracing:
+                parts.append((c.wounded, "wounded"))
         if weapon is not None:
-            parts.append((weapon.quality, "gear"))
+            total += weapon.quality
+            if tracing:
+                parts.append((weapon.quality, "gear"))
+        total += sheet.extra_dice
+        if not tracing:
+            return NetDice((), total)
         parts.append((sheet.extra_dice, "standing dice"))
-        return NetDice(tuple(p for p in parts if p[0]))
+        return NetDice(tuple(p for p in parts if p[0]), total)
 
     @staticmethod
     def _band(distance: float, weapon) -> int:
         """0, 1, 2: short, medium, long (beyond long counts as long)."""
-        return next((i for i, top in enumerate(weapon.ranges) if distance <= top), 2)
+        for band, top in enumerate(weapon.ranges):
+            if distance <= top:
+                return band
+        return 2
 
     def roll(self, battle: Battle, fighter: Fighter, column, d: NetDice, what: str) -> dice.Tier:
         """Roll d% with the net dice through the dice layer and read ``column``."""
