@@ -126,6 +126,7 @@ class State:
     # Derived from the sheet once per battle, as the checks first ask for them:
     bonuses: dict = field(default_factory=dict)  # skill -> (bonus, how it is made up)
     dodge: int | None = None  # Dodge less the armor's penalty
+    sight: tuple | None = None  # the battle's visibility for this fighter: (removed, effect)
 
     @property
     def total(self) -> int:
@@ -324,16 +325,15 @@ class Shadowrun2097(RuleSystem):
         (Advantage sources, Disadvantage sources, removed conditions, TN modifier, notes).
         The notes are left empty without ``explain`` (an untraced battle)."""
         o = self.options
-        sheet = attacker.spec.sheet
-        visibility = battle.environment.visibility
-        sight = getattr(o.visibility, visibility)
-        removed: list[str] = []
-        if sight.removed_by and sheet.sights() & set(sight.removed_by):
-            by = sorted(sheet.sights() & set(sight.removed_by))[0]
-            removed.append(f"{visibility.replace('_', ' ')} (removed by {by.replace('_', ' ')})")
-        else:
-            effects = [*effects, (visibility.replace("_", " "), sight)]
-        step = attacker.state.step
+        st = attacker.state
+        known = st.sight
+        if known is None:  # once per battle: the sheet and the visibility do not change
+            known = st.sight = self._sight(battle, attacker)
+        gone, seen = known
+        removed: list[str] = [gone] if gone is not None else []
+        if seen is not None:
+            effects = [*effects, seen]
+        step = st.step
         if (o.injury_disadvantage == "serious" and step >= SERIOUS) or (
             o.injury_disadvantage == "critical" and step >= CRITICAL
         ):
@@ -349,6 +349,17 @@ class Shadowrun2097(RuleSystem):
             if e.disadvantage:
                 dis.append(why)
         return adv, dis, removed, tn, notes
+
+    def _sight(self, battle: Battle, attacker: Fighter) -> tuple[str | None, tuple | None]:
+        """The visibility's condition for this fighter: ``(why it is removed, None)`` when its
+        vision or goggles remove it, else ``(None, (name, effect))``."""
+        sheet = attacker.spec.sheet
+        visibility = battle.environment.visibility
+        sight = getattr(self.options.visibility, visibility)
+        if sight.removed_by and sheet.sights() & set(sight.removed_by):
+            by = sorted(sheet.sights() & set(sight.removed_by))[0]
+            return f"{visibility.replace('_', ' ')} (removed by {by.replace('_', ' ')})", None
+        return None, (visibility.replace("_", " "), sight)
 
     def attack_check(
         self,
@@ -437,7 +448,11 @@ class Shadowrun2097(RuleSystem):
         o = self.options
         explain = battle.tracing
         distance = battle.distance(attacker, target)
-        band = next((i for i, top in enumerate(weapon.ranges) if distance <= top), 3)
+        band = 3
+        for i, top in enumerate(weapon.ranges):
+            if distance <= top:
+                band = i
+                break
         tn = o.range_tn.band(band)
         notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"] if explain else []
         dodge = self.dodge(target) if o.dodge and target.can_act else 0
