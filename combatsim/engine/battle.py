@@ -62,6 +62,51 @@ class Fighter:
     What the tactics ask on every action (weapons by kind, walk and run) is derived once here.
     """
 
+    # Slots: the hot loops read a dozen of these per action, and an instance dict of this
+    # many keys no longer shares its keys (slower attribute access, measured).
+    __slots__ = (
+        "spec",
+        "index",
+        "name",
+        "side",
+        "tactics",
+        "weapons",
+        "position",
+        "cover",
+        "state",
+        "ammo",
+        "weapon_names",
+        "weapon_index",
+        "firearm",
+        "firearm_index",
+        "melee",
+        "grenades",
+        "reach",
+        "walk",
+        "run",
+        "process",
+        "scores",
+        "priority",
+        "penalty_at_roll",
+        "waiting_shift",
+        "turn_ends_at",
+        "turn_seen",
+        "wake",
+        "can_act",
+        "fled",
+        "lose_next_action",
+        "ran_this_turn",
+        "running",
+        "moved_this_turn",
+        "moved_this_action",
+        "actions",
+        "shots",
+        "hits",
+        "damage_dealt",
+        "damage_taken",
+        "knocked_out_turn",
+    )
+
     def __init__(self, spec: FighterSpec, index: int):
         self.spec = spec
         self.index = index

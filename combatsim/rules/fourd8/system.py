@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 RANGE_NAMES = ("short", "medium", "long", "extreme")
 
 
-@dataclass
+@dataclass(slots=True)
 class FourD8State:
     """A combatant's mutable state in one battle."""
 

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 RANGE_NAMES = ("short", "medium", "long")
 
 
-@dataclass
+@dataclass(slots=True)
 class LSState:
     """A combatant's mutable state in one battle."""
 

@@ -102,7 +102,7 @@ class PendingDisadvantage:
         return f"{self.tier} on the last {self.kind} check (MoS {self.mos:+d})"
 
 
-@dataclass
+@dataclass(slots=True)
 class State:
     """A combatant's mutable state in one battle."""
 
