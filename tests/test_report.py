@@ -105,7 +105,7 @@ def test_a_balance_search_marks_the_target_and_the_best_value(toy, tmp_path):
     )
     render_report(out)
     page = check_page(out, EVERY_RUN)
-    assert "Aim: runners win 50%. The search chose guards = " in page and "class='best'" in page
+    assert "Aim: runners win 50%.</b> The search chose guards = " in page and "class='best'" in page
 
 
 def test_a_batch_of_scenarios_is_titled_for_the_batch_with_a_row_per_scenario_and_side(
@@ -272,7 +272,7 @@ def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monke
     assert names.count("win_rate") == len(runs) and "casualties" in names
     assert "heatmap" in names and "difference" in names and "aim" in names
     page = (tmp_path / "balance_down" / "report.html").read_text()
-    assert "Aim: the shadowrunners of the long night down at most 60%." in page
+    assert "Aim: the shadowrunners of the long night down at most 60%.</b>" in page
     assert "the shadowrunners of the long night down (the aim)</th>" in page
     # Draws are shown wherever win rates are: in the legend of every line plot of rates.
     for name, labels in seen:
