@@ -226,13 +226,13 @@ def _bar(ax, y, rate, low, high, color, height=0.7, **kwargs) -> None:
         elinewidth=1,
         capsize=3,
     )
-    inside = high >= 0.88  # no room right of the whisker: write it at the bar's start
+    inside = high >= 0.88  # no room right of the whisker: inside the bar, left of the whisker
     ax.text(
-        0.012 if inside else high + 0.02,
+        max(low - 0.015, 0.1) if inside else high + 0.02,
         y,
         f"{rate:.0%}",
         va="center",
-        ha="left",
+        ha="right" if inside else "left",
         fontsize=8,
         color="black",
         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
@@ -738,7 +738,7 @@ def _who(c: dict) -> str:
     if c.get("level") == "side":
         return f"anyone of {c['side']}"
     copies = f", any of {c['copies']}" if c.get("copies") else ""
-    return f"{c['who']} ({c['side']}{copies})"
+    return f"{c['who']}{copies} ({c['side']})"
 
 
 def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
@@ -762,7 +762,7 @@ def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
             capsize=2,
         )
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_wrap_label(_who(c), 30) for c in rows], fontsize=9)
+    ax.set_yticklabels([_wrap_label(_who(c), 34) for c in rows], fontsize=9)
     ax.invert_yaxis()
     _rate_axis(ax)
     ax.set_xlabel("share of battles, with 95% interval")
