@@ -12,9 +12,9 @@ damage taken, battles in which each side, group and combatant ended down or dead
 tallies is exact and order-free, and memory does not grow with the number of battles.
 Per-battle records are kept only when asked for (``records``).
 
-A Ctrl-C (``KeyboardInterrupt``) stops the batch without losing what finished: on one worker
-every finished battle is kept; on several, every finished chunk (a chunk in flight is lost
-with the worker running it). The result is then marked ``interrupted``.
+A Ctrl-C (``KeyboardInterrupt``) stops the batch without losing what finished: every finished
+battle is kept, on one worker or several (a chunk in flight ends early and hands back the
+battles it finished). The result is then marked ``interrupted``.
 
 The engine does no I/O; this layer turns its plain records into pandas tables and a summary,
 and ``combatsim.output`` writes them.
@@ -393,9 +393,13 @@ class ChunkBuilder:
             Counter() if len(task.variants) == 2 else None,
         )
 
-    def run(self) -> Chunk:
+    def run(self, stop: Callable[[], bool] | None = None) -> Chunk:
+        """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
+        finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
         job, chunk = self.job, self.chunk
         for index in range(self.task.start, self.task.stop):
+            if stop is not None and stop():
+                break
             results = [
                 job.runner(job.scenarios[v], job.seeds[v], index) for v in self.task.variants
             ]

@@ -9,7 +9,9 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from . import __version__
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = _stop_on_sigterm()
     try:
         return args.handler(args)
     except CombatsimError as err:
@@ -78,6 +81,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("combatsim: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm():
+    """SIGTERM (``kill``, a service manager, a batch scheduler's time limit) stops a run as
+    Ctrl-C does: every finished battle is written and the run can be resumed. Returns the
+    previous handler, or None where none can be set (not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

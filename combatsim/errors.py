@@ -4,6 +4,8 @@ The CLI catches ``CombatsimError`` and prints it in a line or two with exit code
 else is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
 import difflib
 from collections.abc import Iterable
 
@@ -25,6 +27,11 @@ class UsageError(CombatsimError):
         return f"{self.argument}: got {self.found!r}{hint}; allowed: {self.allowed}"
 
 
+class BackendLost(CombatsimError):
+    """The workers of a run went away (a Dask scheduler stopped answering). What finished is
+    kept in the run's journal, so ``--resume`` can finish the run, locally if need be."""
+
+
 class Described(str):
     """A ``found`` that is already a description (``nothing``, ``unknown key 'x'``), shown
     as it is rather than quoted like a value from the file."""
@@ -43,6 +50,8 @@ class ScenarioError(CombatsimError):
 
     Names the file, the field path, the line where known, what was found and what is allowed;
     ``hint`` (``did you mean 'ak97'?``) follows what was found, where the reader looks first.
+    An error inside a file another one refers to (a catalogue, an Action Results Table) also
+    names the place that refers to it: ``via`` (``scenario.yaml:5: catalogues[0]``).
     """
 
     def __init__(
@@ -53,16 +62,25 @@ class ScenarioError(CombatsimError):
         allowed: str,
         line: int | None = None,
         hint: str | None = None,
+        via: str | None = None,
     ):
         self.file, self.path, self.found, self.allowed, self.line = file, path, found, allowed, line
-        self.hint = hint
-        super().__init__(file, path, found, allowed, line, hint)  # see UsageError
+        self.hint, self.via = hint, via
+        super().__init__(file, path, found, allowed, line, hint, via)  # see UsageError
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
         found = str(self.found) if isinstance(self.found, Problem) else f"found {self.found!r}"
         hint = f" ({self.hint})" if self.hint else ""
-        return f"{where}: {self.path}: {found}{hint}; allowed: {self.allowed}"
+        text = f"{where}: {self.path}: {found}{hint}; allowed: {self.allowed}"
+        return f"{text} (referred to by {self.via})" if self.via else text
+
+    def referred_by(self, file: str, line: int | None, path: str) -> ScenarioError:
+        """This error, noting the place in another file that refers to this one."""
+        where = f"{file}:{line}" if line is not None else file
+        self.via = f"{where}: {path}" + (f", {self.via}" if self.via else "")
+        self.args = (*self.args[:6], self.via)
+        return self
 
 
 def did_you_mean(found: object, choices: Iterable[object]) -> str | None:

@@ -254,7 +254,7 @@ def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_comp
     assert process.returncode == 130, err
     assert "combatsim: interrupted: wrote the " in err and "Traceback" not in err
     done = json.loads((out / "summary.json").read_text())["battles_completed"]
-    assert 150 <= done < 1500 and done % 50 == 0  # whole chunks only
+    assert 150 <= done < 1500  # the chunks in flight hand back their finished battles too
     resumed = subprocess.run(
         [sys.executable, "-m", "combatsim", "run", "--resume", str(out), "--quiet"],
         cwd=ROOT,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import ScenarioError, UsageError
 from . import examples, run
 
 KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
@@ -69,7 +69,10 @@ def _sweep(args: argparse.Namespace) -> int:
     precision = args.precision if args.precision is not None else (spec.precision if spec else None)
     out = Path(args.out) if args.out else Path("results") / f"{Path(path).stem}-sweep"
 
-    scenario = run.load_scenario(path)
+    try:
+        scenario = run.load_scenario(path)
+    except ScenarioError as err:
+        raise (spec.referring(err) if spec and not args.scenario else err) from None
     progress = run.progress_display(args)
     try:
         result = api.sweep(

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CombatsimError, UsageError
-from ..scenario import is_catalogue, load_catalogue
+from ..scenario import load_file
 from . import examples, run
 
 EXIT_INVALID = 2
@@ -48,7 +48,7 @@ def expand(paths: list[str]) -> list[str]:
     out = []
     for path in paths:
         folder = Path(path)
-        if not folder.is_dir():
+        if not _is_dir(folder):
             out.append(path)
             continue
         found = sorted(
@@ -64,19 +64,35 @@ def _validate(args: argparse.Namespace) -> int:
     status = 0
     for path in expand(args.files):
         try:
-            if Path(path).is_file() and is_catalogue(path):
-                sections = load_catalogue(path)
-                counts = ", ".join(f"{len(v)} {k}" for k, v in sections.items())
-                print(f"ok: {path} (catalogue: {counts})")
-                continue
-            scenario = run.load_scenario(path)
+            # one read of the file: a catalogue or a scenario (anything else: the loader's
+            # one-line error, for a missing file, a folder, a device or a bad name too)
+            loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
             print(f"combatsim: error: {err}", file=sys.stderr)
             status = EXIT_INVALID
             continue
+        if isinstance(loaded, dict):
+            counts = ", ".join(f"{len(v)} {k}" for k, v in loaded.items())
+            print(f"ok: {path} (catalogue: {counts})")
+            continue
+        scenario = loaded
         combatants = sum(len(side.fighters) for side in scenario.sides)
         print(
             f"ok: {path} (scenario {scenario.name}, {combatants} combatants, "
             f"system {scenario.system.name})"
         )
     return status
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a NUL byte or an over-long name: the loader says so
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # as in _is_file: left to the loader's one-line error
+        return False

@@ -11,13 +11,15 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, ScenarioError, did_you_mean
+from ..bounds import MAX_COMBATANTS
+from ..errors import Described, Problem, ScenarioError, did_you_mean
 from ..rules.base import system_class, system_names
+from ..safeyaml import check_path
 from ..tactics.spec import Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .validation import validate
-from .yamlio import LineMap, format_path, line_of, load_yaml
+from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
 
 MEMBER_KEYS = tuple(MemberSpec.model_fields)
 
@@ -31,14 +33,30 @@ def load_scenario(path: str | Path) -> Scenario:
 def load_catalogue(path: str | Path) -> dict[str, dict[str, Any]]:
     """Load and validate a catalogue file; returns its sections as validated models."""
     data, lines = load_yaml(path)
-    _require_mapping(data, str(path))
-    cat = validate(CatalogueFile, data, str(path), (), lines)
-    system = _system(cat.system, str(path), ("system",), lines)
-    return _validated_sections(system, cat, str(path), lines)
+    return _catalogue(data, str(path), lines)
+
+
+def _catalogue(data: Any, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:
+    _require_mapping(data, file)
+    cat = validate(CatalogueFile, data, file, (), lines)
+    system = _system(cat.system, file, ("system",), lines)
+    return _validated_sections(system, cat, file, lines)
 
 
 def is_catalogue(path: str | Path) -> bool:
     data, _ = load_yaml(path)
+    return _is_catalogue(data)
+
+
+def load_file(path: str | Path) -> Scenario | dict[str, dict[str, Any]]:
+    """A scenario, or a catalogue's validated sections, from one read of the file."""
+    data, lines = load_yaml(path)
+    if _is_catalogue(data):
+        return _catalogue(data, str(path), lines)
+    return build_scenario(data, str(path), Path(path).parent, lines)
+
+
+def _is_catalogue(data: Any) -> bool:
     return isinstance(data, dict) and "sides" not in data and "system" in data
 
 
@@ -55,31 +73,24 @@ def build_scenario(
 
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
     for i, rel in enumerate(spec.catalogues):
-        cat_path = (base_dir / rel).resolve()
-        if not cat_path.is_file():
-            line = line_of(lines, ("catalogues", i))
-            named = f" (named at scenario line {line})" if line is not None else ""
-            nearby = [str(Path(rel).parent / p.name) for p in cat_path.parent.glob("*.y*ml")]
-            raise ScenarioError(
-                source,
-                f"catalogues[{i}]",
-                Problem(f"catalogue file not found: {cat_path}{named}"),
-                "a path to a catalogue file, relative to the scenario's folder",
-                line,
-                did_you_mean(rel, nearby),
-            )
-        cat_data, cat_lines = load_yaml(cat_path)
-        _require_mapping(cat_data, str(cat_path))
-        cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
-        if not _compatible(cat.system, system):
-            raise ScenarioError(
-                str(cat_path),
-                "system",
-                cat.system,
-                f"{system.name!r} or a system with the same catalogue format",
-                cat_lines.get(("system",)),
-            )
-        for key, value in _validated_sections(system, cat, str(cat_path), cat_lines).items():
+        where = (source, line_of(lines, ("catalogues", i)), f"catalogues[{i}]")
+        cat_path, text = referenced_file(base_dir, rel, where, "a catalogue file, relative to it")
+        try:
+            cat_data, cat_lines = parse_yaml(text, str(cat_path))
+            _require_mapping(cat_data, str(cat_path))
+            cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
+            if not _compatible(cat.system, system):
+                raise ScenarioError(
+                    str(cat_path),
+                    "system",
+                    cat.system,
+                    f"{system.name!r} or a system with the same catalogue format",
+                    cat_lines.get(("system",)),
+                )
+            validated = _validated_sections(system, cat, str(cat_path), cat_lines)
+        except ScenarioError as err:
+            raise err.referred_by(*where) from None
+        for key, value in validated.items():
             sections[key].update(value)
     for key, value in _validated_sections(system, spec, source, lines).items():
         sections[key].update(value)
@@ -100,6 +111,14 @@ def build_scenario(
                     )
                 names.add(fighter.name)
                 fighters.append(fighter)
+                if len(names) > MAX_COMBATANTS:
+                    raise ScenarioError(
+                        source,
+                        format_path(path + ("count",)),
+                        Described(f"more than {MAX_COMBATANTS} combatants in all"),
+                        f"at most {MAX_COMBATANTS} combatants in a scenario",
+                        line_of(lines, path),
+                    )
         sides.append(SideSpec(side.name, tuple(fighters)))
     side_names = [s.name for s in sides]
     if "draw" in side_names:  # battles.csv says "draw" in the winner column
@@ -128,7 +147,15 @@ def build_scenario(
         victory=spec.victory,
         data=copy.deepcopy(data),
     )
-    system.check_scenario(scenario)
+    try:
+        system.check_scenario(scenario)  # may read files the options name (a table)
+    except ScenarioError as err:
+        if err.file == source and err.line is None:
+            err.line = line_of(lines, tuple(_parts(err.path)))
+        elif err.file != source:  # inside a file the scenario names: say where it is named
+            named = _naming(data, base_dir, err.file)
+            raise err.referred_by(source, line_of(lines, named), format_path(named)) from None
+        raise
     return scenario
 
 
@@ -168,7 +195,22 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
     merged = {**side.tactics, **member.tactics}
-    merged["rules"] = {**side.tactics.get("rules", {}), **member.tactics.get("rules", {})}
+    rules = []
+    for where, tactics_ in (
+        (path[:2] + ("tactics",), side.tactics),
+        (path + ("tactics",), member.tactics),
+    ):
+        value = tactics_.get("rules") or {}
+        if not isinstance(value, dict):
+            raise ScenarioError(
+                source,
+                format_path(where + ("rules",)),
+                value,
+                "a mapping of the rule system's own tactics",
+                line_of(lines, where + ("rules",)),
+            )
+        rules.append(value)
+    merged["rules"] = {**rules[0], **rules[1]}
     tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
     rule_tactics = None
     if system.Tactics is not None:
@@ -225,6 +267,45 @@ def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, di
         )  # report bad archetypes at their source
         out["archetypes"][n] = d
     return out
+
+
+def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[Path, str]:
+    """The path and text of a file a scenario names (relative to the scenario), or an error
+    at ``where`` (the scenario's file, line and field) when no file can be read there:
+    missing, a folder, a device, too big, a name no file can have."""
+    source, line, path = where
+    try:
+        target = base_dir / check_path(rel)
+        return target, read_text(target, what)
+    except ScenarioError as err:
+        if err.found == "no such file":  # say which path was tried, and what lies near it
+            tried = target.resolve()
+            named = f" (named at scenario line {line})" if line is not None else ""
+            noun = what.split(",")[0].removeprefix("a ")
+            nearby = [str(Path(rel).parent / p.name) for p in tried.parent.glob("*.y*ml")]
+            found = Problem(f"{noun} not found: {tried}{named}")
+            allowed = f"a path to a {noun}, relative to the scenario's folder"
+            raise ScenarioError(
+                source, path, found, allowed, line, did_you_mean(rel, nearby)
+            ) from None
+        cap = f"; {err.allowed}" if "at most" in err.allowed else ""  # the size cap: say it
+        why = f"{what} (here: {err.found}{cap})"
+        raise ScenarioError(source, path, rel, why, line) from None
+
+
+def _parts(path: str) -> list:
+    """``sides[1].name`` -> ``['sides', 1, 'name']`` (to find a line)."""
+    parts = path.replace("[", ".").replace("]", "").split(".")
+    return [int(p) if p.isdigit() else p for p in parts]
+
+
+def _naming(data: Any, base_dir: Path, file: str) -> tuple:
+    """The path of the rules option whose value names ``file`` (relative to the scenario)."""
+    options = (data.get("rules") or {}).get("options") if isinstance(data, dict) else None
+    for key, value in (options or {}).items() if isinstance(options, dict) else ():
+        if isinstance(value, str) and file in (value, str(base_dir / value)):
+            return ("rules", "options", key)
+    return ("rules", "options")
 
 
 def _system(name: str, file: str, path: tuple, lines: LineMap):

@@ -60,8 +60,10 @@ def to_scenario_error(
     loc = tuple(first["loc"])
     kind = first["type"]
     hint = None
-    pair = _pair_at(model, loc)
-    if pair is not None:  # position, spacing: one message for every way a pair goes wrong
+    # position, spacing: one message for every way a pair's shape goes wrong; a number in it
+    # that is out of bounds or not finite keeps its own message (see bounds.py)
+    pair = None if kind in _BOUND_ERRORS else _pair_at(model, loc)
+    if pair is not None:
         loc = loc[:pair]
         found = _input_at(err, loc)
         allowed = "[x, y] in meters, e.g. [0, 3]"
@@ -103,10 +105,19 @@ def _pair_at(model: type[BaseModel], loc: tuple) -> int | None:
     return None
 
 
+_BOUND_ERRORS = frozenset(
+    ("finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal")
+)
+
+
 def _is_pair(annotation: Any) -> bool:
-    return typing.get_origin(annotation) is tuple and typing.get_args(annotation) == (
-        float,
-        float,
+    """``tuple[float, float]``, its floats plain or ``Annotated`` with bounds."""
+    if typing.get_origin(annotation) is not tuple:
+        return False
+    args = typing.get_args(annotation)
+    return len(args) == 2 and all(
+        (typing.get_args(a)[0] if typing.get_origin(a) is typing.Annotated else a) is float
+        for a in args
     )
 
 
