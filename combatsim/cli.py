@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from .commands import balance as balance_command
 from .commands import compare as compare_command
+from .commands import explain as explain_command
 from .commands import odds as odds_command
 from .commands import report as report_command
 from .commands import run as run_command
@@ -29,6 +30,7 @@ COMMANDS = [
     sweep_command,
     compare_command,
     balance_command,
+    explain_command,
     report_command,
 ]
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
 from ..base import RuleSystem, register
+from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
@@ -110,6 +111,10 @@ class ClassicShadowrun(RuleSystem):
     Weapon = models.Weapon
     Armor = models.Armor
     dice_kind = dice.D6
+
+    def levers(self, sheet, armors):
+        """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
+        return sr_levers.levers(sheet, armors)
 
     @property
     def pool_dice(self) -> dice.PoolDice:
