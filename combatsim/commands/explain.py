@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import run
 
-KEYS = ("scenario", "side", "metric", *run.BATCH_KEYS)
+KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
 SHOWN_ROWS = 20
 
 
@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
         help="rank every lever of a scenario (skills, attributes, armor, counts) by its effect",
         description="Try every lever of every member one step down and one step up, on the "
         "same battle seeds as the scenario as written, and rank the levers by their paired "
-        "effect on a side's win rate (or another rate), with 95%% intervals and p-values. "
+        "effect on a side's win rate (or another rate), with 95% intervals and p-values. "
         "Example: combatsim explain scenarios/sr-firefight-4v4.yaml --side runners --report",
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
@@ -39,6 +39,13 @@ def add_parser(sub) -> None:
         default="win",
         metavar="RATE",
         help=f"the rate to explain (default win): {metric_help()}",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="try only the levers of this side or member (repeatable; default: every member)",
     )
     p.add_argument(
         "--report", action="store_true", help="also write report.html with a tornado chart"
@@ -62,6 +69,7 @@ def _explain(args: argparse.Namespace) -> int:
             scenario,
             args.side,
             args.metric,
+            only=args.only,
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,

@@ -30,7 +30,7 @@ from typing import Any
 import pandas as pd
 
 from ..batch import CHUNK_SIZE, Runner, Tally
-from ..errors import CombatsimError
+from ..errors import CombatsimError, UsageError
 from ..metrics import Metric, parse_metric
 from ..output import SUMMARY_JSON, concat_csv, write_summary, write_table
 from ..rules.levers import Lever, scenario_value
@@ -120,23 +120,36 @@ def step_difference(pairs: Counter, k: int) -> dict[str, Any]:
 # --- levers -----------------------------------------------------------------------------------
 
 
-def scenario_levers(scenario) -> list[MemberLever]:
-    """Every lever of every member, in scenario order: the system's, then a group's count."""
+def scenario_levers(scenario, only: Sequence[str] | None = None) -> list[MemberLever]:
+    """Every lever of every member, in scenario order: the system's, then a group's count.
+
+    ``only``: names of sides or members; then only those members' levers.
+    """
     armors = _armors(scenario)
     found = []
-    for i, (side, side_data) in enumerate(zip(scenario.sides, scenario.data["sides"], strict=True)):
+    sides = list(zip(scenario.sides, scenario.data["sides"], strict=True))
+    known = {s.name for s, _ in sides}
+    for i, (side, side_data) in enumerate(sides):
         first = 0
         for j, member in enumerate(side_data["members"]):
             count = int(member.get("count", 1))
             fighter = side.fighters[first]
             first += count
             name = member.get("name") or member.get("archetype") or f"{side.name} {j + 1}"
+            known.add(name)
+            if only and side.name not in only and name not in only:
+                continue
             for lever in scenario.system.levers(fighter.sheet, armors):
                 found.append(MemberLever(i, side.name, j, name, lever))
             if count > 1:
                 up = count + 1 if count < MAX_COUNT else None
                 lever = Lever("count", "count", "count", count, count - 1, up, "copy")
                 found.append(MemberLever(i, side.name, j, name, lever))
+    unknown = [name for name in only or () if name not in known]
+    if unknown:
+        raise UsageError(
+            "--only", unknown[0], "a side or member of the scenario: " + ", ".join(sorted(known))
+        )
     return found
 
 
@@ -161,6 +174,7 @@ def explain(
     side: str | None = None,
     metric: str = "win",
     *,
+    only: Sequence[str] | None = None,
     battles: int = DEFAULT_BATTLES,
     seed: int | None = None,
     precision: float | None = None,
@@ -177,7 +191,8 @@ def explain(
 ) -> StudyResult:
     """Rank every lever of ``scenario`` (a file or a loaded ``Scenario``) by its effect on
     ``metric`` (a rate of ``combatsim.metrics.RATES``: ``win``, ``loss``, ``draw``) of
-    ``side`` (default: the first side).
+    ``side`` (default: the first side). ``only``: names of sides or members whose levers
+    are tried (default: every member's).
 
     Each lever runs one step down and one step up, every variant on the same battle seeds as
     the baseline. The result's ``table`` has one row per lever, largest effect first: the
@@ -188,7 +203,7 @@ def explain(
     base = _load(scenario)
     sides = [s.name for s in base.sides]
     chosen = parse_metric(metric, sides, side)
-    levers = scenario_levers(base)
+    levers = scenario_levers(base, only)
     variants, steps, skipped = [base], [], []
     for item in levers:
         for way, value in item.lever.steps:
@@ -239,6 +254,7 @@ def explain(
             "draws": baseline["draws"],
         },
         "levers": rows,
+        "only": list(only) if only else None,
         "skipped": skipped,
         "variants": len(variants),
     }

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from ..errors import CombatsimError, ScenarioError, UsageError
+from ..scenario.yamlio import SafeLoader
 
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -184,7 +185,7 @@ class Inheritance:
             for rel in self.data.get("catalogues") or []:
                 try:
                     text = (self.base_dir / rel).read_text(encoding="utf-8")
-                    catalogue = yaml.safe_load(text) or {}
+                    catalogue = yaml.load(text, Loader=SafeLoader) or {}  # noqa: S506
                 except (OSError, yaml.YAMLError):
                     continue  # build_scenario reports a missing or broken catalogue
                 if isinstance(catalogue, dict):
