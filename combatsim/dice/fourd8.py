@@ -15,6 +15,9 @@
   only on a total of 32; degree and combinations as usual) or ``"bonus"``, the default (fails
   only on four 8s; chance - 32 is added to the highest die, so to the total and the degree;
   no combinations). Below 33 the choice is ignored and the roll is ``"normal"``.
+* Snake-eyes (ruling 24): four 1s show ``"snake_eyes"`` on every roll that is rolled, the
+  doubles and bonus rolls included; only the degree follows the roll's own rule (a bonus
+  roll's four 1s are 1 + chance - 32, a doubles roll's are 1).
 
 The degree is only meaningful on a success and is 0 on a failure (every success has a degree
 of at least 1). The combination kind and its aspects describe the faces under the rules in
@@ -52,6 +55,7 @@ MISSING_ABILITY_PENALTY = 8  # seed "Necessary Abilities"
 AUTOMATIC_FACES = (8, 6, 5, 4)  # seed "Over Thirty-Two": laid down in aspect order
 TWO_PAIRS_BONUS = 5
 FAIL_TOTAL_DOUBLES = 32  # a doubles roll "succeeds on anything but a 32"
+SNAKE_EYES = (1,) * N_DICE  # seed "Dice Roll": four ones
 
 
 def chance(ease: int, bonuses: Iterable[int] = (), required_missing: bool = False) -> int:
@@ -124,8 +128,10 @@ def resolve(faces: Sequence[int] | None, chance: int, over32: str = DEFAULT_OVER
         top = max(faces)
         success = faces != (SIDES,) * N_DICE
         degree = top + bonus if success else 0
-        aspects = (ASPECTS[faces.index(top)],)
         total = sum(faces) + bonus
+        if faces == SNAKE_EYES:  # ruling 24: still snake-eyes, with the bonus roll's degree
+            return FourD8Result(faces, chance, mode, total, success, degree, "snake_eyes", ASPECTS)
+        aspects = (ASPECTS[faces.index(top)],)
         return FourD8Result(faces, chance, mode, total, success, degree, "none", aspects)
     total = sum(faces)
     success = total != FAIL_TOTAL_DOUBLES if mode == "doubles" else total <= chance
@@ -284,7 +290,8 @@ def resolve_many(faces: np.ndarray, chance: int, over32: str = DEFAULT_OVER32) -
         bonus = chance - MAX_EASE
         success = a != SIDES  # only four 8s fail
         degree = np.where(success, d + bonus, 0)
-        return FourD8Samples(faces, total + bonus, success, degree, np.zeros(n, dtype=np.int8))
+        snake = KINDS.index("snake_eyes") * (d == 1)  # ruling 24: four 1s (the highest is 1)
+        return FourD8Samples(faces, total + bonus, success, degree, snake.astype(np.int8))
     ab, bc, cd = a == b, b == c, c == d
     conditions = [
         ab & bc & cd & (a == 1),  # snake-eyes

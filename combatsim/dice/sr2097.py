@@ -15,7 +15,9 @@
   check any kept double adds 5 even on a failure, which can turn it into a success.
 * Margin tiers (seed "Magnitude of Success/Failure"): 10+ complete, 5-9 significant, 0-4
   marginal success; -1..-5 marginal, -6..-10 significant, below -10 complete failure. An attack
-  adds 1d6 damage on MoS 5-9 and 2d6 on 10+ (ruling 14).
+  adds 1d6 damage on MoS 5-9 and 2d6 on 10+ (ruling 14). A significant failure leaves
+  Disadvantage on the next related check, a complete failure on the next check of any kind
+  (ruling 23: ``failure_disadvantage``; the rule system carries it from check to check).
 * Damage (seed "Variable damage rolls", Edge item 3): Nd6 + ST, plus the MoS dice, +1d6 for a
   burst and +2d6 for Edge.
 * Armor (seed "Damage mitigation"; ruling 15): damage below PT is stopped; otherwise the armor
@@ -154,6 +156,21 @@ def mos_tier(mos: int) -> str:
     if mos >= -10:
         return SIGNIFICANT_FAILURE
     return COMPLETE_FAILURE
+
+
+RELATED = "related"  # ruling 23: Disadvantage on the next check of the same kind
+ANY = "any"  # ruling 23: Disadvantage on the next check of any kind
+
+
+def failure_disadvantage(tier: str) -> str | None:
+    """What Disadvantage a check's MoS tier leaves for a later check (seed "Magnitude of
+    Success/Failure", ruling 23): a significant failure on the next *related* check, a complete
+    failure on the next check of any kind, otherwise none."""
+    if tier == SIGNIFICANT_FAILURE:
+        return RELATED
+    if tier == COMPLETE_FAILURE:
+        return ANY
+    return None
 
 
 def mos_damage_dice(mos: int) -> int:

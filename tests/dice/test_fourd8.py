@@ -194,13 +194,34 @@ def test_bonus_is_the_default_over_32():
     assert resolve((2, 5, 6, 8), 36) == resolve((2, 5, 6, 8), 36, "bonus")
 
 
-def test_bonus_roll_has_no_lucky_breaks_or_combinations():
+def test_bonus_roll_has_no_lucky_breaks_or_combinations_but_keeps_snake_eyes():
     r = resolve((5, 5, 5, 3), 34)
     assert (r.success, r.degree, r.kind, r.lesser) == (True, 7, "none", None)
-    r = resolve((1, 1, 1, 1), 34)  # not snake-eyes either: highest die 1 + 2
-    assert (r.success, r.degree, r.kind) == (True, 3, "none")
+    r = resolve((1, 1, 1, 1), 34)  # snake-eyes (ruling 24), but the degree is 1 + 2
+    assert (r.success, r.degree, r.kind) == (True, 3, "snake_eyes")
+    assert r.aspects == fourd8.ASPECTS
     r = resolve((8, 8, 8, 7), 33)  # tied highest: the first of them
     assert (r.total, r.degree, r.aspects) == (32, 9, ("physical",))
+
+
+@pytest.mark.parametrize(
+    ("chance", "over32", "mode", "success", "degree"),
+    [
+        (4, "bonus", "normal", True, 1),  # the seed's snake-eyes, degree 1
+        (3, "bonus", "normal", False, 0),  # a failed snake-eyes is still recorded
+        (40, "doubles", "doubles", True, 1),  # doubles rolls keep the combinations
+        (40, "bonus", "bonus", True, 9),  # ruling 24: degree 1 + (40 - 32)
+    ],
+)
+def test_four_ones_are_snake_eyes_on_every_roll_that_is_rolled(
+    chance, over32, mode, success, degree
+):
+    """Ruling 24: the unfortunate four 1s show on every roll; the degree is the roll's own."""
+    r = resolve((1, 1, 1, 1), chance, over32)
+    assert (r.mode, r.kind, r.success, r.degree) == (mode, "snake_eyes", success, degree)
+    many = fourd8.resolve_many(np.array([[1, 1, 1, 1], [1, 1, 1, 2]]), chance, over32)
+    assert [fourd8.KINDS[k] for k in many.kind][0] == "snake_eyes"
+    assert fourd8.KINDS[many.kind[1]] != "snake_eyes"
 
 
 def test_bonus_roll_fails_only_on_four_eights():
@@ -316,7 +337,10 @@ def test_combination_kinds_match_hand_counts_of_the_4096_rolls():
     for over32 in fourd8.OVER32:
         assert exact_kind(20, over32) == expected
         assert exact_kind(40, "doubles") == expected
-    assert exact_kind(40, "bonus") == Dist.point("none")
+    # A bonus roll has no combinations, but four 1s are still snake-eyes (ruling 24).
+    assert exact_kind(40, "bonus") == Dist(
+        {"none": Fraction(4095, 4096), "snake_eyes": Fraction(1, 4096)}
+    )
     assert exact_kind(40, "automatic") == Dist.point("none")
 
 

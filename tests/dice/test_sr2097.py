@@ -152,24 +152,37 @@ def test_advantage_and_disadvantage_normally_remove_lowest_and_highest():
 
 
 @pytest.mark.parametrize(
-    ("mos", "tier", "dice"),
+    ("mos", "tier", "dice", "later"),
     [
-        (-11, sr.COMPLETE_FAILURE, 0),
-        (-10, sr.SIGNIFICANT_FAILURE, 0),
-        (-6, sr.SIGNIFICANT_FAILURE, 0),
-        (-5, sr.MARGINAL_FAILURE, 0),
-        (-1, sr.MARGINAL_FAILURE, 0),
-        (0, sr.MARGINAL_SUCCESS, 0),
-        (4, sr.MARGINAL_SUCCESS, 0),
-        (5, sr.SIGNIFICANT_SUCCESS, 1),
-        (9, sr.SIGNIFICANT_SUCCESS, 1),
-        (10, sr.COMPLETE_SUCCESS, 2),
-        (17, sr.COMPLETE_SUCCESS, 2),
+        (-16, sr.COMPLETE_FAILURE, 0, sr.ANY),
+        (-11, sr.COMPLETE_FAILURE, 0, sr.ANY),
+        (-10, sr.SIGNIFICANT_FAILURE, 0, sr.RELATED),
+        (-6, sr.SIGNIFICANT_FAILURE, 0, sr.RELATED),
+        (-5, sr.MARGINAL_FAILURE, 0, None),
+        (-1, sr.MARGINAL_FAILURE, 0, None),
+        (0, sr.MARGINAL_SUCCESS, 0, None),
+        (4, sr.MARGINAL_SUCCESS, 0, None),
+        (5, sr.SIGNIFICANT_SUCCESS, 1, None),
+        (9, sr.SIGNIFICANT_SUCCESS, 1, None),
+        (10, sr.COMPLETE_SUCCESS, 2, None),
+        (17, sr.COMPLETE_SUCCESS, 2, None),
     ],
 )
-def test_mos_tiers_and_attack_dice_follow_the_seed_table(mos, tier, dice):
+def test_mos_tiers_attack_dice_and_failure_disadvantage_follow_the_seed_table(
+    mos, tier, dice, later
+):
+    """Seed "Magnitude of Success/Failure" and ruling 23: a significant failure leaves
+    Disadvantage on the next related check, a complete failure on the next check of any kind."""
     assert sr.mos_tier(mos) == tier
     assert sr.mos_damage_dice(mos) == dice
+    assert sr.failure_disadvantage(tier) == later
+
+
+def test_a_double_on_a_failure_can_make_it_complete():
+    """6 + 6 + 12 = 24 vs TN 31 is -7 (significant), and the double's -5 makes it -12."""
+    r = sr.resolve_check((6, 6), 12, 31)
+    assert (r.mos, r.tier) == (-12, sr.COMPLETE_FAILURE)
+    assert sr.failure_disadvantage(r.tier) == sr.ANY
 
 
 def test_street_samurai_sword_is_2d6_plus_6_and_4d6_plus_6_on_mos_10():

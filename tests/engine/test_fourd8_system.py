@@ -351,6 +351,41 @@ def test_doubles_roll_keeps_lucky_breaks_and_fails_only_on_32():
     assert attack_roll(result).data["success"] is False
 
 
+def bonus_roll_duel(**options):
+    """Chance 35 on a bonus roll (ease 32 capped + 3), over two turns."""
+    return duel(
+        shooter(shooting=3, weapons=("scope",), rules={"over32": "bonus"}),
+        target(health=40),
+        options={"ease": {"short": 28}, **options},
+        turn_limit=2,
+    )
+
+
+def test_snake_eyes_on_a_bonus_roll_hit_with_its_degree_and_cost_the_next_action():
+    """Ruling 24: four 1s on a bonus roll are snake-eyes with their unfortunate effect; the
+    degree is the bonus roll's own, 1 + 3 = 4 (band 1-4, no extra damage)."""
+    battle, result = play(bonus_roll_duel(), FIRST + [1, 1, 1, 1] + FIRST)
+    roll = attack_roll(result)
+    assert (roll.data["success"], roll.data["degree"], roll.data["combination"]) == (
+        True,
+        4,
+        "snake_eyes",
+    )
+    assert "(bonus roll)" in roll.text
+    assert events(result, "snake_eyes", "Shooter")
+    assert [e.turn for e in events(result, "action", "Shooter")] == [2]
+    assert by_name(battle, "Target").state.health == 40 - 3
+    assert battle.system.record(by_name(battle, "Shooter"))["snake_eyes"] == 1
+
+
+def test_bonus_roll_snake_eyes_option_off_costs_nothing():
+    sc = bonus_roll_duel(bonus_roll_snake_eyes=False)
+    battle, result = play(sc, FIRST + [1, 1, 1, 1] + FIRST + [2, 3, 4, 5])
+    assert len(events(result, "roll", "Shooter")) == 2
+    assert not events(result, "snake_eyes")
+    assert battle.system.record(by_name(battle, "Shooter"))["snake_eyes"] == 0
+
+
 @pytest.mark.parametrize(("shooting", "best"), [(1, "doubles"), (8, "bonus")])
 def test_best_takes_the_over32_roll_with_the_highest_exact_expected_damage(shooting, best):
     """At chance 33 a doubles roll almost never fails and keeps the combinations (mean degree

@@ -358,6 +358,95 @@ def test_a_critically_injured_fighter_has_disadvantage():
     assert roll.data["mode"] == dice.DISADVANTAGE and "critical injury" in roll.text
 
 
+# --- failure consequences (seed "Magnitude of Success/Failure", ruling 23) ---------------------
+
+# A +12 shooter at 20 m (long, TN 25) with Reflexes 24 and no initiative dice acts at 24, 14
+# and 4: three attack checks in one turn against a target that never acts.
+
+
+def fast_shooter(**sheet):
+    sheet.setdefault("attributes", {"reflexes": 24})
+    return shooter(**sheet)
+
+
+def rolls(result):
+    return events(result, "roll")
+
+
+def test_a_significant_failure_gives_disadvantage_on_the_next_attack_only():
+    """1 + 2 + 12 = 15 vs 25 is MoS -10, a significant failure: the next attack check rolls
+    3d10 and the GM removes the highest; that check spends it, so the third is plain 2d10."""
+    battle, result = play(
+        build(fast_shooter()),
+        d10(1, 2),  # MoS -10: significant failure
+        d10(9, 8, 7),  # Disadvantage: 9 removed, 8 + 7 + 12 = 27, MoS +2: a hit
+        d6(1, 1),
+        d10(5, 6),  # plain again: 23 vs 25, marginal failure
+    )
+    first, second, third = rolls(result)
+    assert first.data["mos"] == -10
+    assert "significant failure: Disadvantage on the next attack check (ruling 23)" in first.text
+    assert second.data["mode"] == dice.DISADVANTAGE and second.data["removed"] == 9
+    assert "Disadvantage: significant failure on the last attack check (MoS -10)" in second.text
+    assert third.data["mode"] == dice.NORMAL
+    assert "ruling 23" not in third.text
+    assert battle.fighters[0].state.failure_disadvantages == 1
+    assert result.combatants[0]["failure_disadvantages"] == 1
+
+
+def test_a_complete_failure_gives_disadvantage_on_the_next_check_of_any_kind():
+    """A double 1 is 14 vs 25, -11, and the double's -5 makes MoS -16: a complete failure."""
+    _, result = play(build(fast_shooter()), d10(1, 1), d10(9, 8, 7), d6(1, 1), d10(5, 6))
+    first, second, _ = rolls(result)
+    assert first.data["mos"] == -16
+    assert "complete failure: Disadvantage on the next check of any kind" in first.text
+    assert second.data["mode"] == dice.DISADVANTAGE
+    assert "complete failure on the last attack check (MoS -16)" in second.text
+
+
+def test_a_marginal_failure_leaves_nothing_behind():
+    _, result = play(build(fast_shooter()), d10(5, 6), d10(9, 8), d6(1, 1), d10(5, 6))
+    assert [r.data["mode"] for r in rolls(result)] == [dice.NORMAL] * 3
+
+
+def test_advantage_cancels_the_failure_disadvantage():
+    """The smartlink's Advantage and the pending Disadvantage cancel: a plain 2d10 check."""
+    sc = build(fast_shooter(smartlink=True, weapons=["smart_pistol"]))
+    _, result = play(
+        sc,
+        d10(1, 2, 1),  # Advantage keeps 1 + 2 (the double 1, 1 would fail worse): MoS -10
+        d10(9, 8),  # Advantage and Disadvantage: 29 vs 25, a hit
+        d6(1, 1),
+        d10(9, 8, 1),  # the Disadvantage is spent: Advantage again
+        d6(1, 1),
+    )
+    first, second, third = rolls(result)
+    assert (first.data["mode"], first.data["mos"]) == (dice.ADVANTAGE, -10)
+    assert second.data["mode"] == dice.NORMAL
+    assert "Advantage: smartlink; Disadvantage: significant failure" in second.text
+    assert third.data["mode"] == dice.ADVANTAGE
+
+
+def test_edge_may_remove_the_failure_disadvantage():
+    """With the ``disadvantaged`` policy, Edge is spent only once the failure left Disadvantage."""
+    sc = build(fast_shooter(edge=1, rules={"attack": "disadvantaged", "reserve": 0}))
+    battle, result = play(sc, d10(1, 2), d10(9, 8), d6(1, 1), d10(5, 6))
+    first, second, _ = rolls(result)
+    assert not first.data["edge"]
+    assert second.data["mode"] == dice.NORMAL and second.data["edge"]
+    (spend,) = events(result, "edge")
+    assert "remove disadvantage" in spend.text
+    assert state(battle, "Shooter").spent["attack"] == 1
+
+
+def test_failure_disadvantage_option_off_leaves_every_check_plain():
+    sc = build(fast_shooter(), options={"failure_disadvantage": "off"})
+    battle, result = play(sc, d10(1, 1), d10(9, 8), d6(1, 1), d10(1, 2))
+    assert [r.data["mode"] for r in rolls(result)] == [dice.NORMAL] * 3
+    assert all("ruling 23" not in r.text for r in rolls(result))
+    assert battle.fighters[0].state.failure_disadvantages == 0
+
+
 # --- Edge ---------------------------------------------------------------------------------------
 
 

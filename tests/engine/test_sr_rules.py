@@ -23,6 +23,7 @@ from combatsim.engine.battle import Battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
 from combatsim.rules.shadowrun.system import (
     action_scores,
+    blast_power,
     dodge_dice,
     extra_actions,
     stage,
@@ -749,6 +750,54 @@ def test_grenade_power_falls_with_distance_from_the_burst():
     (stage_event,) = events(result, "stage", "Target")
     assert "S staged up 0, down 0" in stage_event.text
     assert fighter(battle, "Target").state.physical == 6
+
+
+@pytest.mark.parametrize(
+    ("power", "falloff", "distance", "full_meters", "exact"),
+    [
+        (12, 2, 1.5, 10, 9),  # the issue's example: per full meter vs continuous
+        (12, 2, 0.0, 12, 12),
+        (12, 2, 0.99, 12, 11),
+        (12, 2, 5.5, 2, 1),
+        (12, 2, 6.0, 0, 0),  # 6 full meters: nothing left
+        (6, 3, 1.5, 3, 2),
+        (10, 1.5, 2.2, 7, 7),  # 10 - 3 = 7 by full meters; ceil(10 - 3.3) = 7
+        (10, 1.5, 1.0, 9, 9),  # 8.5 rounds up
+    ],
+)
+def test_blast_power_falls_per_full_meter(power, falloff, distance, full_meters, exact):
+    """Ruling 25: Power - falloff x floor(distance); ``exact`` is the continuous reading."""
+    assert blast_power(power, falloff, distance) == full_meters
+    assert blast_power(power, falloff, distance, "full_meters") == full_meters
+    assert blast_power(power, falloff, distance, "exact") == exact
+
+
+@pytest.mark.parametrize(("rule", "power"), [("full_meters", 3), ("exact", 2)])
+def test_a_bystander_one_and_a_half_meters_from_the_burst(rule, power):
+    """A 6S2 grenade losing 3 per meter lands on the target (3 successes: 3D6 = 3 less 10 is
+    0 m); a bystander 1.5 m away resists Power 6 - 3 x 1 = 3 (ruling 25), or 2 exactly."""
+    thrower = member(
+        "Grenadier", reaction=5, throwing=3, weapons=["nade"], tactics={"grenades": "always"}
+    )
+    sc = scenario(
+        {
+            "A": [thrower],
+            "B": [
+                sitting_target(body=3, position=(10, 0)),
+                sitting_target("Bystander", body=3, position=(10, 1.5)),
+            ],
+        },
+        weapons={"nade": {**WEAPONS["frag"], "aerodynamic": True, "blast_falloff": 3}},
+        options={"blast_distance": rule},
+    )
+    # Power 6 at 3 per meter: full meters reach 1.99 m (Power 3), nobody is hurt from 2 m on.
+    assert sc.system.blast_radius(sc.sides[0].fighters[0].weapons[0]) == 2
+    battle, result, _ = run_scripted(sc, [1, 1, 1, 5, 5, 5, 1, 1, 1], then=2)
+    blasts = {e.actor: e.text for e in events(result, "blast")}
+    assert "Power 6" in blasts["Target"]
+    assert f"1.5 m from the blast: Power {power}" in blasts["Bystander"], dump(result)
+    (body,) = rolls(result, "Body", "Bystander")
+    assert body.data["tn"] == power
 
 
 # ================================================================================================

@@ -159,6 +159,11 @@ class Options(Strict):
     snake_eyes: Literal["none", "lose_action"] = Field(
         "lose_action", description="four 1s ('unfortunate effects', seed 004 'Dice Roll')"
     )
+    bonus_roll_snake_eyes: bool = Field(
+        True,
+        description="ruling 24: four 1s on an over-32 bonus roll are snake-eyes too (off: a "
+        "bonus roll has no combinations at all, snake-eyes included)",
+    )
     wounded_at: float = Field(
         0.5, gt=0, le=1, description="share of health lost from which 'wounded' applies"
     )

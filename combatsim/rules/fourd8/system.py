@@ -295,7 +295,8 @@ class FourD8(PointPoolRules, RuleSystem):
                 degree=r.degree,
                 combination=r.kind,
             )
-        if r.kind == "snake_eyes":
+        # Ruling 24: four 1s are snake-eyes on every roll that is rolled (option for bonus rolls).
+        if r.kind == "snake_eyes" and (r.mode != "bonus" or self.options.bonus_roll_snake_eyes):
             st.snake_eyes += 1
             if self.options.snake_eyes == "lose_action":
                 fighter.lose_next_action = "snake-eyes"

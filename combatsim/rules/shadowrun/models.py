@@ -42,6 +42,12 @@ class Options(Strict):
     # counts an attack's (beyond the first, the one "necessary to hit") is the default.
     melee_staging: Literal["beyond_first", "all_net"] = "beyond_first"
     grenade_flight: int = Field(0, ge=0, le=30, description="initiative points a grenade flies")
+    # Ruling 25: Power falls by the falloff for each *full* meter from the point of impact.
+    blast_distance: Literal["full_meters", "exact"] = Field(
+        "full_meters",
+        description="full_meters: Power - falloff x floor(distance) (ruling 25); exact: "
+        "Power - falloff x distance, rounded up",
+    )
 
     _on_off = field_validator("wound_modifiers", "instant_karma", mode="before")(_on_off)
 

@@ -69,6 +69,19 @@ def wound_modifier(boxes: int) -> int:
     return 0 if boxes <= 0 else 1 if boxes <= 2 else 2 if boxes <= 5 else 3
 
 
+def blast_power(power: int, falloff: float, distance: float, rule: str = "full_meters") -> int:
+    """A grenade's Power at ``distance`` meters from the burst (ruling 10; 0 or less: unhurt).
+
+    Ruling 25 (the default, ``full_meters``): the Power falls by ``falloff`` for each *full*
+    meter, ``power - falloff x floor(distance)``. ``exact``: ``power - falloff x distance``,
+    rounded up. Power 12, falloff 2 at 1.5 m: 10 by full meters, 9 exactly. A fractional
+    result (a falloff of 1.5, say) is rounded up.
+    """
+    if rule == "full_meters":
+        return math.ceil(power - falloff * math.floor(distance))
+    return math.ceil(power - falloff * distance)
+
+
 def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     """Ruling 6: move the wound ``up`` and ``down`` levels; below L is no damage.
 
@@ -239,7 +252,10 @@ class ClassicShadowrun(RuleSystem):
         return min(fighter.spec.sheet.skills.firearms + 1, 7)
 
     def blast_radius(self, weapon) -> float:
-        return weapon.code.power / weapon.blast_falloff
+        """The distance from the burst at which the blast's Power reaches 0 (nobody at or
+        beyond it is hurt)."""
+        reach = weapon.code.power / weapon.blast_falloff
+        return math.ceil(reach) if self.options.blast_distance == "full_meters" else reach
 
     # --- tests ----------------------------------------------------------------------------
     def test(
@@ -678,16 +694,20 @@ class ClassicShadowrun(RuleSystem):
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
     ) -> None:
-        """Ruling 10: Power falls by the grenade's per-meter amount; everyone inside resists
-        with Body and impact armor (no attacker staging)."""
+        """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25);
+        everyone inside resists with Body and impact armor (no attacker staging)."""
         code = weapon.code
         for victim in battle.fighters:
             if victim.spec.sheet is None or self.status(victim) == "dead":
                 continue
-            power = code.power - weapon.blast_falloff * math.dist(victim.position, at)
+            power = blast_power(
+                code.power,
+                weapon.blast_falloff,
+                math.dist(victim.position, at),
+                self.options.blast_distance,
+            )
             if power <= 0:
                 continue
-            power = math.ceil(power)
             if battle.tracing:
                 battle.trace(
                     "blast",

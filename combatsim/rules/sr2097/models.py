@@ -152,11 +152,19 @@ class Options(Strict):
     burst_rounds: int = Field(3, ge=2, le=20, description="rounds a burst fires")
     walk: float = Field(5.0, ge=0, description="meters walked with an action")
     run: float = Field(15.0, ge=0, description="meters run as the turn's only action")
+    # Failure consequences (seed 003 "Magnitude of Success/Failure", ruling 23).
+    failure_disadvantage: bool = Field(
+        True,
+        description="a significant failure gives Disadvantage on the next check of the same "
+        "kind, a complete failure on the next check of any kind (ruling 23)",
+    )
     # Edge (seed "Edge").
     edge: bool = Field(True, description="off: nobody spends Edge")
     burn_needs_edge: bool = Field(True, description="Edge Burn needs a current Edge point")
 
-    @field_validator("dodge", "melee_parry", "edge", "burn_needs_edge", mode="before")
+    @field_validator(
+        "dodge", "melee_parry", "edge", "burn_needs_edge", "failure_disadvantage", mode="before"
+    )
     @classmethod
     def _on_off(cls, value):
         if isinstance(value, str) and value.lower() in ("on", "off"):

@@ -85,6 +85,24 @@ def action_scores(result: int, step: int, most: int) -> list[int]:
     return [s for s in range(result, 0, -step)][:most]
 
 
+@dataclass(frozen=True, slots=True)
+class PendingDisadvantage:
+    """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
+    ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
+    ``dice.ANY`` (the next check of any kind)."""
+
+    scope: str
+    kind: str
+    tier: str
+    mos: int
+
+    def applies_to(self, kind: str) -> bool:
+        return self.scope == dice.ANY or self.kind == kind
+
+    def __str__(self) -> str:
+        return f"{self.tier} on the last {self.kind} check (MoS {self.mos:+d})"
+
+
 @dataclass
 class State:
     """A combatant's mutable state in one battle."""
@@ -104,6 +122,8 @@ class State:
     successes: int = 0
     doubles: int = 0
     stopped: int = 0  # hits the armor's PT stopped
+    pending: PendingDisadvantage | None = None  # ruling 23
+    failure_disadvantages: int = 0  # checks rolled with a pending Disadvantage
 
     @property
     def total(self) -> int:
@@ -275,6 +295,7 @@ class Shadowrun2097(RuleSystem):
             "edge_max": st.edge_max,
             **{f"edge_{use}": st.spent[use] for use in EDGE_USES},
             "edge_burned": st.burned,
+            "failure_disadvantages": st.failure_disadvantages,
             "checks": st.checks,
             "check_successes": st.successes,
             "doubles": st.doubles,
@@ -328,9 +349,20 @@ class Shadowrun2097(RuleSystem):
         dis: list[str],
         removed: list[str],
         what: str,
+        kind: str = "attack",
     ) -> dice.CheckResult:
-        """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus."""
+        """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus.
+
+        ``kind`` says which checks are related for ruling 23: a pending Disadvantage from a
+        failed check joins the conditions (so Advantage cancels it and Edge may remove it) and
+        is spent by this check; this check's own failure tier may leave a new one."""
         sheet = attacker.spec.sheet
+        st = attacker.state
+        pending = st.pending
+        if pending is not None and pending.applies_to(kind):
+            dis = [*dis, pending]
+            st.pending = None
+            st.failure_disadvantages += 1
         bonus, how = self.skill_bonus(sheet, skill)
         base = dice.check_mode(bool(adv), bool(dis))
         use = None
@@ -355,7 +387,11 @@ class Shadowrun2097(RuleSystem):
                 )
         mode = dice.check_mode(bool(adv), bool(dis), edge=use)
         result = dice.roll_check(battle.roll.d, bonus, tn, mode.mode, mode.edge)
-        st = attacker.state
+        scope = None
+        if self.options.failure_disadvantage:
+            scope = dice.failure_disadvantage(result.tier)
+        if scope is not None:
+            st.pending = PendingDisadvantage(scope, kind, result.tier, result.mos)
         st.checks += 1
         st.successes += result.success
         st.doubles += result.double
@@ -363,7 +399,8 @@ class Shadowrun2097(RuleSystem):
             battle.trace(
                 "roll",
                 f"{what} check: {describe_check(result)}; bonus {bonus} ({how}); "
-                + describe_mode(adv, dis, removed, use),
+                + describe_mode(adv, dis, removed, use)
+                + (describe_pending(st.pending) if scope is not None else ""),
                 actor=attacker,
                 dice=list(result.dice),
                 kept=list(result.kept),
@@ -644,14 +681,20 @@ def describe_check(r: dice.CheckResult) -> str:
     return f"{text}: MoS {r.mos:+d} ({r.tier}, {hit})"
 
 
-def describe_mode(adv: list[str], dis: list[str], removed: list[str], use: str | None) -> str:
+def describe_mode(adv: list, dis: list, removed: list[str], use: str | None) -> str:
     parts = []
     if adv:
-        parts.append("Advantage: " + ", ".join(adv))
+        parts.append("Advantage: " + ", ".join(map(str, adv)))
     if dis:
-        parts.append("Disadvantage: " + ", ".join(dis))
+        parts.append("Disadvantage: " + ", ".join(map(str, dis)))
     if removed:
         parts.append("removed: " + ", ".join(removed))
     if use:
         parts.append(f"Edge: {use.replace('_', ' ')}")
     return "; ".join(parts) if parts else "no Advantage or Disadvantage"
+
+
+def describe_pending(p: PendingDisadvantage) -> str:
+    """The trace's note when a failed check leaves Disadvantage behind (ruling 23)."""
+    which = f"{p.kind} check" if p.scope == dice.RELATED else "check of any kind"
+    return f"; {p.tier}: Disadvantage on the next {which} (ruling 23)"
