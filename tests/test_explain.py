@@ -10,11 +10,14 @@ deterministic.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from combatsim.cli import main
+from combatsim.commands import run as run_command
+from combatsim.engine import run_battle
 from combatsim.metrics import Metric, parse_metric
 from combatsim.rules.levers import Lever, armor_lever, number_lever
 from combatsim.scenario import load_scenario
@@ -203,3 +206,51 @@ def test_metrics_turn_a_battle_into_0_or_1():
     assert [draw(Result(w)) for w in ("a", "b", None)] == [0, 0, 1]
     assert parse_metric("win", ["a", "b"]) == Metric("win", "a")
     assert parse_metric("draw", ["a", "b"], "b") == Metric("draw")
+
+
+@dataclass(frozen=True)
+class CtrlCAt:
+    """The real engine, but Ctrl-C arrives when a battle with this index starts."""
+
+    index: int
+
+    def __call__(self, scenario, root_seed, index, trace=False):
+        if index == self.index:
+            raise KeyboardInterrupt
+        return run_battle(scenario, root_seed, index, trace)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkeypatch, capsys):
+    argv = ["explain", str(duel), "--only", "Ace", "--battles", "40", "--workers", "1"]
+    argv += ["--chunk-size", "10", "--records", "battles", "--quiet"]
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    assert main([*argv, "--out", str(whole)]) == 0
+    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(27))
+    assert main([*argv, "--out", str(resumed)]) == 130
+    assert "combatsim explain --resume" in capsys.readouterr().err
+    assert json.loads((resumed / "summary.json").read_text())["interrupted"] is True
+    monkeypatch.setattr(run_command, "battle_runner", lambda: run_battle)
+    assert main(["explain", "--resume", str(resumed), "--quiet"]) == 0
+    assert _files(resumed) == _files(whole)
+
+
+def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
+    result = explain(duel, only=["Ace"], battles=50, precision=0.08, chunk_size=50)
+    report = result.summary["precision"]
+    assert report["reached"] and report["widest"] <= 0.08
+    assert result.summary["battles_completed"] > 50
+    widest = max(
+        max(r[f"difference_{w}"] - r[f"ci95_{w}"][0], r[f"ci95_{w}"][1] - r[f"difference_{w}"])
+        for r in result.summary["levers"]
+        for w in ("down", "up")
+        if r[f"difference_{w}"] is not None
+    )
+    assert widest <= 0.08

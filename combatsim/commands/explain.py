@@ -11,12 +11,14 @@ plain-language summary. Writes ``table.csv``/``table.parquet`` and ``summary.jso
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
 
 from . import run
 
 KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
 SHOWN_ROWS = 20
+WIDTH = 100  # the summary's and the note's lines
 
 
 def add_parser(sub) -> None:
@@ -103,39 +105,35 @@ def describe(summary: dict, shown: int = SHOWN_ROWS) -> str:
         f"(seed {summary['seed']})",
         "",
     ]
-    table = [
-        (
-            "#",
-            "lever",
-            "down / as written / up",
-            "rate",
-            "down - base (95%)",
-            "p",
-            "up - base (95%)",
-            "p",
-        )
-    ]
+    table = [("#", "lever", "down / as written / up", "rates", "down - base", "up - base")]
     for r in rows[:shown]:
         table.append(
             (
                 str(r["rank"]),
-                f"{r['side']}: {r['title']}",
-                f"{_v(r['down'])} / {r['value']} / {_v(r['up'])}",
+                _cut(r["title"], 34),
+                _cut(f"{_v(r['down'])} / {r['value']} / {_v(r['up'])}", 30),
                 f"{_pct(r['rate_down'])} / {_pct(r['rate'])} / {_pct(r['rate_up'])}",
                 _step(r, "down"),
-                _p(r["p_down"]),
                 _step(r, "up"),
-                _p(r["p_up"]),
             )
         )
     widths = [max(len(t[i]) for t in table) for i in range(len(table[0]))]
     for t in table:
         cells = [t[0].rjust(widths[0]), t[1].ljust(widths[1]), t[2].ljust(widths[2])]
         cells += [c.rjust(w) for c, w in zip(t[3:], widths[3:], strict=True)]
-        lines.append("  " + "  ".join(cells))
+        lines.append("  ".join(cells).rstrip())
+    lines.append(
+        "  (differences in points with their 95% intervals; * significant: the interval "
+        "excludes 0; p-values in table.csv)"
+    )
     if len(rows) > shown:
         lines.append(f"  ... {len(rows) - shown} more levers in table.csv")
-    lines += ["", *summary["text"], "", summary["note"]]
+    lines.append("")
+    lines += [
+        textwrap.fill(t, WIDTH, initial_indent="- ", subsequent_indent="  ")
+        for t in summary["text"]
+    ]
+    lines += ["", textwrap.fill(summary["note"], WIDTH)]
     for s in summary["skipped"]:
         lines.append(f"skipped {s['path']}={s['value']}: {s['why']}")
     return "\n".join(lines) + run.precision_line(summary.get("precision"))
@@ -146,7 +144,12 @@ def _step(r: dict, way: str) -> str:
     if d is None:
         return "-"
     low, high = r[f"ci95_{way}"]
-    return f"{_pts(d)} ({_pts(low)} to {_pts(high)})"
+    mark = "*" if r[f"significant_{way}"] else " "
+    return f"{_pts(d)} ({_pts(low)}..{_pts(high)}){mark}"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _v(x) -> str:
@@ -159,9 +162,3 @@ def _pct(x) -> str:
 
 def _pts(x) -> str:
     return f"{x * 100:+.1f}"
-
-
-def _p(p) -> str:
-    if p is None:
-        return "-"
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"

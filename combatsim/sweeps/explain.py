@@ -420,10 +420,10 @@ def plain_summary(summary: dict[str, Any]) -> list[str]:
     matter = [r for r in rows if r["significant"]][:SUMMARY_LEVERS]
     for r in matter:
         per = UNIT_WORDS.get(r["unit"], r["unit"])
+        tried = (r["down"], r["value"], r["up"])
         out.append(
             f"{r['title']} is worth about {_points(r['per_step'])} points of {what} per {per} "
-            f"(tried {r['down'] if r['down'] is not None else '-'} / {r['value']} / "
-            f"{r['up'] if r['up'] is not None else '-'})."
+            f"(tried {', '.join(str(v) for v in tried if v is not None)})."
         )
     if not matter:
         out.append(f"No lever changes {what} measurably at {summary['battles_completed']} battles.")
