@@ -2,19 +2,26 @@
 
 ``combatsim explain`` ranks levers by their effect on a rate; a paired comparison of rates
 needs each battle's outcome as 0 or 1, so that battle ``i`` of two variants (same seed) can be
-tallied as a pair. A metric is a name (``win``, ``draw``, ``loss``) and, where the rate
-belongs to a side, the side: ``Metric("win", "runners")(result)`` is 1 when the runners won
-that battle.
+tallied as a pair. A metric is a rate and whose it is:
 
-To add a rate, register a ``Rate`` in ``RATES``: its name, whether it needs a side, a
-function of the battle's ``BattleResult`` (its ``winner``, its ``combatants`` rows) and the
-side, and how the summary names it. Nothing else needs to change.
+* ``win`` / ``loss``: a side wins / another side wins;
+* ``draw``: no side wins (the turn limit, or the last fighters fell together);
+* ``down`` / ``dead``: at least one of WHO's fighters ends the battle out of the fight (not
+  standing: unconscious, dying, dead or fled) / dead. WHO is a side, a member (a group's
+  copies together: ``Guard``), or one fighter (``Guard 2``, ``Razor``).
+
+Text names a metric as ``[WHO] RATE``: ``win`` (of the side given apart, default the first),
+``corp security win``, ``draw``, ``Razor down``, ``runners dead``.
+
+To add a rate, register a ``Rate`` in ``RATES``: its name, what WHO may be, a function of
+the battle's ``BattleResult`` (its ``winner``, its ``combatants`` rows) and the ``Metric``, and
+how the summary names it. Nothing else needs to change.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import UsageError
@@ -22,77 +29,137 @@ from .errors import UsageError
 
 @dataclass(frozen=True)
 class Rate:
-    """A kind of rate: ``outcome(result, side)`` is True when the battle counts."""
+    """A kind of rate: ``outcome(result, metric)`` is True when the battle counts."""
 
     name: str
-    needs_side: bool
-    outcome: Callable[[Any, str | None], bool]
-    phrase: str  # "{side}'s win rate"; {side} is filled in when the rate needs one
+    who: str  # "side", "anyone" (a side, member or fighter) or "none"
+    outcome: Callable[[Any, Metric], bool]
+    phrase: str  # "{who} win rate"; {who} is the possessive of WHO
     help: str
 
 
-def _win(result, side: str | None) -> bool:
-    return result.winner == side
+def _win(result, metric: Metric) -> bool:
+    return result.winner == metric.who
 
 
-def _loss(result, side: str | None) -> bool:
-    return result.winner is not None and result.winner != side
+def _loss(result, metric: Metric) -> bool:
+    return result.winner is not None and result.winner != metric.who
 
 
-def _draw(result, side: str | None) -> bool:
+def _draw(result, metric: Metric) -> bool:
     return result.winner is None
+
+
+def _down(result, metric: Metric) -> bool:
+    return any(
+        not row["standing"]
+        for row in result.combatants
+        if (row["side"], row["name"]) in metric.members
+    )
+
+
+def _dead(result, metric: Metric) -> bool:
+    return any(
+        row["status"] == "dead"
+        for row in result.combatants
+        if (row["side"], row["name"]) in metric.members
+    )
 
 
 RATES: dict[str, Rate] = {
     rate.name: rate
     for rate in (
-        Rate("win", True, _win, "the {side}' win rate", "the side wins"),
-        Rate("loss", True, _loss, "the {side}' loss rate", "another side wins"),
-        Rate("draw", False, _draw, "the draw rate", "no side wins (turn limit, mutual)"),
+        Rate("win", "side", _win, "{who} win rate", "the side wins"),
+        Rate("loss", "side", _loss, "{who} loss rate", "another side wins"),
+        Rate("draw", "none", _draw, "the draw rate", "no side wins (turn limit, mutual)"),
+        Rate(
+            "down",
+            "anyone",
+            _down,
+            "{who} down rate",
+            "at least one of WHO (a side, member or fighter) ends out of the fight",
+        ),
+        Rate("dead", "anyone", _dead, "{who} dead rate", "at least one of WHO ends dead"),
     )
 }
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A rate of a scenario: ``rate`` (a key of ``RATES``) and its ``side`` (or None).
+    """A rate of a scenario: ``rate`` (a key of ``RATES``) of ``who`` (a side, member or
+    fighter; None for draws), ``members`` the ``(side, name)`` of WHO's fighters.
 
     Called on a ``BattleResult`` it gives that battle's outcome, 1 or 0. Picklable (it
     travels to the workers), so it holds names only.
     """
 
     rate: str
-    side: str | None = None
+    who: str | None = None
+    members: frozenset[tuple[str, str]] = field(default=frozenset(), compare=False)
+    of_side: bool = field(default=True, compare=False)  # WHO is a side ("the runners' ...")
 
     def __call__(self, result) -> int:
-        return int(RATES[self.rate].outcome(result, self.side))
+        return int(RATES[self.rate].outcome(result, self))
 
     @property
     def name(self) -> str:
-        return self.rate if self.side is None else f"{self.rate}:{self.side}"
+        return self.rate if self.who is None else f"{self.who} {self.rate}"
 
     def describe(self) -> str:
-        """``the runners' win rate``."""
-        side = self.side or ""
+        """``the runners' win rate``, ``Razor's down rate``, ``the draw rate``."""
         phrase = RATES[self.rate].phrase
-        if not side.endswith("s"):
-            phrase = phrase.replace("{side}'", "{side}'s")
-        return phrase.format(side=side)
+        if self.who is None:
+            return phrase
+        text = phrase.format(who=possessive(self.who))
+        return f"the {text}" if self.of_side else text
 
 
-def parse_metric(text: str, sides: list[str], side: str | None = None) -> Metric:
-    """The metric ``text`` names (a key of ``RATES``) for ``side`` (default: the first side).
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
-    Raises ``UsageError`` for an unknown rate or side.
-    """
-    rate = RATES.get(text)
+
+def parse_metric(text: str, scenario, side: str | None = None) -> Metric:
+    """The metric ``[WHO] RATE`` names in ``scenario``; WHO defaults to ``side``, then to the
+    first side. Raises ``UsageError`` for an unknown rate or name."""
+    words = str(text).split()
+    rate = RATES.get(words[-1]) if words else None
     if rate is None:
-        raise UsageError("--metric", text, "one of " + ", ".join(sorted(RATES)))
-    if side is not None and side not in sides:
+        allowed = "[WHO] RATE, RATE one of " + ", ".join(RATES)
+        raise UsageError("--metric", text, allowed)
+    sides = [s.name for s in scenario.sides]
+    if side is not None and side not in sides and rate.who != "anyone":
         raise UsageError("--side", side, "one of " + ", ".join(sides))
-    if not rate.needs_side:
+    who = " ".join(words[:-1]) or side
+    if rate.who == "none":
+        if len(words) > 1:
+            raise UsageError("--metric", text, f"'{rate.name}' with no name before it")
         return Metric(rate.name)
-    return Metric(rate.name, side if side is not None else sides[0])
+    who = who if who is not None else sides[0]
+    groups = fighter_groups(scenario)
+    if rate.who == "side" and who not in sides:
+        raise UsageError("--metric", text, f"a side before '{rate.name}': " + ", ".join(sides))
+    if who not in groups:
+        raise UsageError("--metric", text, "a side, member or fighter: " + ", ".join(groups))
+    return Metric(rate.name, who, groups[who], who in sides)
+
+
+def fighter_groups(scenario) -> dict[str, frozenset[tuple[str, str]]]:
+    """Every name a casualty rate may be of, with its fighters' ``(side, name)``: each side,
+    each member entry (a group's copies together, by the member's name or archetype) and each
+    fighter. A name shared by several of these means all their fighters together."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for side, data in zip(scenario.sides, scenario.data["sides"], strict=True):
+        found.setdefault(side.name, set()).update((side.name, f.name) for f in side.fighters)
+        first = 0
+        for j, member in enumerate(data["members"]):
+            count = int(member.get("count", 1))
+            fighters = side.fighters[first : first + count]
+            first += count
+            name = member.get("name") or member.get("archetype") or f"{side.name} {j + 1}"
+            found.setdefault(name, set()).update((side.name, f.name) for f in fighters)
+            for f in fighters:
+                found.setdefault(f.name, set()).add((side.name, f.name))
+    return {name: frozenset(members) for name, members in found.items()}
 
 
 def metric_help() -> str:

@@ -18,6 +18,7 @@ import pytest
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.engine import run_battle
+from combatsim.errors import UsageError
 from combatsim.metrics import Metric, parse_metric
 from combatsim.rules.levers import Lever, armor_lever, number_lever
 from combatsim.scenario import load_scenario
@@ -105,11 +106,11 @@ def test_explain_is_the_same_on_any_number_of_workers(duel):
 
 def test_explain_metric_draw_and_other_side(duel):
     result = explain(duel, "targets", "loss", only=["Mark"], battles=40)
-    assert result.summary["metric"]["name"] == "loss:targets"
+    assert result.summary["metric"]["name"] == "targets loss"
     assert result.summary["metric"]["describe"] == "the targets' loss rate"
     assert {r["member"] for r in result.summary["levers"]} == {"Mark"}
     draws = explain(duel, metric="draw", only=["Ace"], battles=40)
-    assert draws.summary["side"] is None
+    assert draws.summary["who"] is None
     assert draws.summary["baseline"]["rate"] == draws.summary["baseline"]["draws"]["rate"]
 
 
@@ -204,8 +205,18 @@ def test_metrics_turn_a_battle_into_0_or_1():
     assert [win(Result(w)) for w in ("a", "b", None)] == [1, 0, 0]
     assert [loss(Result(w)) for w in ("a", "b", None)] == [0, 1, 0]
     assert [draw(Result(w)) for w in ("a", "b", None)] == [0, 0, 1]
-    assert parse_metric("win", ["a", "b"]) == Metric("win", "a")
-    assert parse_metric("draw", ["a", "b"], "b") == Metric("draw")
+    duel = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml")
+    assert parse_metric("win", duel) == Metric("win", "runners")
+    assert parse_metric("corp security win", duel) == Metric("win", "corp security")
+    assert parse_metric("draw", duel, "runners") == Metric("draw")
+    guards = parse_metric("Guard down", duel)
+    assert guards.members == {("corp security", f"Guard {k}") for k in (1, 2, 3)}
+    assert guards.describe() == "Guard's down rate"
+    assert parse_metric("runners dead", duel).describe() == "the runners' dead rate"
+    assert parse_metric("Guard 2 dead", duel).members == {("corp security", "Guard 2")}
+    for bad in ("victory", "Guard win", "Nobody down", "runners draw"):
+        with pytest.raises(UsageError):
+            parse_metric(bad, duel)
 
 
 @dataclass(frozen=True)
@@ -254,3 +265,16 @@ def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
         if r[f"difference_{w}"] is not None
     )
     assert widest <= 0.08
+
+
+def test_casualty_metric_counts_battles_where_who_ends_down(duel):
+    """Mark's down rate as written is the share of battles whose combatants.csv row for Mark
+    says he is not standing."""
+    from combatsim.batch import simulate
+
+    result = explain(duel, metric="Mark down", only=["Ace"], battles=40)
+    rows = simulate(load_scenario(duel), 40).combatants
+    mark = rows[rows["name"] == "Mark"]
+    assert result.summary["baseline"]["rate"] == pytest.approx((~mark["standing"]).mean())
+    assert result.summary["metric"]["describe"] == "Mark's down rate"
+    assert _row(result, "firearms")["difference_up"] > 0

@@ -39,8 +39,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--metric",
         default="win",
-        metavar="RATE",
-        help=f"the rate to explain (default win): {metric_help()}",
+        metavar="[WHO] RATE",
+        help=f"the rate to explain (default win; 'Razor down' names WHO too): {metric_help()}",
     )
     p.add_argument(
         "--only",

@@ -72,8 +72,8 @@ class MemberLever:
 
 @dataclass(frozen=True)
 class MetricPairing(Pairing):
-    """Counts, per battle index and per variant ``k`` of the unit after the first (the
-    baseline), the key ``(k, baseline outcome, variant outcome)`` of a 0/1 metric."""
+    """Counts, per battle index and per variant ``k`` of the unit (0: the baseline), the key
+    ``(k, baseline outcome, variant outcome)`` of a 0/1 metric."""
 
     metric: Metric
 
@@ -83,7 +83,8 @@ class MetricPairing(Pairing):
 
     def __call__(self, results: Sequence[Any]) -> list[tuple[int, int, int]]:
         base = self.metric(results[0])
-        return [(k, base, self.metric(r)) for k, r in enumerate(results[1:], start=1)]
+        # k = 0 is the baseline against itself: its rate, even with no lever to try.
+        return [(k, base, self.metric(r) if k else base) for k, r in enumerate(results)]
 
     def precision(self, tallies: Sequence[Tally], pairs: Counter) -> float:
         steps = range(1, len(tallies))
@@ -190,9 +191,10 @@ def explain(
     meta: dict[str, Any] | None = None,
 ) -> StudyResult:
     """Rank every lever of ``scenario`` (a file or a loaded ``Scenario``) by its effect on
-    ``metric`` (a rate of ``combatsim.metrics.RATES``: ``win``, ``loss``, ``draw``) of
-    ``side`` (default: the first side). ``only``: names of sides or members whose levers
-    are tried (default: every member's).
+    ``metric`` (``[WHO] RATE``, RATE of ``combatsim.metrics.RATES``: ``win``, ``loss``,
+    ``draw``, ``down``, ``dead``; WHO a side, or for ``down``/``dead`` also a member or a
+    fighter; default ``side``, then the first side). ``only``: names of sides or members
+    whose levers are tried (default: every member's).
 
     Each lever runs one step down and one step up, every variant on the same battle seeds as
     the baseline. The result's ``table`` has one row per lever, largest effect first: the
@@ -201,8 +203,7 @@ def explain(
     words. Options as for ``sweep`` (``precision``: every step's interval within +-P).
     """
     base = _load(scenario)
-    sides = [s.name for s in base.sides]
-    chosen = parse_metric(metric, sides, side)
+    chosen = parse_metric(metric, base, side)
     levers = scenario_levers(base, only)
     variants, steps, skipped = [base], [], []
     for item in levers:
@@ -232,16 +233,14 @@ def explain(
     pairs = study.pairs(tuple(range(len(variants))))
     baseline = study.tally(0).outcomes()
     n = baseline["battles_completed"]
-    base_count = sum(c for (k, b, _), c in pairs.items() if k == 1 and b == 1)
-    if len(variants) == 1:  # no lever at all: the baseline's rate from its tally
-        base_count = _count(study.tally(0), chosen)
+    base_count = pairs.get((0, 1, 1), 0)
     base_rate, base_ci = rate_with_interval(base_count, n)
     rows = _rows(levers, steps, pairs, base_rate)
     summary = {
         "kind": "explain",
         **_about(base),
         "seed": root,
-        "side": chosen.side,
+        "who": chosen.who,
         "metric": {"name": chosen.name, "rate": chosen.rate, "describe": chosen.describe()},
         "battles_requested": battles,
         "battles_completed": n,
@@ -279,16 +278,6 @@ def explain(
     else:
         study.close()
     return result
-
-
-def _count(tally: Tally, metric: Metric) -> int:
-    if metric.rate == "win":
-        return tally.wins[metric.side]
-    if metric.rate == "draw":
-        return tally.draws
-    if metric.rate == "loss":
-        return tally.battles - tally.draws - tally.wins[metric.side]
-    raise CombatsimError(f"explain: {metric.name} needs at least one lever to count")
 
 
 def _rows(levers, steps, pairs: Counter, base_rate) -> list[dict[str, Any]]:
@@ -435,8 +424,10 @@ def plain_summary(summary: dict[str, Any]) -> list[str]:
     others = len([r for r in rows if r["significant"]]) - len(matter)
     rest = len(flat) - min(len(flat), SUMMARY_FLAT)
     if others or rest:
+        verb = "changes" if others == 1 else "change"
+        does = "does" if rest == 1 else "do"
         out.append(
-            f"Of the other levers, {others} change {what} measurably and {rest} do not "
+            f"Of the other levers, {others} {verb} {what} measurably and {rest} {does} not "
             "(see the table)."
         )
     return out
