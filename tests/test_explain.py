@@ -185,7 +185,7 @@ def test_armor_lever_steps_one_grade_and_below_the_lowest_is_none():
 
     armors = load_catalogue(CATALOGUE)["armor"]
     sheet = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml").sides[0].fighters[0].sheet
-    rating = lambda a: (a.ballistic, a.impact)  # noqa: E731
+    rating = lambda a: (a.ballistic, a.impact)  # noqa: E731 (both, as a system may)
     lever = armor_lever(sheet.model_copy(update={"armor": "armor_vest"}), armors, rating)
     assert (lever.down, lever.up) == ("leathers", "armored_clothing")
     lowest = armor_lever(sheet.model_copy(update={"armor": "leathers"}), armors, rating)
