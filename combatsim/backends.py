@@ -6,9 +6,16 @@ calling process, in whatever order chunks finish. Only a few tasks are in flight
 memory does not grow with the number of tasks. The callback aggregates; since a chunk's
 numbers depend only on the job and the battle indexes, every backend gives the same results.
 
-Ctrl-C (``KeyboardInterrupt``) in the calling process stops the run and ``run`` returns True:
-finished chunks have been handed over; on one worker the chunk in progress is handed over up
-to its last finished battle; chunks in flight on worker processes or the cluster are dropped.
+Ctrl-C (``KeyboardInterrupt``) in the calling process stops the run and ``run`` returns True,
+having handed over every finished battle: on one worker the chunk in progress up to its last
+finished battle; on worker processes, each chunk in flight too, for its workers are told to
+stop after the battle they are in and hand back what they finished (within ``STOP_GRACE``
+seconds; a second Ctrl-C stops waiting). Chunks in flight on a Dask cluster are dropped.
+
+Worker processes never outlive the run: they ignore Ctrl-C (the calling process decides what
+to keep), treat SIGTERM as "stop soon", and end within ``PARENT_POLL`` seconds of noticing that
+their parent died, even by ``kill -9``. There are never more of them than the run has tasks, nor
+more than ``WORKERS_PER_CORE`` per core.
 
 Dask is an optional extra (``pip install 'combatsim[dask]'``); the workers of the cluster
 need combatsim installed, at the same version, to run the tasks.
@@ -16,19 +23,37 @@ need combatsim installed, at the same version, to run the tasks.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import multiprocessing
+import os
 import signal
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
 from typing import Any
 
 from .batch import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
-from .errors import UsageError, check_range
+from .errors import BackendLost, UsageError, check_range
 
 OnChunk = Callable[[Chunk], None]
 IN_FLIGHT_PER_WORKER = 2  # enough to keep a worker busy while its last result travels back
 CONNECT_TIMEOUT = "10s"  # how long to try reaching a Dask scheduler
+MAX_WORKERS = 1024  # the largest --workers accepted at all
+WORKERS_PER_CORE = 4  # more processes than this per core only add memory and switching
+STOP_GRACE = 60.0  # seconds to wait, after Ctrl-C, for workers to hand back their chunks
+PARENT_POLL = 0.5  # seconds between a worker's checks that its parent is alive
+DASK_POLL = 0.02  # seconds between looks for finished chunks on a Dask cluster
+LOST_AFTER = 20.0
+QUIET = (
+    "distributed",
+    "distributed.client",
+    "distributed.core",
+    "distributed.comm",
+)  # seconds a Dask client may stay disconnected before the run gives up
 
 
 class Backend:
@@ -73,40 +98,73 @@ class ProcessBackend(Backend):
     """Local worker processes (``concurrent.futures.ProcessPoolExecutor``)."""
 
     def __init__(self, workers: int):
-        self.workers = check_range("workers", workers, 1)
+        self.workers = check_range("workers", workers, 1, MAX_WORKERS)
         self._pool: ProcessPoolExecutor | None = None
         self._job: Job | None = None
+        self._size = 0
+        self._stop: Any = None
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
-        if self._pool is None or self._job is not job:
+        queue = iter(tasks)
+        first = list(islice(queue, IN_FLIGHT_PER_WORKER * self.workers))
+        if not first:
+            return False
+        # No more processes than there are tasks to give them (a round may have only a few).
+        wanted = min(self.workers, len(first))
+        if self._pool is None or self._job is not job or self._size < wanted:
             self.close()
+            context = multiprocessing.get_context()
+            self._stop = context.Event()
             self._pool = ProcessPoolExecutor(
-                max_workers=self.workers, initializer=_install, initargs=(job,)
+                max_workers=wanted,
+                mp_context=context,
+                initializer=_install,
+                initargs=(job, self._stop, os.getpid()),
             )
-            self._job = job
-        pool, queue = self._pool, iter(tasks)
+            self._job, self._size = job, wanted
+        pool = self._pool
         running: dict[Future, Task] = {}
         try:
-            for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
+            for task in first:
                 running[pool.submit(_run_installed, task)] = task
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f].start):
                     del running[future]
                     chunk = future.result()
+                    if chunk.stop < chunk.task.stop:  # the worker was sent SIGTERM: stop
+                        if chunk.stop > chunk.task.start:
+                            on_chunk(chunk)
+                        raise KeyboardInterrupt
                     on_chunk(chunk)
                     for task in islice(queue, 1):
                         running[pool.submit(_run_installed, task)] = task
         except KeyboardInterrupt:
-            for future in sorted(running, key=lambda f: running[f].start):
-                if _succeeded(future):  # finished while we were told to stop: kept too
-                    on_chunk(future.result())
-            self._terminate()
+            self._hand_back(running, on_chunk)
             return True
         except BaseException:
             self._terminate()
             raise
         return False
+
+    def _hand_back(self, running: dict[Future, Task], on_chunk: OnChunk) -> None:
+        """After Ctrl-C: have the workers stop after their current battle, keep every chunk
+        they hand back (whole or the battles finished), then end the workers."""
+        self._stop.set()
+        for future in running:
+            future.cancel()  # not started yet: nothing to keep
+        started = [f for f in running if not f.cancelled()]
+        try:
+            wait(started, timeout=STOP_GRACE)
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: keep what has come back, stop waiting
+        finally:
+            for future in sorted(started, key=lambda f: running[f].start):
+                if _succeeded(future):
+                    chunk = future.result()
+                    if chunk.stop > chunk.task.start:
+                        on_chunk(chunk)
+            self._terminate()
 
     def close(self) -> None:
         if self._pool is not None:
@@ -118,16 +176,19 @@ class ProcessBackend(Backend):
 
         ``ProcessPoolExecutor`` has no public way to end running workers before Python 3.14
         (``terminate_workers``), so this reads its private ``_processes`` map. Were that map
-        gone, nothing would be terminated: the tasks in flight would be waited for at exit.
+        gone, nothing would be killed here: the workers would still stop, for the stop event
+        is set, and the pool's shutdown would wait for them.
         """
         pool, self._pool, self._job = self._pool, None, None
         if pool is None:
             return
+        if self._stop is not None:
+            self._stop.set()
         processes = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
-                process.terminate()
+                process.kill()
         for process in processes:
             process.join()
 
@@ -158,45 +219,104 @@ class DaskBackend(Backend):
         self._job_future: Any = None
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
+        # Dask logs its own lines (tracebacks) when the scheduler goes away, while the run and
+        # while the client closes; the run says it in one line instead.
+        with _quiet_loggers(*QUIET):
+            return self._run(job, tasks, on_chunk)
+
+    def _run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
         from distributed import as_completed
 
         client = self._client
-        if self._job is not job:
-            self._job_future = client.scatter(job, broadcast=True, hash=False)
-            self._job = job
         queue = iter(tasks)
         running: dict[Any, Task] = {}
+        lost_since: float | None = None
+        finished = as_completed(loop=client.loop)
 
         def submit(task: Task) -> None:
             future = client.submit(run_task, self._job_future, task, pure=False)
             running[future] = task
             finished.add(future)
 
-        finished = as_completed(loop=client.loop)
         try:
+            if self._job is not job:
+                self._job_future = client.scatter(job, broadcast=True, hash=False)
+                self._job = job
             for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
                 submit(task)
-            for future in finished:
-                running.pop(future)
-                on_chunk(future.result())
-                for task in islice(queue, 1):
-                    submit(task)
+            while running:
+                # Poll, rather than block on the next result: a scheduler that went away
+                # would leave a blocking wait hanging.
+                done = finished.next_batch(block=False) if finished.has_ready() else []
+                if not done:
+                    time.sleep(DASK_POLL)
+                if client.status != "running":  # the scheduler stopped answering
+                    lost_since = lost_since or time.monotonic()
+                    if time.monotonic() - lost_since > LOST_AFTER:
+                        raise self._lost(f"client {client.status}")
+                    continue
+                lost_since = None
+                for future in sorted(done, key=lambda f: running[f].start):
+                    task = running.pop(future)
+                    if future.status in ("cancelled", "lost"):
+                        raise self._lost(f"chunk {task.start}-{task.stop} was {future.status}")
+                    on_chunk(future.result())
+                    for task in islice(queue, 1):
+                        submit(task)
         except KeyboardInterrupt:
             for future in sorted(running, key=lambda f: running[f].start):
                 if future.status == "finished":
                     on_chunk(future.result())
-            client.cancel(list(running))
+            _quietly(client.cancel, list(running))
             return True
-        except BaseException:
-            client.cancel(list(running))
+        except BackendLost:
+            raise
+        except (OSError, TimeoutError) as err:  # the connection broke under us
+            raise self._lost(_reason(err)) from None
+        except BaseException as err:
+            if type(err).__module__.startswith(("distributed", "tornado", "asyncio")):
+                raise self._lost(_reason(err)) from None
+            _quietly(client.cancel, list(running))
             raise
         return False
 
+    def _lost(self, why: str) -> BackendLost:
+        self._job = None
+        return BackendLost(
+            f"lost the Dask scheduler at {self.address} ({why}); the finished chunks are kept"
+        )
+
     def close(self) -> None:
-        self._client.close()
+        with _quiet_loggers(*QUIET):
+            _quietly(self._client.close, 5)
+            time.sleep(0)  # let the client's thread finish its last lines while quiet
 
     def describe(self) -> str:
         return f"Dask cluster at {self.address} ({self.workers} worker threads)"
+
+
+@contextlib.contextmanager
+def _quiet_loggers(*names: str):
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _reason(err: BaseException) -> str:
+    text = str(err).splitlines()[0] if str(err) else ""
+    return f"{type(err).__name__}: {text[:100]}" if text else type(err).__name__
+
+
+def _quietly(action: Callable, *args) -> None:
+    """Try ``action``; a cluster that is going away may refuse it, and that changes nothing."""
+    with contextlib.suppress(Exception):  # best effort on the way out
+        action(*args)
 
 
 def _check_reachable(address: str) -> None:
@@ -228,10 +348,13 @@ def make_backend(
     workers: int | None = None, scheduler: str | None = None, tasks: int | None = None
 ) -> Backend:
     """The backend for ``workers`` local processes (None: all cores), or the Dask cluster at
-    ``scheduler``. One worker, or a run of a single task, runs in this process."""
+    ``scheduler``. Never more processes than ``WORKERS_PER_CORE`` per core or than ``tasks``;
+    one worker, or a run of a single task, runs in this process."""
     if scheduler is not None:
         return DaskBackend(scheduler)
-    workers = default_workers() if workers is None else check_range("workers", workers, 1)
+    cores = default_workers()
+    workers = cores if workers is None else check_range("workers", workers, 1, MAX_WORKERS)
+    workers = min(workers, WORKERS_PER_CORE * cores)
     if tasks is not None:
         workers = min(workers, tasks)
     return SerialBackend() if workers <= 1 else ProcessBackend(workers)
@@ -240,18 +363,41 @@ def make_backend(
 # --- inside a worker process ------------------------------------------------------------------
 
 _JOB: Job | None = None
+_STOP: Any = None  # the run's stop event (set by the parent on Ctrl-C)
+_TERMINATED = threading.Event()  # this worker was sent SIGTERM
 
 
-def _install(job: Job) -> None:
-    global _JOB
-    _JOB = job
+def _install(job: Job, stop: Any, parent: int) -> None:
+    global _JOB, _STOP
+    _JOB, _STOP = job, stop
     # Ctrl-C reaches the whole process group; only the parent decides what to keep.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _on_sigterm(signum, frame) -> None:
+    """SIGTERM to the process group: hand back the chunk in progress, like Ctrl-C; end within
+    ``STOP_GRACE`` seconds whatever happens (SIGALRM's default action ends the process)."""
+    _TERMINATED.set()
+    signal.alarm(int(STOP_GRACE))
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker once its parent is gone (reparented: the parent died, even by
+    ``kill -9``), so no worker keeps running, or holding the caller's pipes, after it."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL)
+    os._exit(1)
 
 
 def _run_installed(task: Task) -> Chunk:
     assert _JOB is not None, "the worker was started without a job"
-    return run_task(_JOB, task)
+    return ChunkBuilder(_JOB, task).run(stop=_should_stop)
+
+
+def _should_stop() -> bool:
+    return _TERMINATED.is_set() or (_STOP is not None and _STOP.is_set())
 
 
 def _succeeded(future: Future) -> bool:

@@ -8,12 +8,13 @@ a sweep uses the same root seed, so battle ``i`` of two variants starts from the
 
 Results are aggregated as they come in: a ``Tally`` holds integer counts only (wins, end
 reasons, a histogram of battle lengths, fighters standing after each turn, a histogram of
-damage taken), so merging tallies is exact and order-free, and memory does not grow with the
-number of battles. Per-battle records are kept only when asked for (``records``).
+damage taken, battles in which each side, group and combatant ended down or dead), so merging
+tallies is exact and order-free, and memory does not grow with the number of battles.
+Per-battle records are kept only when asked for (``records``).
 
-A Ctrl-C (``KeyboardInterrupt``) stops the batch without losing what finished: on one worker
-every finished battle is kept; on several, every finished chunk (a chunk in flight is lost
-with the worker running it). The result is then marked ``interrupted``.
+A Ctrl-C (``KeyboardInterrupt``) stops the batch without losing what finished: every finished
+battle is kept, on one worker or several (a chunk in flight ends early and hands back the
+battles it finished). The result is then marked ``interrupted``.
 
 The engine does no I/O; this layer turns its plain records into pandas tables and a summary,
 and ``combatsim.output`` writes them.
@@ -54,6 +55,11 @@ class Tally:
     final state carried on to the turn limit; ``damage[side][b]``: combatants of the side that
     took ``b`` boxes of damage. ``standing`` and ``damage`` are None when the engine's
     combatant rows lack ``knocked_out_turn`` or ``damage_taken``.
+
+    ``casualties[k]`` is ``[down, dead]`` for ``entries[k]`` (see ``casualty_entries``):
+    battles in which at least one of the entry's fighters ended out of the fight (the row's
+    ``standing`` is false: unconscious, dying, dead or fled) and in which at least one ended
+    dead (``status`` "dead"). None when the rows lack ``standing`` or ``status``.
     """
 
     sides: tuple[str, ...]
@@ -66,10 +72,13 @@ class Tally:
     turns: list[int] = field(default_factory=list)
     standing: dict[str, list[int]] | None = None
     damage: dict[str, list[int]] | None = None
+    entries: tuple[CasualtyEntry, ...] = ()
+    casualties: list[list[int]] | None = None
 
     @classmethod
     def empty(cls, scenario) -> Tally:
         sides = tuple(side.name for side in scenario.sides)
+        entries = casualty_entries(scenario)
         return cls(
             sides=sides,
             fighters=tuple(len(side.fighters) for side in scenario.sides),
@@ -77,6 +86,8 @@ class Tally:
             wins=dict.fromkeys(sides, 0),
             standing={side: [0] * (int(scenario.turn_limit) + 1) for side in sides},
             damage={side: [] for side in sides},
+            entries=entries,
+            casualties=[[0, 0] for _ in entries],
         )
 
     @classmethod
@@ -114,10 +125,35 @@ class Tally:
                 for row in rows:
                     if row["side"] in self.damage:
                         _bump(self.damage[row["side"]], int(row["damage_taken"]))
+        if self.casualties is not None:
+            if not rows or any("standing" not in row or "status" not in row for row in rows):
+                self.casualties = None
+            else:
+                self._add_casualties(rows)
+
+    def _add_casualties(self, rows: list[dict[str, Any]]) -> None:
+        down: set[tuple[str, str]] = set()
+        dead: set[tuple[str, str]] = set()
+        for row in rows:
+            key = (row["side"], row["name"])
+            if not row["standing"]:
+                down.add(key)
+            if row["status"] == "dead":
+                dead.add(key)
+        if not down:
+            return
+        for entry, counts in zip(self.entries, self.casualties, strict=True):
+            if not down.isdisjoint(entry.members):
+                counts[0] += 1
+                if not dead.isdisjoint(entry.members):
+                    counts[1] += 1
 
     def merge(self, other: Tally) -> Tally:
         """Add ``other``'s counts to this tally (in place) and return it."""
-        if (other.sides, other.fighters) != (self.sides, self.fighters):
+        known = self.entries and other.entries  # a tally from an old journal has none
+        if (other.sides, other.fighters) != (self.sides, self.fighters) or (
+            known and other.entries != self.entries
+        ):
             raise ValueError("tallies of different scenarios cannot be merged")
         self.battles += other.battles
         for side in self.sides:
@@ -136,6 +172,12 @@ class Tally:
             else:
                 for side in self.sides:
                     _add_into(self.damage[side], other.damage[side])
+            if self.casualties is None or other.casualties is None or not known:
+                self.casualties = None
+            else:
+                for mine, theirs in zip(self.casualties, other.casualties, strict=True):
+                    mine[0] += theirs[0]
+                    mine[1] += theirs[1]
         return self
 
     def to_json(self) -> dict[str, Any]:
@@ -150,10 +192,13 @@ class Tally:
             "turns": list(self.turns),
             "standing": self.standing,
             "damage": self.damage,
+            "entries": [entry.to_json() for entry in self.entries],
+            "casualties": self.casualties,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Tally:
+        # A journal written before casualties were counted has neither key: they are unknown.
         return cls(
             sides=tuple(data["sides"]),
             fighters=tuple(data["fighters"]),
@@ -165,11 +210,13 @@ class Tally:
             turns=list(data["turns"]),
             standing=data["standing"],
             damage=data["damage"],
+            entries=tuple(CasualtyEntry.from_json(e) for e in data.get("entries", ())),
+            casualties=data.get("casualties"),
         )
 
     def outcomes(self) -> dict[str, Any]:
         """The summary's statistics: ``battles_completed``, ``sides``, ``draws``, ``turns``,
-        ``end_reasons`` and ``distributions`` (see ``summarize``)."""
+        ``end_reasons``, ``casualties`` and ``distributions`` (see ``summarize``)."""
         n = self.battles
         sides = {}
         for side in self.sides:
@@ -189,12 +236,85 @@ class Tally:
             "draws": {"count": self.draws, "rate": draw_rate, "ci95": draw_interval},
             "turns": describe_turn_counts(self.turns),
             "end_reasons": dict(sorted(self.end_reasons.items())),
+            "casualties": self.casualty_rates(),
             "distributions": {
                 "turns": list(self.turns),
                 "standing": standing,
                 "damage_taken": None if self.damage is None else dict(self.damage),
             },
         }
+
+    def casualty_rates(self) -> list[dict[str, Any]] | None:
+        """Per entry: ``side``, ``who``, ``level``, ``battles``, ``down`` and ``dead`` (battle
+        counts), ``down_rate``, ``down_ci95``, ``dead_rate``, ``dead_ci95`` (95% Wilson)."""
+        if self.casualties is None:
+            return None
+        n = self.battles
+        out = []
+        for entry, (down, dead) in zip(self.entries, self.casualties, strict=True):
+            down_rate, down_ci = rate_with_interval(down, n)
+            dead_rate, dead_ci = rate_with_interval(dead, n)
+            out.append(
+                {
+                    "side": entry.side,
+                    "who": entry.who,
+                    "level": entry.level,
+                    "battles": n,
+                    "down": down,
+                    "down_rate": down_rate,
+                    "down_ci95": down_ci,
+                    "dead": dead,
+                    "dead_rate": dead_rate,
+                    "dead_ci95": dead_ci,
+                }
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class CasualtyEntry:
+    """Whose casualties a summary reports: a side, a combatant (or a group of copies made by
+    one member entry with ``count``), or one copy. ``members``: the ``(side, name)`` of its
+    fighters; it is down in a battle when at least one of them ends down."""
+
+    side: str
+    who: str
+    level: str  # "side", "combatant" or "copy"
+    members: frozenset[tuple[str, str]]
+
+    def to_json(self) -> list:
+        return [self.side, self.who, self.level, sorted(list(m) for m in self.members)]
+
+    @classmethod
+    def from_json(cls, data: list) -> CasualtyEntry:
+        side, who, level, members = data
+        return cls(side, who, level, frozenset((s, n) for s, n in members))
+
+
+def casualty_entries(scenario) -> tuple[CasualtyEntry, ...]:
+    """Each side, then its combatants in scenario order: a member with several copies is one
+    entry named as the member (``Guard``) followed by one per copy (``Guard 1``, ``Guard 2``,
+    the names in ``combatants.csv``). Fighters of a side sharing a name are one entry."""
+    entries: dict[tuple[str, str, str], CasualtyEntry] = {}
+
+    def add(side: str, who: str, level: str, members) -> None:
+        old = entries.get((side, who, level))
+        members = frozenset(members) | (old.members if old is not None else frozenset())
+        entries[(side, who, level)] = CasualtyEntry(side, who, level, members)
+
+    for side in scenario.sides:
+        everyone = [(side.name, f.name) for f in side.fighters]
+        add(side.name, side.name, "side", everyone)
+        for fighter in side.fighters:
+            group = getattr(fighter, "group", None)
+            if group is not None:
+                copies = [(side.name, f.name) for f in side.fighters if f.group == group]
+                if (side.name, group, "combatant") not in entries:
+                    add(side.name, group, "combatant", copies)
+                add(side.name, fighter.name, "copy", [(side.name, fighter.name)])
+            else:
+                add(side.name, fighter.name, "combatant", [(side.name, fighter.name)])
+    return tuple(entries.values())
 
 
 def _bump(histogram: list[int], value: int) -> None:
@@ -278,9 +398,13 @@ class ChunkBuilder:
             Counter() if len(task.variants) >= 2 else None,
         )
 
-    def run(self) -> Chunk:
+    def run(self, stop: Callable[[], bool] | None = None) -> Chunk:
+        """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
+        finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
         job, chunk = self.job, self.chunk
         for index in range(self.task.start, self.task.stop):
+            if stop is not None and stop():
+                break
             results = [
                 job.runner(job.scenarios[v], job.seeds[v], index) for v in self.task.variants
             ]
@@ -423,7 +547,10 @@ def summarize(
     ``wins``, ``win_rate``, ``ci95``) and ``side_order`` (the names in scenario order, which
     ``summary.json``'s sorted keys lose); ``draws`` (``count``, ``rate``, ``ci95``: battles whose
     ``winner`` is None); ``turns`` (``mean``, ``median``, ``p10``, ``p90``, ``max``);
-    ``end_reasons`` (count per reason); ``distributions``: ``turns`` (battles per length in
+    ``end_reasons`` (count per reason); ``casualties`` (a list, per side, combatant and copy:
+    ``side``, ``who``, ``level``, ``battles``, ``down``/``dead`` battle counts with
+    ``down_rate``/``down_ci95`` and ``dead_rate``/``dead_ci95``; see ``Tally``; None when the
+    records lack ``standing`` or ``status``); ``distributions``: ``turns`` (battles per length in
     turns, from 0), ``standing`` (per side: ``fighters`` and ``by_turn``, fighters still up at
     the end of each turn from 0 to the turn limit, summed over battles) and ``damage_taken``
     (per side: combatants per boxes of damage taken, from 0); the last two are None when the

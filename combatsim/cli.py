@@ -9,15 +9,21 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
+from . import __version__
 from .commands import balance as balance_command
 from .commands import compare as compare_command
+from .commands import examples
 from .commands import explain as explain_command
+from .commands import listing as list_command
 from .commands import odds as odds_command
 from .commands import report as report_command
 from .commands import run as run_command
+from .commands import schema as schema_command
 from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
@@ -27,6 +33,8 @@ COMMANDS = [
     odds_command,
     run_command,
     validate_command,
+    schema_command,
+    list_command,
     sweep_command,
     compare_command,
     balance_command,
@@ -43,7 +51,16 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="combatsim", description="Monte Carlo combat simulator for tabletop RPGs.")
+    parser = Parser(
+        prog="combatsim",
+        description="Monte Carlo combat simulator for tabletop RPGs.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml",
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim COMMAND --help   # the options and examples of one command",
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=Parser
     )
@@ -54,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = _stop_on_sigterm()
     try:
         return args.handler(args)
     except CombatsimError as err:
@@ -65,6 +83,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("combatsim: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm():
+    """SIGTERM (``kill``, a service manager, a batch scheduler's time limit) stops a run as
+    Ctrl-C does: every finished battle is written and the run can be resumed. Returns the
+    previous handler, or None where none can be set (not the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -4,6 +4,11 @@ The CLI catches ``CombatsimError`` and prints it in a line or two with exit code
 else is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
 
 class CombatsimError(Exception):
     """Base class of every error meant for the user, not the developer."""
@@ -12,13 +17,19 @@ class CombatsimError(Exception):
 class UsageError(CombatsimError):
     """A bad argument to a command or a library call (names the argument and what is allowed)."""
 
-    def __init__(self, argument: str, found: object, allowed: str):
-        self.argument, self.found, self.allowed = argument, found, allowed
+    def __init__(self, argument: str, found: object, allowed: str, hint: str | None = None):
+        self.argument, self.found, self.allowed, self.hint = argument, found, allowed, hint
         # args are the constructor's: simpy and pickle rebuild errors as type(e)(*e.args)
-        super().__init__(argument, found, allowed)
+        super().__init__(argument, found, allowed, hint)
 
     def __str__(self) -> str:
-        return f"{self.argument}: got {self.found!r}; allowed: {self.allowed}"
+        hint = f" ({self.hint})" if self.hint else ""
+        return f"{self.argument}: got {self.found!r}{hint}; allowed: {self.allowed}"
+
+
+class BackendLost(CombatsimError):
+    """The workers of a run went away (a Dask scheduler stopped answering). What finished is
+    kept in the run's journal, so ``--resume`` can finish the run, locally if need be."""
 
 
 class Described(str):
@@ -29,10 +40,18 @@ class Described(str):
         return str(self)
 
 
+class Problem(Described):
+    """A ``found`` that states the whole problem (``catalogue file not found: ...``): shown
+    without the ``found`` in front."""
+
+
 class ScenarioError(CombatsimError):
     """A scenario or catalogue file that does not validate.
 
-    Names the file, the field path, the line where known, what was found and what is allowed.
+    Names the file, the field path, the line where known, what was found and what is allowed;
+    ``hint`` (``did you mean 'ak97'?``) follows what was found, where the reader looks first.
+    An error inside a file another one refers to (a catalogue, an Action Results Table) also
+    names the place that refers to it: ``via`` (``scenario.yaml:5: catalogues[0]``).
     """
 
     def __init__(
@@ -42,13 +61,41 @@ class ScenarioError(CombatsimError):
         found: object,
         allowed: str,
         line: int | None = None,
+        hint: str | None = None,
+        via: str | None = None,
     ):
         self.file, self.path, self.found, self.allowed, self.line = file, path, found, allowed, line
-        super().__init__(file, path, found, allowed, line)  # see UsageError
+        self.hint, self.via = hint, via
+        super().__init__(file, path, found, allowed, line, hint, via)  # see UsageError
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        return f"{where}: {self.path}: found {self.found!r}; allowed: {self.allowed}"
+        found = str(self.found) if isinstance(self.found, Problem) else f"found {self.found!r}"
+        hint = f" ({self.hint})" if self.hint else ""
+        text = f"{where}: {self.path}: {found}{hint}; allowed: {self.allowed}"
+        return f"{text} (referred to by {self.via})" if self.via else text
+
+    def referred_by(self, file: str, line: int | None, path: str) -> ScenarioError:
+        """This error, noting the place in another file that refers to this one."""
+        where = f"{file}:{line}" if line is not None else file
+        self.via = f"{where}: {path}" + (f", {self.via}" if self.via else "")
+        self.args = (*self.args[:6], self.via)
+        return self
+
+
+def did_you_mean(found: object, choices: Iterable[object]) -> str | None:
+    """``did you mean 'firearms'?`` for the closest of ``choices`` to a misspelt ``found``
+    (stdlib difflib's ratio, the same measure for every unknown name and key), else None."""
+    if not isinstance(found, str):
+        return None
+    names = {str(c): c for c in choices}
+    close = difflib.get_close_matches(found, names, n=1, cutoff=0.6)
+    if not close:
+        lowered = {n.lower(): n for n in names}
+        close = [lowered[found.lower()]] if found.lower() in lowered else []
+    if not close:
+        return None
+    return f"did you mean {close[0]!r}?"
 
 
 def check_range(argument: str, value: int, low: int | None = None, high: int | None = None) -> int:

@@ -1,8 +1,10 @@
 """Where a batch's results go: files in an output folder, and readable text for a terminal.
 
 Files: ``battles.csv`` (one row per battle), ``combatants.csv`` (one row per combatant per
-battle) and ``summary.json``; for several scenarios or variants, ``table.csv`` and
-``table.parquet`` (one row per variant, see ``summary_table``). The same scenario and seed
+battle), ``casualties.csv`` and ``casualties.parquet`` (per side, combatant and copy, the
+share of battles it ended down and dead, see ``casualty_table``) and ``summary.json``; for
+several scenarios or variants, ``table.csv`` and ``table.parquet`` (one row per variant, see
+``summary_table``). The same scenario and seed
 give byte-identical files: floats in a fixed format, JSON keys sorted, ``\\n`` line endings,
 nothing about when or how (workers, backend, chunks) the batch ran. A draw's ``winner`` is an
 empty cell. Each file is written to a temporary file in the output folder and moved over the
@@ -26,16 +28,19 @@ COMBATANTS_CSV = "combatants.csv"
 SUMMARY_JSON = "summary.json"
 TABLE_CSV = "table.csv"
 TABLE_PARQUET = "table.parquet"
+CASUALTIES_CSV = "casualties.csv"
+CASUALTIES_PARQUET = "casualties.parquet"
 FLOAT_FORMAT = "%.10g"
 
 
 def write_results(result, out_dir: str | os.PathLike) -> list[Path]:
-    """Write the three result files into ``out_dir`` (created if missing); return their paths."""
+    """Write the result files into ``out_dir`` (created if missing); return their paths."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     return [
         _write_atomic(folder / BATTLES_CSV, lambda f: _write_csv(result.battles, f)),
         _write_atomic(folder / COMBATANTS_CSV, lambda f: _write_csv(result.combatants, f)),
+        *write_casualties([result.summary], folder),
         _write_atomic(folder / SUMMARY_JSON, lambda f: f.write(summary_json(result.summary))),
     ]
 
@@ -56,10 +61,26 @@ def write_csv(frame, path: str | os.PathLike) -> Path:
 
 def write_table(frame, out_dir: str | os.PathLike) -> list[Path]:
     """``table.csv`` and ``table.parquet`` in ``out_dir`` (created if missing)."""
-    folder = Path(out_dir)
+    return _write_both(frame, Path(out_dir), TABLE_CSV, TABLE_PARQUET)
+
+
+def write_casualties(
+    summaries: Sequence[dict[str, Any]],
+    out_dir: str | os.PathLike,
+    labels: Sequence[dict] | None = None,
+) -> list[Path]:
+    """``casualties.csv`` and ``casualties.parquet`` (see ``casualty_table``) in ``out_dir``;
+    nothing when no summary has casualties."""
+    frame = casualty_table(summaries, labels)
+    if frame.empty:
+        return []
+    return _write_both(frame, Path(out_dir), CASUALTIES_CSV, CASUALTIES_PARQUET)
+
+
+def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    paths = [write_csv(frame, folder / TABLE_CSV)]
-    parquet = folder / TABLE_PARQUET
+    paths = [write_csv(frame, folder / csv_name)]
+    parquet = folder / parquet_name
     temp = parquet.with_name(f".{parquet.name}.{os.getpid()}.tmp")
     try:
         _parquet_ready(frame).to_parquet(temp, index=False)
@@ -118,7 +139,10 @@ def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | 
     """One row per summary: the label columns, then ``battles``, per side ``wins_<side>``,
     ``win_rate_<side>``, ``ci_low_<side>``, ``ci_high_<side>``, then ``draws``, ``draw_rate``,
     ``draw_ci_low``, ``draw_ci_high`` and ``turns_mean``, ``turns_median``, ``turns_p10``,
-    ``turns_p90``, ``turns_max``. Intervals are 95% Wilson score intervals."""
+    ``turns_p90``, ``turns_max``; then, when the summaries count casualties, per side
+    ``down_rate_<side>``, ``down_ci_low_<side>``, ``down_ci_high_<side>``, ``dead_rate_<side>``,
+    ``dead_ci_low_<side>``, ``dead_ci_high_<side>`` (battles in which at least one of the side
+    ended down, or dead). Intervals are 95% Wilson score intervals."""
     import pandas as pd
 
     rows = []
@@ -135,6 +159,14 @@ def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | 
         row["draw_ci_low"], row["draw_ci_high"] = draws["ci95"]
         for key in ("mean", "median", "p10", "p90", "max"):
             row[f"turns_{key}"] = summary["turns"][key]
+        for entry in summary.get("casualties") or ():
+            if entry["level"] == "side":
+                side = entry["who"]
+                for what in ("down", "dead"):
+                    row[f"{what}_rate_{side}"] = entry[f"{what}_rate"]
+                    row[f"{what}_ci_low_{side}"], row[f"{what}_ci_high_{side}"] = entry[
+                        f"{what}_ci95"
+                    ]
         rows.append(row)
     frame = pd.DataFrame.from_records(rows)
     for column in frame.columns:  # a side missing from some rows keeps its counts integer
@@ -143,6 +175,42 @@ def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | 
         ].dtype.kind == "f":
             frame[column] = frame[column].astype("Int64")
     return frame
+
+
+CASUALTY_COLUMNS = (
+    "side",
+    "who",
+    "level",
+    "battles",
+    "down",
+    "down_rate",
+    "down_ci_low",
+    "down_ci_high",
+    "dead",
+    "dead_rate",
+    "dead_ci_low",
+    "dead_ci_high",
+)
+
+
+def casualty_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+    """One row per side, combatant and copy of each summary: the label columns (a sweep's
+    varied values, say), then ``side``, ``who``, ``level`` (side, combatant or copy),
+    ``battles``, ``down`` (battles in which it ended out of the fight), ``down_rate`` with its
+    95% Wilson interval ``down_ci_low``/``down_ci_high``, and the same for ``dead``."""
+    import pandas as pd
+
+    rows = []
+    for i, summary in enumerate(summaries):
+        label = dict(labels[i]) if labels is not None else {}
+        for entry in summary.get("casualties") or ():
+            row = {**label, **{k: entry[k] for k in ("side", "who", "level", "battles")}}
+            for what in ("down", "dead"):
+                row[what] = entry[what]
+                row[f"{what}_rate"] = entry[f"{what}_rate"]
+                row[f"{what}_ci_low"], row[f"{what}_ci_high"] = entry[f"{what}_ci95"]
+            rows.append(row)
+    return pd.DataFrame.from_records(rows)
 
 
 def _write_csv(frame, f: IO[str]) -> None:
@@ -190,7 +258,32 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["end_reasons"]:
         reasons = ", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items())
         lines.append(f"ended by: {reasons}")
+    if summary.get("casualties") and n:
+        lines += ["", *format_casualties(summary["casualties"])]
     return "\n".join(lines)
+
+
+INDENT = {"side": "", "combatant": "  ", "copy": "    "}
+
+
+def format_casualties(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """Per side, combatant and copy (indented under each other): the share of battles in
+    which it ended down (out of the fight) and dead, each with its 95% interval."""
+    rows = [("casualties", "down", "95% interval", "dead", "95% interval")]
+    for e in entries:
+        rows.append(
+            (
+                INDENT[e["level"]] + e["who"],
+                _pct(e["down_rate"]),
+                _interval(e["down_ci95"]),
+                _pct(e["dead_rate"]),
+                _interval(e["dead_ci95"]),
+            )
+        )
+    return [
+        *_columns(rows),
+        "  (share of battles in which it, or at least one of them, ended out of the fight / dead)",
+    ]
 
 
 def format_trace(result: BattleResult, side_names: Sequence[str]) -> str:
@@ -259,6 +352,60 @@ def format_table(frame, labels: Sequence[str], sides: Sequence[str] | None = Non
         ]
         lines.append("  " + "  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+WIDTH = 120  # a terminal's width the batch tables keep within
+
+
+def format_runs(summaries: Sequence[dict[str, Any]], width: int = WIDTH) -> str:
+    """Several scenarios, one row per scenario and side: the scenario (its file name, which
+    tells apart variants of one encounter, on its first side's row, with battles, draws and
+    mean turns), the side, its win rate with the 95%
+    interval, and the share of battles in which it lost someone (``down``). Names too long
+    for ``width`` characters are shortened with "..."."""
+    head = ("scenario", "battles", "side", "wins", "95% interval", "down", "draws", "turns")
+    rows = [head]
+    for summary in summaries:
+        downs = {
+            e["who"]: e["down_rate"]
+            for e in summary.get("casualties") or ()
+            if e["level"] == "side"
+        }
+        n = summary["battles_completed"]
+        turns = summary["turns"]["mean"]
+        order = summary.get("side_order") or list(summary["sides"])
+        for k, side in enumerate(order):
+            stats = summary["sides"][side]
+            first = k == 0
+            rows.append(
+                (
+                    Path(summary["source"]).stem if first else "",
+                    str(n) if first else "",
+                    side,
+                    _pct(stats["win_rate"]),
+                    _interval(stats["ci95"]) if n else "-",
+                    _pct(downs.get(side)),
+                    _pct(summary["draws"]["rate"]) if first else "",
+                    ("-" if turns is None else f"{turns:.1f}") if first else "",
+                )
+            )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    widths[2] = min(widths[2], 20)
+    rest = 2 + sum(widths[1:]) + 2 * (len(head) - 1)
+    widths[0] = max(len(head[0]), min(widths[0], width - rest))
+    lines = []
+    for row in rows:
+        cells = [_fit(c, w) for c, w in zip(row, widths, strict=True)]
+        text = [
+            c.ljust(w) if i in (0, 2) else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(text).rstrip())
+    return "\n".join(lines)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _cell(value: Any) -> str:

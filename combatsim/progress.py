@@ -1,59 +1,54 @@
-"""Progress of a long batch on stderr: a self-updating line on a terminal, a few lines otherwise.
+"""Progress of a long batch: a tqdm bar on a terminal, a widget in a notebook (``tqdm.auto``).
 
-Short runs show nothing: the display starts only once a run has taken ``delay`` seconds, so a
-quick batch (and a test) prints no progress at all. On a terminal the line is redrawn at most
-every ``interval`` seconds; into a file or pipe one line is written per quarter of the run.
+tqdm is well kept and knows terminals, notebooks and widths better than a hand-written line.
+Short runs show nothing: the bar appears only once a run has taken ``delay`` seconds, so a
+quick batch (and a test) prints no progress at all. Where the output is neither a terminal nor
+a notebook (a file, a pipe, a CI log) tqdm draws nothing (its ``disable=None``).
 """
 
 from __future__ import annotations
 
-import sys
-import time
-from collections.abc import Callable
 from typing import TextIO
+
+DELAY = 1.0  # seconds before a bar appears
 
 
 class Progress:
-    """A ``progress(done, total)`` callback for ``combatsim.batch.simulate``; call ``finish``."""
+    """A ``progress(done, total)`` callback for the batch entry points; call ``finish`` (or use
+    it as a context manager) when the run ends. The total may grow between calls (a run to a
+    precision adds rounds of battles)."""
 
     def __init__(
-        self,
-        stream: TextIO | None = None,
-        delay: float = 1.0,
-        interval: float = 0.2,
-        clock: Callable[[], float] = time.monotonic,
+        self, stream: TextIO | None = None, delay: float = DELAY, disable: bool | None = None
     ):
-        self.stream = sys.stderr if stream is None else stream
-        self.delay, self.interval, self.clock = delay, interval, clock
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.started = clock()
-        self._drawn_at: float | None = None  # when the terminal line was last drawn
-        self._quarter = 0  # quarters of the run already reached
+        self.stream, self.delay, self.disable = stream, delay, disable
+        self.bar = None
 
     def __call__(self, done: int, total: int) -> None:
-        now = self.clock()
-        quarter = 4 * done // total
-        new_quarter, self._quarter = quarter > self._quarter, max(quarter, self._quarter)
-        if now - self.started < self.delay:
-            return
-        if self.tty:
-            if self._drawn_at is None or now - self._drawn_at >= self.interval or done == total:
-                self.stream.write(f"\r{self._text(done, total, now)}\033[K")
-                self.stream.flush()
-                self._drawn_at = now
-        elif new_quarter:
-            print(self._text(done, total, now), file=self.stream, flush=True)
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(
+                total=total,
+                desc="battles",
+                unit=" battles",
+                file=self.stream,
+                delay=self.delay,
+                disable=self.disable,
+                dynamic_ncols=True,
+            )
+        if self.bar.total != total:
+            self.bar.total = total
+        self.bar.update(done - self.bar.n)
 
     def finish(self) -> None:
-        """End the terminal line, if one was drawn, so what follows starts on a line of its own."""
-        if self._drawn_at is not None:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn_at = None
+        """Close the bar, if one was started, so what follows starts on a line of its own."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
-    def _text(self, done: int, total: int, now: float) -> str:
-        elapsed = now - self.started
-        text = f"battles: {done}/{total} ({done / total:.0%}), {elapsed:.0f} s"
-        if 0 < done < total:
-            text += f", about {elapsed * (total - done) / done:.0f} s left"
-        return text
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.finish()

@@ -1,18 +1,23 @@
-"""``combatsim report DIR``: a run's or a sweep's results as PNG plots and one HTML page.
+"""``combatsim report DIR``: a results folder as PNG plots and one self-contained HTML page.
 
 Reads ``DIR/summary.json`` (written by ``run``, ``sweep``, ``compare`` or ``balance``) and
 writes ``DIR/plots/*.png`` and ``DIR/report.html``, which embeds the same images, so the page
-is one self-contained file to open, mail or archive. Plots, as the results allow:
+is one file to open, mail or archive. Plots, as the results allow:
 
-* ``win_rate.png``: win rate against the varied value with its 95% interval (a band for
-  numbers, error bars for names); several scenarios or a comparison side by side;
+* ``win_rate.png``: who wins, with 95% intervals and the draws: bars for one scenario, one
+  panel of bars per scenario for a batch, A beside B for a comparison, lines against the varied
+  value for a sweep or a balance search (one panel per value of a second varied field);
 * ``heatmap.png``: for two varied fields (weapon x armor), one side's win rate per cell;
-* ``difference.png``: for a comparison, B - A per side with its paired interval;
+* ``difference.png``: for a comparison, B - A per side and for draws, with the paired interval;
+* ``casualties.png``: for one scenario, how often each combatant ends down and dead;
 * ``standing.png``: the share of each side's fighters still standing after each turn;
 * ``turns.png``: the distribution of battle length;
 * ``damage.png``: the distribution of damage taken per combatant, by side.
 
-matplotlib draws off-screen (the Agg backend); nothing here needs a display.
+Readability rules every figure keeps: a side has one colour throughout the report (draws are
+grey, anything not a side is a neutral dark grey); legends sit outside the data; labels and
+titles are wrapped, never cut, and constrained layout keeps every text inside the figure
+(``tests/test_report.py`` checks each one). matplotlib draws off-screen (Agg).
 """
 
 from __future__ import annotations
@@ -22,32 +27,58 @@ import html
 import json
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
-from .output import SUMMARY_JSON
+from .errors import UsageError, did_you_mean
+from .output import COMBATANTS_CSV, SUMMARY_JSON
 
 REPORT_HTML = "report.html"
 PLOTS_DIR = "plots"
-PLOT_NAMES = ("win_rate", "heatmap", "difference", "standing", "turns", "damage", "tornado")
-MAX_PANELS = 16
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
-DRAW_COLOR = "#7f7f7f"
+PLOT_NAMES = (
+    "win_rate",
+    "heatmap",
+    "difference",
+    "casualties",
+    "standing",
+    "turns",
+    "damage",
+    "tornado",
+)
+MAX_PANELS = 24
+COLUMNS = 3  # panels per line
+DRAW_COLOR = "#8c8c8c"
+NEUTRAL = "#4d4d4d"  # data that belongs to no side (battle length)
+# Side colours: tab10 without its grey, then the light tab20 shades, then tab20b: 38 colours
+# that stay apart from the draws' grey, before any repeats.
+_TAB10 = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"]
+_TAB10 += ["#bcbd22", "#17becf"]
+_LIGHT = ["#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2"]
+_LIGHT += ["#dbdb8d", "#9edae5"]
+_TAB20B = ["#393b79", "#5254a3", "#6b6ecf", "#9c9ede", "#637939", "#8ca252", "#b5cf6b"]
+_TAB20B += ["#cedb9c", "#8c6d31", "#bd9e39", "#e7ba52", "#e7cb94", "#843c39", "#ad494a"]
+_TAB20B += ["#d6616b", "#e7969c", "#7b4173", "#a55194", "#ce6dbd", "#de9ed6"]
+PALETTE = _TAB10 + _LIGHT + _TAB20B
+AS_WRITTEN = "as written"
 
 
 @dataclass
 class Row:
-    """One variant of the results: its label, its varied values and its summary."""
+    """One row of the results (a scenario, a variant, A or B): label, varied values, summary."""
 
     label: str
     values: dict[str, Any]
     summary: dict[str, Any]
 
     @property
-    def panel_title(self) -> str:
-        return "\n".join(_short(part, 38) for part in self.label.split(", "))
+    def baseline(self) -> bool:
+        return bool(self.summary.get("baseline"))
+
+    def title(self, width: int = 40) -> str:
+        """The row's name for a panel title: wrapped, never cut."""
+        return wrap(self.label, width)
 
 
 @dataclass
@@ -80,10 +111,13 @@ def load_results(folder: str | os.PathLike) -> tuple[dict[str, Any], list[Row], 
     if kind in ("sweep", "balance"):
         varies = summary["vary"] if kind == "sweep" else [summary["vary"]]
         names = [v["name"] for v in varies]
-        rows = [
-            Row(", ".join(f"{k}={s['values'][k]}" for k in names), s["values"], s)
-            for s in summary["variants"]
-        ]
+        rows = []
+        for s in summary["variants"]:
+            known = [k for k in names if not _missing(s["values"][k])]
+            text = ", ".join(f"{k}={_value(s['values'][k])}" for k in known)
+            if s.get("baseline"):
+                text = f"{AS_WRITTEN}: {text}" if text else f"the scenario {AS_WRITTEN}"
+            rows.append(Row(text, s["values"], s))
         return summary, rows, names
     raise UsageError("DIR", str(folder), "the results of run, sweep, compare or balance")
 
@@ -99,8 +133,8 @@ def _explain_summary(folder: Path) -> dict[str, Any] | None:
 def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Path]:
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 
-    ``side``: the side whose win rate the heatmap and the lines per second value show
-    (default: the first side).
+    ``side``: the side whose win rate the heatmap shows (default: the first side; for a
+    balance search, the side it aimed at).
     """
     import matplotlib
 
@@ -114,126 +148,307 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     summary, rows, names = load_results(folder)
     sides = _sides(rows)
     if side is not None and side not in sides:
-        raise UsageError("--side", side, "one of " + ", ".join(sides))
+        raise UsageError("--side", side, "one of " + ", ".join(sides), did_you_mean(side, sides))
     focus = side or (summary.get("side") if summary.get("kind") == "balance" else None) or sides[0]
+    colors = side_colors(sides)
     plots_dir = folder / PLOTS_DIR
     plots_dir.mkdir(parents=True, exist_ok=True)
+    for stale in PLOT_NAMES:  # a plot this run does not draw must not linger from an older one
+        (plots_dir / f"{stale}.png").unlink(missing_ok=True)
     finished = [r for r in rows if r.summary["battles_completed"]]
+    casualties = _casualties(summary, folder) if summary.get("kind", "run") == "run" else None
     plots: list[Plot] = []
     if finished:
-        plots.append(_win_rate_plot(summary, finished, names, sides, focus, plots_dir))
+        plots.append(_win_rate_plot(summary, finished, names, colors, plots_dir))
         if summary.get("kind") == "sweep" and len(names) == 2:
             plots.append(_heatmap(finished, names, focus, plots_dir))
         if summary.get("kind") == "compare":
-            plots.append(_difference_plot(summary, plots_dir))
-        standing = _standing_plot(finished, sides, plots_dir)
-        if standing is not None:
-            plots.append(standing)
-        plots.append(_turns_plot(finished, plots_dir))
-        damage = _damage_plot(finished, sides, plots_dir)
-        if damage is not None:
-            plots.append(damage)
+            plots.append(_difference_plot(summary, colors, plots_dir))
+        if casualties:
+            plots.append(_casualty_plot(casualties, colors, plots_dir))
+        for make in (_standing_plot, _turns_plot, _damage_plot):
+            plot = make(finished, colors, plots_dir)
+            if plot is not None:
+                plots.append(plot)
     page = folder / REPORT_HTML
     temp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
-    temp.write_text(_html(summary, rows, names, sides, plots), encoding="utf-8")
+    temp.write_text(_html(summary, rows, names, sides, plots, casualties), encoding="utf-8")
     os.replace(temp, page)
     return [p.path for p in plots] + [page]
 
 
-# --- plots ------------------------------------------------------------------------------------
+def side_colors(sides: list[str]) -> dict[str, str]:
+    """One colour per side name, the same in every figure of a report."""
+    return {side: PALETTE[k % len(PALETTE)] for k, side in enumerate(sides)}
 
 
-def _win_rate_plot(summary, rows, names, sides, focus, folder) -> Plot:
+# --- win rates --------------------------------------------------------------------------------
+
+
+def _outcomes(summary: dict, sides: list[str]) -> list[tuple[str, float, float, float]]:
+    """(name, rate, low, high) for each side of this row that has a rate, then the draws."""
+    out = []
+    for side in sides:
+        stats = summary["sides"].get(side)
+        if stats is None or stats["win_rate"] is None:
+            continue
+        out.append((side, stats["win_rate"], *stats["ci95"]))
+    draws = summary["draws"]
+    if draws["rate"] is not None:
+        out.append(("draws", draws["rate"], *draws["ci95"]))
+    return out
+
+
+def _row_sides(row: Row) -> list[str]:
+    return list(row.summary.get("side_order") or row.summary["sides"])
+
+
+def _win_rate_plot(summary, rows, names, colors, folder) -> Plot:
+    kind = summary.get("kind", "run")
+    if kind == "run":
+        return _bars_one(rows[0], colors, folder)
+    if kind == "runs":
+        return _bars_panels(rows, colors, folder)
+    if kind == "compare":
+        return _bars_compare(rows, colors, folder)
+    return _lines(summary, rows, names, colors, folder)
+
+
+def _bar(ax, y, rate, low, high, color, height=0.7, **kwargs) -> None:
+    """A horizontal bar with its 95% interval as a whisker and its value written beside."""
+    ax.barh(y, rate, height=height, color=color, **kwargs)
+    ax.errorbar(
+        rate,
+        y,
+        xerr=[[max(0.0, rate - low)], [max(0.0, high - rate)]],
+        fmt="none",
+        ecolor="black",
+        elinewidth=1,
+        capsize=3,
+    )
+    inside = high >= 0.88  # no room right of the whisker: write it at the bar's start
+    ax.text(
+        0.012 if inside else high + 0.02,
+        y,
+        f"{rate:.0%}",
+        va="center",
+        ha="left",
+        fontsize=8,
+        color="black",
+        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+        if inside
+        else None,
+    )
+
+
+def _rate_axis(ax, label: bool = True) -> None:
+    ax.set_xlim(0, 1.0)
+    ax.xaxis.set_major_formatter(_percent())
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_axisbelow(True)
+    if label:
+        ax.set_xlabel("share of battles, with 95% interval")
+
+
+def _bars_one(row: Row, colors, folder) -> Plot:
     import matplotlib.pyplot as plt
 
-    kind = summary.get("kind", "run")
-    fig, ax = plt.subplots(figsize=(8, 4.6))
+    outcomes = _outcomes(row.summary, _row_sides(row))
+    fig, ax = plt.subplots(figsize=(8, 1.3 + 0.55 * len(outcomes)), layout="constrained")
+    for k, (name, rate, low, high) in enumerate(outcomes):
+        color = DRAW_COLOR if name == "draws" else colors[name]
+        _bar(ax, k, rate, low, high, color)
+    ax.set_yticks(range(len(outcomes)))
+    ax.set_yticklabels([_wrap_label(o[0]) for o in outcomes])
+    ax.invert_yaxis()
+    _rate_axis(ax)
+    ax.set_title(wrap(f"Who wins: {row.label}", 80), fontsize=11)
     caption = (
-        "Win rate of each side with its 95% Wilson interval. Every variant ran the same battle "
-        "seeds, so differences between neighbouring values come from the change, not from luck."
+        "The share of battles each side won, and the share drawn (turn limit reached, or nobody "
+        "left standing), each with its 95% Wilson interval (the black whisker)."
     )
-    if kind in ("sweep", "balance") and len(names) == 1:
-        xs, numeric = _axis(rows, names[0])
-        draws = any(r.summary["draws"]["count"] for r in rows)
+    return _save(fig, folder, "win_rate", "Who wins", caption)
+
+
+def _bars_panels(rows: list[Row], colors, folder) -> Plot:
+    """A batch of scenarios: one small panel of bars per scenario, side names on its axis."""
+    fig, axes = _panels(
+        len(rows),
+        height=lambda r: 0.9 + 0.32 * len(_outcomes(r.summary, _row_sides(r))),
+        rows=rows,
+        sharex=True,
+    )
+    for ax, row in zip(axes, rows, strict=False):
+        outcomes = _outcomes(row.summary, _row_sides(row))
+        for k, (name, rate, low, high) in enumerate(outcomes):
+            _bar(ax, k, rate, low, high, DRAW_COLOR if name == "draws" else colors[name])
+        ax.set_yticks(range(len(outcomes)))
+        ax.set_yticklabels([_wrap_label(o[0], 16) for o in outcomes], fontsize=8)
+        ax.invert_yaxis()
+        _rate_axis(ax, label=False)
+        ax.tick_params(axis="x", labelsize=8, labelbottom=True)
+        ax.set_title(row.title(38), fontsize=8.5)
+    fig.supxlabel("share of battles, with 95% interval", fontsize=9)
+    fig.suptitle(f"Who wins, in each of the {len(rows)} scenarios", fontsize=11)
+    caption = (
+        "One panel per scenario: the share of battles each side won and the share drawn, each "
+        "with its 95% Wilson interval (black whisker). A side keeps its colour in every plot of "
+        "this report." + _more(len(rows))
+    )
+    return _save(fig, folder, "win_rate", "Who wins", caption)
+
+
+def _bars_compare(rows: list[Row], colors, folder) -> Plot:
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    a, b = rows
+    names = [o[0] for o in _outcomes(a.summary, _row_sides(a))]
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.75 * len(names)), layout="constrained")
+    for k, name in enumerate(names):
+        color = DRAW_COLOR if name == "draws" else colors[name]
+        for offset, row, style in ((-0.19, a, {"alpha": 0.45}), (0.19, b, {})):
+            found = [o for o in _outcomes(row.summary, _row_sides(row)) if o[0] == name]
+            if found:
+                _bar(ax, k + offset, *found[0][1:], color, height=0.36, **style)
+    ax.set_yticks(range(len(names)))
+    ax.set_yticklabels([_wrap_label(n) for n in names])
+    ax.invert_yaxis()
+    _rate_axis(ax)
+    handles = [
+        Patch(facecolor=NEUTRAL, alpha=0.45, label="A (upper bar)"),
+        Patch(facecolor=NEUTRAL, label="B (lower bar)"),
+    ]
+    fig.legend(handles=handles, loc="outside right upper", fontsize=9)
+    ax.set_title("Who wins in A and in B", fontsize=11)
+    caption = (
+        "Each side's win rate and the draws, A (pale, upper bar) and B (full colour, lower bar), "
+        "with 95% Wilson intervals. A and B ran the same battle seeds side by side; whether the "
+        "difference is real is in the next plot."
+    )
+    return _save(fig, folder, "win_rate", "Who wins, A and B", caption)
+
+
+def _lines(summary, rows, names, colors, folder) -> Plot:
+    """A sweep or a balance search: rates against the first varied value, one panel per value
+    of a second varied field, every side and the draws in each."""
+    import matplotlib.pyplot as plt
+
+    kind = summary.get("kind")
+    first = names[0]
+    grid = [r for r in rows if not (r.baseline and _off_grid(summary))]
+    extra = [r for r in rows if r.baseline and _off_grid(summary)]
+    groups: list[tuple[str | None, list[Row]]] = [(None, grid)]
+    if len(names) == 2:
+        groups = [
+            (f"{names[1]} = {_value(v)}", [r for r in grid if r.values[names[1]] == v])
+            for v in _unique(r.values[names[1]] for r in grid)
+        ][:MAX_PANELS]
+    sides = _sides(rows)
+    draws = True  # shown even at 0%: a reader should not have to wonder where they went
+    if len(groups) == 1:
+        fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
+        axes = [ax]
+    else:
+        fig, axes = _panels(len(groups), height=lambda _: 2.8, sharex=True, sharey=True)
+    xs_all, numeric = _axis(grid, first)
+    for ax, (title, members) in zip(axes, groups, strict=False):
+        xs = [xs_all[grid.index(r)] for r in members]
         count = len(sides) + draws
         for k, side in enumerate(sides):
             shifted = xs if numeric else _dodge(xs, k, count)
-            _series(ax, shifted, rows, side, COLORS[k % len(COLORS)], side, numeric)
+            _series(ax, shifted, members, side, colors[side], side, numeric)
         if draws:
             shifted = xs if numeric else _dodge(xs, count - 1, count)
-            _series(ax, shifted, rows, None, DRAW_COLOR, "draws", numeric)
+            _series(ax, shifted, members, None, DRAW_COLOR, "draws", numeric)
         if not numeric:
-            _categories(ax, rows, names[0])
-        ax.set_xlabel(names[0])
+            _categories(ax, grid, first)
+        for r in members:
+            if r.baseline:
+                x = xs[members.index(r)]
+                ax.axvline(x, color=NEUTRAL, lw=1, ls=":", zorder=0)
+                ax.annotate(
+                    AS_WRITTEN,
+                    (x, 1.0),
+                    xytext=(3, -3),
+                    textcoords="offset points",
+                    va="top",
+                    fontsize=8,
+                    color=NEUTRAL,
+                )
+        if title is not None:
+            ax.set_title(wrap(title, 40), fontsize=9)
+        ax.set_ylim(-0.02, 1.04)
+        ax.yaxis.set_major_formatter(_percent())
+        ax.grid(alpha=0.3)
         if kind == "balance":
             ax.axhline(summary["target"], color="black", lw=1, ls="--", label="target")
             best = summary.get("best")
             if best is not None:
-                x = _position(xs, rows, best["value"], names[0])
+                x = _position(xs, members, best["value"], first)
                 ax.plot([x], [best["win_rate"]], "o", ms=14, mfc="none", mec="black", mew=1.5)
-            caption += (
-                f" The dashed line is the target {summary['target']:.0%} for {summary['side']};"
-                " the circled value is the closest. Only the values the search ran are shown."
-            )
-    elif kind == "sweep" and len(names) == 2:
-        first, second = names
-        xs, numeric = _axis(rows, first)
-        seconds = _unique(r.values[second] for r in rows)
-        for k, value in enumerate(seconds):
-            subset = [r for r in rows if r.values[second] == value]
-            sub_x = [xs[rows.index(r)] for r in subset]
-            if not numeric:
-                sub_x = _dodge(sub_x, k, len(seconds))
-            _series(ax, sub_x, subset, focus, COLORS[k % len(COLORS)], f"{second}={value}", numeric)
-        if not numeric:
-            _categories(ax, rows, first)
-        ax.set_xlabel(first)
-        caption = (
-            f"Win rate of {focus} against {first}, one line per {second}, with 95% Wilson "
-            "intervals. Every variant ran the same battle seeds (common random numbers)."
-        )
+    if extra and numeric and len(groups) == 1:
+        r = extra[0]
+        x = r.values[first]
+        if x is not None and x == x:
+            for side in sides:
+                stats = r.summary["sides"].get(side)
+                if stats and stats["win_rate"] is not None:
+                    axes[0].plot(
+                        [x], [stats["win_rate"]], "*", ms=13, color=colors[side], mec="black"
+                    )
+    label = wrap(first, 60)
+    if len(groups) == 1:
+        axes[0].set_xlabel(label)
+        axes[0].set_ylabel("share of battles")
     else:
-        positions = list(range(len(rows)))
-        width = 0.8 / (len(sides) + 1)
-        for k, side in enumerate(sides):
-            offset = [p + (k - (len(sides) - 1) / 2) * width for p in positions]
-            _series(ax, offset, rows, side, COLORS[k % len(COLORS)], side, False)
-        ax.set_xticks(positions)
-        if kind == "compare":
-            ax.set_xticklabels([r.values["variant"] for r in rows])
-        else:
-            ax.set_xticklabels([_short(r.label, 28) for r in rows], rotation=20, ha="right")
-        ax.set_xlim(-0.6, len(rows) - 0.4)
-        if kind == "compare":
-            caption = (
-                "Win rate of each side in A and in B with 95% Wilson intervals; A and B ran "
-                "the same battle seeds side by side (see the difference plot)."
-            )
-    ax.set_ylabel("win rate")
-    ax.set_ylim(-0.02, 1.02)
-    ax.yaxis.set_major_formatter(_percent())
-    ax.grid(alpha=0.3)
-    ax.legend(loc="best", fontsize=9)
-    two_fields = kind == "sweep" and len(names) == 2
-    ax.set_title(
-        f"{focus} win rate with 95% interval" if two_fields else "Win rate with 95% interval"
+        fig.supxlabel(label, fontsize=10)
+        fig.supylabel("share of battles", fontsize=10)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize=9)
+    what = "balance search" if kind == "balance" else "sweep"
+    fig.suptitle(wrap(f"Who wins across the {what}: {summary['scenario']}", 90), fontsize=11)
+    caption = (
+        "Each side's win rate and the draws against the varied value, with 95% Wilson "
+        "intervals (bands for numbers, whiskers for names). Every variant ran the same battle "
+        "seeds, so differences between neighbouring values come from the change, not luck."
     )
-    if two_fields:
-        ax.set_ylabel(f"{focus} win rate")
-    return _save(fig, folder, "win_rate", "Win rate", caption)
+    if len(groups) > 1:
+        caption += f" One panel per {names[1]}."
+    if any(r.baseline for r in grid):
+        caption += f" The dotted line marks the scenario {AS_WRITTEN}."
+    elif extra:
+        caption += f" The scenario {AS_WRITTEN} is not one of the grid's values" + (
+            ": its win rates are the stars." if numeric and len(groups) == 1 else "; see the table."
+        )
+    if kind == "balance":
+        caption += (
+            f" The dashed line is the target {summary['target']:.0%} for {summary['side']}; "
+            "the circled value is the closest. Only the values the search ran are shown."
+        )
+    return _save(fig, folder, "win_rate", "Who wins", caption)
+
+
+def _in_grid(row: Row, rows: list[Row], names: list[str]) -> bool:
+    """Whether another row has the same varied values (the baseline repeating a grid cell)."""
+    return any(o is not row and all(o.values[n] == row.values[n] for n in names) for o in rows)
+
+
+def _off_grid(summary) -> bool:
+    return not (summary.get("baseline") or {}).get("in_grid", True)
 
 
 def _series(ax, xs, rows, side, color, label, numeric: bool) -> None:
     rates, lows, highs = [], [], []
     for r in rows:
         stats = r.summary["draws"] if side is None else r.summary["sides"].get(side)
-        if stats is None:
+        rate = None if stats is None else (stats["rate"] if side is None else stats["win_rate"])
+        if rate is None:
             rates.append(math.nan)
             lows.append(math.nan)
             highs.append(math.nan)
             continue
-        rate = stats["rate"] if side is None else stats["win_rate"]
-        rates.append(math.nan if rate is None else rate)
+        rates.append(rate)
         lows.append(stats["ci95"][0])
         highs.append(stats["ci95"][1])
     if numeric:
@@ -266,7 +481,11 @@ def _dodge(xs, k: int, count: int) -> list[float]:
 def _categories(ax, rows, name) -> None:
     labels = _unique(r.values[name] for r in rows)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels([str(v) for v in labels], rotation=20 if len(labels) > 4 else 0)
+    ax.set_xticklabels(
+        [_wrap_label(_value(v), 14) for v in labels],
+        rotation=30 if len(labels) > 5 else 0,
+        ha="right" if len(labels) > 5 else "center",
+    )
     ax.set_xlim(-0.6, len(labels) - 0.4)
 
 
@@ -277,23 +496,43 @@ def _position(xs, rows, value, name):
     return value
 
 
+# --- heatmap and difference -------------------------------------------------------------------
+
+
 def _heatmap(rows, names, focus, folder) -> Plot:
     import matplotlib.pyplot as plt
     import numpy as np
+    from matplotlib.patches import Rectangle
 
     first, second = names
-    ys, xs = _unique(r.values[first] for r in rows), _unique(r.values[second] for r in rows)
+    off_grid = any(r.baseline for r in rows) and not any(
+        r.baseline and _in_grid(r, rows, names) for r in rows
+    )
+    grid_rows = [r for r in rows if not (r.baseline and off_grid)]
+    ys = _unique(r.values[first] for r in grid_rows)
+    xs = _unique(r.values[second] for r in grid_rows)
     grid = np.full((len(ys), len(xs)), np.nan)
     text = [[""] * len(xs) for _ in ys]
-    for r in rows:
-        stats = r.summary["sides"][focus]
-        if stats["win_rate"] is None:
+    marked = None
+    draws_any = any(r.summary["draws"]["count"] for r in grid_rows)
+    for r in grid_rows:
+        stats = r.summary["sides"].get(focus)
+        if stats is None or stats["win_rate"] is None:
             continue
         i, j = ys.index(r.values[first]), xs.index(r.values[second])
+        if text[i][j]:  # the baseline repeating a grid cell's values: the grid row wins
+            continue
         grid[i, j] = stats["win_rate"]
         half = max(stats["win_rate"] - stats["ci95"][0], stats["ci95"][1] - stats["win_rate"])
         text[i][j] = f"{stats['win_rate']:.0%}\n±{half * 100:.0f}"
-    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * len(xs), 1.2 + 0.75 * len(ys)))
+        if draws_any:
+            text[i][j] += f"\ndraws {r.summary['draws']['rate']:.0%}"
+        if r.baseline:
+            marked = (i, j)
+    fig, ax = plt.subplots(
+        figsize=(3.2 + 1.3 * len(xs), 1.8 + (0.95 if draws_any else 0.75) * len(ys)),
+        layout="constrained",
+    )
     image = ax.imshow(grid, cmap="RdBu", vmin=0, vmax=1, aspect="auto")
     for i in range(len(ys)):
         for j in range(len(xs)):
@@ -304,93 +543,242 @@ def _heatmap(rows, names, focus, folder) -> Plot:
                 text[i][j],
                 ha="center",
                 va="center",
-                fontsize=9,
+                fontsize=8.5,
                 color="white" if dark else "black",
             )
+    if marked is not None:
+        i, j = marked
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="black", lw=2.5))
     ax.set_xticks(range(len(xs)))
-    ax.set_xticklabels([str(x) for x in xs], rotation=20, ha="right")
+    ax.set_xticklabels([_wrap_label(_value(x), 14) for x in xs], rotation=20, ha="right")
     ax.set_yticks(range(len(ys)))
-    ax.set_yticklabels([str(y) for y in ys])
-    ax.set_xlabel(second)
-    ax.set_ylabel(first)
-    fig.colorbar(image, ax=ax, format=_percent(), label=f"{focus} win rate")
-    ax.set_title(f"{focus} win rate: {first} x {second}")
+    ax.set_yticklabels([_wrap_label(_value(y), 18) for y in ys])
+    ax.set_xlabel(wrap(second, 40))
+    ax.set_ylabel(wrap(first, 30))
+    fig.colorbar(image, ax=ax, format=_percent(), label=wrap(f"{focus} win rate", 30))
+    ax.set_title(wrap(f"{focus} win rate: {first} x {second}", 50), fontsize=11)
     caption = (
         f"Win rate of {focus} for every {first} and {second}; below each rate, how far its 95% "
-        "interval reaches (in percentage points). Blue: the side wins more often than not."
+        "interval reaches (in percentage points)"
+        + (", then the share of draws" if draws_any else "")
+        + ". Blue: the side wins more often than not."
+        + (f" The framed cell is the scenario {AS_WRITTEN}." if marked is not None else "")
+        + " Another side: combatsim report DIR --side NAME."
     )
     return _save(fig, folder, "heatmap", f"{first} x {second}", caption)
 
 
-def _difference_plot(summary, folder) -> Plot:
+def _difference_plot(summary, colors, folder) -> Plot:
     import matplotlib.pyplot as plt
 
-    rows = summary["differences"]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.6 * len(rows)))
+    rows = [d for d in summary["differences"] if d["difference"] is not None]
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.6 * len(rows)), layout="constrained")
     for k, d in enumerate(rows):
-        if d["difference"] is None:
-            continue
-        color = "#d62728" if d["significant"] else "#7f7f7f"
+        color = DRAW_COLOR if d["side"] == "draws" else colors.get(d["side"], NEUTRAL)
         low, high = d["ci95"]
-        ax.plot([low * 100, high * 100], [k, k], color=color, lw=3)
-        ax.plot([d["difference"] * 100], [k], "o", color=color)
+        ax.plot([low * 100, high * 100], [k, k], color=color, lw=4, solid_capstyle="butt")
+        ax.plot(
+            [d["difference"] * 100],
+            [k],
+            "o",
+            ms=8,
+            color=color if d["significant"] else "white",
+            mec=color,
+            mew=2,
+        )
     ax.axvline(0, color="black", lw=1)
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([d["side"] for d in rows])
+    ax.set_yticklabels(
+        [
+            _wrap_label(d["side"]) + ("\nsignificant" if d["significant"] else "\ncould be noise")
+            for d in rows
+        ]
+    )
     ax.invert_yaxis()
+    reach = max([abs(v) * 100 for d in rows for v in d["ci95"]] + [1.0])
+    ax.set_xlim(-reach * 1.15, reach * 1.15)
     ax.set_xlabel("B - A, percentage points")
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title("Difference in win rate, B - A, with 95% paired interval")
+    ax.set_title("Difference in win rate, B - A, with 95% paired interval", fontsize=11)
     caption = (
-        "Each side's win rate in B minus A, with Newcombe's 95% interval for paired "
-        "proportions (battle i of A and of B start from the same seed). Red: the interval "
-        "excludes 0, a significant difference; grey: it could be noise."
+        "Each side's win rate, and the share of draws, in B minus A, with Newcombe's 95% "
+        "interval for paired proportions (battle i of A and of B start from the same seed). "
+        "A filled dot: the interval excludes 0, a significant difference; a hollow dot: it "
+        "could be noise."
     )
     return _save(fig, folder, "difference", "Difference B - A", caption)
 
 
-def _panels(count: int):
+# --- casualties -------------------------------------------------------------------------------
+
+
+def _casualties(summary, folder: Path) -> list[dict] | None:
+    """For each side (anyone of it) and each combatant (a group's copies together): how often
+    it ends down (out of the fight) and dead, with 95% intervals.
+
+    From ``summary.json``'s ``casualties`` when the run wrote them (levels ``side`` and
+    ``combatant``; the per-copy entries are left to the table files), else counted from
+    ``combatants.csv`` for an older folder: down is ``standing`` false at the end, dead is
+    status ``dead``; each name is a combatant there (copies are not grouped)."""
+    listed = summary.get("casualties")
+    if listed:
+        named = [c for c in listed if c.get("level") in ("side", "combatant")]
+        return named or None
+    path = folder / COMBATANTS_CSV
+    if not path.exists():
+        return None
+    import pandas as pd
+
+    wanted = ("battle", "name", "side", "status", "standing")
+    frame = pd.read_csv(path, usecols=lambda c: c in wanted)
+    if frame.empty or not set(wanted) <= set(frame.columns):
+        return None
+    frame["down"] = ~frame["standing"].astype(bool)
+    frame["dead"] = frame["status"] == "dead"
+    battles = int(frame["battle"].nunique())
+    out = []
+    for side, rows in frame.groupby("side", sort=False):
+        per_battle = rows.groupby("battle")[["down", "dead"]].any()
+        out.append(_casualty(side, side, "side", per_battle, battles))
+        for name, mine in rows.groupby("name", sort=False):
+            out.append(_casualty(side, name, "combatant", mine.set_index("battle"), battles))
+    return out
+
+
+def _casualty(side: str, who: str, level: str, frame, battles: int) -> dict[str, Any]:
+    from .stats import wilson_interval
+
+    down, dead = int(frame["down"].sum()), int(frame["dead"].sum())
+    return {
+        "side": side,
+        "who": who,
+        "level": level,
+        "battles": battles,
+        "down_rate": down / battles,
+        "down_ci95": list(wilson_interval(down, battles)),
+        "dead_rate": dead / battles,
+        "dead_ci95": list(wilson_interval(dead, battles)),
+    }
+
+
+def _who(c: dict) -> str:
+    """How a casualty entry reads: a side's entry is "anyone of" it."""
+    return f"anyone of {c['side']}" if c.get("level") == "side" else f"{c['who']} ({c['side']})"
+
+
+def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    rows = casualties
+    fig, ax = plt.subplots(figsize=(9, 1.6 + 0.42 * len(rows)), layout="constrained")
+    for k, c in enumerate(rows):
+        color = colors.get(c["side"], NEUTRAL)
+        _bar(ax, k, c["down_rate"], *c["down_ci95"], color, height=0.75, alpha=0.45)
+        ax.barh(k, c["dead_rate"], height=0.35, color=color)
+        low, high = c["dead_ci95"]
+        ax.errorbar(
+            c["dead_rate"],
+            k,
+            xerr=[[max(0.0, c["dead_rate"] - low)], [max(0.0, high - c["dead_rate"])]],
+            fmt="none",
+            ecolor=NEUTRAL,
+            elinewidth=1,
+            capsize=2,
+        )
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([_wrap_label(_who(c), 30) for c in rows], fontsize=9)
+    ax.invert_yaxis()
+    _rate_axis(ax)
+    ax.set_xlabel("share of battles, with 95% interval")
+    handles = [
+        Patch(facecolor=NEUTRAL, alpha=0.45, label="ends down\n(out of the fight)"),
+        Patch(facecolor=NEUTRAL, label="ends dead"),
+    ]
+    fig.legend(handles=handles, loc="outside right upper", fontsize=9)
+    ax.set_title("How often each combatant goes down, and dies", fontsize=11)
+    caption = (
+        "For each side (anyone of it: the side lost someone) and each combatant (a group of "
+        "copies together: any of them), the share of battles it ended down (out of the fight: "
+        "unconscious, dying, dead or fled; wide pale bar, percentage written) and dead (narrow "
+        "dark bar), each with its 95% Wilson interval."
+    )
+    return _save(fig, folder, "casualties", "Casualties", caption)
+
+
+# --- distributions ----------------------------------------------------------------------------
+
+
+def _panels(count: int, height=None, rows=None, sharex=False, sharey=False):
+    """A grid of up to ``MAX_PANELS`` panels, ``COLUMNS`` a line, constrained layout."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     shown = min(count, MAX_PANELS)
-    cols = min(4, shown)
+    cols = min(COLUMNS, shown)
     lines = math.ceil(shown / cols)
+    tallest = 2.6
+    if height is not None:
+        tallest = max(height(r) for r in (rows or [None])[:shown])
+    size = (4.1 * cols, tallest * lines + 0.9) if shown > 1 else (8.0, 4.2)
     fig, axes = plt.subplots(
         lines,
         cols,
-        figsize=(3.3 * cols, 2.5 * lines + 0.6),
-        sharex=True,
-        sharey=True,
+        figsize=size,
+        sharex=sharex,
+        sharey=sharey,
         squeeze=False,
+        layout="constrained",
     )
     flat = [ax for line in axes for ax in line]
     for ax in flat[shown:]:
         ax.set_visible(False)
+    for ax in flat[:shown]:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return fig, flat[:shown]
 
 
-def _standing_plot(rows, sides, folder) -> Plot | None:
+def _legend(fig, axes, per_panel: bool) -> None:
+    """One legend outside the panels when every panel shows the same sides; else a small
+    legend inside each panel (a batch: every scenario has its own sides)."""
+    if per_panel:
+        for ax in axes:
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7, loc="best", framealpha=0.8)
+        return
+    handles, labels = axes[0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside right upper", fontsize=9)
+
+
+def _same_sides(rows) -> bool:
+    return len({tuple(_row_sides(r)) for r in rows}) == 1
+
+
+def _standing_plot(rows, colors, folder) -> Plot | None:
     usable = [r for r in rows if r.summary["distributions"]["standing"]]
     if not usable:
         return None
-    fig, axes = _panels(len(usable))
+    fig, axes = _panels(len(usable), sharex=True, sharey=True)
     for ax, r in zip(axes, usable, strict=False):
         standing = r.summary["distributions"]["standing"]
         n = r.summary["battles_completed"]
-        for k, side in enumerate(sides):
+        for side in _row_sides(r):
             if side not in standing:
                 continue
             curve = standing[side]
             total = curve["fighters"] * n
             shares = [c / total if total else 0 for c in curve["by_turn"]]
-            ax.plot(range(len(shares)), shares, color=COLORS[k % len(COLORS)], label=side)
-        ax.set_title(r.panel_title, fontsize=8)
+            ax.plot(range(len(shares)), shares, color=colors[side], label=side)
+        if len(rows) > 1:
+            ax.set_title(r.title(), fontsize=8.5)
         ax.grid(alpha=0.3)
+        ax.set_ylim(0, 1.02)
         ax.yaxis.set_major_formatter(_percent())
-    axes[0].legend(fontsize=8)
-    fig.supxlabel("turn")
-    fig.supylabel("fighters standing")
-    fig.suptitle("Share of each side still standing, by turn")
+    _legend(fig, axes, not _same_sides(usable))
+    fig.supxlabel("turn", fontsize=10)
+    fig.supylabel("fighters standing", fontsize=10)
+    fig.suptitle("Share of each side still standing, by turn", fontsize=11)
     caption = (
         "For each side, the share of its fighters still able to act at the end of each turn, "
         "over all battles (a finished battle counts with its final state)." + _more(len(usable))
@@ -398,54 +786,55 @@ def _standing_plot(rows, sides, folder) -> Plot | None:
     return _save(fig, folder, "standing", "Still standing by turn", caption)
 
 
-def _turns_plot(rows, folder) -> Plot:
-    fig, axes = _panels(len(rows))
+def _turns_plot(rows, colors, folder) -> Plot:
+    fig, axes = _panels(len(rows), sharex=True, sharey=True)
     for ax, r in zip(axes, rows, strict=False):
         counts = r.summary["distributions"]["turns"]
         n = sum(counts) or 1
-        ax.bar(range(len(counts)), [c / n for c in counts], width=0.85, color="#1f77b4")
+        ax.bar(range(len(counts)), [c / n for c in counts], width=0.85, color=NEUTRAL)
         mean = r.summary["turns"]["mean"]
         if mean is not None:
             ax.axvline(mean, color="black", lw=1, ls="--")
-        ax.set_title(r.panel_title, fontsize=8)
+        if len(rows) > 1:
+            ax.set_title(r.title(), fontsize=8.5)
         ax.grid(alpha=0.3, axis="y")
         ax.yaxis.set_major_formatter(_percent())
-    fig.supxlabel("battle length, turns")
-    fig.supylabel("share of battles")
-    fig.suptitle("Distribution of battle length")
+    fig.supxlabel("battle length, turns", fontsize=10)
+    fig.supylabel("share of battles", fontsize=10)
+    fig.suptitle("Distribution of battle length", fontsize=11)
     caption = "Share of battles lasting each number of turns; the dashed line is the mean." + _more(
         len(rows)
     )
     return _save(fig, folder, "turns", "Battle length", caption)
 
 
-def _damage_plot(rows, sides, folder) -> Plot | None:
+def _damage_plot(rows, colors, folder) -> Plot | None:
     usable = [r for r in rows if r.summary["distributions"]["damage_taken"]]
     if not usable:
         return None
-    fig, axes = _panels(len(usable))
+    fig, axes = _panels(len(usable), sharex=True, sharey=True)
     for ax, r in zip(axes, usable, strict=False):
         damage = r.summary["distributions"]["damage_taken"]
-        for k, side in enumerate(sides):
+        for side in _row_sides(r):
             counts = damage.get(side)
             if not counts:
                 continue
             total = sum(counts)
-            xs = list(range(len(counts)))
             ax.step(
-                xs,
+                range(len(counts)),
                 [c / total for c in counts],
                 where="mid",
-                color=COLORS[k % len(COLORS)],
+                color=colors[side],
                 label=side,
             )
-        ax.set_title(r.panel_title, fontsize=8)
+        if len(rows) > 1:
+            ax.set_title(r.title(), fontsize=8.5)
         ax.grid(alpha=0.3)
         ax.yaxis.set_major_formatter(_percent())
-    axes[0].legend(fontsize=8)
-    fig.supxlabel("damage taken, boxes")
-    fig.supylabel("share of combatants")
-    fig.suptitle("Distribution of damage taken per combatant")
+    _legend(fig, axes, not _same_sides(usable))
+    fig.supxlabel("damage taken in a battle, boxes", fontsize=10)
+    fig.supylabel("share of combatants", fontsize=10)
+    fig.suptitle("Distribution of damage taken per combatant", fontsize=11)
     caption = (
         "For each side, the share of its combatants that took each amount of damage in a "
         "battle (boxes of the condition monitors, as the rule system counts them)."
@@ -457,7 +846,6 @@ def _damage_plot(rows, sides, folder) -> Plot | None:
 def _save(fig, folder: Path, name: str, title: str, caption: str) -> Plot:
     import matplotlib.pyplot as plt
 
-    fig.tight_layout()
     path = folder / f"{name}.png"
     fig.savefig(path, dpi=110, metadata={"Software": None})
     plt.close(fig)
@@ -473,7 +861,7 @@ def _percent():
 def _more(count: int) -> str:
     if count <= MAX_PANELS:
         return ""
-    return f" The first {MAX_PANELS} of {count} variants are shown."
+    return f" The first {MAX_PANELS} of {count} are shown."
 
 
 def _unique(values) -> list:
@@ -483,15 +871,47 @@ def _unique(values) -> list:
     return list(seen)
 
 
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def wrap(text: str, width: int) -> str:
+    """``text`` on lines of at most ``width`` characters where it can break: at spaces, and
+    after the ``.``, ``=``, ``,`` and ``]`` of a field path (which has no spaces). Never cut: a
+    piece longer than ``width`` keeps a line of its own."""
+    pieces = re.findall(r"[^ .=,\]]*(?:[.=,\]]+ ?| |$)", str(text))
+    lines, line = [], ""
+    for piece in pieces:
+        if not piece:
+            continue
+        if line and len(line + piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    if line.strip():
+        lines.append(line.rstrip())
+    return "\n".join(lines) or str(text)
+
+
+def _wrap_label(text: str, width: int = 22) -> str:
+    return wrap(text, width)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _value(value: Any) -> str:
+    """A varied value as a reader wants it: 3 not 3.0; the as-written row's unknown value."""
+    if value is None or (isinstance(value, float) and value != value):
+        return AS_WRITTEN
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _sides(rows: list[Row]) -> list[str]:
     """Side names in scenario order (``side_order``; older summaries: as stored)."""
     seen: dict[str, None] = {}
     for r in rows:
-        seen.update(dict.fromkeys(r.summary.get("side_order") or r.summary["sides"]))
+        seen.update(dict.fromkeys(_row_sides(r)))
     return list(seen)
 
 
@@ -503,11 +923,21 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
 .meta { color: #555; }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
-th, td { padding: 0.3em 0.7em; border-bottom: 1px solid #e4e4e4; text-align: right; }
+th, td { padding: 0.3em 0.7em; border-bottom: 1px solid #e4e4e4; text-align: right;
+         vertical-align: top; }
 th { background: #f4f4f4; }
+td { white-space: nowrap; }
+td.label { white-space: normal; }
+td.nowrap { white-space: nowrap; }
 td.label, th.label { text-align: left; }
-tr.best td { background: #fff6d6; }
+td small { color: #666; white-space: nowrap; }
+tr.best td, tr.baseline td { background: #fff6d6; }
+tr.first td { border-top: 2px solid #ccc; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px;
+          margin-right: 0.35em; vertical-align: baseline; }
+.tag { font-size: 0.8em; background: #f0d98c; border-radius: 3px; padding: 0 0.3em; }
 figure { margin: 1.5em 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { color: #555; font-size: 0.92em; margin-top: 0.4em; }
@@ -515,24 +945,17 @@ figcaption { color: #555; font-size: 0.92em; margin-top: 0.4em; }
 """
 
 
-def _html(summary, rows, names, sides, plots) -> str:
+def _html(summary, rows, names, sides, plots, casualties=None) -> str:
     e = html.escape
     kind = summary.get("kind", "run")
-    title = {
-        "run": "Battle results",
-        "runs": "Batch of scenarios",
-        "sweep": "Sweep",
-        "compare": "Comparison",
-        "balance": "Balance search",
-    }[kind]
-    head = rows[0].summary if rows else summary
-    scenario = summary.get("scenario") or head.get("scenario", "")
+    colors = side_colors(sides)
+    heading = _heading(summary, rows)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(title)}: {e(str(scenario))}</title>",
+        f"<title>{e(heading)}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>{e(title)}: {e(str(scenario))}</h1>",
+        f"<h1>{e(heading)}</h1>",
         f'<p class="meta">{e(_meta_line(summary, rows))}</p>',
     ]
     if summary.get("interrupted"):
@@ -540,9 +963,12 @@ def _html(summary, rows, names, sides, plots) -> str:
             '<p class="note"><b>Interrupted:</b> these are the battles that finished; '
             "resume the run to complete it.</p>"
         )
-    parts += _headline(summary)
+    parts += _headline(summary, colors)
     parts.append("<h2>Results</h2>")
-    parts.append(_table_html(summary, rows, names, sides))
+    if kind == "runs":
+        parts.append(_runs_table_html(rows, colors))
+    else:
+        parts.append(_table_html(summary, rows, names, sides, colors))
     for plot in plots:
         data = base64.b64encode(plot.path.read_bytes()).decode("ascii")
         parts.append(
@@ -550,27 +976,58 @@ def _html(summary, rows, names, sides, plots) -> str:
             f'<img alt="{e(plot.title)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{e(plot.caption)}</figcaption></figure>"
         )
+        if plot.name == "casualties":
+            parts.append(_casualty_table_html(casualties, colors))
     parts.append("<h2>How to read this</h2>")
     parts.append(f'<p class="note">{e(_method_note(kind))}</p>')
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 
 
+def _heading(summary, rows) -> str:
+    kind = summary.get("kind", "run")
+    if kind == "runs":
+        return f"Batch of {len(rows)} scenario{'s' if len(rows) != 1 else ''}"
+    title = {
+        "run": "Battle results",
+        "sweep": "Sweep",
+        "compare": "Comparison",
+        "balance": "Balance search",
+    }[kind]
+    head = rows[0].summary if rows else summary
+    return f"{title}: {summary.get('scenario') or head.get('scenario', '')}"
+
+
 def _meta_line(summary, rows) -> str:
+    kind = summary.get("kind", "run")
     bits = []
-    if summary.get("source"):
+    if kind == "runs":
+        sources = [r.summary.get("source", "") for r in rows]
+        folder = os.path.commonpath(sources) if sources and all(sources) else ""
+        if folder and not folder.endswith((".yaml", ".yml")):
+            bits.append(f"from {folder}")
+        systems = sorted({r.summary.get("system", "") for r in rows} - {""})
+        if systems:
+            bits.append("rule systems " + ", ".join(systems))
+        bits.append(
+            "each scenario under its own seed"
+            if summary.get("seed") is None
+            else f"seed {summary['seed']}"
+        )
+    elif summary.get("source"):
         bits.append(f"{summary['source']} ({summary.get('system', '')})")
-    if summary.get("seed") is not None:
+    if kind != "runs" and summary.get("seed") is not None:
         bits.append(f"seed {summary['seed']}")
     total = summary.get("battles_completed")
-    if summary.get("kind") == "compare":
+    per = "scenario" if kind == "runs" else "variant"
+    if kind == "compare":
         bits.append(f"{total:,} battles each for A and B, run in pairs on the same seeds")
-    elif summary.get("kind", "run") != "run" and rows:
+    elif kind != "run" and rows:
         counts = {r.summary["battles_completed"] for r in rows}
         if len(counts) == 1:
-            bits.append(f"{counts.pop():,} battles per variant, {total:,} in all")
+            bits.append(f"{counts.pop():,} battles per {per}, {total:,} in all")
         else:
-            bits.append(f"{min(counts):,} to {max(counts):,} battles per variant, {total:,} in all")
+            bits.append(f"{min(counts):,} to {max(counts):,} battles per {per}, {total:,} in all")
     else:
         bits.append(f"{total:,} battles")
     precision = summary.get("precision")
@@ -580,9 +1037,33 @@ def _meta_line(summary, rows) -> str:
     return "; ".join(bits)
 
 
-def _headline(summary) -> list[str]:
+def _swatch(color: str) -> str:
+    return f'<span class="swatch" style="background:{color}"></span>'
+
+
+def _rate_cell(stats: dict | None, rate_key: str = "win_rate") -> str:
+    if stats is None or stats.get(rate_key) is None:
+        return "<td>–</td>"
+    low, high = stats["ci95"]
+    return f"<td>{stats[rate_key]:.1%} <small>({low:.1%}–{high:.1%})</small></td>"
+
+
+def _headline(summary, colors) -> list[str]:
     e = html.escape
     kind = summary.get("kind", "run")
+    if kind == "run" and summary.get("battles_completed"):
+        bits = [
+            f"{_swatch(colors[s])}<b>{e(s)}</b> win {st['win_rate']:.1%} "
+            f"<small>({st['ci95'][0]:.1%}–{st['ci95'][1]:.1%})</small>"
+            for s, st in ((s, summary["sides"][s]) for s in colors if s in summary["sides"])
+            if st["win_rate"] is not None
+        ]
+        d = summary["draws"]
+        bits.append(
+            f"{_swatch(DRAW_COLOR)}<b>draws</b> {d['rate']:.1%} "
+            f"<small>({d['ci95'][0]:.1%}–{d['ci95'][1]:.1%})</small>"
+        )
+        return ["<p>" + "; ".join(bits) + ".</p>"]
     if kind == "balance" and summary.get("best"):
         best = summary["best"]
         holds = "holds" if best["target_in_interval"] else "does not hold"
@@ -614,54 +1095,127 @@ def _headline(summary) -> list[str]:
             out.append(f"<li><b>{key.upper()}:</b> {e(what)}</li>")
         out.append("</ul>")
         out.append(
-            "<table><tr><th class='label'>side</th><th>A</th><th>B</th><th>B − A</th>"
-            "<th>95% interval</th><th>p</th><th class='label'>verdict</th></tr>"
+            "<div class='scroll'><table><tr><th class='label'>side</th><th>A</th><th>B</th>"
+            "<th>B − A</th><th>95% interval</th><th>p</th><th class='label'>verdict</th></tr>"
         )
         for d in summary["differences"]:
             if d["difference"] is None:
                 continue
             verdict = "significant" if d["significant"] else "not significant (could be noise)"
+            color = DRAW_COLOR if d["side"] == "draws" else colors.get(d["side"], NEUTRAL)
             out.append(
-                f"<tr><td class='label'>{e(d['side'])}</td><td>{_pct(d['a'])}</td>"
-                f"<td>{_pct(d['b'])}</td><td>{d['difference'] * 100:+.1f} pts</td>"
+                f"<tr><td class='label'>{_swatch(color)}{e(d['side'])}</td>"
+                f"<td>{_pct(d['a'])}</td><td>{_pct(d['b'])}</td>"
+                f"<td>{d['difference'] * 100:+.1f} pts</td>"
                 f"<td>{d['ci95'][0] * 100:+.1f} to {d['ci95'][1] * 100:+.1f}</td>"
                 f"<td>{_p(d['p_value'])}</td><td class='label'>{verdict}</td></tr>"
             )
-        out.append("</table>")
+        out.append("</table></div>")
         return out
     return []
 
 
-def _table_html(summary, rows, names, sides) -> str:
+def _table_html(summary, rows, names, sides, colors) -> str:
     e = html.escape
-    best = (summary.get("best") or {}).get("variant") if summary.get("kind") == "balance" else None
+    kind = summary.get("kind", "run")
+    best = (summary.get("best") or {}).get("variant") if kind == "balance" else None
     labels = names or ["scenario"]
     head = "".join(f"<th class='label'>{e(n)}</th>" for n in labels)
-    head += "<th>battles</th>" + "".join(f"<th>{e(s)} wins</th>" for s in sides)
-    head += "<th>draws</th><th>turns (mean)</th>"
+    head += "<th>battles</th>" + "".join(f"<th>{_swatch(colors[s])}{e(s)} wins</th>" for s in sides)
+    head += f"<th>{_swatch(DRAW_COLOR)}draws</th><th>turns (mean)</th>"
+    ordered = sorted(rows, key=lambda r: not r.baseline) if kind == "sweep" else rows
+    body = []
+    for r in ordered:
+        s = r.summary
+        cells = ""
+        for k, n in enumerate(labels):
+            text = e(_value(r.values.get(n)) if names else r.label)
+            if r.baseline and k == 0:
+                text += f" <span class='tag'>{AS_WRITTEN}</span>"
+            cells += f"<td class='label'>{text}</td>"
+        cells += f"<td>{s['battles_completed']:,}</td>"
+        for side in sides:
+            cells += _rate_cell(s["sides"].get(side))
+        cells += _rate_cell(s["draws"], "rate")
+        mean = s["turns"]["mean"]
+        cells += f"<td>{'–' if mean is None else f'{mean:.1f}'}</td>"
+        mark = ""
+        if best is not None and s.get("variant") == best:
+            mark = " class='best'"
+        elif r.baseline:
+            mark = " class='baseline'"
+        body.append(f"<tr{mark}>{cells}</tr>")
+    note = ""
+    if kind == "sweep" and any(r.baseline for r in rows):
+        note = (
+            f"<p class='meta'>The row marked <span class='tag'>{AS_WRITTEN}</span> is the "
+            "scenario file unchanged, on the same battle seeds"
+            + (
+                "; it is also one of the grid's rows."
+                if not _off_grid(summary)
+                else "; it is not one of the grid's rows"
+                + (
+                    f" (a field it sets differently for different members reads {AS_WRITTEN})."
+                    if any(r.baseline and any(map(_missing, r.values.values())) for r in rows)
+                    else "."
+                )
+            )
+            + "</p>"
+        )
+    return f"<div class='scroll'><table><tr>{head}</tr>{''.join(body)}</table></div>{note}"
+
+
+def _runs_table_html(rows, colors) -> str:
+    """A batch: one row per scenario and side, so the table is as wide as one scenario's."""
+    e = html.escape
+    head = (
+        "<tr><th class='label'>scenario</th><th class='label'>system</th><th>battles</th>"
+        "<th class='label'>side</th><th>wins</th><th>draws</th><th>turns (mean)</th></tr>"
+    )
     body = []
     for r in rows:
         s = r.summary
-        cells = "".join(
-            f"<td class='label'>{e(str(r.values.get(n, r.label if not names else '')))}</td>"
-            for n in labels
-        )
-        cells += f"<td>{s['battles_completed']:,}</td>"
-        for side in sides:
-            stats = s["sides"].get(side)
-            if stats is None or stats["win_rate"] is None:
-                cells += "<td>–</td>"
-            else:
-                cells += (
-                    f"<td>{stats['win_rate']:.1%} <small>({stats['ci95'][0]:.1%}–"
-                    f"{stats['ci95'][1]:.1%})</small></td>"
-                )
-        cells += f"<td>{_pct(s['draws']['rate'])}</td>"
+        sides = _row_sides(r)
+        span = f" rowspan='{len(sides)}'"
         mean = s["turns"]["mean"]
-        cells += f"<td>{'–' if mean is None else f'{mean:.1f}'}</td>"
-        mark = " class='best'" if best is not None and s.get("variant") == best else ""
-        body.append(f"<tr{mark}>{cells}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+        for k, side in enumerate(sides):
+            cells = ""
+            if k == 0:
+                cells += (
+                    f"<td class='label'{span}>{e(r.label)}</td>"
+                    f"<td class='label nowrap'{span}>{e(s.get('system', ''))}</td>"
+                    f"<td{span}>{s['battles_completed']:,}</td>"
+                )
+            cells += f"<td class='label'>{_swatch(colors[side])}{e(side)}</td>"
+            cells += _rate_cell(s["sides"].get(side))
+            if k == 0:
+                cells += _rate_cell(s["draws"], "rate").replace("<td>", f"<td{span}>", 1)
+                cells += f"<td{span}>{'–' if mean is None else f'{mean:.1f}'}</td>"
+            body.append(f"<tr{' class=first' if k == 0 else ''}>{cells}</tr>")
+    return f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
+
+
+def _casualty_table_html(casualties, colors) -> str:
+    e = html.escape
+    head = (
+        "<tr><th class='label'>combatant</th><th class='label'>side</th>"
+        "<th>ends down</th><th>ends dead</th></tr>"
+    )
+    body = []
+    for c in casualties:
+        who = f"anyone of {c['side']}" if c.get("level") == "side" else c["who"]
+        body.append(
+            f"<tr><td class='label'>{e(who)}</td>"
+            f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{e(c['side'])}</td>"
+            + _rate_cell({"rate": c["down_rate"], "ci95": c["down_ci95"]}, "rate")
+            + _rate_cell({"rate": c["dead_rate"], "ci95": c["dead_ci95"]}, "rate")
+            + "</tr>"
+        )
+    return (
+        f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
+        "<p class='meta'>The share of battles each ended down (out of the fight) and dead, "
+        "with 95% intervals.</p>"
+    )
 
 
 def _method_note(kind: str) -> str:
@@ -677,6 +1231,8 @@ def _method_note(kind: str) -> str:
             "variant starts from the same dice, so the differences between variants come from "
             "the change itself much more than from luck. "
         )
+    if kind == "runs":
+        text += "Each scenario ran under its own seed; its rows are independent of the others'. "
     if kind == "compare":
         text += (
             "The difference B − A is judged pair by pair: Newcombe's interval for paired "

@@ -15,6 +15,7 @@ from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.errors import UsageError
 from combatsim.sweeps import api
+from combatsim.sweeps.targets import Aim, parse_aim
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 GUARDS = "guards:sides[guards].members[Guard].count=1..12"
@@ -130,3 +131,131 @@ def test_balance_command_needs_a_side_and_a_vary(toy, cli_toy, capsys):
         main(["balance", str(toy), "--vary", GUARDS])
     assert exit_.value.code == 2
     assert "--side" in one_error_line(capsys)
+
+
+# --- aiming at any reported rate --------------------------------------------------------------
+
+
+def aimed(summary, who, rate):
+    """``rate`` (down or dead) of ``who`` in one variant's summary, from its casualties."""
+    entry = next(e for e in summary["casualties"] if e["who"] == who)
+    return entry[f"{rate}_rate"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("runners down <= 0.3", Aim("down", 0.3, "<=", "runners")),
+        ("corp security down<=30%", Aim("down", 0.3, "<=", "corp security")),
+        ("Guard 2 dead = 0.05", Aim("dead", 0.05, "=", "Guard 2")),
+        ("Razor down 0.5", Aim("down", 0.5, "=", "Razor")),
+        ("runners wins >= 0.6", Aim("win", 0.6, ">=", "runners")),
+        ("draw <= 10%", Aim("draw", 0.1, "<=", None)),
+    ],
+)
+def test_target_expressions_parse(text, expected):
+    assert parse_aim(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "side", "argument"),
+    [
+        ("runners down < 0.3", None, "--target"),  # no such operator
+        ("runners down <= 1.3", None, "--target"),
+        ("runners down <= many", None, "--target"),
+        ("runners draw = 0.1", None, "--target"),  # draws belong to no one
+        ("down = 0.2", None, "--target"),  # whose?
+        ("0.5", None, "--side"),  # a bare number is a win rate: of which side?
+        ("guards win = 0.5", "runners", "--side"),
+    ],
+)
+def test_bad_target_expressions_are_refused(text, side, argument):
+    with pytest.raises(UsageError, match=f"^{argument}:"):
+        parse_aim(text, side)
+
+
+def test_a_number_with_a_side_is_the_old_win_rate_target():
+    expected = Aim("win", 0.4, "=", "runners")
+    assert parse_aim("0.4", "runners") == parse_aim(0.4, "runners") == expected
+    assert parse_aim("runners win = 0.4") == parse_aim("win = 40%", "runners") == expected
+
+
+def test_an_unknown_name_is_refused_with_the_names_there_are(toy):
+    with pytest.raises(UsageError, match="^--target: got 'Nobody'.*Guard 1"):
+        api.balance(toy, [GUARDS], target="Nobody down = 0.5", runner=toy_runner, battles=10)
+
+
+def test_a_down_rate_target_picks_the_closest_value_of_every_value_run(toy):
+    """The runners lose someone more often as guards are added; the grid's best is the value
+    whose down rate (from its own casualties) is closest to the target."""
+    vary = "guards:sides[guards].members[Guard].count=1..8"
+    summary = api.balance(
+        toy, [vary], target="runners down = 0.8", search="grid", runner=toy_runner, battles=400
+    ).summary
+    rates = {v["values"]["guards"]: aimed(v, "runners", "down") for v in summary["variants"]}
+    assert list(rates.values()) == sorted(rates.values())  # rises with the guards
+    closest = min(rates, key=lambda g: abs(rates[g] - 0.8))
+    assert summary["best"]["value"] == closest
+    assert summary["best"]["rate"] == rates[closest]
+    assert summary["aim"] == {
+        "rate": "down",
+        "who": "runners",
+        "op": "=",
+        "value": 0.8,
+        "text": "runners down = 0.8",
+    }
+    assert summary["side"] == "runners"
+    bisected = api.balance(
+        toy, [vary], target="runners down = 0.8", runner=toy_runner, battles=400
+    ).summary
+    assert bisected["search"] == "bisect" and bisected["best"] == summary["best"]
+
+
+def test_at_most_picks_the_largest_rate_that_keeps_to_the_bound(toy):
+    vary = "guards:sides[guards].members[Guard].count=1..8"
+    summary = api.balance(
+        toy, [vary], target="runners down <= 0.8", search="grid", runner=toy_runner, battles=400
+    ).summary
+    rates = {v["values"]["guards"]: aimed(v, "runners", "down") for v in summary["variants"]}
+    keeping = {g: r for g, r in rates.items() if r <= 0.8}
+    assert keeping and len(keeping) < len(rates)
+    assert summary["best"]["value"] == max(keeping, key=keeping.get)
+    assert summary["best"]["meets"] is True
+    impossible = api.balance(
+        toy, [vary], target="runners down <= 0.01", search="grid", runner=toy_runner, battles=200
+    ).summary
+    assert impossible["best"]["meets"] is False and impossible["best"]["value"] == 1
+
+
+def test_a_copy_missing_from_some_variants_is_skipped_not_an_error(toy):
+    """``Guard 3`` exists only with three guards or more."""
+    vary = "guards:sides[guards].members[Guard].count=1..4"
+    summary = api.balance(
+        toy, [vary], target="Guard 3 down = 0.9", search="grid", runner=toy_runner, battles=100
+    ).summary
+    assert summary["best"]["value"] in (3, 4)
+    assert summary["best"]["rate"] is not None
+
+
+def test_balance_command_with_a_down_target(toy, cli_toy, capsys, tmp_path):
+    argv = ["balance", str(toy), "--vary", GUARDS, "--target", "runners down <= 80%"]
+    assert main([*argv, "--battles", "300", "--workers", "1", "--out", str(tmp_path / "b")]) == 0
+    text = capsys.readouterr().out
+    assert "guards for runners down <= 80.0%" in text
+    assert next(line for line in text.splitlines() if line.startswith("closest:")).startswith(
+        "closest: guards="
+    )
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["aim"]["rate"] == "down" and summary["best"]["meets"] is True
+
+
+def test_balance_command_says_when_no_value_keeps_to_the_bound(toy, cli_toy, capsys, tmp_path):
+    argv = ["balance", str(toy), "--vary", GUARDS, "--target", "runners down <= 1%"]
+    assert main([*argv, "--battles", "200", "--workers", "1", "--out", str(tmp_path / "b")]) == 0
+    closest = next(
+        line for line in capsys.readouterr().out.splitlines() if line.startswith("closest:")
+    )
+    assert closest.startswith("closest: guards=1: runners down ")
+    assert closest.endswith(
+        "which is the closest, but no value searched keeps to runners down <= 1.0%"
+    )

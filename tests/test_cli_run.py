@@ -212,59 +212,49 @@ def test_validate_needs_a_file(capsys):
 # --- progress display -------------------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
-
-
 class Terminal(io.StringIO):
     def isatty(self):
         return True
 
 
 def test_progress_is_silent_for_a_short_run():
-    stream, clock = io.StringIO(), Clock()
-    progress = Progress(stream, delay=1.0, clock=clock)
-    for done in (250, 500, 750, 1000):
-        clock.now += 0.2
-        progress(done, 1000)
-    progress.finish()
+    stream = Terminal()
+    with Progress(stream, delay=60) as progress:
+        for done in (250, 500, 750, 1000):
+            progress(done, 1000)
     assert stream.getvalue() == ""
 
 
-def test_progress_into_a_file_is_a_line_per_quarter_once_the_run_is_long():
-    stream, clock = io.StringIO(), Clock()
-    progress = Progress(stream, delay=1.6, clock=clock)
-    for done in range(100, 1001, 100):
-        clock.now += 0.5
-        progress(done, 1000)
-    progress.finish()
-    lines = stream.getvalue().splitlines()
-    # 25% was passed (at 300) before the 1.6 s delay; 50%, 75% and 100% after it, one line each.
-    assert [line.split(",")[0] for line in lines] == [
-        "battles: 500/1000 (50%)",
-        "battles: 800/1000 (80%)",
-        "battles: 1000/1000 (100%)",
-    ]
-    assert lines[0] == "battles: 500/1000 (50%), 2 s, about 2 s left"
+def test_progress_into_a_file_or_pipe_draws_nothing():
+    stream = io.StringIO()
+    with Progress(stream, delay=0) as progress:
+        for done in range(100, 1001, 100):
+            progress(done, 1000)
+    assert stream.getvalue() == ""
 
 
-def test_progress_on_a_terminal_redraws_one_line_and_ends_it():
-    stream, clock = Terminal(), Clock()
-    progress = Progress(stream, delay=1.0, interval=0.2, clock=clock)
+def test_progress_on_a_terminal_draws_a_bar_that_reaches_the_total_and_ends_its_line():
+    stream = Terminal()
+    progress = Progress(stream, delay=0)
     for done in range(50, 1001, 50):
-        clock.now += 0.1
         progress(done, 1000)
     progress.finish()
     text = stream.getvalue()
-    assert text.count("\n") == 1 and text.endswith("\n")
-    draws = text.split("\r")[1:]
-    # Drawn from 1 s on, at most every 0.2 s, and always at the end.
-    assert 4 <= len(draws) <= 6
-    assert draws[-1].startswith("battles: 1000/1000 (100%)")
+    assert text.endswith("\n") and text.count("\n") == 1
+    assert "battles" in text and "1000/1000" in text.split("\r")[-1]
+
+
+def test_progress_follows_a_total_that_grows_between_rounds():
+    """A run to a precision adds rounds: the bar's total follows, and its count never drops."""
+    stream = Terminal()
+    progress = Progress(stream, delay=0)
+    progress(250, 500)
+    progress(500, 500)
+    progress(750, 2000)
+    assert (progress.bar.n, progress.bar.total) == (750, 2000)
+    progress.finish()
+    assert progress.bar is None
+    assert "750/2000" in stream.getvalue()
 
 
 # --- the real engine on the shipped scenarios ---------------------------------------------------
@@ -363,3 +353,29 @@ def test_bad_batch_options_are_one_line(loaded, capsys, tmp_path, flags, argumen
 def test_trace_takes_one_scenario(loaded, capsys):
     assert main(["run", "scenarios/a.yaml", "scenarios/b.yaml", "--trace", "1"]) == 2
     assert one_error_line(capsys).startswith("combatsim: error: --trace: got 1")
+
+
+def test_a_folder_run_prints_one_row_per_scenario_and_side_within_120_characters(capsys, tmp_path):
+    """The shipped scenarios folder on the real engine (a few battles each)."""
+    folder = Path(__file__).parent.parent / "scenarios"
+    argv = ["run", str(folder), "--battles", "3", "--workers", "1", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    table = lines[: lines.index("")]
+    assert max(len(line) for line in table) <= 120
+    assert table[0].split() == [
+        "scenario",
+        "battles",
+        "side",
+        "wins",
+        "95%",
+        "interval",
+        "down",
+        "draws",
+        "turns",
+    ]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    expected_rows = sum(len(run["side_order"]) for run in summary["runs"])
+    assert len(table) - 1 == expected_rows == len(summary["runs"]) * 2
+    firsts = [line.split()[0] for line in table[1:] if not line.startswith("   ")]
+    assert firsts == [Path(run["source"]).stem for run in summary["runs"]]

@@ -60,7 +60,8 @@ def test_a_sweep_of_two_fields_gets_every_plot_and_a_heatmap(toy, tmp_path):
         "report.html",
     ]
     page = check_page(out, ["win_rate", "heatmap", *EVERY_RUN[1:]])
-    assert page.count("<tr>") == 1 + 6  # a header and a row per variant
+    # a header and a row per variant; the file's own 2 guards in vests is one of them, marked
+    assert page.count("<tr") == 1 + 6 and page.count("<tr class='baseline'>") == 1
     assert "Sweep: Toy standoff" in page and "150 battles per variant, 900 in all" in page
     # The table shows the scenario's side order and each rate with its interval.
     assert page.index("runners wins") < page.index("guards wins")
@@ -73,7 +74,7 @@ def test_a_single_run_gets_the_distributions(toy, tmp_path, monkeypatch):
     argv = ["run", str(toy), "--battles", "200", "--out", str(out), "--quiet", "--workers", "1"]
     assert main(argv) == 0
     assert main(["report", str(out)]) == 0
-    page = check_page(out, EVERY_RUN)
+    page = check_page(out, ["win_rate", "casualties", *EVERY_RUN[1:]])
     assert "Battle results: Toy standoff" in page
 
 
@@ -107,12 +108,16 @@ def test_a_balance_search_marks_the_target_and_the_best_value(toy, tmp_path):
     assert "Closest to 50% for runners:" in page and "class='best'" in page
 
 
-def test_a_batch_of_scenarios_gets_a_row_each(toy, tmp_path):
+def test_a_batch_of_scenarios_is_titled_for_the_batch_with_a_row_per_scenario_and_side(
+    toy, tmp_path
+):
     out = tmp_path / "runs"
     api.run_many([toy, toy], battles=100, runner=toy_runner, out=out)
     render_report(out)
     page = check_page(out, EVERY_RUN)
-    assert page.count("<tr>") == 3
+    assert "<h1>Batch of 2 scenarios</h1>" in page
+    assert page.count("<tr") == 1 + 2 * 2  # the header, then each scenario's two sides
+    assert "100 battles per scenario, 200 in all" in page
 
 
 def test_the_report_command_prints_where_the_files_are(toy, tmp_path, capsys):
@@ -128,3 +133,219 @@ def test_the_report_command_prints_where_the_files_are(toy, tmp_path, capsys):
 def test_a_folder_without_results_is_a_one_line_error(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert one_error_line(capsys).startswith("combatsim: error: DIR: got ")
+
+
+# --- readability ------------------------------------------------------------------------------
+
+
+def test_each_side_name_keeps_one_colour_and_no_colour_repeats_soon():
+    from combatsim.report import DRAW_COLOR, NEUTRAL, PALETTE, side_colors
+
+    names = [f"side {k}" for k in len(PALETTE) * [0]]
+    names = [f"side {k}" for k in range(len(PALETTE))]
+    colors = side_colors(names)
+    assert len(set(colors.values())) == len(PALETTE) >= 30
+    assert DRAW_COLOR not in colors.values() and NEUTRAL not in colors.values()
+    assert side_colors(["a", "b"]) == side_colors(["a", "b"])
+
+
+def test_wrap_breaks_at_spaces_and_field_path_dots_and_never_cuts():
+    from combatsim.report import wrap
+
+    text = "A: sides[runners].members[Grunt].armor=lined_coat"
+    lines = wrap(text, 20).split("\n")
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert lines == ["A: sides[runners].", "members[Grunt].", "armor=lined_coat"]
+    assert wrap("averyveryverylongword", 5) == "averyveryverylongword"
+
+
+LONG = "A very long scenario name that goes on and on, as game masters like to name them"
+
+
+def _long_toy(folder):
+    """The toy with a long name and long side names: labels that would be clipped if any
+    figure let them."""
+    path = toy_files(folder)
+    text = path.read_text().replace("Toy standoff", LONG)
+    text = text.replace("name: runners", "name: the shadowrunners of the long night")
+    path.write_text(text)
+    return path
+
+
+def _checked_saves(monkeypatch) -> list:
+    """Every figure the report saves, checked first: each visible text inside the figure."""
+    import combatsim.report as report
+
+    seen, save = [], report._save
+
+    def check(fig, folder, name, title, caption):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        box = fig.bbox
+        hidden = set()  # tick labels of ticks outside the view, which matplotlib does not draw
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                low, high = sorted(axis.get_view_interval())
+                span = (high - low) * 1e-6
+                for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                    if not low - span <= tick.get_loc() <= high + span:
+                        hidden.update({id(tick.label1), id(tick.label2)})
+        for text in fig.findobj(
+            lambda a: hasattr(a, "get_text") and hasattr(a, "get_window_extent")
+        ):
+            if not text.get_visible() or not text.get_text().strip() or id(text) in hidden:
+                continue
+            if text.axes is not None and not text.axes.get_visible():
+                continue
+            extent = text.get_window_extent(renderer)
+            inside = (
+                extent.x0 >= box.x0 - 1
+                and extent.y0 >= box.y0 - 1
+                and extent.x1 <= box.x1 + 1
+                and extent.y1 <= box.y1 + 1
+            )
+            assert inside, f"{name}: {text.get_text()!r} at {extent} outside {box}"
+        labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+        for ax in fig.axes:
+            if ax.get_legend() is not None:
+                labels += [t.get_text() for t in ax.get_legend().get_texts()]
+        seen.append((name, labels))
+        return save(fig, folder, name, title, caption)
+
+    monkeypatch.setattr(report, "_save", check)
+    return seen
+
+
+def _runner_with_status(scenario, root_seed, index, trace=False):
+    """The toy runner, its combatants given a status: down ones are dead one time in three."""
+    result = toy_runner(scenario, root_seed, index, trace)
+    for row in result.combatants:
+        row["status"] = "unhurt" if row["standing"] else ("dead" if index % 3 == 0 else "dying")
+    return result
+
+
+def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monkeypatch):
+    seen = _checked_saves(monkeypatch)
+    toy = _long_toy(tmp_path / "scenarios")
+    runs = {
+        "run": lambda out: api.run_one(toy, battles=90, runner=_runner_with_status, out=out),
+        "runs": lambda out: api.run_many([toy, toy], battles=60, runner=toy_runner, out=out),
+        "sweep1": lambda out: api.sweep(
+            toy, ["sides[guards].members[Guard].count=1..4"], battles=60, runner=toy_runner, out=out
+        ),
+        "sweep2": lambda out: api.sweep(
+            toy,
+            [
+                "the weapon everyone carries:sides[0].members[*].weapons[0]=smg,rifle,pistol",
+                "sides[guards].members[Guard].armor=jacket,heavy",
+            ],
+            battles=60,
+            runner=toy_runner,
+            out=out,
+        ),
+        "compare": lambda out: api.compare(
+            toy, b_sets=["sides[0].members[*].armor=heavy"], battles=60, runner=toy_runner, out=out
+        ),
+        "balance": lambda out: api.balance(
+            toy,
+            ["guards:sides[guards].members[Guard].count=1..5"],
+            "guards",
+            0.5,
+            battles=60,
+            runner=toy_runner,
+            out=out,
+        ),
+    }
+    for name, make in runs.items():
+        make(tmp_path / name)
+        render_report(tmp_path / name)
+    names = [n for n, _ in seen]
+    assert names.count("win_rate") == len(runs) and "casualties" in names
+    assert "heatmap" in names and "difference" in names
+    # Draws are shown wherever win rates are: in the legend of every line plot of rates.
+    for name, labels in seen:
+        if name == "win_rate" and labels and "A (upper bar)" not in labels:
+            assert "draws" in labels, labels
+
+
+def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tmp_path):
+    from combatsim.report import _casualties
+
+    toy = toy_files(tmp_path / "scenarios")
+    out = tmp_path / "run"
+    api.run_one(toy, battles=90, runner=_runner_with_status, out=out)
+    import json
+
+    import pandas as pd
+
+    frame = pd.read_csv(out / "combatants.csv")
+    summary = json.loads((out / "summary.json").read_text())
+    # The run's own casualties (a group's copies together), side and combatant levels
+    written = _casualties(summary, out)
+    assert [(c["level"], c["who"]) for c in written] == [
+        ("side", "runners"),
+        ("combatant", "Ace"),
+        ("combatant", "Brick"),
+        ("side", "guards"),
+        ("combatant", "Guard"),
+    ]
+    # An older folder without them: the same numbers counted from combatants.csv, each name
+    # a combatant
+    del summary["casualties"]
+    listed = _casualties(summary, out)
+    same = {(c["level"], c["who"]): c for c in written}
+    for c in listed:
+        if (c["level"], c["who"]) in same:
+            mine = same[c["level"], c["who"]]  # summary.json rounds to 6 places
+            assert c["down_rate"] == pytest.approx(mine["down_rate"], abs=1e-6)
+            assert c["dead_rate"] == pytest.approx(mine["dead_rate"], abs=1e-6)
+    assert [(c["level"], c["who"]) for c in listed] == [
+        ("side", "runners"),
+        ("combatant", "Ace"),
+        ("combatant", "Brick"),
+        ("side", "guards"),
+        ("combatant", "Guard 1"),
+        ("combatant", "Guard 2"),
+    ]
+    frame["down"] = ~frame["standing"]
+    frame["dead"] = frame["status"] == "dead"
+    for c in listed:
+        key = "side" if c["level"] == "side" else "name"
+        mine = frame[frame[key] == c["who"]].groupby("battle")[["down", "dead"]].any()
+        assert c["battles"] == 90
+        assert c["down_rate"] == pytest.approx(mine["down"].sum() / 90)
+        assert c["dead_rate"] == pytest.approx(mine["dead"].sum() / 90)
+        assert c["down_ci95"][0] <= c["down_rate"] <= c["down_ci95"][1]
+    side = listed[0]
+    assert side["down_rate"] >= max(c["down_rate"] for c in listed[1:3])
+    paths = render_report(out)
+    assert [p.name for p in paths][:2] == ["win_rate.png", "casualties.png"]
+    page = (out / "report.html").read_text()
+    assert "<th>ends down</th><th>ends dead</th>" in page
+
+
+def test_casualties_in_the_summary_are_used_as_they_are(tmp_path):
+    from combatsim.report import _casualties
+
+    listed = [
+        {"side": "a", "who": "a", "level": "side", "battles": 10, "down_rate": 0.5},
+        {"side": "a", "who": "X", "level": "combatant", "battles": 10, "down_rate": 0.2},
+        {"side": "a", "who": "X 1", "level": "copy", "battles": 10, "down_rate": 0.1},
+    ]
+    assert [c["who"] for c in _casualties({"casualties": listed}, tmp_path)] == ["a", "X"]
+
+
+@pytest.mark.parametrize("command", ["run", "compare", "balance"])
+def test_report_flag_on_run_compare_and_balance(toy, tmp_path, monkeypatch, capsys, command):
+    monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)
+    out = tmp_path / command
+    argv = {
+        "run": ["run", str(toy)],
+        "compare": ["compare", str(toy), "--b", "turn_limit=6"],
+        "balance": ["balance", str(toy), "--vary", "sides[1].members[0].count=1..3"]
+        + ["--side", "runners"],
+    }[command]
+    common = ["--battles", "40", "--workers", "1", "--out", str(out), "--report"]
+    assert main([*argv, *common]) == 0
+    assert (out / "report.html").is_file() and (out / "plots" / "win_rate.png").is_file()
+    assert "report.html" in capsys.readouterr().out

@@ -105,15 +105,17 @@ def toy_runner(scenario, root_seed: int, index: int, trace: bool = False) -> Bat
         for fighter in side.fighters:
             standing = winner is None or (side.name == winner and rng.random() < 0.7)
             out_turn = None if standing else int(rng.integers(1, turns + 1))
+            damage = int(rng.integers(0, 4 if standing else 12))
             up += standing
             combatants.append(
                 {
                     "battle": index,
                     "name": fighter.name,
                     "side": side.name,
+                    "status": "ok" if standing else ("dead" if damage >= 10 else "down"),
                     "standing": standing,
                     "knocked_out_turn": out_turn,
-                    "damage_taken": int(rng.integers(0, 4 if standing else 12)),
+                    "damage_taken": damage,
                 }
             )
         survivors[f"survivors_{side.name}"] = up
@@ -304,7 +306,9 @@ def test_the_sweep_table_has_a_row_per_variant_with_rates_and_intervals(toy):
     assert list(table[["guards", "armor"]].itertuples(index=False, name=None)) == [
         (g, a) for g in (1, 2, 3) for a in ("vest", "heavy")
     ]
-    assert list(table.columns[:4]) == ["variant", "guards", "armor", "battles"]
+    assert list(table.columns[:5]) == ["variant", "baseline", "guards", "armor", "battles"]
+    # the file's own 2 guards in vests is one of the grid's rows: marked, not run twice
+    assert list(table["baseline"]) == [False, False, True, False, False, False]
     for side in ("runners", "guards"):
         for column in ("wins", "win_rate", "ci_low", "ci_high"):
             assert f"{column}_{side}" in table.columns
@@ -315,6 +319,43 @@ def test_the_sweep_table_has_a_row_per_variant_with_rates_and_intervals(toy):
     by_guards = table[table["armor"] == "vest"]["win_rate_runners"].tolist()
     assert by_guards[0] > by_guards[1] > by_guards[2]
     assert result.summary["kind"] == "sweep" and len(result.summary["variants"]) == 6
+
+
+def test_the_scenario_as_written_is_a_marked_row_when_the_grid_misses_it(toy, cli_toy, capsys):
+    """The baseline: the file's own values (a member's armor from its archetype) on the same
+    battle seeds, last, so the grid's variant numbers stay as they were."""
+    result = combatsim.sweep(
+        toy,
+        ["armor:sides[runners].members[*].armor=jacket,heavy", "turn_limit=8,10"],
+        battles=100,
+        runner=toy_runner,
+    )
+    table = result.table
+    assert list(table["variant"]) == [0, 1, 2, 3, 4]
+    assert list(table["baseline"]) == [False] * 4 + [True]
+    assert table.iloc[4][["armor", "turn_limit"]].tolist() == ["vest", 12]
+    assert result.summary["baseline"] == {"variant": 4, "in_grid": False}
+    assert [v["baseline"] for v in result.summary["variants"]] == [False] * 4 + [True]
+    again = combatsim.sweep(toy, ["turn_limit=12"], battles=100, runner=toy_runner)
+    as_written = table.drop(columns=["variant", "baseline", "armor", "turn_limit"]).iloc[4]
+    same = again.table.drop(columns=["variant", "baseline", "turn_limit"]).iloc[0]
+    assert (as_written == same).all()
+
+
+def test_a_field_with_several_values_as_written_is_left_empty(toy, tmp_path, cli_toy, capsys):
+    text = toy.read_text().replace(
+        "archetype: merc, position: [0, 3]", "archetype: merc, position: [0, 3], armor: jacket"
+    )
+    toy.write_text(text)
+    out = tmp_path / "out"
+    argv = ["sweep", str(toy), "--vary", "sides[runners].members[*].armor=heavy", "--battles", "20"]
+    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
+    table = pd.read_csv(out / "table.csv")
+    assert table["baseline"].tolist() == [False, True]
+    assert table["sides[runners].members[*].armor"].isna().tolist() == [False, True]
+    printed = capsys.readouterr().out
+    assert "1 variant and the scenario as written" in printed
+    assert printed.splitlines()[-4].split()[:3] == ["as", "written", "*"]
 
 
 def test_every_variant_runs_the_same_battle_seeds(toy):
@@ -434,9 +475,11 @@ def test_sweep_command_writes_the_table_and_prints_it(toy, cli_toy, capsys, tmp_
     argv = ["sweep", str(toy), "--vary", VARY[0], "--vary", VARY[1], "--battles", "200"]
     assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
     printed = capsys.readouterr().out
-    assert "6 variants, seed 77" in printed
-    assert printed.splitlines()[3].split()[:4] == ["guards", "armor", "battles", "runners"]
-    assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
+    assert "6 variants, seed 77" in printed and "* marks the scenario as written" in printed
+    assert printed.splitlines()[4].split()[:4] == ["guards", "armor", "battles", "runners"]
+    assert printed.splitlines()[7].split()[:3] == ["2", "*", "vest"]
+    files = "table.csv, table.parquet, casualties.csv, casualties.parquet, summary.json"
+    assert f"results in {out}: {files}" in printed
     table = pd.read_csv(out / "table.csv")
     assert len(table) == 6 and list(table["guards"]) == [1, 1, 2, 2, 3, 3]
     summary = json.loads((out / "summary.json").read_text())
@@ -511,7 +554,9 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     assert main([*argv, "--workers", "1", "--out", str(tmp_path / "one")]) == 0
     assert main([*argv, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
-    assert len(files) == 3 + 4 * 2
+    # summary, table and casualties files; records (the scenario as written, rifle and vest,
+    # is one of the grid's variants)
+    assert len(files) == 5 + 4 * 2
     for name in files:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     table = pd.read_csv(tmp_path / "one" / "table.csv")
@@ -541,6 +586,8 @@ def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_i
     )
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == [
+        "casualties.csv",
+        "casualties.parquet",
         "notes.txt",
         "plots",
         "plots/sketch.png",

@@ -1,8 +1,9 @@
 """``combatsim balance SCENARIO --vary PATH=VALUES --side NAME``: what makes this fair?
 
 Searches the values of one field (how many guards, a skill, an armor) for the one that brings
-a side's win rate closest to ``--target`` (default 0.5, an even fight), and reports it with
-its 95% interval and the rates of the values either side of it. Numbers (five or more) are
+a side's win rate closest to ``--target`` (default 0.5, an even fight), or any other reported
+rate (``--target 'runners down <= 0.3'``, see ``combatsim.sweeps.targets``), and reports it
+with its 95% interval and the rates of the values either side of it. Numbers (five or more) are
 bisected, assuming the win rate rises or falls with the value; otherwise, or with ``--search
 grid``, every value runs. Every value runs the same battle seeds.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from . import run
+from . import examples, run
 
 KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
 
@@ -20,9 +21,22 @@ KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "balance",
-        help="find the value of a field that makes a side win at a target rate",
+        help="find the value of a field that brings a win, draw, down or dead rate to a target",
         description="Search the values of one field for the one whose win rate for --side is "
-        "closest to --target, e.g. --vary 'sides[1].members[Guard].count=1..8' --side runners.",
+        "closest to --target, e.g. --vary 'sides[1].members[Guard].count=1..8' --side runners. "
+        "--target can name any reported rate instead: '[WHO] win|draw|down|dead [=|<=|>=] "
+        "VALUE', WHO a side or combatant (a group by its member name, or one copy), VALUE "
+        "0.3 or 30%%; with <= or >= the value closest to the bound that keeps to it wins.",
+        **examples(
+            "combatsim balance scenarios/sr-firefight-4v4.yaml --side runners --target 0.5 \\",
+            "  --vary 'guards:sides[corp security].members[Guard].count=1..8'",
+            "# how many guards before the runners lose someone in more than 30% of battles?",
+            "combatsim balance scenarios/sr-firefight-4v4.yaml --target 'runners down <= 0.3' \\",
+            "  --vary 'guards:sides[corp security].members[Guard].count=1..8'",
+            "combatsim balance scenarios/sr-firefight-4v4.yaml --target 'Razor down = 50%' \\",
+            "  --vary 'sides[corp security].members[Sergeant Tanaka].archetype=corp_guard,"
+            "corp_sergeant'",
+        ),
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
     p.add_argument(
@@ -30,8 +44,16 @@ def add_parser(sub) -> None:
         metavar="[NAME:]PATH=VALUES",
         help="the field to search and its values, in order (e.g. count=1..8)",
     )
-    p.add_argument("--side", metavar="NAME", help="the side whose win rate is balanced")
-    p.add_argument("--target", type=float, default=0.5, help="the win rate to aim at (default 0.5)")
+    p.add_argument(
+        "--side", metavar="NAME", help="the side whose win rate is balanced (with a number target)"
+    )
+    p.add_argument(
+        "--target",
+        default="0.5",
+        metavar="TARGET",
+        help="the win rate of --side to aim at (default 0.5), or '[WHO] RATE [OP] VALUE' for "
+        "any rate: 'runners down <= 0.3', 'Razor dead = 5%%', 'draw <= 0.1'",
+    )
     p.add_argument(
         "--search",
         choices=("auto", "grid", "bisect"),
@@ -39,6 +61,7 @@ def add_parser(sub) -> None:
         help="bisect (numbers, monotone win rate), grid (every value) or auto (default)",
     )
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_balance, parser=p)
 
 
@@ -46,7 +69,9 @@ def _balance(args: argparse.Namespace) -> int:
     run.check_batch_options(args)
     resumed = run.resume(args, "balance", KEYS)
     missing = [n for n, v in (("SCENARIO", args.scenario), ("--vary", args.vary)) if v is None]
-    if args.side is None:
+    from ..sweeps.targets import is_number
+
+    if is_number(args.target) and args.side is None:  # a bare number: the win rate of --side
         missing.append("--side")
     if missing:
         args.parser.error("the following arguments are required: " + ", ".join(missing))
@@ -72,9 +97,10 @@ def _balance(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary))
-        names = ", ".join(run._name(out, p) for p in result.files if Path(p).parent == out)
+        names = run.listing(out, files)
         print(f"\nresults in {out}: {names}")
     if result.interrupted:
         return run.say_interrupted(result, "balance", out)
@@ -82,30 +108,37 @@ def _balance(args: argparse.Namespace) -> int:
 
 
 def describe(summary: dict) -> str:
-    vary, side, target = summary["vary"], summary["side"], summary["target"]
+    vary, target = summary["vary"], summary["target"]
+    aim = summary.get("aim") or {"rate": "win", "who": summary["side"], "op": "="}
     name = vary["name"]
+    phrase = "draws" if aim["rate"] == "draw" else f"{aim['who']} {aim['rate']}"
+    if aim["rate"] == "win" and aim["op"] == "=":
+        goal = f"{aim['who']} winning {target:.1%}"
+    else:
+        goal = f"{phrase} {aim['op']} {target:.1%}"
     how = {
-        "bisect": "bisection (assumes the win rate rises or falls with the value)",
+        "bisect": "bisection (assumes the rate rises or falls with the value)",
         "grid": "every value",
     }[summary["search"]]
     lines = [
-        f"{summary['scenario']} ({summary['source']}): {name} for {side} winning {target:.1%}",
+        f"{summary['scenario']} ({summary['source']}): {name} for {goal}",
         f"searched {len(vary['values'])} values by {how}; seed {summary['seed']}, the same "
         "battle seeds for every value",
         "",
     ]
     best = summary["best"]
-    rows = [("", name, "battles", f"{side} wins", "95% interval")]
+    column = f"{aim['who']} wins" if aim["rate"] == "win" else phrase
+    rows = [("", name, "battles", column, "95% interval")]
     for variant in summary["variants"]:
-        stats = variant["sides"][side]
+        rate, interval = _aimed(variant, aim)
         mark = ">" if best and variant["variant"] == best["variant"] else ""
         rows.append(
             (
                 mark,
                 str(variant["values"][name]),
                 str(variant["battles_completed"]),
-                _pct(stats["win_rate"]),
-                f"{_pct(stats['ci95'][0])} - {_pct(stats['ci95'][1])}",
+                _pct(rate),
+                "-" if interval is None else f"{_pct(interval[0])} - {_pct(interval[1])}",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
@@ -120,35 +153,46 @@ def describe(summary: dict) -> str:
         if best["target_in_interval"]
         else f"which does not hold the target {target:.1%}"
     )
+    if aim["op"] != "=":
+        keeps = "keeps" if best["meets"] else "is the closest, but no value searched keeps"
+        holds = f"which {keeps} to {phrase} {aim['op']} {target:.1%}"
+    verb = "win" if aim["rate"] == "win" else ""
+    said = f"{aim['who']} win" if verb else phrase
     lines.append(
-        f"closest: {name}={best['value']}: {side} win {_pct(best['win_rate'])} (95% interval "
+        f"closest: {name}={best['value']}: {said} {_pct(best['rate'])} (95% interval "
         f"{_pct(best['ci95'][0])} - {_pct(best['ci95'][1])}), {holds}"
     )
     if summary["neighbours"]:
         lines.append(
             "neighbours: "
             + "; ".join(
-                f"{name}={n['value']}: {_pct(n['win_rate'])} "
-                f"({_pct(n['ci95'][0])} - {_pct(n['ci95'][1])})"
+                f"{name}={n['value']}: {_pct(n['rate'])} "
+                + ("" if n["ci95"] is None else f"({_pct(n['ci95'][0])} - {_pct(n['ci95'][1])})")
                 for n in summary["neighbours"]
             )
         )
     across = [
         n
         for n in summary["neighbours"]
-        if (n["win_rate"] - target) * (best["win_rate"] - target) < 0
+        if n["rate"] is not None and (n["rate"] - target) * (best["rate"] - target) < 0
     ]
     if across and not best["target_in_interval"]:
         lines.append(
-            f"the even point lies between {name}={best['value']} and {name}={across[0]['value']}"
+            f"the target lies between {name}={best['value']} and {name}={across[0]['value']}"
             f" (no value in between was given)"
         )
     if not summary["monotone"]:
         lines.append(
-            "note: the win rates do not rise or fall steadily with the value; "
+            "note: the rates do not rise or fall steadily with the value; "
             "try --search grid or more battles"
         )
     return "\n".join(lines) + run.precision_line(summary.get("precision"))
+
+
+def _aimed(variant: dict, aim: dict):
+    from ..sweeps.targets import Aim
+
+    return Aim(aim["rate"], 0.0, aim["op"], aim["who"]).of(variant)
 
 
 def _pct(x) -> str:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
-from . import run
+from ..errors import UsageError, did_you_mean
+from . import examples, run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
 
@@ -25,6 +25,12 @@ def add_parser(sub) -> None:
         help="compare two scenarios or variants: the win-rate difference, its interval, p",
         description="Run A and B on the same battle seeds and report, per side, the difference "
         "in win rate (B - A) with its 95% interval and whether it is significant.",
+        **examples(
+            "combatsim compare scenarios/sr-firefight-4v4.yaml \\",
+            "  --b 'sides[runners].members[Razor].armor=armor_jacket'",
+            "combatsim compare scenarios/sr2097-compare-classic.yaml "
+            "scenarios/sr2097-runners-vs-patrol.yaml",
+        ),
     )
     p.add_argument("a", nargs="?", metavar="A", help="scenario file A (YAML)")
     p.add_argument("b", nargs="?", metavar="B", help="scenario file B (default: A again)")
@@ -46,6 +52,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--side", metavar="NAME", help="the side to headline (default: the first)")
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_compare, parser=p)
 
 
@@ -78,9 +85,10 @@ def _compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary, args.side))
-        names = ", ".join(run._name(out, p) for p in result.files if Path(p).parent == out)
+        names = run.listing(out, files)
         print(f"\nresults in {out}: {names}")
     if result.interrupted:
         return run.say_interrupted(result, "compare", out)
@@ -118,7 +126,7 @@ def describe(summary: dict, side: str | None = None) -> str:
     sides = [d for d in summary["differences"] if d["side"] != "draws"]
     names = [d["side"] for d in sides]
     if side is not None and side not in names:
-        raise UsageError("--side", side, "one of " + ", ".join(names))
+        raise UsageError("--side", side, "one of " + ", ".join(names), did_you_mean(side, names))
     head = sides[names.index(side) if side else 0]
     lines += ["", _verdict(head)]
     return "\n".join(lines) + run.precision_line(summary.get("precision"))

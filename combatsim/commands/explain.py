@@ -14,7 +14,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
-from . import run
+from . import examples, run
 
 KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
 SHOWN_ROWS = 20
@@ -29,8 +29,12 @@ def add_parser(sub) -> None:
         help="rank every lever of a scenario (skills, attributes, armor, counts) by its effect",
         description="Try every lever of every member one step down and one step up, on the "
         "same battle seeds as the scenario as written, and rank the levers by their paired "
-        "effect on a side's win rate (or another rate), with 95% intervals and p-values. "
-        "Example: combatsim explain scenarios/sr-firefight-4v4.yaml --side runners --report",
+        "effect on a side's win rate (or another rate), with 95% intervals and p-values.",
+        **examples(
+            "combatsim explain scenarios/sr-firefight-4v4.yaml --side runners --report",
+            "combatsim explain scenarios/sr-firefight-4v4.yaml --metric 'Razor down' --only Razor",
+            "combatsim explain scenarios/sr2097-runners-vs-patrol.yaml --metric draw --battles 300",
+        ),
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
     p.add_argument(
@@ -49,10 +53,8 @@ def add_parser(sub) -> None:
         metavar="NAME",
         help="try only the levers of this side or member (repeatable; default: every member)",
     )
-    p.add_argument(
-        "--report", action="store_true", help="also write report.html with a tornado chart"
-    )
     run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_explain, parser=p)
 
 
@@ -80,11 +82,7 @@ def _explain(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
-    files = list(result.files)
-    if args.report:
-        from ..report import render_report
-
-        files += render_report(out)
+    files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result.summary))
         print(f"\nresults in {out}: {run.listing(out, files)}")

@@ -12,10 +12,20 @@ import json
 
 from .. import odds
 from ..errors import UsageError
+from . import examples
 
 
 def add_parser(sub) -> None:
-    p_odds = sub.add_parser("odds", help="exact odds of a single roll of any mechanic")
+    p_odds = sub.add_parser(
+        "odds",
+        help="exact odds of a single roll of any mechanic",
+        description="Exact odds of a single roll, from the exact distribution (no sampling).",
+        **examples(
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim odds 2097 --bonus 12 --tn 20 --advantage",
+            "combatsim odds lost-souls --net 1 --json",
+        ),
+    )
     systems = p_odds.add_subparsers(
         dest="system", required=True, metavar="SYSTEM", parser_class=type(p_odds)
     )
@@ -23,8 +33,14 @@ def add_parser(sub) -> None:
     sr = systems.add_parser(
         "sr",
         help="classic Shadowrun dice pool (d6, or d8 with --d8)",
-        description="Example: combatsim odds sr --dice 6 --tn 5 --plot pool.png; "
-        "combatsim odds sr --grid --dice 1..12 --tn 2..12",
+        description="Successes of a classic Shadowrun dice pool against a target number.",
+        **examples(
+            "combatsim odds sr --dice 6 --tn 5",
+            "combatsim odds sr --dice 6 --tn 5 --d8",
+            "combatsim odds sr --dice 6 --compare",
+            "combatsim odds sr --dice 6 --tn 5 --plot pool.png",
+            "combatsim odds sr --grid --dice 1..12 --tn 2..12 --plot pools.png",
+        ),
     )
     sr.add_argument(
         "--dice", required=True, help="dice in the pool (0-100); with --grid a range: 1..12"
@@ -117,8 +133,13 @@ def _add_other_systems(systems) -> None:
     p = systems.add_parser(
         "2097",
         help="Shadowrun: 2097 success check (2d10 + bonus vs TN)",
-        description="Example: combatsim odds 2097 --bonus 12 --tn 20 --plot check.png; "
-        "combatsim odds 2097 --grid --bonus 5..20 --tn 15..30/5",
+        description="Chance and margin of a Shadowrun: 2097 check: 2d10 + bonus against a TN.",
+        **examples(
+            "combatsim odds 2097 --bonus 12 --tn 20",
+            "combatsim odds 2097 --bonus 12 --tn 20 --edge --json",
+            "combatsim odds 2097 --bonus 12 --tn 20 --plot check.png",
+            "combatsim odds 2097 --grid --bonus 5..20 --tn 15..30/5",
+        ),
     )
     p.add_argument(
         "--bonus",
@@ -142,8 +163,14 @@ def _add_other_systems(systems) -> None:
     p = systems.add_parser(
         "lost-souls",
         help="Lost Souls d%% with bonus/penalty dice",
-        description="Example: combatsim odds lost-souls --net 1 --column 6 --plot tiers.png; "
-        "combatsim odds lost-souls --grid --net=-5..5",
+        description="Lost Souls percentile roll with net bonus (+) or penalty (-) dice, read on "
+        "the Action Results Table.",
+        **examples(
+            "combatsim odds lost-souls --net 0",
+            "combatsim odds lost-souls --net -2 --column 8",
+            "combatsim odds lost-souls --net 1 --plot tiers.png",
+            "combatsim odds lost-souls --grid --net=-5..5",
+        ),
     )
     p.add_argument(
         "--net",
@@ -154,7 +181,16 @@ def _add_other_systems(systems) -> None:
     _json_flag(p)
     p.set_defaults(handler=_lost_souls)
 
-    p = systems.add_parser("4d8", help="4D8 roll-under: chance of success and degree")
+    p = systems.add_parser(
+        "4d8",
+        help="4D8 roll-under: chance of success and degree",
+        description="4D8 roll-under: chance of success and of each degree of success.",
+        **examples(
+            "combatsim odds 4d8 --chance 18",
+            "combatsim odds 4d8 --chance 36 --over32 doubles",
+            "combatsim odds 4d8 --chance 18 --plot degree.png",
+        ),
+    )
     p.add_argument("--chance", type=int, required=True, help="ease + ability bonuses")
     p.add_argument(
         "--over32",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from . import examples
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -15,6 +17,10 @@ def add_parser(sub) -> None:
         help="turn a results folder into PNG plots and an HTML report",
         description="Write DIR/plots/*.png and DIR/report.html (images embedded) from the "
         "summary.json of a run, sweep, comparison or balance search.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml && combatsim report "
+            "results/sr-firefight-4v4",
+        ),
     )
     p.add_argument("folder", metavar="DIR", help="a results folder (with summary.json)")
     p.add_argument(

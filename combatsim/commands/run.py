@@ -1,28 +1,35 @@
 """``combatsim run SCENARIO...``: many battles into result files and a summary, or one traced
 battle. Also the options and the resume logic every batch command shares.
 
-One scenario file: runs the batch (progress on stderr for long runs), writes ``battles.csv``,
-``combatants.csv`` (as ``--records`` keeps them) and ``summary.json`` into ``--out`` (default
-``results/<scenario stem>``), prints the summary and where the files went. Several files or a
-folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries in
-``summary.json``. Ctrl-C writes what finished, says so on stderr and exits 130; ``--resume
-DIR`` finishes the run. With ``--trace K``: runs only battle K of the seed, prints it blow by
-blow and writes nothing.
+One scenario file: runs the batch (a progress bar on stderr for long runs), writes
+``battles.csv``, ``combatants.csv`` (as ``--records`` keeps them), ``casualties.csv`` and
+``casualties.parquet`` and ``summary.json`` into ``--out`` (default ``results/<scenario
+stem>``), prints the summary (casualties included) and where the files went. Several files or
+a folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries
+in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C writes what
+finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run. With ``--trace
+K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, check_range
+from . import examples
 
 EXIT_INTERRUPTED = 130
 DEFAULT_BATTLES = 1000
+# Bounds of the batch options (docs/limits.md); repeated here so ``--help`` needs no numpy.
+MAX_BATTLES = 100_000_000  # per scenario or variant
+MAX_WORKERS = 1024  # accepted; at most 4 per core and one per task are started
+MAX_SEED = 2**64 - 1
+MAX_CHUNK_SIZE = 1_000_000
+MIN_PRECISION = 0.0001
 CHUNK_SIZE = 250  # the batch layer's; repeated so ``--help`` needs no pandas
 DEFAULT_MAX_BATTLES = 1_000_000
 RECORDS = ("none", "battles", "all")
@@ -36,6 +43,12 @@ def add_parser(sub) -> None:
         help="run many battles of one or more scenarios and summarise them",
         description="Run many battles of a scenario (or one row per scenario for several "
         "files or a folder) and summarise them with 95% intervals.",
+        **examples(
+            "combatsim run scenarios/sr-firefight-4v4.yaml",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --battles 5000 --seed 7 --out my-run",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --trace 0   # one battle, blow by blow",
+            "combatsim run scenarios/   # every scenario of a folder, one row each",
+        ),
     )
     p.add_argument(
         "scenarios",
@@ -51,7 +64,26 @@ def add_parser(sub) -> None:
         metavar="K",
         help="run only battle K (counting from 0) and print it blow by blow; writes no files",
     )
+    add_report_option(p)
     p.set_defaults(handler=_run, parser=p)
+
+
+def add_report_option(p) -> None:
+    """``--report`` (``run``, ``compare``, ``balance``; ``sweep`` has its own)."""
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="also write report.html and plots/ into the output folder (as combatsim report)",
+    )
+
+
+def with_report(args: argparse.Namespace, out: Path, files) -> list:
+    """``files``, and the report's files if ``--report`` asked for them."""
+    if not getattr(args, "report", False):
+        return list(files)
+    from ..report import render_report
+
+    return [*files, *render_report(out)]
 
 
 def add_batch_options(p, records: str | None, battles: int | None) -> None:
@@ -110,22 +142,58 @@ def add_batch_options(p, records: str | None, battles: int | None) -> None:
 
 
 def check_batch_options(args: argparse.Namespace) -> None:
-    """Refuse out-of-range options before anything is loaded (one line, exit 2)."""
+    """Refuse out-of-range options before anything is loaded (one line, exit 2). The bounds
+    are listed in docs/limits.md."""
     if args.battles is not None:
-        check_range("--battles", args.battles, 1)
+        check_range("--battles", args.battles, 1, MAX_BATTLES)
     if args.workers is not None:
-        check_range("--workers", args.workers, 1)
+        check_range("--workers", args.workers, 1, MAX_WORKERS)
     if args.seed is not None:
-        check_range("--seed", args.seed, 0)
-    check_range("--chunk-size", args.chunk_size, 1)
+        check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--chunk-size", args.chunk_size, 1, MAX_CHUNK_SIZE)
+    check_range("--max-battles", args.max_battles, 1, MAX_BATTLES)
     if args.precision is not None:
-        if not 0 < args.precision < 0.5:
-            raise UsageError("--precision", args.precision, "a number between 0 and 0.5")
-        check_range("--max-battles", args.max_battles, args.battles or 1)
+        if not MIN_PRECISION <= args.precision < 0.5:
+            raise UsageError(
+                "--precision", args.precision, f"a number from {MIN_PRECISION} to below 0.5"
+            )
+        check_range("--max-battles", args.max_battles, args.battles or 1, MAX_BATTLES)
+    if args.out is not None:
+        check_out("--out", args.out)
     if args.scheduler is not None and args.workers is not None:
         raise UsageError(
             "--workers", args.workers, "nothing with --scheduler (the cluster decides)"
         )
+
+
+def check_out(argument: str, value: str | os.PathLike) -> Path:
+    """An output folder: a name a folder can have, not an existing file, inside a folder this
+    process may write to (else one line naming ``argument``)."""
+    text = os.fspath(value)
+    if not text.strip():
+        raise UsageError(argument, text, "a folder name (not empty)")
+    if "\0" in text:
+        raise UsageError(argument, text.replace("\0", "\\0"), "a folder name without NUL bytes")
+    parts = text.split(os.sep)
+    if len(text) > 4096 or any(len(os.fsencode(part)) > 255 for part in parts):
+        raise UsageError(argument, f"{text[:40]}... ({len(text)} characters)", "a shorter name")
+    path = Path(text)
+    for place in (path, *path.parents):
+        try:
+            exists, is_dir = place.exists(), place.is_dir()
+        except OSError as err:
+            raise UsageError(
+                argument, text, f"a folder that can be made ({err.strerror})"
+            ) from None
+        if not exists:
+            continue
+        if not is_dir:
+            what = "is a file" if place == path else f"is inside {place}, a file"
+            raise UsageError(argument, text, f"a folder (it {what})")
+        if not os.access(place, os.W_OK | os.X_OK):
+            raise UsageError(argument, text, f"a folder you may write in ({place} is not)")
+        break
+    return path
 
 
 def load_scenario(path: str):
@@ -150,13 +218,10 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
     """
     if args.resume is None:
         return False
-    folder = Path(args.resume)
-    run_file = folder / ".combatsim" / "run.json"
-    if not run_file.exists():
-        raise UsageError(
-            "--resume", args.resume, "a folder holding an unfinished run (DIR/.combatsim/run.json)"
-        )
-    meta = json.loads(run_file.read_text(encoding="utf-8")).get("meta", {})
+    from ..sweeps.study import read_run_file
+
+    check_out("--resume", args.resume)
+    meta = read_run_file(Path(args.resume))["meta"]
     if meta.get("command") != command:
         raise UsageError(
             "--resume", args.resume, f"an unfinished `combatsim {meta.get('command')}` run there"
@@ -175,10 +240,45 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
         raise UsageError(
             "--resume", args.resume, f"running from {started_in}, where the run started"
         )
+    stored = meta.get("args") or {}
+    missing = [key for key in keys if key not in stored]
+    if missing:
+        raise UsageError(
+            "--resume",
+            args.resume,
+            f"the folder of an unfinished run whose run file names its {', '.join(missing)}",
+        )
     for key in keys:
-        setattr(args, key, meta["args"][key])
+        value = stored[key]
+        if not _plain(value) or (key in NUMERIC and isinstance(value, str | list)):
+            raise UsageError(
+                "--resume", args.resume, f"a run file whose {key} is what it was (found {value!r})"
+            )
+        setattr(args, key, value)
+    try:  # a run file edited by hand must still hold usable settings
+        check_batch_options(args)
+    except UsageError as err:
+        raise UsageError(
+            "--resume",
+            args.resume,
+            f"a run file with usable settings (its {err.argument} is {err.found!r}; "
+            f"allowed: {err.allowed})",
+        ) from None
     args.out = args.resume
     return True
+
+
+# Stored arguments that are numbers (or None); the others are texts or lists of texts.
+NUMERIC = ("battles", "seed", "precision", "max_battles", "chunk_size")
+
+
+def _plain(value: Any) -> bool:
+    """A value a command line could have given: None, a number, a text, a list of texts."""
+    if value is None or isinstance(value, str):
+        return True
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def run_meta(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -201,6 +301,7 @@ def batch_options(
 ) -> dict[str, Any]:
     """The keyword arguments every ``combatsim.sweeps.api`` entry point takes from a batch
     command's options (its own: battles, seed, precision and the like, it adds itself)."""
+    check_out("--out", out)  # the default folder too: results/NAME may be a file
     return {
         "max_battles": args.max_battles,
         "records": records if records is not None else args.records,
@@ -273,7 +374,7 @@ KEYS = ("scenarios", *BATCH_KEYS)
 def _run(args: argparse.Namespace) -> int:
     check_batch_options(args)
     if args.trace is not None:
-        check_range("--trace", args.trace, 0)
+        check_range("--trace", args.trace, 0, MAX_SEED)
     resumed = resume(args, "run", KEYS)
     if not args.scenarios:
         args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
@@ -311,22 +412,22 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.finish()
+    files = with_report(args, out, result.files)
     if not args.quiet:
         print(_text(result, single))
-        print(f"\nresults in {out}: {listing(out, result.files)}")
+        print(f"\nresults in {out}: {listing(out, files)}")
     if result.interrupted:
         return say_interrupted(result, "run", out)
     return 0
 
 
 def _text(result, single: bool) -> str:
-    from ..output import format_summary, format_table
+    from ..output import format_runs, format_summary
 
     if single:
         text = format_summary(result.summary)
     else:
-        runs = result.summary["runs"]
-        text = format_table(result.table, ["scenario"], _all_sides(runs))
+        text = format_runs(result.summary["runs"])
         text += f"\n\n{result.summary['battles_completed']} battles in all"
     return text + precision_line(result.summary.get("precision"))
 
@@ -339,13 +440,6 @@ def precision_line(report: dict | None) -> str:
         f"\nprecision +-{report['target']:g}: {state}; widest interval reaches "
         f"+-{report['widest']:.4f}"
     )
-
-
-def _all_sides(summaries) -> list[str]:
-    seen: dict[str, None] = {}
-    for summary in summaries:
-        seen.update(dict.fromkeys(summary["sides"]))
-    return list(seen)
 
 
 def listing(out: Path, files) -> str:

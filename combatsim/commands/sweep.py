@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError
-from . import run
+from ..errors import ScenarioError, UsageError
+from . import examples, run
 
 KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
 
@@ -27,6 +27,12 @@ def add_parser(sub) -> None:
         "sides[0].members[1].weapons[0], sides[runners].members[Grunt].armor, "
         "sides[1].members[*].armor, rules.options.wound_modifiers. VALUES: a,b,c "
         "(YAML, as in the scenario file), LO..HI or LO..HI/STEP.",
+        **examples(
+            "combatsim sweep scenarios/sr-firefight-4v4.yaml \\",
+            "  --vary 'guards:sides[corp security].members[Guard].count=1..5'",
+            "combatsim sweep scenarios/sr-firefight-4v4.yaml --battles 500 --report \\",
+            "  --vary 'armor:sides[runners].members[*].armor=lined_coat,armor_jacket'",
+        ),
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="scenario file (YAML)")
     p.add_argument(
@@ -63,7 +69,10 @@ def _sweep(args: argparse.Namespace) -> int:
     precision = args.precision if args.precision is not None else (spec.precision if spec else None)
     out = Path(args.out) if args.out else Path("results") / f"{Path(path).stem}-sweep"
 
-    scenario = run.load_scenario(path)
+    try:
+        scenario = run.load_scenario(path)
+    except ScenarioError as err:
+        raise (spec.referring(err) if spec and not args.scenario else err) from None
     progress = run.progress_display(args)
     try:
         result = api.sweep(
@@ -98,11 +107,37 @@ def describe(result) -> str:
     summary = result.summary
     names = [v["name"] for v in summary["vary"]]
     sides = list(summary["variants"][0]["sides"]) if summary["variants"] else []
+    baseline = summary.get("baseline") or {}
+    count = len(summary["variants"]) - (0 if baseline.get("in_grid", True) else 1)
     lines = [
         f"{summary['scenario']} ({summary['source']}, {summary['system']})",
-        f"{len(summary['variants'])} variants, seed {summary['seed']}: every variant ran the "
-        "same battle seeds; win rates with 95% intervals",
+        f"{count} variant{'s' if count != 1 else ''}"
+        + ("" if baseline.get("in_grid", True) else " and the scenario as written")
+        + f", seed {summary['seed']}: every row ran the same battle seeds",
+        "win rates with 95% intervals; * marks the scenario as written",
         "",
-        format_table(result.table, names, sides),
+        format_table(marked(result.table, names), names, sides),
     ]
     return "\n".join(lines) + run.precision_line(summary.get("precision"))
+
+
+def marked(table, names: list[str]):
+    """The table with the as-written row marked ``*`` after its first label; a field the
+    file gives several values (``members[*]``) or none reads ``as written``."""
+    if "baseline" not in table.columns or not names:
+        return table
+    shown = table.copy()
+    for column in names:
+        shown[column] = shown[column].astype(object)
+    for i in shown.index[shown["baseline"].astype(bool)]:
+        for k, column in enumerate(names):
+            value = shown.at[i, column]
+            text = "as written" if value is None or value != value else _plain(value)
+            shown.at[i, column] = f"{text} *" if k == 0 else text
+    return shown
+
+
+def _plain(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,4 +1,7 @@
-"""``combatsim validate FILE...``: load each scenario or catalogue file, say if it is valid.
+"""``combatsim validate PATH...``: load each scenario or catalogue file, say if it is valid.
+
+A folder stands for every YAML file in it and its subfolders (so ``validate scenarios/`` checks
+the catalogues too), as ``run`` takes folders.
 
 A valid scenario gets ``ok: FILE (scenario NAME, N combatants, system S)`` on stdout, a valid
 catalogue ``ok: FILE (catalogue: N weapons, N armor, N archetypes)``; a bad file gets its
@@ -11,36 +14,85 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import CombatsimError
-from ..scenario import is_catalogue, load_catalogue
-from . import run
+from ..errors import CombatsimError, UsageError
+from ..scenario import load_file
+from . import examples, run
 
 EXIT_INVALID = 2
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("validate", help="check scenario or catalogue files without running them")
-    p.add_argument("files", nargs="+", metavar="FILE", help="scenario or catalogue files (YAML)")
+    p = sub.add_parser(
+        "validate",
+        help="check scenario or catalogue files (or folders of them) without running them",
+        description="Load and check each scenario or catalogue file; a folder stands for every "
+        "YAML file in it and its subfolders. Prints 'ok: FILE (...)' per good file and one "
+        "line per bad one naming the file, line, field, what was found and what is allowed; "
+        "exit 2 if any was bad.",
+        **examples(
+            "combatsim validate scenarios/",
+            "combatsim validate scenarios/sr-bar-brawl.yaml scenarios/catalogues/sr-classic.yaml",
+        ),
+    )
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="PATH",
+        help="scenario or catalogue files (YAML), or folders of them",
+    )
     p.set_defaults(handler=_validate)
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Files as given; a folder becomes the YAML files under it, sorted."""
+    out = []
+    for path in paths:
+        folder = Path(path)
+        if not _is_dir(folder):
+            out.append(path)
+            continue
+        found = sorted(
+            str(f) for f in folder.rglob("*") if f.suffix in (".yaml", ".yml") and f.is_file()
+        )
+        if not found:
+            raise UsageError("PATH", path, "a folder with YAML files (*.yaml, *.yml) in it")
+        out += found
+    return out
 
 
 def _validate(args: argparse.Namespace) -> int:
     status = 0
-    for path in args.files:
+    for path in expand(args.files):
         try:
-            if Path(path).is_file() and is_catalogue(path):
-                sections = load_catalogue(path)
-                counts = ", ".join(f"{len(v)} {k}" for k, v in sections.items())
-                print(f"ok: {path} (catalogue: {counts})")
-                continue
-            scenario = run.load_scenario(path)
+            # one read of the file: a catalogue or a scenario (anything else: the loader's
+            # one-line error, for a missing file, a folder, a device or a bad name too)
+            loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
             print(f"combatsim: error: {err}", file=sys.stderr)
             status = EXIT_INVALID
             continue
+        if isinstance(loaded, dict):
+            counts = ", ".join(f"{len(v)} {k}" for k, v in loaded.items())
+            print(f"ok: {path} (catalogue: {counts})")
+            continue
+        scenario = loaded
         combatants = sum(len(side.fighters) for side in scenario.sides)
         print(
             f"ok: {path} (scenario {scenario.name}, {combatants} combatants, "
             f"system {scenario.system.name})"
         )
     return status
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a NUL byte or an over-long name: the loader says so
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # as in _is_file: left to the loader's one-line error
+        return False

@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from os import PathLike
-from pathlib import Path
 
 import numpy as np
-import yaml
 
+from .. import safeyaml
 from ..errors import ScenarioError, UsageError
 from .exact import Dist
 
@@ -388,11 +387,7 @@ def load_table(path: str | PathLike | None = None) -> ActionTable:
     if path is None:
         resource = resources.files("combatsim") / "data" / DEFAULT_TABLE_FILE
         return parse_table(resource.read_text(encoding="utf-8"), str(resource))
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError("path", str(path), f"a readable YAML file ({exc.strerror})") from exc
-    return parse_table(text, str(path))
+    return parse_table(safeyaml.read_text(path, "an Action Results Table file"), str(path))
 
 
 @functools.cache
@@ -402,43 +397,26 @@ def default_table() -> ActionTable:
 
 
 def parse_table(text: str, file: str = "<string>") -> ActionTable:
-    """Validate the text of a table file (see ``load_table``); ``file`` names it in errors."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError(file, "(file)", problem, "valid YAML", line=line) from exc
-    return _Validator(file, root).table(data)
+    """Validate the text of a table file (see ``load_table``); ``file`` names it in errors.
+
+    The text is parsed once by ``combatsim.safeyaml`` (bounded nesting and aliases, duplicate
+    keys refused), which also gives the line of every field."""
+    data, lines = safeyaml.parse_yaml(text, file)
+    return _Validator(file, lines).table(data)
 
 
 class _Validator:
     """Checks the parsed data field by field; raises on the first problem with its path."""
 
-    def __init__(self, file: str, root: yaml.Node | None):
-        self.file, self.root = file, root
+    def __init__(self, file: str, lines: safeyaml.LineMap):
+        self.file, self.lines = file, lines
 
     def fail(self, parts: Sequence[tuple[str, object]], found: object, allowed: str):
         raise ScenarioError(self.file, _path_text(parts), found, allowed, line=self.line(parts))
 
     def line(self, parts: Sequence[tuple[str, object]]) -> int | None:
-        """Line of the deepest node on ``parts`` that exists (1-based)."""
-        node, line = self.root, None
-        if node is not None:
-            line = node.start_mark.line + 1
-        for kind, key in parts:
-            at = None  # the node whose line names this step: a key's own line, or the item
-            if kind == "key" and isinstance(node, yaml.MappingNode):
-                pairs = [(k, v) for k, v in node.value if getattr(k, "value", None) == str(key)]
-                at, node = pairs[0] if pairs else (None, None)
-            elif kind == "index" and isinstance(node, yaml.SequenceNode) and key < len(node.value):
-                at = node = node.value[key]
-            if at is None:
-                break
-            line = at.start_mark.line + 1
-        return line
+        """Line of the deepest field on ``parts`` that the file has (1-based)."""
+        return safeyaml.line_of(self.lines, tuple(key for _, key in parts))
 
     def table(self, data: object) -> ActionTable:
         keys = "one of: " + ", ".join(_TOP_KEYS)

@@ -1,6 +1,6 @@
 """Scenario files: validated once at load into immutable ``Scenario`` objects."""
 
-from .loader import build_scenario, is_catalogue, load_catalogue, load_scenario
+from .loader import build_scenario, is_catalogue, load_catalogue, load_file, load_scenario
 from .model import FighterSpec, Scenario, SideSpec
 
 __all__ = [
@@ -10,5 +10,6 @@ __all__ = [
     "build_scenario",
     "is_catalogue",
     "load_catalogue",
+    "load_file",
     "load_scenario",
 ]

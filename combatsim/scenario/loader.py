@@ -11,13 +11,15 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from ..errors import ScenarioError
+from ..bounds import MAX_COMBATANTS
+from ..errors import Described, Problem, ScenarioError, did_you_mean
 from ..rules.base import system_class, system_names
+from ..safeyaml import check_path
 from ..tactics.spec import Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .validation import validate
-from .yamlio import LineMap, format_path, line_of, load_yaml
+from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
 
 MEMBER_KEYS = tuple(MemberSpec.model_fields)
 
@@ -31,14 +33,30 @@ def load_scenario(path: str | Path) -> Scenario:
 def load_catalogue(path: str | Path) -> dict[str, dict[str, Any]]:
     """Load and validate a catalogue file; returns its sections as validated models."""
     data, lines = load_yaml(path)
-    _require_mapping(data, str(path))
-    cat = validate(CatalogueFile, data, str(path), (), lines)
-    system = _system(cat.system, str(path), ("system",), lines)
-    return _validated_sections(system, cat, str(path), lines)
+    return _catalogue(data, str(path), lines)
+
+
+def _catalogue(data: Any, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:
+    _require_mapping(data, file)
+    cat = validate(CatalogueFile, data, file, (), lines)
+    system = _system(cat.system, file, ("system",), lines)
+    return _validated_sections(system, cat, file, lines)
 
 
 def is_catalogue(path: str | Path) -> bool:
     data, _ = load_yaml(path)
+    return _is_catalogue(data)
+
+
+def load_file(path: str | Path) -> Scenario | dict[str, dict[str, Any]]:
+    """A scenario, or a catalogue's validated sections, from one read of the file."""
+    data, lines = load_yaml(path)
+    if _is_catalogue(data):
+        return _catalogue(data, str(path), lines)
+    return build_scenario(data, str(path), Path(path).parent, lines)
+
+
+def _is_catalogue(data: Any) -> bool:
     return isinstance(data, dict) and "sides" not in data and "system" in data
 
 
@@ -55,27 +73,24 @@ def build_scenario(
 
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
     for i, rel in enumerate(spec.catalogues):
-        cat_path = (base_dir / rel).resolve()
-        if not cat_path.exists():
-            raise ScenarioError(
-                source,
-                f"catalogues[{i}]",
-                rel,
-                "a path to a catalogue file, relative to the scenario",
-                line_of(lines, ("catalogues", i)),
-            )
-        cat_data, cat_lines = load_yaml(cat_path)
-        _require_mapping(cat_data, str(cat_path))
-        cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
-        if not _compatible(cat.system, system):
-            raise ScenarioError(
-                str(cat_path),
-                "system",
-                cat.system,
-                f"{system.name!r} or a system with the same catalogue format",
-                cat_lines.get(("system",)),
-            )
-        for key, value in _validated_sections(system, cat, str(cat_path), cat_lines).items():
+        where = (source, line_of(lines, ("catalogues", i)), f"catalogues[{i}]")
+        cat_path, text = referenced_file(base_dir, rel, where, "a catalogue file, relative to it")
+        try:
+            cat_data, cat_lines = parse_yaml(text, str(cat_path))
+            _require_mapping(cat_data, str(cat_path))
+            cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
+            if not _compatible(cat.system, system):
+                raise ScenarioError(
+                    str(cat_path),
+                    "system",
+                    cat.system,
+                    f"{system.name!r} or a system with the same catalogue format",
+                    cat_lines.get(("system",)),
+                )
+            validated = _validated_sections(system, cat, str(cat_path), cat_lines)
+        except ScenarioError as err:
+            raise err.referred_by(*where) from None
+        for key, value in validated.items():
             sections[key].update(value)
     for key, value in _validated_sections(system, spec, source, lines).items():
         sections[key].update(value)
@@ -96,6 +111,14 @@ def build_scenario(
                     )
                 names.add(fighter.name)
                 fighters.append(fighter)
+                if len(names) > MAX_COMBATANTS:
+                    raise ScenarioError(
+                        source,
+                        format_path(path + ("count",)),
+                        Described(f"more than {MAX_COMBATANTS} combatants in all"),
+                        f"at most {MAX_COMBATANTS} combatants in a scenario",
+                        line_of(lines, path),
+                    )
         sides.append(SideSpec(side.name, tuple(fighters)))
     side_names = [s.name for s in sides]
     if "draw" in side_names:  # battles.csv says "draw" in the winner column
@@ -124,7 +147,15 @@ def build_scenario(
         victory=spec.victory,
         data=copy.deepcopy(data),
     )
-    system.check_scenario(scenario)
+    try:
+        system.check_scenario(scenario)  # may read files the options name (a table)
+    except ScenarioError as err:
+        if err.file == source and err.line is None:
+            err.line = line_of(lines, tuple(_parts(err.path)))
+        elif err.file != source:  # inside a file the scenario names: say where it is named
+            named = _naming(data, base_dir, err.file)
+            raise err.referred_by(source, line_of(lines, named), format_path(named)) from None
+        raise
     return scenario
 
 
@@ -132,40 +163,54 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
     sheet_data: dict[str, Any] = {}
     if member.archetype is not None:
         if member.archetype not in sections["archetypes"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("archetype",)),
-                member.archetype,
-                _known(sections["archetypes"], "archetype"),
-                line_of(lines, path + ("archetype",)),
+            raise _unknown(
+                sections["archetypes"], "archetype", member.archetype, source, path, lines
             )
         sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
     sheet_data = _deep_merge(sheet_data, member.model_extra or {})
-    sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    try:
+        sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    except ScenarioError as err:
+        if member.archetype is None and err.allowed.endswith("(required)"):
+            # A member without an archetype must spell out its whole sheet; nearly always
+            # the archetype was forgotten, so say that rather than "attributes: found nothing".
+            raise ScenarioError(
+                source,
+                format_path(path),
+                Problem(f"a member without an archetype and without {err.path.split('.')[-1]!r}"),
+                "archetype: NAME, where NAME is "
+                + _known(sections["archetypes"], "archetype")
+                + "; or every field of the sheet written out",
+                line_of(lines, path),
+            ) from None
+        raise
     weapons = []
     for w, weapon_name in enumerate(sheet.weapons):
         if weapon_name not in sections["weapons"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("weapons", w)),
-                weapon_name,
-                _known(sections["weapons"], "weapon"),
-                line_of(lines, path + ("weapons", w)),
-            )
+            raise _unknown(sections["weapons"], "weapon", weapon_name, source, path, lines, w)
         weapons.append(sections["weapons"][weapon_name])
     armor = None
     if sheet.armor is not None:
         if sheet.armor not in sections["armor"]:
-            raise ScenarioError(
-                source,
-                format_path(path + ("armor",)),
-                sheet.armor,
-                _known(sections["armor"], "armor"),
-                line_of(lines, path + ("armor",)),
-            )
+            raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
     merged = {**side.tactics, **member.tactics}
-    merged["rules"] = {**side.tactics.get("rules", {}), **member.tactics.get("rules", {})}
+    rules = []
+    for where, tactics_ in (
+        (path[:2] + ("tactics",), side.tactics),
+        (path + ("tactics",), member.tactics),
+    ):
+        value = tactics_.get("rules") or {}
+        if not isinstance(value, dict):
+            raise ScenarioError(
+                source,
+                format_path(where + ("rules",)),
+                value,
+                "a mapping of the rule system's own tactics",
+                line_of(lines, where + ("rules",)),
+            )
+        rules.append(value)
+    merged["rules"] = {**rules[0], **rules[1]}
     tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
     rule_tactics = None
     if system.Tactics is not None:
@@ -199,6 +244,7 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 tuple(weapons),
                 armor,
                 rule_tactics,
+                group=base if member.count > 1 else None,
             )
         )
     return out
@@ -223,6 +269,45 @@ def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, di
     return out
 
 
+def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[Path, str]:
+    """The path and text of a file a scenario names (relative to the scenario), or an error
+    at ``where`` (the scenario's file, line and field) when no file can be read there:
+    missing, a folder, a device, too big, a name no file can have."""
+    source, line, path = where
+    try:
+        target = base_dir / check_path(rel)
+        return target, read_text(target, what)
+    except ScenarioError as err:
+        if err.found == "no such file":  # say which path was tried, and what lies near it
+            tried = target.resolve()
+            named = f" (named at scenario line {line})" if line is not None else ""
+            noun = what.split(",")[0].removeprefix("a ")
+            nearby = [str(Path(rel).parent / p.name) for p in tried.parent.glob("*.y*ml")]
+            found = Problem(f"{noun} not found: {tried}{named}")
+            allowed = f"a path to a {noun}, relative to the scenario's folder"
+            raise ScenarioError(
+                source, path, found, allowed, line, did_you_mean(rel, nearby)
+            ) from None
+        cap = f"; {err.allowed}" if "at most" in err.allowed else ""  # the size cap: say it
+        why = f"{what} (here: {err.found}{cap})"
+        raise ScenarioError(source, path, rel, why, line) from None
+
+
+def _parts(path: str) -> list:
+    """``sides[1].name`` -> ``['sides', 1, 'name']`` (to find a line)."""
+    parts = path.replace("[", ".").replace("]", "").split(".")
+    return [int(p) if p.isdigit() else p for p in parts]
+
+
+def _naming(data: Any, base_dir: Path, file: str) -> tuple:
+    """The path of the rules option whose value names ``file`` (relative to the scenario)."""
+    options = (data.get("rules") or {}).get("options") if isinstance(data, dict) else None
+    for key, value in (options or {}).items() if isinstance(options, dict) else ():
+        if isinstance(value, str) and file in (value, str(base_dir / value)):
+            return ("rules", "options", key)
+    return ("rules", "options")
+
+
 def _system(name: str, file: str, path: tuple, lines: LineMap):
     cls = system_class(name)
     if cls is None:
@@ -232,6 +317,7 @@ def _system(name: str, file: str, path: tuple, lines: LineMap):
             name,
             "one of " + ", ".join(system_names()),
             line_of(lines, path),
+            did_you_mean(name, system_names()),
         )
     return cls
 
@@ -249,6 +335,20 @@ def _deep_merge(base: dict, override: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def _unknown(section: dict, what: str, name: str, source, path, lines, index=None):
+    """The error for a catalogue name not found (``weapons[0]: found 'ak98' (did you mean
+    'ak97'?)``): the key is ``archetype``, ``armor`` or ``weapons[index]``."""
+    key = path + ((what,) if index is None else ("weapons", index))
+    return ScenarioError(
+        source,
+        format_path(key),
+        name,
+        _known(section, what),
+        line_of(lines, key),
+        did_you_mean(name, section),
+    )
 
 
 def _known(section: dict, what: str) -> str:

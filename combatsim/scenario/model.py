@@ -25,6 +25,7 @@ class FighterSpec:
     weapons: tuple[Any, ...]  # the rule system's Weapon models, in the sheet's order
     armor: Any | None  # the rule system's Armor model
     rule_tactics: Any = None  # the rule system's Tactics model, if it has one
+    group: str | None = None  # the member entry's name when it made several copies
 
 
 @dataclass(frozen=True)

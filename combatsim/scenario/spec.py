@@ -11,12 +11,22 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..bounds import (
+    MAX_DISTANCE,
+    MAX_MEMBERS,
+    MAX_SEED,
+    MAX_SIDES,
+    STRICT,
+    Coordinate,
+    Spacing,
+)
+
 Visibility = Literal["normal", "full_darkness", "glare", "mist", "reduced_light", "smoke"]
 CoverLevel = Literal["none", "partial", "full", "hidden"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 class RulesSpec(Strict):
@@ -25,18 +35,21 @@ class RulesSpec(Strict):
 
 
 class CoverPoint(Strict):
-    position: tuple[float, float]
+    position: tuple[Coordinate, Coordinate] = Field(description="[x, y] in meters")
     cover: Literal["partial", "full"] = "partial"
 
 
 class Environment(Strict):
     visibility: Visibility = "normal"
     ground: Literal["normal", "difficult"] = "normal"
-    melee_range: float = Field(2.0, gt=0, description="meters within which fighters are in melee")
+    melee_range: float = Field(
+        2.0, gt=0, le=MAX_DISTANCE, description="meters within which fighters are in melee"
+    )
     cover_points: tuple[CoverPoint, ...] = ()
     escape_distance: float = Field(
         40.0,
         gt=0,
+        le=MAX_DISTANCE,
         description="a fighter falling back that gets this far from every standing enemy has "
         "fled: it is out of the fight",
     )
@@ -45,13 +58,15 @@ class Environment(Strict):
 class MemberSpec(BaseModel):
     """A member entry: these keys, plus any sheet field of the rule system as an override."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
     name: str | None = None
     archetype: str | None = None
     count: int = Field(1, ge=1, le=100)
-    position: tuple[float, float] = (0.0, 0.0)
-    spacing: tuple[float, float] = (0.0, 2.0)
+    position: tuple[Coordinate, Coordinate] = Field((0.0, 0.0), description="[x, y] in meters")
+    spacing: tuple[Spacing, Spacing] = Field(
+        (0.0, 2.0), description="[dx, dy] in meters between copies (count above 1)"
+    )
     cover: CoverLevel = "none"
     tactics: dict[str, Any] = Field(default_factory=dict)
 
@@ -59,7 +74,7 @@ class MemberSpec(BaseModel):
 class SideSpecFile(Strict):
     name: str
     tactics: dict[str, Any] = Field(default_factory=dict)
-    members: list[MemberSpec] = Field(min_length=1)
+    members: list[MemberSpec] = Field(min_length=1, max_length=MAX_MEMBERS)
 
 
 class CatalogueSections(Strict):
@@ -79,7 +94,7 @@ class ScenarioFile(CatalogueSections):
     rules: RulesSpec = RulesSpec()
     catalogues: list[str] = Field(default_factory=list)
     environment: Environment = Environment()
-    sides: list[SideSpecFile] = Field(min_length=2)
+    sides: list[SideSpecFile] = Field(min_length=2, max_length=MAX_SIDES)
     victory: Literal["last_side_standing"] = "last_side_standing"
     turn_limit: int = Field(20, ge=1, le=1000)
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, le=MAX_SEED)

@@ -1,14 +1,20 @@
-"""Turn pydantic's validation errors into one ``ScenarioError`` a user can act on."""
+"""Turn pydantic's validation errors into one ``ScenarioError`` a user can act on.
+
+Each message says what to write instead: an unknown key lists the keys allowed at that place
+(a misspelt ``skills.firarms`` lists the skills, not the member's keys) with a "did you mean";
+a choice among words suggests the nearest; a coordinate pair says ``[x, y] in meters``.
+"""
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Described, ScenarioError
+from ..errors import Described, Problem, ScenarioError, did_you_mean
 from .yamlio import LineMap, format_path, line_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -37,22 +43,90 @@ def to_scenario_error(
     lines: LineMap,
     extra_allowed: tuple[str, ...] = (),
 ) -> ScenarioError:
-    first = err.errors(include_url=False)[0]
+    errors = err.errors(include_url=False)
+    first = errors[0]
+    if first["type"] == "missing":
+        # a misspelt key shows up as the right key missing and the wrong one unknown: the
+        # unknown one, with its "did you mean", is the one to show
+        parent = tuple(first["loc"])[:-1]
+        first = next(
+            (
+                e
+                for e in errors
+                if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == parent
+            ),
+            first,
+        )
     loc = tuple(first["loc"])
-    full = path + loc
     kind = first["type"]
-    if kind == "extra_forbidden":
+    hint = None
+    # position, spacing: one message for every way a pair's shape goes wrong; a number in it
+    # that is out of bounds or not finite keeps its own message (see bounds.py)
+    pair = None if kind in _BOUND_ERRORS else _pair_at(model, loc)
+    if pair is not None:
+        loc = loc[:pair]
+        found = _input_at(err, loc)
+        allowed = "[x, y] in meters, e.g. [0, 3]"
+    elif kind == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
-        keys = sorted(set(owner.model_fields) | set(extra_allowed)) if owner else []
+        # a member's own keys are allowed beside its sheet's, but not inside skills: {...}
+        extra = extra_allowed if len(loc) == 1 else ()
+        keys = sorted(set(owner.model_fields) | set(extra)) if owner else []
         found = Described(f"unknown key {loc[-1]!r}")
+        hint = did_you_mean(loc[-1], keys)
         allowed = "the keys " + ", ".join(keys) if keys else "no extra keys"
     elif kind == "missing":
-        found = Described("nothing")
+        found = Problem(f"{loc[-1]!r} is missing")
         allowed = f"a value for {loc[-1]!r} (required)"
     else:
         found = first.get("input")
         allowed = first["msg"].replace("Input should be ", "").replace("Value error, ", "")
-    return ScenarioError(file, format_path(full), found, allowed, line_of(lines, full))
+        if kind in ("literal_error", "enum"):
+            hint = did_you_mean(found, re.findall(r"'([^']*)'", first["ctx"]["expected"]))
+    full = path + loc
+    return ScenarioError(file, format_path(full), found, allowed, line_of(lines, full), hint)
+
+
+def _pair_at(model: type[BaseModel], loc: tuple) -> int | None:
+    """How much of ``loc`` leads to a ``tuple[float, float]`` field (an [x, y] position), if
+    the error lies in one."""
+    current: Any = model
+    for depth, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        if _is_pair(field.annotation):
+            return depth + 1
+        current = _inner_model(field.annotation)
+    return None
+
+
+_BOUND_ERRORS = frozenset(
+    ("finite_number", "greater_than", "greater_than_equal", "less_than", "less_than_equal")
+)
+
+
+def _is_pair(annotation: Any) -> bool:
+    """``tuple[float, float]``, its floats plain or ``Annotated`` with bounds."""
+    if typing.get_origin(annotation) is not tuple:
+        return False
+    args = typing.get_args(annotation)
+    return len(args) == 2 and all(
+        (typing.get_args(a)[0] if typing.get_origin(a) is typing.Annotated else a) is float
+        for a in args
+    )
+
+
+def _input_at(err: ValidationError, loc: tuple) -> Any:
+    """The value the user wrote at ``loc`` (pydantic reports only the innermost part)."""
+    for e in err.errors(include_url=False):
+        if tuple(e["loc"]) == loc:
+            return e.get("input")
+    return Described("a value that is not a pair of numbers")
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:

@@ -1,11 +1,15 @@
 """The library face of sweeps, comparisons, balance searches and batch runs.
 
 Each function runs a ``Study`` on a backend (one process, local worker processes, or a Dask
-cluster), and returns a ``StudyResult``: the summary (a JSON-ready dict), the tidy table (one
-row per variant, a pandas DataFrame) and, when kept in memory, the per-battle records. With
-``out`` it also writes them to that folder (``summary.json``, ``table.csv``,
-``table.parquet``, ``records/NNNN/*.csv``) and journals as it goes, so ``resume=True``
-continues an interrupted run.
+cluster), and returns a ``Result``: the summary (a JSON-ready dict), the tidy tables (one row
+per variant; casualties per side and combatant), pandas DataFrames, and, when kept in memory,
+the per-battle records. With ``out`` it also writes them to that folder (``summary.json``,
+``table.csv``, ``table.parquet``, ``casualties.csv``, ``records/NNNN/*.csv``) and journals as
+it goes, so ``resume=True`` continues an interrupted run.
+
+How a run goes (battles, seed, workers, precision, where to write...) is one ``Options``
+object, built from each function's keyword arguments: the entry points differ only in what
+they run. ``combatsim.api`` is the friendlier face (all cores, a progress bar).
 """
 
 from __future__ import annotations
@@ -23,38 +27,67 @@ from ..batch import CHUNK_SIZE, Runner, summarize, table
 from ..errors import UsageError, check_range
 from ..output import (
     BATTLES_CSV,
+    CASUALTIES_CSV,
+    CASUALTIES_PARQUET,
     COMBATANTS_CSV,
     SUMMARY_JSON,
+    casualty_table,
     concat_csv,
     summary_table,
+    write_casualties,
     write_csv,
     write_summary,
     write_table,
 )
-from .fields import FieldPath, Variant, Vary, apply, grid, label_of, make_vary, parse_values
+from .fields import (
+    FieldPath,
+    Variant,
+    Vary,
+    apply,
+    as_written,
+    grid,
+    label_of,
+    make_vary,
+    parse_values,
+)
 from .fields import parse_vary as _parse_vary
-from .study import DEFAULT_MAX_BATTLES, Settings, Study, paired_differences
+from .study import DEFAULT_MAX_BATTLES, Pairing, Settings, Study, paired_differences
+from .targets import check_aim, parse_aim
 
 RECORDS_DIR = "records"
 DIFFERENCES_CSV = "differences.csv"
 # Result files a folder may hold from an earlier run (see ``remove_stale``).
-OUTPUTS = (BATTLES_CSV, COMBATANTS_CSV, "table.csv", "table.parquet", DIFFERENCES_CSV)
+OUTPUTS = (
+    BATTLES_CSV,
+    COMBATANTS_CSV,
+    "table.csv",
+    "table.parquet",
+    DIFFERENCES_CSV,
+    CASUALTIES_CSV,
+    CASUALTIES_PARQUET,
+)
 
 
 @dataclass
-class StudyResult:
-    """What a sweep, comparison, balance search or batch run produced.
+class Result:
+    """What a run, batch of scenarios, sweep, comparison or balance search produced: the one
+    result type of ``combatsim.simulate``, ``run_many``, ``sweep``, ``compare`` and
+    ``balance``.
 
-    ``summary``: JSON-ready (also ``summary.json``); ``table``: one row per variant (also
-    ``table.csv`` and ``table.parquet``); ``battles`` / ``combatants``: the kept per-battle
-    records in memory (a ``variant`` column first when there are several variants), None when
-    not kept or written to files instead; ``files``: what was written; ``complete``: False if
-    the run was interrupted (then ``resume`` can finish it).
+    ``kind``: ``run``, ``runs``, ``sweep``, ``compare`` or ``balance``. ``summary``: JSON-ready
+    (also ``summary.json``); ``table``: one row per scenario or variant (also ``table.csv`` and
+    ``table.parquet``); ``casualties``: per side, combatant and copy (of each variant), the
+    share of battles it ended down and dead (also ``casualties.csv``); ``battles`` /
+    ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
+    there are several variants), None when not kept or written to files instead; ``files``:
+    what was written; ``complete``: False if the run was interrupted (then ``resume`` can
+    finish it); ``extra``: a comparison's ``differences`` table.
     """
 
     kind: str
     summary: dict[str, Any]
     table: pd.DataFrame
+    casualties: pd.DataFrame = field(default_factory=pd.DataFrame)
     battles: pd.DataFrame | None = None
     combatants: pd.DataFrame | None = None
     files: list[Path] = field(default_factory=list)
@@ -65,112 +98,167 @@ class StudyResult:
     def interrupted(self) -> bool:
         return not self.complete
 
+    def __repr__(self) -> str:
+        from ..output import format_runs, format_summary, format_table
+
+        n = self.summary.get("battles_completed", 0)
+        head = f"<combatsim result: {self.kind}, {n} battles"
+        head += ", interrupted>" if self.interrupted else ">"
+        if self.kind == "run":
+            return f"{head}\n{format_summary(self.summary)}"
+        if self.kind == "runs":
+            return f"{head}\n{format_runs(self.summary['runs'])}"
+        labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
+        # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
+        skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
+        labels = [c for c in labels if c not in skip]
+        text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
+        for d in self.summary.get("differences") or ():
+            if d["difference"] is not None:
+                text += (
+                    f"\n  B - A, {d['side']}: {d['difference']:+.1%} "
+                    f"({d['ci95'][0]:+.1%} to {d['ci95'][1]:+.1%}), p = {d['p_value']:.3g}"
+                )
+        return f"{head}\n{text}"
+
+
+StudyResult = Result  # the name before the five entry points shared it
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a study runs: what every entry point takes besides its own arguments.
+
+    ``battles`` per scenario or variant (with ``precision``, the first round); ``seed`` the
+    root seed (None: each scenario's own); ``precision``: run until every reported interval
+    reaches no further than this from its estimate, at most ``max_battles``; ``records``:
+    ``"none"``, ``"battles"`` or ``"all"`` (None: the entry point's default); ``workers``:
+    local processes (None: all cores), or ``scheduler``, a Dask scheduler address;
+    ``runner``: runs one battle (default ``combatsim.engine.run_battle``); ``progress(done,
+    total)`` is called after each chunk; ``out``: a folder to write and journal into (then
+    ``resume=True`` finishes an interrupted run there); ``chunk_size``: battles per unit of
+    work (no number depends on it); ``meta``: stored with the run for ``resume``.
+    """
+
+    battles: int = 1000
+    seed: int | None = None
+    precision: float | None = None
+    max_battles: int = DEFAULT_MAX_BATTLES
+    records: str | None = None
+    workers: int | None = 1
+    scheduler: str | None = None
+    runner: Runner | None = None
+    progress: Callable[[int, int], None] | None = None
+    out: str | os.PathLike | None = None
+    resume: bool = False
+    chunk_size: int = CHUNK_SIZE
+    meta: dict[str, Any] | None = None
+
+    def study(
+        self,
+        scenarios: Sequence[Any],
+        command: str,
+        seed: int | None,
+        records: str = "none",
+        units: Sequence[tuple[int, ...]] | None = None,
+        pairing: Pairing | None = None,
+    ) -> Study:
+        """The ``Study`` of ``scenarios`` under these options (``seed``: the root seed to use,
+        None for each scenario's own; ``records``: the default when ``self.records`` is None)."""
+        if self.workers is not None:
+            check_range("workers", self.workers, 1)
+        settings = Settings(
+            seed,
+            self.battles,
+            self.precision,
+            self.max_battles,
+            self.chunk_size,
+            self.records if self.records is not None else records,
+        )
+        return Study(
+            list(scenarios),
+            settings,
+            _runner(self.runner),
+            units=units,
+            out=self.out,
+            resume=self.resume,
+            meta={"command": command, **(self.meta or {})},
+            progress=self.progress,
+            pairing=pairing,
+        )
+
+    def backend(self, tasks: int | None = None):
+        return make_backend(self.workers, self.scheduler, tasks=tasks)
+
+    def evaluate(self, study: Study) -> bool:
+        """Run every unit of ``study`` to its end; False if interrupted."""
+        with self.backend() as backend:
+            return study.evaluate(backend)
+
 
 # --- the functions ----------------------------------------------------------------------------
 
 
-def sweep(
-    scenario,
-    vary,
-    *,
-    battles: int = 1000,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "none",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
+def sweep(scenario, vary, **options: Any) -> Result:
     """Run ``scenario`` (a file or a loaded ``Scenario``) under every combination of ``vary``.
 
     ``vary``: ``{"NAME:PATH" or "PATH": values}`` (values a list, or text such as ``"2..6"``
     or ``"ak97,fn_har"``), or ``"[NAME:]PATH=VALUES"`` strings, or ``Vary`` objects. Every
-    variant runs the same battle seeds (common random numbers). ``battles`` per variant, or
-    with ``precision`` the first round of battles: then each variant runs until each side's
-    95% interval reaches no further than ``precision`` from its win rate (at most
-    ``max_battles``). ``records``: ``"none"``, ``"battles"`` or ``"all"``. ``workers``: local
-    processes (None: all cores); ``scheduler``: a Dask scheduler address instead.
-    Returns a ``StudyResult`` whose ``table`` has one row per variant.
+    variant runs the same battle seeds (common random numbers). ``options``: see
+    ``Options`` (``records`` defaults to ``"none"``). The ``table`` has one row per variant.
     """
+    opts = Options(**options)
     base = _load(scenario)
     varies = varies_from(vary)
     if not varies:
         raise UsageError("vary", vary, "at least one field to vary")
     variants = grid(base, varies)
-    root = base.seed if seed is None else seed
-    settings = Settings(root, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        [v.scenario for v in variants],
-        settings,
-        _runner(runner),
-        out=out,
-        resume=resume,
-        meta={"command": "sweep", **(meta or {})},
-        progress=progress,
-    )
-    complete = _evaluate(study, workers, scheduler)
+    # The scenario as written is a row too (the baseline), unless a variant is exactly it;
+    # it comes last, so the grid's variant numbers do not depend on it.
+    baseline = next((i for i, v in enumerate(variants) if _same(v.scenario, base)), None)
+    in_grid = baseline is not None
+    if baseline is None:
+        variants.append(as_written(base, varies))
+        baseline = len(variants) - 1
+    root = base.seed if opts.seed is None else opts.seed
+    study = opts.study([v.scenario for v in variants], "sweep", root)
+    complete = opts.evaluate(study)
     summaries = [_variant_summary(study, i, v) for i, v in enumerate(variants)]
+    for i, one in enumerate(summaries):
+        one["baseline"] = i == baseline
     summary = {
         "kind": "sweep",
         **_about(base),
         "seed": root,
         "vary": [v.to_json() for v in varies],
-        "battles_requested": battles,
+        "baseline": {"variant": baseline, "in_grid": in_grid},
+        "battles_requested": opts.battles,
         "battles_completed": sum(s["battles_completed"] for s in summaries),
         "interrupted": not complete,
         "precision": study.precision_report(),
         "variants": summaries,
     }
-    labels = [{"variant": i, **v.values} for i, v in enumerate(variants)]
+    labels = [{"variant": i, "baseline": i == baseline, **v.values} for i, v in enumerate(variants)]
     return _finish(study, "sweep", summary, summaries, labels, list(range(len(variants))), complete)
 
 
-def run_many(
-    scenarios: Sequence[Any],
-    *,
-    battles: int = 1000,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "none",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
-    """Several scenarios, each under its own seed unless ``seed`` is given: one table row each."""
+def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
+    """Several scenarios (files or loaded ``Scenario``s), each under its own seed unless
+    ``seed`` is given: one table row each. ``options``: see ``Options``."""
+    opts = Options(**options)
     loaded = [_load(s) for s in scenarios]
     if not loaded:
         raise UsageError("scenarios", scenarios, "at least one scenario file")
-    settings = Settings(seed, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        loaded,
-        settings,
-        _runner(runner),
-        out=out,
-        resume=resume,
-        meta={"command": "run", **(meta or {})},
-        progress=progress,
-    )
-    complete = _evaluate(study, workers, scheduler)
+    study = opts.study(loaded, "run", opts.seed)
+    complete = opts.evaluate(study)
     summaries = []
     for i, scenario in enumerate(loaded):
         one = summarize(study.tally(i), scenario, study.seeds[i], study.requested(i), not complete)
         summaries.append({"variant": i, **one})
     summary = {
         "kind": "runs",
-        "seed": seed,
-        "battles_requested": battles,
+        "seed": opts.seed,
+        "battles_requested": opts.battles,
         "battles_completed": sum(s["battles_completed"] for s in summaries),
         "interrupted": not complete,
         "precision": study.precision_report(),
@@ -189,54 +277,39 @@ def run_many(
     return _finish(study, "runs", summary, summaries, labels, list(range(len(loaded))), complete)
 
 
-def run_one(
-    scenario,
-    *,
-    battles: int = 1000,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "all",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
+def run_one(scenario, **options: Any) -> Result:
     """One scenario, written as ``combatsim run`` always has: ``battles.csv`` and
-    ``combatants.csv`` (as ``records`` keeps them) and ``summary.json``."""
+    ``combatants.csv`` (as ``records`` keeps them; default ``"all"``), ``casualties.csv``
+    and ``summary.json``. ``options``: see ``Options``."""
+    opts = Options(**options)
     loaded = _load(scenario)
-    root = loaded.seed if seed is None else seed
-    settings = Settings(root, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        [loaded],
-        settings,
-        _runner(runner),
-        out=out,
-        resume=resume,
-        meta={"command": "run", **(meta or {})},
-        progress=progress,
-    )
-    tasks = None if precision is not None else -(-battles // chunk_size)
-    with make_backend(workers, scheduler, tasks=tasks) as backend:
+    root = loaded.seed if opts.seed is None else opts.seed
+    study = opts.study([loaded], "run", root, records="all")
+    records = study.settings.records
+    tasks = None if opts.precision is not None else -(-opts.battles // opts.chunk_size)
+    with opts.backend(tasks) as backend:
         complete = study.evaluate(backend)
     summary = summarize(study.tally(0), loaded, root, study.requested(0), not complete)
     report = study.precision_report()
     if report is not None:
         summary["precision"] = report
-    result = StudyResult("run", summary, summary_table([summary]), complete=complete)
-    if out is None:
+    result = Result(
+        "run",
+        summary,
+        summary_table([summary]),
+        casualties=casualty_table([summary]),
+        complete=complete,
+    )
+    if opts.out is None:
         result.battles = table(study.rows(0, "battles")) if records != "none" else None
         result.combatants = table(study.rows(0, "combatants")) if records == "all" else None
         return result
-    folder = Path(out)
+    folder = Path(opts.out)
     kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     names = {"battles": BATTLES_CSV, "combatants": COMBATANTS_CSV}
     for kind in kinds:
         result.files.append(concat_csv(study.record_files(0, kind), folder / names[kind]))
+    result.files += write_casualties([summary], folder)
     result.files.append(write_summary(summary, folder / SUMMARY_JSON))
     remove_stale(folder, result.files, study.had_results)
     if complete:
@@ -247,25 +320,8 @@ def run_one(
 
 
 def compare(
-    a,
-    b=None,
-    *,
-    a_sets: Sequence[Any] = (),
-    b_sets: Sequence[Any] = (),
-    battles: int = 1000,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "none",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
+    a, b=None, *, a_sets: Sequence[Any] = (), b_sets: Sequence[Any] = (), **options: Any
+) -> Result:
     """Scenario ``a`` against ``b`` (default: ``a`` again), each with fields set
     (``a_sets``/``b_sets``: ``"PATH=VALUE"`` strings or ``(path, value)`` pairs).
 
@@ -273,8 +329,10 @@ def compare(
     tallied as pairs: the difference in each side's win rate (B minus A) gets Newcombe's
     paired interval and McNemar's exact p-value (``summary["differences"]``,
     ``result.extra["differences"]`` as a table). With ``precision``, battles continue until
-    every side's difference interval reaches no further than ``precision``.
+    every side's difference interval reaches no further than ``precision``. ``options``:
+    see ``Options``.
     """
+    opts = Options(**options)
     first, second = _load(a), _load(a if b is None else b)
     sets_a, sets_b = _sets(a_sets, "--a"), _sets(b_sets, "--b")
     if b is None and not sets_a and not sets_b:
@@ -287,19 +345,10 @@ def compare(
             f"{len(variant_a.scenario.sides)} and {len(variant_b.scenario.sides)} sides",
             "two scenarios with the same number of sides (compared by position)",
         )
-    root = first.seed if seed is None else seed
-    settings = Settings(root, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        [variant_a.scenario, variant_b.scenario],
-        settings,
-        _runner(runner),
-        units=[(0, 1)],
-        out=out,
-        resume=resume,
-        meta={"command": "compare", **(meta or {})},
-        progress=progress,
-    )
-    complete = _evaluate(study, workers, scheduler)
+    root = first.seed if opts.seed is None else opts.seed
+    scenarios = [variant_a.scenario, variant_b.scenario]
+    study = opts.study(scenarios, "compare", root, units=[(0, 1)])
+    complete = opts.evaluate(study)
     summaries = [_variant_summary(study, i, v) for i, v in enumerate((variant_a, variant_b))]
     for one, variant in zip(summaries, (variant_a, variant_b), strict=True):
         one["changes"] = _changes(variant)
@@ -307,7 +356,7 @@ def compare(
     summary = {
         "kind": "compare",
         "seed": root,
-        "battles_requested": battles,
+        "battles_requested": opts.battles,
         "battles_completed": summaries[0]["battles_completed"],
         "interrupted": not complete,
         "precision": study.precision_report(),
@@ -336,51 +385,40 @@ def compare(
         ]
     )
     result.extra["differences"] = frame
-    if out is not None:
-        result.files.append(write_csv(frame, Path(out) / DIFFERENCES_CSV))
-        remove_stale(Path(out), result.files, study.had_results)
+    if opts.out is not None:
+        result.files.append(write_csv(frame, Path(opts.out) / DIFFERENCES_CSV))
+        remove_stale(Path(opts.out), result.files, study.had_results)
     return result
 
 
 def balance(
     scenario,
     vary,
-    side: str,
-    target: float = 0.5,
+    side: str | None = None,
+    target: float | str = 0.5,
     *,
     search: str = "auto",
-    battles: int = 1000,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "none",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
-    """Which value of one field brings ``side``'s win rate closest to ``target``?
+    **options: Any,
+) -> Result:
+    """Which value of one field brings a reported rate closest to ``target``?
 
-    ``search="grid"`` runs every value; ``"bisect"`` assumes the win rate rises or falls
-    with the value (in the order given) and halves the range until two neighbouring values
-    straddle the target, then runs the best value's neighbours; ``"auto"`` bisects numbers
-    when there are five values or more. The summary's ``best`` is the evaluated value whose
-    win rate is closest, with its interval and whether the interval holds the target;
-    ``neighbours`` are the values either side of it. Every value runs the same battle seeds.
+    ``target``: a rate for ``side`` to win (a number), or any rate a summary reports, as text
+    (``combatsim.sweeps.targets``): ``"runners down <= 0.3"``, ``"Razor dead = 5%"``,
+    ``"draw <= 0.1"``. ``search="grid"`` runs every value; ``"bisect"`` assumes the rate
+    rises or falls with the value (in the order given) and halves the range until two
+    neighbouring values straddle the target, then runs the best value's neighbours;
+    ``"auto"`` bisects numbers when there are five values or more. The summary's ``best`` is
+    the evaluated value whose rate is closest to the target (with ``<=`` or ``>=``: closest
+    among those that keep to it, if any do; ``meets`` says), with its interval and whether
+    the interval holds the target; ``neighbours`` are the values either side of it. Every
+    value runs the same battle seeds. ``options``: see ``Options``.
     """
+    opts = Options(**options)
     base = _load(scenario)
     varies = varies_from(vary)
     if len(varies) != 1:
         raise UsageError("--vary", [v.name for v in varies], "exactly one field to vary")
-    sides = [s.name for s in base.sides]
-    if side not in sides:
-        raise UsageError("--side", side, "one of " + ", ".join(sides))
-    if not 0 <= target <= 1:
-        raise UsageError("--target", target, "a win rate from 0 to 1")
+    aim = parse_aim(target, side)
     if search not in ("auto", "grid", "bisect"):
         raise UsageError("--search", search, "auto, grid or bisect")
     the_vary = varies[0]
@@ -389,23 +427,16 @@ def balance(
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels_)
         search = "bisect" if numeric and len(labels_) >= 5 else "grid"
     variants = grid(base, varies)
-    root = base.seed if seed is None else seed
-    settings = Settings(root, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        [v.scenario for v in variants],
-        settings,
-        _runner(runner),
-        out=out,
-        resume=resume,
-        meta={"command": "balance", **(meta or {})},
-        progress=progress,
-    )
+    check_aim(aim, [v.scenario for v in variants])
+    root = base.seed if opts.seed is None else opts.seed
+    study = opts.study([v.scenario for v in variants], "balance", root)
     evaluated: list[int] = []
+    goal = aim.value
 
-    def rate(i: int) -> float:
-        return study.tally(i).outcomes()["sides"][side]["win_rate"]
+    def rate(i: int) -> float | None:
+        return aim.of(study.tally(i).outcomes())[0]
 
-    with make_backend(workers, scheduler) as backend:
+    with opts.backend() as backend:
 
         def run(indexes) -> bool:
             todo = [i for i in dict.fromkeys(indexes) if i not in evaluated]
@@ -422,37 +453,48 @@ def balance(
         else:
             low, high = 0, last
             complete = run([low, high])
-            if complete and (rate(low) - target) * (rate(high) - target) < 0:
+            ends = rate(low), rate(high)
+            if complete and None not in ends and (ends[0] - goal) * (ends[1] - goal) < 0:
                 while complete and high - low > 1:
                     mid = (low + high) // 2
                     complete = run([mid])
-                    if not complete:
+                    if not complete or rate(mid) is None:
                         break
-                    if rate(mid) == target:
+                    if rate(mid) == goal:
                         low = high = mid
-                    elif (rate(mid) > target) == (rate(low) > target):
+                    elif (rate(mid) > goal) == (rate(low) > goal):
                         low = mid
                     else:
                         high = mid
         best = None
-        if complete and evaluated:
-            best = min(sorted(evaluated), key=lambda i: abs(rate(i) - target))
+        known = [i for i in sorted(evaluated) if rate(i) is not None]
+        if complete and known:
+            keeping = [i for i in known if aim.meets(rate(i))] or known
+            best = min(keeping, key=lambda i: abs(rate(i) - goal))
             complete = run([i for i in (best - 1, best + 1) if 0 <= i <= last])
 
     shown = sorted(evaluated)
     summaries = {i: _variant_summary(study, i, variants[i]) for i in shown}
-    rates = [rate(i) for i in shown]
+    rates = [r for r in (rate(i) for i in shown) if r is not None]
     steps = list(zip(rates, rates[1:], strict=False))
     monotone = all(x <= y for x, y in steps) or all(x >= y for x, y in steps)
+    aim_side = next(
+        (s for s in (aim.side_of(summaries[i]) for i in shown) if s is not None),
+        aim.who if aim.rate == "win" else base.sides[0].name,
+    )
 
     def point(i: int) -> dict[str, Any]:
-        stats = summaries[i]["sides"][side]
+        value, interval = aim.of(summaries[i])
+        wins = summaries[i]["sides"].get(aim_side, {})
         return {
             "variant": i,
             "value": variants[i].values[the_vary.name],
-            "win_rate": stats["win_rate"],
-            "ci95": stats["ci95"],
-            "target_in_interval": stats["ci95"][0] <= target <= stats["ci95"][1],
+            "rate": value,
+            "ci95": interval,
+            "target_in_interval": interval is not None and interval[0] <= goal <= interval[1],
+            "meets": value is not None and aim.meets(value),
+            "win_rate": wins.get("win_rate"),
+            "win_ci95": wins.get("ci95"),
         }
 
     summary = {
@@ -460,10 +502,11 @@ def balance(
         **_about(base),
         "seed": root,
         "vary": the_vary.to_json(),
-        "side": side,
-        "target": target,
+        "side": aim_side,
+        "target": goal,
+        "aim": {**aim.to_json(), "text": aim.text},
         "search": search,
-        "battles_requested": battles,
+        "battles_requested": opts.battles,
         "battles_completed": sum(s["battles_completed"] for s in summaries.values()),
         "interrupted": not complete,
         "precision": study.precision_report(),
@@ -544,19 +587,25 @@ def _runner(runner: Runner | None) -> Runner:
     return runner
 
 
-def _evaluate(study: Study, workers: int | None, scheduler: str | None) -> bool:
-    if workers is not None:
-        check_range("workers", workers, 1)
-    with make_backend(workers, scheduler) as backend:
-        return study.evaluate(backend)
-
-
 def _about(scenario) -> dict[str, Any]:
     return {
         "scenario": scenario.name,
         "source": str(scenario.source),
         "system": scenario.system.name,
     }
+
+
+def _same(one, other) -> bool:
+    """Whether two scenarios fight the same battles (a variant that sets a field to what the
+    file, or the archetype, already gives)."""
+    rules = (one.data or {}).get("rules"), (other.data or {}).get("rules")
+    return (
+        one.sides == other.sides
+        and one.environment == other.environment
+        and (one.turn_limit, one.victory, one.name) == (other.turn_limit, other.victory, other.name)
+        and one.description == other.description
+        and rules[0] == rules[1]
+    )
 
 
 def _variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:
@@ -579,9 +628,10 @@ def _finish(
     labels: list[dict[str, Any]],
     variants: list[int],
     complete: bool,
-) -> StudyResult:
+) -> Result:
     frame = summary_table(summaries, labels)
-    result = StudyResult(kind, summary, frame, complete=complete)
+    casualties = casualty_table(summaries, labels)
+    result = Result(kind, summary, frame, casualties=casualties, complete=complete)
     records = study.settings.records
     kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     if study.out is None:
@@ -597,6 +647,7 @@ def _finish(
         return result
     folder = study.out
     result.files += write_table(frame, folder)
+    result.files += write_casualties(summaries, folder, labels)
     for kind_ in kinds:
         for i in variants:
             target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind_}.csv"

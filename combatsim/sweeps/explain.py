@@ -20,24 +20,23 @@ step's interval is within +-P, and the run journals and resumes like every other
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..batch import CHUNK_SIZE, Runner, Tally
+from ..batch import Tally
 from ..errors import CombatsimError, UsageError
 from ..metrics import Metric, parse_metric
 from ..output import SUMMARY_JSON, concat_csv, write_summary, write_table
 from ..rules.levers import Lever, scenario_value
 from ..stats import half_width, mcnemar_p_value, paired_difference_interval, rate_with_interval
-from .api import RECORDS_DIR, StudyResult, _about, _evaluate, _load, _runner, remove_stale
+from .api import RECORDS_DIR, Options, Result, _about, _load, remove_stale
 from .fields import FieldPath, apply, label_of
-from .study import DEFAULT_MAX_BATTLES, Pairing, Settings, Study
+from .study import Pairing
 
 DEFAULT_BATTLES = 1000
 MAX_COUNT = 100  # MemberSpec.count's bound
@@ -176,20 +175,8 @@ def explain(
     metric: str = "win",
     *,
     only: Sequence[str] | None = None,
-    battles: int = DEFAULT_BATTLES,
-    seed: int | None = None,
-    precision: float | None = None,
-    max_battles: int = DEFAULT_MAX_BATTLES,
-    records: str = "none",
-    workers: int | None = 1,
-    scheduler: str | None = None,
-    runner: Runner | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    out: str | os.PathLike | None = None,
-    resume: bool = False,
-    chunk_size: int = CHUNK_SIZE,
-    meta: dict[str, Any] | None = None,
-) -> StudyResult:
+    **options: Any,
+) -> Result:
     """Rank every lever of ``scenario`` (a file or a loaded ``Scenario``) by its effect on
     ``metric`` (``[WHO] RATE``, RATE of ``combatsim.metrics.RATES``: ``win``, ``loss``,
     ``draw``, ``down``, ``dead``; WHO a side, or for ``down``/``dead`` also a member or a
@@ -200,8 +187,10 @@ def explain(
     the baseline. The result's ``table`` has one row per lever, largest effect first: the
     values tried, the rate at each, each step's difference from the baseline with its 95%
     Newcombe interval and exact McNemar p-value; ``summary["text"]`` says the gist in plain
-    words. Options as for ``sweep`` (``precision``: every step's interval within +-P).
+    words. ``options``: see ``combatsim.sweeps.api.Options`` (``records`` defaults to
+    ``"none"``; ``precision``: every step's interval within +-P).
     """
+    opts = Options(**options)
     base = _load(scenario)
     chosen = parse_metric(metric, base, side)
     levers = scenario_levers(base, only)
@@ -216,20 +205,10 @@ def explain(
                 continue
             steps.append((item, way, len(variants)))
             variants.append(built)
-    root = base.seed if seed is None else seed
-    settings = Settings(root, battles, precision, max_battles, chunk_size, records)
-    study = Study(
-        variants,
-        settings,
-        _runner(runner),
-        units=[tuple(range(len(variants)))],
-        out=out,
-        resume=resume,
-        meta={"command": "explain", **(meta or {})},
-        progress=progress,
-        pairing=MetricPairing(chosen),
-    )
-    complete = _evaluate(study, workers, scheduler)
+    root = base.seed if opts.seed is None else opts.seed
+    unit = tuple(range(len(variants)))
+    study = opts.study(variants, "explain", root, units=[unit], pairing=MetricPairing(chosen))
+    complete = opts.evaluate(study)
     pairs = study.pairs(tuple(range(len(variants))))
     baseline = study.tally(0).outcomes()
     n = baseline["battles_completed"]
@@ -242,7 +221,7 @@ def explain(
         "seed": root,
         "who": chosen.who,
         "metric": {"name": chosen.name, "rate": chosen.rate, "describe": chosen.describe()},
-        "battles_requested": battles,
+        "battles_requested": opts.battles,
         "battles_completed": n,
         "interrupted": not complete,
         "precision": study.precision_report(),
@@ -260,11 +239,12 @@ def explain(
     summary["text"] = plain_summary(summary)
     summary["note"] = battles_note(summary)
     frame = explain_table(rows)
-    result = StudyResult("explain", summary, frame, complete=complete)
-    if out is None:
+    result = Result("explain", summary, frame, complete=complete)
+    if opts.out is None:
         return result
-    folder = Path(out)
+    folder = Path(opts.out)
     result.files += write_table(frame, folder)
+    records = study.settings.records
     kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     for kind in kinds:
         for i in range(len(variants)):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -34,15 +35,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..errors import CombatsimError, ScenarioError, UsageError
-from ..scenario.yamlio import SafeLoader
+from ..errors import CombatsimError, ScenarioError, UsageError, did_you_mean
+from ..safeyaml import load_yaml, parse_yaml
 
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?:/\s*(\d+)\s*)?$")
-MAX_VALUES = 10_000
+MAX_VALUES = 10_000  # values of one varied field
+MAX_VARIES = 16  # varied fields of one sweep
+MAX_VARIANTS = 10_000  # combinations of a sweep's values
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,9 @@ def _set(node: Any, steps: tuple, value: Any, path: tuple, fp: FieldPath, inheri
         if not positions:
             names = [n for n in (_name(item) for item in node) if n is not None]
             known = ", ".join(names) if names else "none has a name"
-            raise _path_error(fp, f"{_where(path)} has no item named {step.name!r} ({known})")
+            hint = did_you_mean(step.name, names)
+            why = f"{_where(path)} has no item named {step.name!r}" + (f"; {hint}" if hint else "")
+            raise _path_error(fp, f"{why} ({known})")
     else:
         if not 0 <= step < len(node):
             raise _path_error(
@@ -184,9 +187,8 @@ class Inheritance:
             merged: dict[str, Any] = {}
             for rel in self.data.get("catalogues") or []:
                 try:
-                    text = (self.base_dir / rel).read_text(encoding="utf-8")
-                    catalogue = yaml.load(text, Loader=SafeLoader) or {}  # noqa: S506
-                except (OSError, yaml.YAMLError):
+                    catalogue, _ = load_yaml(self.base_dir / str(rel))
+                except (CombatsimError, TypeError):
                     continue  # build_scenario reports a missing or broken catalogue
                 if isinstance(catalogue, dict):
                     merged.update(catalogue.get("archetypes") or {})
@@ -218,12 +220,16 @@ def parse_values(text: str, argument: str = "values") -> list[tuple[Any, Any]]:
         if not item.strip():
             raise UsageError(argument, text, "values separated by single commas")
         try:
-            value = yaml.safe_load(item)
-        except yaml.YAMLError:
-            raise UsageError(argument, item, "a value written as in the scenario file") from None
+            value, _ = parse_yaml(item, argument)
+        except ScenarioError as err:
+            raise UsageError(
+                argument, item, f"a value written as in the scenario file ({err.found})"
+            ) from None
         out.append((label_of(value, item.strip()), value))
     if not out:
         raise UsageError(argument, text, "at least one value")
+    if len(out) > MAX_VALUES:
+        raise UsageError(argument, f"{len(out)} values", f"at most {MAX_VALUES} values")
     return out
 
 
@@ -361,6 +367,13 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
     names = [v.name for v in varies]
     if len(set(names)) != len(names):
         raise UsageError("--vary", names, "a different NAME for each varied field")
+    if len(varies) > MAX_VARIES:
+        raise UsageError("--vary", f"{len(varies)} fields", f"at most {MAX_VARIES} varied fields")
+    combinations = math.prod(len(v.values) for v in varies)
+    if combinations > MAX_VARIANTS:
+        raise UsageError(
+            "--vary", f"{combinations:,} combinations", f"at most {MAX_VARIANTS:,} variants"
+        )
     variants = []
     for combo in itertools.product(*(v.values for v in varies)):
         values = {v.name: label for v, (label, _) in zip(varies, combo, strict=True)}
@@ -371,26 +384,74 @@ def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
     return variants
 
 
+def as_written(scenario, varies: Sequence[Vary]) -> Variant:
+    """The scenario as written, as a variant of the sweep: the baseline every row is read
+    against. Each vary's column holds the value the file gives at its path (a member's
+    inherited field from its archetype), or None where the path holds several values
+    (``members[*]`` with different armor) or none."""
+    data = getattr(scenario, "data", None)
+    values: dict[str, Any] = {}
+    for vary in varies:
+        found: list[Any] = []
+        if isinstance(data, dict):
+            inherit = Inheritance(data, Path(scenario.source).parent)
+            _read(data, vary.path.steps, (), inherit, found)
+        unique = {json.dumps(v, sort_keys=True, default=str) for v in found}
+        values[vary.name] = label_of(found[0]) if found and len(unique) == 1 else None
+    return Variant(values, scenario)
+
+
+def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list) -> None:
+    """Collect the values at ``steps`` under ``node`` into ``out`` (as ``_set`` walks)."""
+    if not steps:
+        out.append(node)
+        return
+    step, rest = steps[0], steps[1:]
+    if isinstance(step, str) and step != ALL:
+        if not isinstance(node, dict):
+            return
+        value = node.get(step)
+        if value is None:
+            value = inherit.lookup(path, node, step)
+        if value is not None:
+            _read(value, rest, (*path, step), inherit, out)
+        return
+    if not isinstance(node, list):
+        return
+    if step == ALL:
+        positions = range(len(node))
+    elif isinstance(step, Name):
+        positions = [i for i, item in enumerate(node) if _name(item) == step.name]
+    else:
+        positions = [step] if 0 <= step < len(node) else []
+    for i in positions:
+        _read(node[i], rest, (*path, i), inherit, out)
+
+
 # --- sweep files ------------------------------------------------------------------------------
 
 
 def _sweep_models():
-    from pydantic import BaseModel, ConfigDict, Field
+    from pydantic import BaseModel, Field
+
+    from ..bounds import MAX_SEED, STRICT
+    from ..commands.run import MAX_BATTLES
+    from .study import MIN_PRECISION
 
     class Strict(BaseModel):
-        model_config = ConfigDict(extra="forbid", frozen=True)
+        model_config = STRICT
 
     class VaryEntry(Strict):
         name: str | None = None
         path: str
-        values: list[Any] | str = Field(min_length=1)
+        values: list[Any] | str = Field(min_length=1, max_length=MAX_VALUES)
 
     class SweepFile(Strict):
         scenario: str | None = None
-        battles: int | None = Field(None, ge=1)
-        seed: int | None = Field(None, ge=0)
-        precision: float | None = Field(None, gt=0, lt=0.5)
-        vary: list[VaryEntry] = Field(min_length=1)
+        battles: int | None = Field(None, ge=1, le=MAX_BATTLES)
+        seed: int | None = Field(None, ge=0, le=MAX_SEED)
+        precision: float | None = Field(None, ge=MIN_PRECISION, lt=0.5)
+        vary: list[VaryEntry] = Field(min_length=1, max_length=MAX_VARIES)
 
     return SweepFile
 
@@ -405,6 +466,14 @@ class SweepSpec:
     battles: int | None = None
     seed: int | None = None
     precision: float | None = None
+    source: str | None = None  # the sweep file, and the line of its ``scenario:``
+    scenario_line: int | None = None
+
+    def referring(self, err: ScenarioError) -> ScenarioError:
+        """``err`` (from loading the scenario this file names) noting the line naming it."""
+        if self.source is None or err.file == self.source:
+            return err
+        return err.referred_by(self.source, self.scenario_line, "scenario")
 
 
 def load_sweep_file(path: str | Path) -> SweepSpec:
@@ -422,7 +491,6 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
     Errors name the file, the field and the line.
     """
     from ..scenario.validation import validate
-    from ..scenario.yamlio import load_yaml
 
     data, lines = load_yaml(path)
     if not isinstance(data, dict):
@@ -450,4 +518,12 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
     scenario = None
     if spec.scenario is not None:
         scenario = os.path.normpath(Path(path).parent / spec.scenario)
-    return SweepSpec(scenario, tuple(varies), spec.battles, spec.seed, spec.precision)
+    return SweepSpec(
+        scenario,
+        tuple(varies),
+        spec.battles,
+        spec.seed,
+        spec.precision,
+        str(path),
+        lines.get(("scenario",)),
+    )

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import shutil
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,13 +32,15 @@ from typing import Any
 
 from ..backends import Backend
 from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
-from ..errors import CombatsimError, UsageError, check_range
+from ..errors import BackendLost, CombatsimError, UsageError, check_range
 from ..stats import half_width, paired_difference_interval, rate_with_interval
 
 STATE = ".combatsim"
 RUN_FILE = "run.json"
 JOURNAL = "journal.jsonl"
 FORMAT = 1
+MIN_PRECISION = 0.0001  # a finer target needs more than 10^8 battles per variant
+MAX_RUN_FILE = 1 << 20  # bytes: a run file holds the arguments and settings only
 DEFAULT_MAX_BATTLES = 1_000_000
 GROWTH = 4  # a precision round at most quadruples the battles so far
 MARGIN = 1.1  # and aims a little past the estimate, so most units need only one more round
@@ -62,8 +65,10 @@ class Settings:
         check_range("chunk_size", self.chunk_size, 1)
         check_records(self.records)
         if self.precision is not None:
-            if not 0 < self.precision < 0.5:
-                raise UsageError("precision", self.precision, "a number between 0 and 0.5")
+            if not MIN_PRECISION <= self.precision < 0.5:
+                raise UsageError(
+                    "precision", self.precision, f"a number from {MIN_PRECISION} to below 0.5"
+                )
             check_range("max_battles", self.max_battles, self.battles)
 
     def to_json(self) -> dict[str, Any]:
@@ -169,6 +174,7 @@ class Study:
         self._rows: dict[int, dict[int, tuple[list, list | None]]] = {}
         self._journal = None
         meta = dict(meta or {})
+        self._command = meta.get("command")
         self._fingerprint = fingerprint(
             self.scenarios, settings, meta.get("command"), pairing.name if pairing else None
         )
@@ -208,7 +214,9 @@ class Study:
                 continue
             growing = [u for u in chosen if not u.settled and self._next_round(u)]
             if not growing:
+                self.check_records()
                 return True
+        self.check_records()
         return False
 
     def _next_round(self, unit: Unit) -> bool:
@@ -220,7 +228,8 @@ class Study:
         if now <= precision or unit.done >= settings.max_battles:
             unit.settled = True
             return False
-        wanted = math.ceil(unit.done * (now / precision) ** 2 * MARGIN)
+        # precision >= MIN_PRECISION and now <= 1 keep this finite
+        wanted = math.ceil(unit.done * min((now / precision) ** 2, 1e12) * MARGIN)
         step = settings.chunk_size
         wanted = max(unit.done + step, min(wanted, GROWTH * unit.done))
         wanted = math.ceil(wanted / step) * step
@@ -241,18 +250,29 @@ class Study:
             self.progress(done, total)
 
         tasks = (t for u in units for t in self._gaps(u))
-        if backend.run(self.job, tasks, on_chunk):
-            self.interrupted = True
+        try:
+            if backend.run(self.job, tasks, on_chunk):
+                self.interrupted = True
+        except BackendLost as err:
+            raise BackendLost(f"{err}{self._resume_hint()}") from None
         for unit in units:
             self._advance(unit)
+
+    def _resume_hint(self) -> str:
+        if self.state is None or not (self.state / RUN_FILE).exists():
+            return ""
+        command = self._command or "run"
+        return f"; finish the run with: combatsim {command} --resume {self.out}"
 
     def _gaps(self, unit: Unit) -> Iterator[Task]:
         edge = unit.done
         span = self._span(unit)
-        for start in sorted(s for s in unit.available if s >= unit.done):
+        # A snapshot: chunks committed while these tasks are handed out change ``available``.
+        spans = sorted((s, c.stop) for s, c in unit.available.items() if s >= unit.done)
+        for start, stop in spans:
             if start > edge:
                 yield from split(unit.variants, edge, min(start, unit.target), span)
-            edge = max(edge, unit.available[start].stop)
+            edge = max(edge, stop)
         if edge < unit.target:
             yield from split(unit.variants, edge, unit.target, span)
 
@@ -365,23 +385,68 @@ class Study:
         return self.state / "records" / f"v{variant:04d}" / f"{kind}-{start:010d}-{stop:010d}.csv"
 
     def record_files(self, variant: int, kind: str) -> list[Path]:
-        """The variant's chunk files of ``kind`` records, in battle order (complete chunks)."""
+        """The variant's chunk files of ``kind`` records, in battle order (every finished
+        chunk's); a ``CombatsimError`` naming them if any has vanished (see ``check_records``)."""
         if self.state is None:
             return []
+        files = self._expected_files(variant, kind)
+        self._refuse_missing([path for path, _ in files])
+        return [path for path, _ in files]
+
+    def check_records(self) -> None:
+        """Refuse to go on when chunk files of kept records vanished during the run (the output
+        folder deleted or cleaned): the table would count battles the records lack."""
+        if self.state is None or self.settings.records == "none":
+            return
+        kinds = ("battles", "combatants") if self.settings.records == "all" else ("battles",)
+        expected = [
+            path
+            for variant in range(len(self.scenarios))
+            for kind in kinds
+            for path, _ in self._expected_files(variant, kind)
+        ]
+        self._refuse_missing(expected)
+
+    def _expected_files(self, variant: int, kind: str) -> list[tuple[Path, int]]:
         unit = next(u for u in self.units if variant in u.variants)
         spans = sorted(unit.spans + [(c.task.start, c.stop) for c in unit.available.values()])
-        files = []
-        for start, stop in spans:
-            path = self._chunk_file(variant, kind, start, stop)
-            if path.exists():
-                files.append(path)
-        return files
+        if kind == "combatants":  # a chunk whose battles had no combatant rows has no file
+            return [
+                (self._chunk_file(variant, kind, a, b), b - a)
+                for a, b in spans
+                if self._chunk_file(variant, "battles", a, b).exists()
+                or self._chunk_file(variant, kind, a, b).exists()
+            ]
+        return [(self._chunk_file(variant, kind, a, b), b - a) for a, b in spans if b > a]
+
+    def _refuse_missing(self, expected: list[Path]) -> None:
+        missing = [path for path in expected if not path.is_file()]
+        if not missing:
+            return
+        shown = ", ".join(str(p.relative_to(self.state)) for p in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        if (self.state / RUN_FILE).exists():
+            then = (
+                f"; continue with: combatsim {self._command or 'run'} --resume {self.out} "
+                "(the chunks whose records are missing run again)"
+            )
+        else:
+            then = "; run it again"
+        self.close()
+        raise CombatsimError(
+            f"{self.out}: {len(missing)} chunk file(s) of per-battle records vanished during "
+            f"the run ({shown}{more} in {self.state}): the folder was changed while the run "
+            f"wrote to it, so its table would disagree with its records{then}"
+        )
 
     def _load(self, meta: dict[str, Any]) -> None:
-        run_file = self.state / RUN_FILE
-        if not run_file.exists():
-            raise UsageError("--resume", str(self.out), "a folder holding an unfinished run")
-        stored = json.loads(run_file.read_text(encoding="utf-8"))
+        """Take up the journal of an interrupted run in this folder.
+
+        Refuses, in one line, a folder whose run file is damaged or belongs to other
+        scenarios or settings, and a journal line that does not fit this run; a torn last line
+        (a run killed while writing it) is run again, as are chunks whose record files are gone.
+        """
+        stored = read_run_file(self.out)
         if stored.get("fingerprint") != self._fingerprint:
             raise CombatsimError(
                 f"--resume {self.out}: the scenario files, catalogues or settings changed since "
@@ -390,18 +455,56 @@ class Study:
         journal = self.state / JOURNAL
         if not journal.exists():
             return
-        for line in journal.read_text(encoding="utf-8").splitlines():
+        lines = _journal_lines(journal, self.out)
+        for number, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
-                continue  # the last line of a run killed while writing it
-            variants = tuple(entry["variants"])
-            task = Task(variants, entry["start"], entry["stop"])
-            tallies = [Tally.from_json(t) for t in entry["tallies"]]
-            pairs = _pairs_from_json(entry["pairs"])
-            unit = self._unit_of.get(variants)
-            if unit is not None:
-                unit.available[task.start] = Chunk(task, task.stop, tallies, None, None, pairs)
+                if number == len(lines):
+                    continue  # the last line of a run killed while writing it
+                raise _damaged(self.out, f"line {number} of {JOURNAL} is not JSON") from None
+            try:
+                chunk = self._chunk_from(entry)
+            except (KeyError, TypeError, ValueError, AttributeError) as err:
+                raise _damaged(
+                    self.out, f"line {number} of {JOURNAL} does not fit this run ({err})"
+                ) from None
+            if chunk is None:
+                continue
+            kept = self._expected_chunk_files(chunk)
+            if all(path.is_file() for path in kept):
+                self._unit_of[chunk.task.variants].available[chunk.task.start] = chunk
+
+    def _chunk_from(self, entry: Any) -> Chunk | None:
+        """A journal entry as a chunk, checked against this run's units and scenarios."""
+        variants = tuple(entry["variants"])
+        unit = self._unit_of.get(variants)
+        if unit is None:
+            raise ValueError(f"no unit of variants {list(variants)}")
+        start, stop = entry["start"], entry["stop"]
+        if not all(type(x) is int for x in (start, stop)) or not 0 <= start < stop:
+            raise ValueError(f"battles {start!r} to {stop!r}")
+        for data in entry["tallies"]:
+            _check_counts(data)
+        tallies = [Tally.from_json(t) for t in entry["tallies"]]
+        if len(tallies) != len(variants):
+            raise ValueError(f"{len(tallies)} tallies for {len(variants)} variants")
+        for variant, tally in zip(variants, tallies, strict=True):
+            empty = Tally.empty(self.scenarios[variant])
+            if (tally.sides, tally.fighters) != (empty.sides, empty.fighters):
+                raise ValueError(f"a tally of other sides {list(tally.sides)}")
+            if tally.battles != stop - start:
+                raise ValueError(f"a tally of {tally.battles} battles for {stop - start}")
+        pairs = _pairs_from_json(entry["pairs"])
+        if (pairs is None) != (unit.pairs is None):
+            raise ValueError("pairs where none belong, or none where they do")
+        return Chunk(Task(variants, start, stop), stop, tallies, None, None, pairs)
+
+    def _expected_chunk_files(self, chunk: Chunk) -> list[Path]:
+        if self.settings.records == "none":
+            return []
+        start, stop = chunk.task.start, chunk.stop
+        return [self._chunk_file(v, "battles", start, stop) for v in chunk.task.variants]
 
     def close(self) -> None:
         if self._journal is not None:
@@ -413,6 +516,66 @@ class Study:
         self.close()
         if self.state is not None and self.state.exists():
             shutil.rmtree(self.state)
+
+
+def read_run_file(out: Path) -> dict[str, Any]:
+    """The run file of the interrupted run in ``out`` (``.combatsim/run.json``), or a one-line
+    error if there is none or it is damaged."""
+    run_file = Path(out) / STATE / RUN_FILE
+    try:
+        info = run_file.stat()
+    except (OSError, ValueError):
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
+        raise UsageError(
+            "--resume", str(out), "a folder holding an unfinished run (DIR/.combatsim/run.json)"
+        )
+    if info.st_size > MAX_RUN_FILE:
+        raise _damaged(out, f"{RUN_FILE} is {info.st_size:,} bytes")
+    try:
+        stored = json.loads(run_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise _damaged(out, f"{RUN_FILE}: {err}") from None
+    if not isinstance(stored, dict) or stored.get("format") != FORMAT:
+        raise _damaged(out, f"{RUN_FILE} is not a combatsim run file of format {FORMAT}")
+    meta = stored.get("meta")
+    if not isinstance(meta, dict) or not isinstance(meta.get("args", {}), dict):
+        raise _damaged(out, f"{RUN_FILE} lacks the run's arguments")
+    return stored
+
+
+def _journal_lines(journal: Path, out: Path) -> list[str]:
+    """The journal's lines, read from a regular file only (never a FIFO or device)."""
+    try:
+        if not stat.S_ISREG(journal.stat().st_mode):
+            raise _damaged(out, f"{JOURNAL} is not a regular file")
+        with open(journal, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except OSError as err:
+        raise _damaged(out, f"{JOURNAL}: {err.strerror}") from None
+
+
+def _check_counts(data: dict[str, Any]) -> None:
+    """A journal tally holds counts only: non-negative integers, in lists and mappings."""
+    parts = [data[k] for k in ("battles", "draws", "wins", "end_reasons", "turns")]
+    parts += [data[k] for k in ("standing", "damage") if data[k] is not None]
+    while parts:
+        item = parts.pop()
+        if isinstance(item, dict):
+            parts += item.values()
+        elif isinstance(item, list):
+            parts += item
+        elif type(item) is not int or item < 0:
+            raise ValueError(f"a count of {item!r}")
+
+
+def _damaged(out: Path, why: str) -> UsageError:
+    return UsageError(
+        "--resume",
+        str(out),
+        f"the folder of an unfinished combatsim run ({STATE}/{why}); start the run afresh "
+        "(without --resume)",
+    )
 
 
 def _pairs_json(pairs: Counter | None) -> list | None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from ..bounds import MAX_AMOUNT, MAX_COMBATANTS, MAX_DISTANCE, STRICT
 
 
 class Tactics(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
     target: Literal["nearest", "weakest", "most_dangerous", "focus", "random"] = Field(
         "nearest",
@@ -23,7 +25,10 @@ class Tactics(BaseModel):
         "autofire", description="autofire when the weapon can, else single shots"
     )
     autofire_rounds: int | None = Field(
-        None, ge=2, description="rounds per autofire action; unset: as many as the rules allow"
+        None,
+        ge=2,
+        le=MAX_AMOUNT,
+        description="rounds per autofire action; unset: as many as the rules allow",
     )
     sweep: bool = Field(
         False,
@@ -41,7 +46,7 @@ class Tactics(BaseModel):
         "keep_range (advance or back off to preferred_range); take_cover (walk to the nearest "
         "free cover point, then hold)",
     )
-    preferred_range: float = Field(10.0, ge=0)
+    preferred_range: float = Field(10.0, ge=0, le=MAX_DISTANCE, description="meters")
     fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")
     fall_back_at: float = Field(0.5, gt=0, le=1, description="harm share that counts as badly hurt")
     grenades: Literal["never", "clustered", "always"] = Field(
@@ -49,13 +54,15 @@ class Tactics(BaseModel):
         description="clustered: throw when at least grenade_min_targets enemies and no ally "
         "stand inside the blast around the aim point; always: at the target whenever in range",
     )
-    grenade_min_targets: int = Field(2, ge=1)
+    grenade_min_targets: int = Field(2, ge=1, le=MAX_COMBATANTS)
     karma: Literal["never", "survive", "attack", "both"] = Field(
         "survive",
         description="Instant Karma (when the rules option is on): survive buys off wounds that "
         "would take the fighter out; attack re-rolls failed attack dice and negates fumbles",
     )
-    reload_below: int = Field(1, ge=1, description="reload when fewer rounds than this are left")
+    reload_below: int = Field(
+        1, ge=1, le=MAX_AMOUNT, description="reload when fewer rounds than this are left"
+    )
     rules: dict[str, Any] = Field(
         default_factory=dict,
         description="policies of the scenario's rule system (e.g. when to spend Edge), "

@@ -526,8 +526,8 @@ def test_invalid_yaml_is_a_scenario_error_with_a_line():
     assert info.value.line is not None
 
 
-def test_a_missing_table_file_is_a_usage_error(tmp_path):
-    with pytest.raises(UsageError):
+def test_a_missing_table_file_is_an_error_naming_it(tmp_path):
+    with pytest.raises(ScenarioError, match="nope.yaml: .file.: found no such file"):
         ls.load_table(tmp_path / "nope.yaml")
 
 

@@ -11,42 +11,46 @@ and armor, and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics`
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ...bounds import MAX_AMOUNT, MAX_DISTANCE, MAX_SHARE_FACTOR, STRICT, Amount, Range
 from ...dice.fourd8 import MAX_EASE
 
 DEFAULT_ABILITIES = {"firearm": ("shooting",), "melee": ("melee",), "grenade": ("throwing",)}
 COMBINATIONS = ("pair", "two_pairs", "triple", "four_alike")
+# A modifier to the ease of a roll (seed 004 "Ease" runs 1-32; beyond +-64 nothing changes).
+Ease = Annotated[int, Field(ge=-2 * MAX_EASE, le=2 * MAX_EASE)]
+Bonus = Annotated[int, Field(ge=-MAX_EASE, le=MAX_EASE)]  # an ability bonus or weakness
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 class RangeEase(Strict):
     """Ease of hitting at each range band of the weapon (seed 004 "Ease": 1-32, 32 easiest)."""
 
-    short: int = Field(20, le=MAX_EASE)
-    medium: int = Field(17, le=MAX_EASE)
-    long: int = Field(14, le=MAX_EASE)
-    extreme: int = Field(10, le=MAX_EASE)
+    short: int = Field(20, ge=-MAX_EASE, le=MAX_EASE)
+    medium: int = Field(17, ge=-MAX_EASE, le=MAX_EASE)
+    long: int = Field(14, ge=-MAX_EASE, le=MAX_EASE)
+    extreme: int = Field(10, ge=-MAX_EASE, le=MAX_EASE)
 
 
 class CoverEase(Strict):
-    partial: int = -4
-    full: int = -8
-    hidden: int = -12
+    partial: Ease = -4
+    full: Ease = -8
+    hidden: Ease = -12
 
 
 class VisibilityEase(Strict):
-    normal: int = 0
-    reduced_light: int = -2
-    mist: int = -2
-    glare: int = -2
-    smoke: int = -4
-    full_darkness: int = -6
+    normal: Ease = 0
+    reduced_light: Ease = -2
+    mist: Ease = -2
+    glare: Ease = -2
+    smoke: Ease = -4
+    full_darkness: Ease = -6
 
 
 class Difficulty(Strict):
@@ -54,22 +58,22 @@ class Difficulty(Strict):
 
     cover: CoverEase = CoverEase()
     visibility: VisibilityEase = VisibilityEase()
-    aiming: int = Field(
+    aiming: Ease = Field(
         2,
         description="a ranged attack at the target the attacker shot at with its previous "
         "action, without moving in between",
     )
-    wounded: int = Field(-2, description="the attacker has lost at least wounded_at of its health")
-    target_running: int = -2
-    attacker_moving: int = Field(-2, description="shooting after walking this action")
-    engaged: int = Field(-4, description="shooting with an enemy in melee reach")
+    wounded: Ease = Field(-2, description="the attacker has lost at least wounded_at of its health")
+    target_running: Ease = -2
+    attacker_moving: Ease = Field(-2, description="shooting after walking this action")
+    engaged: Ease = Field(-4, description="shooting with an enemy in melee reach")
 
 
 class Effect(Strict):
     """What an aspect adds to a hit: damage, armor ignored, the target's next action lost."""
 
-    damage: int = Field(0, ge=0)
-    pierce: int = Field(0, ge=0)
+    damage: Amount = 0
+    pierce: Amount = 0
     stagger: bool = False
 
 
@@ -147,9 +151,9 @@ class Options(Strict):
     """``rules.options`` of ``4d8``; each default is the README's documented choice."""
 
     ease: RangeEase = RangeEase()
-    melee_ease: int = Field(18, le=MAX_EASE, description="ease of a melee attack")
+    melee_ease: int = Field(18, ge=-MAX_EASE, le=MAX_EASE, description="ease of a melee attack")
     difficulty: Difficulty = Difficulty()
-    degree_damage: dict[int, int] = Field(
+    degree_damage: dict[Annotated[int, Field(ge=1, le=4 * MAX_EASE)], Amount] = Field(
         {1: 0, 5: 1, 9: 2, 13: 3, 17: 4, 21: 6},
         description="extra damage by degree of success: each key is the lowest degree of a "
         "band (default: the bands of seed 004's Interpretation table)",
@@ -168,13 +172,18 @@ class Options(Strict):
         0.5, gt=0, le=1, description="share of health lost from which 'wounded' applies"
     )
     dead_at: float = Field(
-        1.0, ge=0, description="down at 0 health; dead at -dead_at x the health (1.0: at -health)"
+        1.0,
+        ge=0,
+        le=MAX_SHARE_FACTOR,
+        description="down at 0 health; dead at -dead_at x the health (1.0: at -health)",
     )
     initiative_ability: str = Field(
         "coordination", description="initiative is 10 + this ability's bonus + 1d8"
     )
     initiative_base: int = Field(10, ge=0, le=80)
-    unarmed_damage: int = Field(1, ge=0, description="damage of bare hands before the degree")
+    unarmed_damage: int = Field(
+        1, ge=0, le=MAX_AMOUNT, description="damage of bare hands before the degree"
+    )
 
     @field_validator("degree_damage")
     @classmethod
@@ -188,7 +197,7 @@ class Sheet(Strict):
     """A combatant. ``abilities`` are ability bonuses (seed 004 "Abilities"), negative for a
     weakness; ``energy`` limits the positive bonuses one task may use."""
 
-    abilities: dict[str, int] = Field(default_factory=dict)
+    abilities: dict[str, Bonus] = Field(default_factory=dict)
     occupation_skills: tuple[str, ...] = Field(
         (), description="the occupation's bonus skills: no -8 for lacking them"
     )
@@ -214,12 +223,12 @@ class Weapon(Strict):
     )
     requires: str | None = Field(None, description="required ability: -8 without it (seed 004)")
     ease_modifier: int = Field(0, ge=-16, le=16, description="a handy (+) or awkward (-) weapon")
-    ranges: tuple[float, float, float, float] | None = Field(
+    ranges: tuple[Range, Range, Range, Range] | None = Field(
         None, description="upper bounds in meters of short, medium, long and extreme range"
     )
-    ammo: int | None = Field(None, ge=1)
-    pierce: int = Field(0, ge=0, description="points of armor it ignores")
-    blast_radius: float | None = Field(None, gt=0)
+    ammo: int | None = Field(None, ge=1, le=MAX_AMOUNT)
+    pierce: int = Field(0, ge=0, le=MAX_AMOUNT, description="points of armor it ignores")
+    blast_radius: float | None = Field(None, gt=0, le=MAX_DISTANCE)
 
     @model_validator(mode="after")
     def _check(self):

@@ -11,20 +11,23 @@ and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics``).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
+from ...bounds import MAX_AMOUNT, MAX_DISTANCE, MAX_SHARE_FACTOR, STRICT, Distance, Range
 from ...dice.lost_souls import MAX_KARMA_BONUS_DICE, MAX_NET_DICE
 
 Dice = int  # net dice of one circumstance: bonus dice positive, penalty dice negative
 DICE = {"ge": -MAX_NET_DICE, "le": MAX_NET_DICE}
+BoundedDice = Annotated[int, Field(**DICE)]
 SUCCESS_TIERS = 5  # ruling 18: the five upper tiers of the table are successes
+Points = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # damage points of a tier
 DEFAULT_ABILITY = {"firearm": "firearms", "melee": "melee", "grenade": "throwing"}
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 class CoverDice(Strict):
@@ -56,7 +59,7 @@ class Circumstances(Strict):
 
     cover: CoverDice = CoverDice()
     visibility: VisibilityDice = VisibilityDice()
-    range: tuple[Dice, Dice, Dice] = Field(
+    range: tuple[BoundedDice, BoundedDice, BoundedDice] = Field(
         (1, 0, -1), description="short, medium and long range of the weapon"
     )
     aiming: Dice = Field(
@@ -82,30 +85,33 @@ class Options(Strict):
         "scenario; default: the shipped approximation combatsim/data/action_results_table.yaml",
     )
     circumstances: Circumstances = Circumstances()
-    hit_damage: tuple[int, int, int, int, int] = Field(
+    hit_damage: tuple[Points, Points, Points, Points, Points] = Field(
         (1, 2, 3, 4, 5),
         description="damage points of the five success tiers (worst first: Passable .. Awesome "
         "in the shipped table), multiplied by the weapon's damage multiplier",
     )
-    unarmed_multiplier: int = Field(1, ge=1, description="damage multiplier of bare hands")
+    unarmed_multiplier: int = Field(1, ge=1, le=50, description="damage multiplier of bare hands")
     wounded_at: float = Field(
         0.5, gt=0, le=1, description="share of life lost from which 'wounded' dice apply"
     )
     dead_at: float = Field(
         1.0,
         ge=0,
+        le=MAX_SHARE_FACTOR,
         description="down at 0 life points; dead at -dead_at x the life points (1.0: at -life)",
     )
     catastrophe: Literal["none", "lose_action"] = Field(
         "none", description="a Catastrophic attack roll costs the attacker its next action"
     )
-    assist_distance: float = Field(
-        5.0, ge=0, description="meters from the lead within which an ally may assist (ruling 19)"
+    assist_distance: Distance = Field(
+        5.0, description="meters from the lead within which an ally may assist (ruling 19)"
     )
     initiative_die: int = Field(10, ge=1, le=100, description="initiative is Reflexes + 1dN")
-    blast_points: int = Field(2, ge=0, description="grenade blast damage per multiplier point")
-    grenade_miss: float = Field(
-        2.0, ge=0, description="meters a failed throw lands off the aim per tier below success"
+    blast_points: int = Field(
+        2, ge=0, le=MAX_AMOUNT, description="grenade blast damage per multiplier point"
+    )
+    grenade_miss: Distance = Field(
+        2.0, description="meters a failed throw lands off the aim per tier below success"
     )
 
     @field_validator("hit_damage")
@@ -143,15 +149,19 @@ class Weapon(Strict):
     ability: str | None = Field(
         None, description="the ability column it is rolled on (default by kind)"
     )
-    ranges: tuple[float, float, float] | None = Field(
+    ranges: tuple[Range, Range, Range] | None = Field(
         None, description="upper bounds in meters of short, medium and long range"
     )
-    ammo: int | None = Field(None, ge=1, description="rounds per load; grenades carried")
+    ammo: int | None = Field(
+        None, ge=1, le=MAX_AMOUNT, description="rounds per load; grenades carried"
+    )
     quality: Dice = Field(
         0, ge=-2, le=2, description="superior (+) or shoddy (-) gear: dice on every attack"
     )
-    armor_piercing: int = Field(0, ge=0, description="points of armor it ignores")
-    blast_radius: float | None = Field(None, gt=0, description="a grenade's blast, meters")
+    armor_piercing: int = Field(0, ge=0, le=MAX_AMOUNT, description="points of armor it ignores")
+    blast_radius: float | None = Field(
+        None, gt=0, le=MAX_DISTANCE, description="a grenade's blast, meters"
+    )
 
     @model_validator(mode="after")
     def _check(self):

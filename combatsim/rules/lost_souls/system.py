@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
-from ...errors import ScenarioError, UsageError
+from ...errors import ScenarioError
 from ..base import RuleSystem, register
 from ..points import PointPoolRules
 from . import levers as ls_levers
@@ -125,12 +125,14 @@ class LostSouls(PointPoolRules, RuleSystem):
                 full = Path(scenario.source).parent / full
             try:
                 table = dice.load_table(full)
-            except UsageError as err:
+            except ScenarioError as err:
+                if err.path != "(file)":
+                    raise  # inside the table: the loader adds the scenario's line
                 raise ScenarioError(
                     scenario.source,
                     "rules.options.action_table",
                     path,
-                    f"an Action Results Table file relative to the scenario ({err.allowed})",
+                    f"an Action Results Table file relative to the scenario (here: {err.found})",
                 ) from None
         labels = table.column_labels
         for f in scenario.fighters:

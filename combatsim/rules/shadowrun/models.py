@@ -6,7 +6,9 @@ import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from ...bounds import MAX_AMOUNT, MAX_DISTANCE, STRICT, Range
 
 LEVELS = "LMSD"  # wound levels, ruling 6: L, M, S, D fill 1, 3, 6, 10 boxes
 BOXES = {"L": 1, "M": 3, "S": 6, "D": 10}
@@ -18,10 +20,12 @@ _CODE = re.compile(
     r"^\s*(?P<power>\d+|STR(?:\s*[+-]\s*\d+)?)\s*(?P<level>[LMSD])\s*(?P<staging>\d+)?\s*$", re.I
 )
 DEFAULT_STAGING = 2  # the staging number when a code gives none (seed 002 shows 3 in 4M3)
+MAX_POWER = 100  # a damage code's Power (seed 002 weapons reach about 20)
+MAX_STAGING = 20
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 def _on_off(value):
@@ -115,8 +119,10 @@ class DamageCode(Strict):
         strength_based = power.startswith("STR")
         value = int(power[3:] or 0) if strength_based else int(power)
         staging = int(m["staging"]) if m["staging"] else DEFAULT_STAGING
-        if staging < 1:
-            raise ValueError("a staging number of at least 1")
+        if not 1 <= staging <= MAX_STAGING:
+            raise ValueError(f"a staging number from 1 to {MAX_STAGING}; got {text!r}")
+        if not -MAX_POWER <= value <= MAX_POWER:
+            raise ValueError(f"a Power from 0 to {MAX_POWER} (STR-{MAX_POWER} to STR+{MAX_POWER})")
         return cls(
             power=value, strength_based=strength_based, level=m["level"].upper(), staging=staging
         )
@@ -129,18 +135,22 @@ class Weapon(Strict):
     kind: Literal["firearm", "melee", "grenade"]
     damage: str
     stun: bool = False
-    ranges: tuple[float, float, float, float] | None = Field(
+    ranges: tuple[Range, Range, Range, Range] | None = Field(
         None, description="upper bounds in meters of short, medium, long and extreme range"
     )
-    ammo: int | None = Field(None, ge=1, description="rounds per load; grenades carried")
+    ammo: int | None = Field(
+        None, ge=1, le=MAX_AMOUNT, description="rounds per load; grenades carried"
+    )
     autofire: bool = False
-    recoil_compensation: int = Field(0, ge=0)
-    gyro: int = Field(0, ge=0)
+    recoil_compensation: int = Field(0, ge=0, le=100)
+    gyro: int = Field(0, ge=0, le=100)
     smartgun: bool = False
     ammo_type: Literal["normal", "flechette"] = "normal"
     aerodynamic: bool = False
     launcher: bool = False
-    blast_falloff: float | None = Field(None, gt=0, description="grenade Power lost per meter")
+    blast_falloff: float | None = Field(
+        None, gt=0, le=MAX_DISTANCE, description="grenade Power lost per meter"
+    )
 
     @field_validator("damage")
     @classmethod

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from ...bounds import MAX_AMOUNT, MAX_SHARE_FACTOR, STRICT, Distance, Range
 
 Attribute = Literal["body", "agility", "reflexes", "strength", "perception"]
 Skill = Literal["firearms", "heavy_weapons", "melee"]
 Sight = Literal["low_light", "thermographic", "night_vision_goggles"]
 Weight = Literal["light", "medium", "heavy"]
+Share100 = Annotated[float, Field(gt=0, le=MAX_SHARE_FACTOR)]  # a share of health
 
 # Injury steps (seed "Edge", 4. Reduce Injury Severity names grazing, moderate, serious,
 # critical and life-threatening injuries; ruling 16 leaves the thresholds to us).
@@ -26,11 +29,12 @@ INJURY_NAMES = ("unhurt", "grazed", "moderate", "serious", "critical", "down")
 
 # Seed "Variable damage rolls": Nd6 + ST; a melee weapon adds the wielder's Strength ("ST"), a
 # ranged weapon its own (a number).
+MAX_DICE = 100  # d6 of one damage roll (seed weapons roll up to about 6)
 _DAMAGE = re.compile(r"^\s*(?P<dice>\d+)\s*d6\s*(?:\+\s*(?P<st>ST|\d+))?\s*$", re.I)
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
 
 
 # --- rules.options --------------------------------------------------------------------------------
@@ -94,9 +98,9 @@ class VisibilityEffects(Strict):
 
 
 class ArmorClassTable(Strict):
-    light: float = 0
-    medium: float = 0
-    heavy: float = 0
+    light: float = Field(0, ge=0, le=100)
+    medium: float = Field(0, ge=0, le=100)
+    heavy: float = Field(0, ge=0, le=100)
 
     def of(self, weight: str) -> float:
         return getattr(self, weight)
@@ -140,18 +144,23 @@ class Options(Strict):
     # Health and injury (ruling 16).
     health_base: int = Field(10, ge=0, le=500)
     health_per_body: int = Field(5, ge=0, le=100)
-    injury_levels: tuple[float, float, float, float] = Field(
+    injury_levels: tuple[Share100, Share100, Share100, Share100] = Field(
         (0.25, 0.5, 0.75, 1.0),
         description="shares of health at which moderate, serious, critical and down begin",
     )
-    dead_at: float = Field(1.5, description="physical damage, as a share of health, that kills")
+    dead_at: float = Field(
+        1.5,
+        gt=0,
+        le=MAX_SHARE_FACTOR,
+        description="physical damage, as a share of health, that kills",
+    )
     # Armor (seed "Damage mitigation": a stopped hit can degrade the armor).
     armor_degradation_pt: int = Field(0, ge=0, le=50, description="PT lost per stopped hit")
     armor_degradation_dr: int = Field(0, ge=0, le=100, description="DR lost per stopped hit")
     # Fire modes and movement.
     burst_rounds: int = Field(3, ge=2, le=20, description="rounds a burst fires")
-    walk: float = Field(5.0, ge=0, description="meters walked with an action")
-    run: float = Field(15.0, ge=0, description="meters run as the turn's only action")
+    walk: Distance = Field(5.0, description="meters walked with an action")
+    run: Distance = Field(15.0, description="meters run as the turn's only action")
     # Failure consequences (seed 003 "Magnitude of Success/Failure", ruling 23).
     failure_disadvantage: bool = Field(
         True,
@@ -238,7 +247,10 @@ class Damage(Strict):
         if not m:
             raise ValueError(f"a damage roll like 2d6+4 or 2d6+ST; got {text!r}")
         st = (m["st"] or "0").upper()
-        return cls(dice=int(m["dice"]), strength=None if st == "ST" else int(st))
+        dice, strength = int(m["dice"]), None if st == "ST" else int(st)
+        if dice > MAX_DICE or (strength is not None and strength > MAX_DICE * 6):
+            raise ValueError(f"at most {MAX_DICE}d6+{MAX_DICE * 6}; got {text!r}")
+        return cls(dice=dice, strength=strength)
 
     def __str__(self) -> str:
         return f"{self.dice}d6+{'ST' if self.strength is None else self.strength}"
@@ -252,10 +264,10 @@ class Weapon(Strict):
     damage: str
     stun: bool = False
     skill: Skill | None = None  # unset: firearms for a firearm, melee for a melee weapon
-    ranges: tuple[float, float, float, float] | None = Field(
+    ranges: tuple[Range, Range, Range, Range] | None = Field(
         None, description="upper bounds in meters of short, medium, long and extreme range"
     )
-    ammo: int | None = Field(None, ge=1, description="rounds per load")
+    ammo: int | None = Field(None, ge=1, le=MAX_AMOUNT, description="rounds per load")
     burst: bool = False
     smartgun: bool = False
     scope: bool = False

@@ -1,0 +1,137 @@
+"""The top-level Python API: ``combatsim.simulate``, ``run_many``, ``sweep``, ``compare`` and
+``balance`` take a path or a loaded scenario, share one result type, use every core as the CLI
+does, and show progress unless ``quiet``.
+
+The toy scenario and runner of tests/test_sweep.py stand in for the engine (passed as
+``runner=``), except in the test that ``import combatsim`` stays light.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import combatsim
+from combatsim.sweeps import api as sweeps_api
+from tests.test_sweep import toy_files, toy_runner
+
+ENTRY_POINTS = ("simulate", "run_many", "sweep", "compare", "balance")
+
+
+@pytest.fixture
+def toy(tmp_path) -> Path:
+    return toy_files(tmp_path / "scenarios")
+
+
+def call(name: str, scenario, **kwargs):
+    """Each entry point with the arguments it needs on the toy scenario."""
+    kwargs = {"battles": 60, "runner": toy_runner, "quiet": True, **kwargs}
+    if name == "simulate":
+        return combatsim.simulate(scenario, **kwargs)
+    if name == "run_many":
+        return combatsim.run_many([scenario, scenario], **kwargs)
+    if name == "sweep":
+        return combatsim.sweep(scenario, "sides[guards].members[Guard].count=1,2", **kwargs)
+    if name == "compare":
+        return combatsim.compare(scenario, b_sets="sides[runners].members[*].armor=heavy", **kwargs)
+    return combatsim.balance(
+        scenario, "sides[guards].members[Guard].count=1..3", "runners down = 0.5", **kwargs
+    )
+
+
+def test_dir_lists_the_entry_points_and_import_stays_light():
+    assert set(ENTRY_POINTS) | {"Result", "load_scenario"} <= set(dir(combatsim))
+    code = (
+        "import sys, combatsim; "
+        "heavy = [m for m in ('pandas', 'simpy', 'numpy', 'tqdm') if m in sys.modules]; "
+        "assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_each_takes_a_str_a_path_or_a_scenario_and_returns_one_result_type(name, toy):
+    results = [call(name, form) for form in (str(toy), Path(toy), combatsim.load_scenario(toy))]
+    for result in results:
+        assert type(result) is combatsim.Result
+        assert isinstance(result.table, pd.DataFrame) and not result.table.empty
+        assert isinstance(result.casualties, pd.DataFrame) and not result.casualties.empty
+        assert isinstance(result.summary, dict) and result.summary["battles_completed"] > 0
+    assert results[0].summary == results[1].summary == results[2].summary
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_the_repr_reads_as_a_summary(name, toy):
+    text = repr(call(name, toy))
+    assert text.startswith("<combatsim result: ")
+    assert "runners" in text and "%" in text
+    if name == "simulate":
+        assert "casualties" in text and "Guard 2" in text
+    if name == "compare":
+        assert "B - A, runners: " in text
+
+
+def test_simulate_keeps_the_per_battle_tables(toy):
+    result = combatsim.simulate(toy, 40, runner=toy_runner, quiet=True)
+    assert len(result.battles) == 40
+    assert set(result.combatants["name"]) == {"Ace", "Brick", "Guard 1", "Guard 2"}
+
+
+def test_run_many_takes_a_folder(toy):
+    result = combatsim.run_many(toy.parent, 30, runner=toy_runner, quiet=True)
+    assert list(result.table["scenario"]) == ["Toy standoff"]  # the catalogue is skipped
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_the_default_is_every_core_as_on_the_command_line(name, toy, monkeypatch):
+    asked = []
+    real = sweeps_api.make_backend
+
+    def spy(workers=None, scheduler=None, tasks=None):
+        asked.append(workers)
+        return real(1, scheduler, tasks)
+
+    monkeypatch.setattr(sweeps_api, "make_backend", spy)
+    call(name, toy)
+    assert asked and set(asked) == {None}  # None: all cores, the CLI's --workers default
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_is_shown_unless_quiet(toy, monkeypatch, quiet):
+    import combatsim.progress
+
+    calls, finished = [], []
+
+    class Recorder:
+        def __call__(self, done, total):
+            calls.append((done, total))
+
+        def finish(self):
+            finished.append(True)
+
+    monkeypatch.setattr(combatsim.progress, "Progress", Recorder)
+    combatsim.simulate(toy, 60, runner=toy_runner, quiet=quiet, workers=1, chunk_size=20)
+    if quiet:
+        assert calls == [] and finished == []
+    else:
+        assert calls[-1] == (60, 60) and finished == [True]
+
+
+def test_the_same_numbers_as_the_library_below(toy):
+    """The friendly face adds defaults, not numbers: the same summary as sweeps.api."""
+    top = combatsim.sweep(toy, "sides[guards].members[Guard].count=1,2", 80, runner=toy_runner)
+    below = sweeps_api.sweep(
+        toy, "sides[guards].members[Guard].count=1,2", battles=80, runner=toy_runner
+    )
+    assert top.summary == below.summary
+    pd.testing.assert_frame_equal(top.table, below.table)
+    pd.testing.assert_frame_equal(top.casualties, below.casualties)
+
+
+def test_an_unknown_option_is_a_type_error_naming_it(toy):
+    with pytest.raises(TypeError, match="batles"):
+        combatsim.simulate(toy, batles=10)
