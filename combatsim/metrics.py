@@ -8,7 +8,9 @@ tallied as a pair. A metric is a rate and whose it is:
 * ``draw``: no side wins (the turn limit, or the last fighters fell together);
 * ``down`` / ``dead``: at least one of WHO's fighters ends the battle out of the fight (not
   standing: unconscious, dying, dead or fled) / dead. WHO is a side, a member (a group's
-  copies together: ``Guard``), or one fighter (``Guard 2``, ``Razor``).
+  copies together: ``Guard``), or one fighter (``Guard 2``, ``Razor``): the names and the
+  definitions of the casualties table (``combatsim.batch.casualty_entries``), so explain's
+  baseline rate is the ``down_rate`` / ``dead_rate`` that ``run`` reports.
 
 Text names a metric as ``[WHO] RATE``: ``win`` (of the side given apart, default the first),
 ``corp security win``, ``draw``, ``Razor down``, ``runners dead``.
@@ -144,22 +146,15 @@ def parse_metric(text: str, scenario, side: str | None = None) -> Metric:
 
 
 def fighter_groups(scenario) -> dict[str, frozenset[tuple[str, str]]]:
-    """Every name a casualty rate may be of, with its fighters' ``(side, name)``: each side,
-    each member entry (a group's copies together, by the member's name or archetype) and each
-    fighter. A name shared by several of these means all their fighters together."""
-    found: dict[str, set[tuple[str, str]]] = {}
-    for side, data in zip(scenario.sides, scenario.data["sides"], strict=True):
-        found.setdefault(side.name, set()).update((side.name, f.name) for f in side.fighters)
-        first = 0
-        for j, member in enumerate(data["members"]):
-            count = int(member.get("count", 1))
-            fighters = side.fighters[first : first + count]
-            first += count
-            name = member.get("name") or member.get("archetype") or f"{side.name} {j + 1}"
-            found.setdefault(name, set()).update((side.name, f.name) for f in fighters)
-            for f in fighters:
-                found.setdefault(f.name, set()).add((side.name, f.name))
-    return {name: frozenset(members) for name, members in found.items()}
+    """Every name a casualty rate may be of, with its fighters' ``(side, name)``: the entries
+    of the casualties table (``combatsim.batch.casualty_entries``: each side, each combatant
+    or group of copies, each copy), so a rate here is the one ``summary.json`` reports."""
+    from .batch import casualty_entries
+
+    found: dict[str, frozenset[tuple[str, str]]] = {}
+    for entry in casualty_entries(scenario):
+        found[entry.who] = found.get(entry.who, frozenset()) | entry.members
+    return found
 
 
 def metric_help() -> str:

@@ -269,12 +269,14 @@ def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
 
 def test_casualty_metric_counts_battles_where_who_ends_down(duel):
     """Mark's down rate as written is the share of battles whose combatants.csv row for Mark
-    says he is not standing."""
-    from combatsim.batch import simulate
+    says he is not standing, and the casualties table's down rate for him."""
+    from combatsim.sweeps.api import run_one
 
     result = explain(duel, metric="Mark down", only=["Ace"], battles=40)
-    rows = simulate(load_scenario(duel), 40).combatants
-    mark = rows[rows["name"] == "Mark"]
+    run = run_one(duel, battles=40)
+    mark = run.combatants[run.combatants["name"] == "Mark"]
     assert result.summary["baseline"]["rate"] == pytest.approx((~mark["standing"]).mean())
+    entry = next(e for e in run.summary["casualties"] if e["who"] == "Mark")
+    assert result.summary["baseline"]["rate"] == entry["down_rate"]
     assert result.summary["metric"]["describe"] == "Mark's down rate"
     assert _row(result, "firearms")["difference_up"] > 0
