@@ -27,13 +27,14 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .engine.records import BattleResult
 from .errors import UsageError, check_range
 from .stats import describe_turn_counts, rate_with_interval
+
+if TYPE_CHECKING:  # pandas is imported where tables are made, never in a worker
+    import pandas as pd
 
 CHUNK_SIZE = 250
 RECORDS = ("none", "battles", "all")  # what per-battle records a run keeps
@@ -578,6 +579,8 @@ def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     becomes the nullable ``Int64`` instead, so the files show what the engine recorded.
     """
     records = list(rows)
+    import pandas as pd
+
     frame = pd.DataFrame.from_records(records)
     for column in frame.columns:
         if frame[column].dtype.kind == "f" and all(

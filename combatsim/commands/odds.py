@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
-from .. import odds
 from ..errors import UsageError
 from . import examples
+
+if TYPE_CHECKING:
+    from .. import odds
 
 
 def add_parser(sub) -> None:
@@ -74,6 +77,7 @@ def _emit(args: argparse.Namespace, result: tuple[dict, odds.Table]) -> int:
     payload, table = result
     print(json.dumps(payload, indent=2) if args.json else table.render())
     if args.plot:
+        from .. import odds
         from ..odds_plots import plot_distribution
 
         outcome, values, series = odds.distribution(payload)
@@ -113,6 +117,8 @@ def _values(text: str | None, argument: str, grid: bool) -> list[int] | int:
 
 
 def _sr(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     if args.grid:
         if args.compare:
             raise UsageError("--compare", True, "nothing with --grid")
@@ -203,6 +209,8 @@ def _add_other_systems(systems) -> None:
 
 
 def _sr2097(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     mode = (
         "advantage"
         if args.advantage or args.edge
@@ -218,6 +226,8 @@ def _sr2097(args: argparse.Namespace) -> int:
 
 
 def _lost_souls(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     if args.grid:
         if args.column is not None:
             raise UsageError("--column", args.column, "nothing with --grid (it shows every one)")
@@ -227,4 +237,6 @@ def _lost_souls(args: argparse.Namespace) -> int:
 
 
 def _fourd8(args: argparse.Namespace) -> int:
+    from .. import odds  # numpy and the exact tables: only for this command
+
     return _emit(args, odds.fourd8_odds(args.chance, args.over32))

@@ -36,11 +36,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SIDES = 8
 N_DICE = 4
@@ -118,11 +120,17 @@ def resolve(faces: Sequence[int] | None, chance: int, over32: str = DEFAULT_OVER
     """
     chance = _as_int("chance", chance, "an integer")
     mode = _mode(chance, over32)
+    if mode != "automatic":
+        faces = _check_faces(faces)
+    return _resolve(faces, chance, mode)
+
+
+def _resolve(faces: tuple[int, ...] | None, chance: int, mode: str) -> FourD8Result:
+    """``resolve`` for checked faces and the mode the chance gives."""
     if mode == "automatic":  # ruling 21
         faces = AUTOMATIC_FACES
         aspects = (ASPECTS[0],)  # the 8 is laid down on the first die
         return FourD8Result(faces, chance, mode, sum(faces), True, max(faces), "none", aspects)
-    faces = _check_faces(faces)
     if mode == "bonus":  # ruling 21: bonus added to the highest die; no lucky breaks
         bonus = chance - MAX_EASE
         top = max(faces)
@@ -149,8 +157,12 @@ def resolve(faces: Sequence[int] | None, chance: int, over32: str = DEFAULT_OVER
     )
 
 
+@lru_cache(maxsize=SIDES**N_DICE)
 def _combination(faces: tuple[int, ...]) -> tuple[int, str, tuple[int, ...], int | None]:
-    """Degree on a success, kind, the dice making it, and the lesser die (ruling 20)."""
+    """Degree on a success, kind, the dice making it, and the lesser die (ruling 20).
+
+    Remembered for each of the 4,096 rolls: battles ask about the same rolls again and again.
+    """
     by_count = sorted(Counter(faces).items(), key=lambda vc: (-vc[1], -vc[0]))
     value, count = by_count[0]
 
@@ -180,9 +192,10 @@ def roll(
 
     An automatic success rolls nothing, so ``draw`` is not called.
     """
-    if _mode(_as_int("chance", chance, "an integer"), over32) == "automatic":
-        return resolve(None, chance, over32)
-    return resolve(tuple(draw(SIDES, N_DICE)), chance, over32)
+    mode = _mode(_as_int("chance", chance, "an integer"), over32)
+    if mode == "automatic":
+        return _resolve(None, chance, mode)
+    return _resolve(tuple(draw(SIDES, N_DICE)), chance, mode)
 
 
 # --- exact distributions -----------------------------------------------------------------------
@@ -248,6 +261,8 @@ def sample(
     rng: np.random.Generator, chance: int, size: int, over32: str = DEFAULT_OVER32
 ) -> FourD8Samples:
     """Roll ``size`` independent tests at ``chance`` (an automatic success draws nothing)."""
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     chance = _as_int("chance", chance, "an integer")
     size = _as_int("size", size, "an integer from 0 up")
     if size < 0:
@@ -266,6 +281,8 @@ def resolve_many(faces: np.ndarray, chance: int, over32: str = DEFAULT_OVER32) -
     implementation of ruling 20 that the tests check against ``resolve`` on all 4096 rolls.
     An automatic success ignores the faces given.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     chance = _as_int("chance", chance, "an integer")
     mode = _mode(chance, over32)
     faces = np.asarray(faces, dtype=np.int64)

@@ -32,17 +32,20 @@ die (``called_shot_multiplier``); 2 Karma buy a bonus die, at most 3 (``karma_bo
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from os import PathLike
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .. import safeyaml
 from ..errors import ScenarioError, UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_NET_DICE = 5  # seed 001 "Multiple Bonus/Penalty Dice"; ruling 17
 KARMA_PER_BONUS_DIE = 2  # seed 001 "Karma and Bonus Dice"; ruling 19
@@ -130,7 +133,13 @@ def resolve(
     for argument, faces in (("bonus", bonus), ("penalty", penalty)):
         if len(faces) > MAX_NET_DICE:
             raise UsageError(f"{argument} dice", len(faces), f"at most {MAX_NET_DICE} dice")
+    return _resolve(tens, ones, bonus, penalty)
 
+
+def _resolve(
+    tens: int, ones: int, bonus: tuple[int, ...], penalty: tuple[int, ...]
+) -> PercentileRoll:
+    """``resolve`` for faces already checked (one kind of extra dice, at most 5, 0-9 each)."""
     value, tens_used = read_percentile(tens, ones), tens
     # Ruling 17: compare the rolls each die would give, not the digits (00 is 100).
     if bonus:
@@ -152,13 +161,23 @@ def roll(
     One call draws ``2 + |net dice|`` faces: the tens die, the ones die, then the bonus or
     penalty dice left after cancelling (see ``net_dice`` for ``net``/``bonus``/``penalty``).
     """
-    n = net_dice(net, bonus=bonus, penalty=penalty)
+    plain = type(net) is type(bonus) is type(penalty) is int and bonus == penalty == 0
+    if plain and -MAX_NET_DICE <= net <= MAX_NET_DICE:
+        n = net  # the battle's call: a plain net count in range, nothing more to check
+    else:
+        n = net_dice(net, bonus=bonus, penalty=penalty)
     faces = list(draw(10, 2 + abs(n)))
-    if len(faces) != 2 + abs(n) or any(not _is_int(f) or not 1 <= f <= 10 for f in faces):
+    plain = all(type(f) is int for f in faces)  # the battle's draws: checked in one pass
+    if (
+        len(faces) != 2 + abs(n)
+        or (not plain and any(not _is_int(f) for f in faces))
+        or min(faces) < 1
+        or max(faces) > 10
+    ):
         raise ValueError(f"draw(10, {2 + abs(n)}) must give {2 + abs(n)} faces 1..10, got {faces}")
     faces = [0 if f == 10 else int(f) for f in faces]
-    extra = faces[2:]
-    return resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
+    extra = tuple(faces[2:])
+    return _resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
 
 
 # --- exact distributions -------------------------------------------------------------------------
@@ -215,6 +234,8 @@ def sample(
     Vectorised: each row holds the tens die and the extra dice, all read against the row's ones
     die; the best (bonus) or worst (penalty) of the row's rolls is kept, as in ``resolve``.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     n = net_dice(net, bonus=bonus, penalty=penalty)
     _check_int("size", size, low=0)
     tens_and_extra = rng.integers(0, 10, size=(size, 1 + abs(n)))
@@ -289,8 +310,15 @@ class ActionTable:
             raise UsageError("roll", roll, "an integer from 1 to 100 (00 is 100)")
         return self.tiers[self._ranks[label][roll]]
 
+    def tier_of(self, roll: int, label: int | str) -> Tier:
+        """``tier`` for a column label of this table and a roll ``resolve`` gave: no checks,
+        for the battle's hot path (the labels are checked when the scenario loads)."""
+        return self.tiers[self._ranks[label][roll]]
+
     def ranks(self, rolls: np.ndarray, column: int | str) -> np.ndarray:
         """Vectorised ``tier(...).rank`` for an array of rolls (1..100)."""
+        import numpy as np  # only here: start-up (validate) needs no numpy
+
         label = self.column(column).label
         rolls = np.asarray(rolls)
         if rolls.size and (rolls.min() < 1 or rolls.max() > 100):
@@ -512,7 +540,12 @@ def _table(table: ActionTable | None) -> ActionTable:
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+    if type(value) is int:  # the common case, without the isinstance checks
+        return True
+    if isinstance(value, bool):
+        return False
+    np = sys.modules.get("numpy")  # a numpy integer exists only once numpy is loaded
+    return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
 
 
 def _check_int(argument: str, value: object, low: int | None = None, high: int | None = None):

@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 D6_MAX_TN_CAP = None  # the d6 game has no TN ceiling
 
@@ -127,6 +129,76 @@ def roll(
     return count(chains, dice.effective_tn(tn), dice), chains
 
 
+def roll_count(
+    take: Callable[[int], Sequence[int]], n: int, tn: int, dice: PoolDice = D6
+) -> tuple[int, bool]:
+    """``(successes, fumble)`` of an ``n``-die test, drawing exactly what ``roll`` draws.
+
+    The untraced battle's test: no chains are built, but every face ``roll_chains`` would draw
+    is drawn, in the same order (the first faces of all dice, then each top face's re-rolls
+    in die order), so a batch and the traced replay of the same battle see the same stream.
+    A d6 showing 6 is still rolled again at a TN of 6 or less, where the total cannot change
+    the result: the trace shows the player's whole roll, and the batch must keep in step.
+
+    The re-rolls are drawn several at a time but never past what the chains need: every
+    chain still rolling needs at least one more face, so asking for as many faces as there
+    are open chains, and handing them out in die order, draws the same faces as one by one.
+    """
+    return counter(take, dice)(n, tn)
+
+
+def counter(
+    take: Callable[[int], Sequence[int]], dice: PoolDice = D6
+) -> Callable[[int, int], tuple[int, bool]]:
+    """``roll_count`` with the dice and the draw bound once: ``count(n, tn)``.
+
+    A battle makes one per fighter and calls it for every test, so the rules of the dice
+    (faces, TN floor and cap, Rule of Six or Seven) are looked up once, not on every roll.
+    """
+    top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
+    seven = dice.rule_of_seven
+
+    def count(n: int, tn: int) -> tuple[int, bool]:
+        faces = take(n)
+        fumble = n > 0 and faces.count(low) == n
+        tops = faces.count(top)
+        target = None if cap is not None and tn > cap else tn if tn > floor else floor
+        if target is not None and target <= top:
+            successes = sum(map(target.__le__, faces))
+            if not seven:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps it open
+                while tops:
+                    tops = take(tops).count(top)
+            return successes, fumble  # the Rule of Seven re-rolls only toward a TN above 7
+        if target is None:
+            if not seven:
+                while tops:
+                    tops = take(tops).count(top)
+            return 0, fumble
+        # A TN above the top face: only a top face can succeed, by the total of its chain.
+        successes = 0
+        totals = [top] * tops  # the open chains, in die order
+        while totals:
+            draws = take(len(totals))
+            still = []
+            j = 0  # the next draw to hand out
+            for total in totals:
+                while j < len(draws):
+                    face = draws[j]
+                    j += 1
+                    total += face
+                    if face != top or (seven and total >= target):
+                        break  # this chain is done
+                else:
+                    still.append(total)  # out of draws while still open
+                    continue
+                if total >= target:
+                    successes += 1
+            totals = still
+        return successes, fumble
+
+    return count
+
+
 def _check_chain(chain: tuple[int, ...], dice: PoolDice, target: int | None) -> None:
     if not chain or any(not dice.low <= f <= dice.top for f in chain):
         raise ValueError(f"{dice.name} faces must be {dice.low}..{dice.top}, got {chain}")
@@ -199,6 +271,8 @@ def sample(
     Vectorised: one draw for all first rolls, then one draw per level of re-rolls for only the
     dice still climbing toward a TN above the top face.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     _check_n(n)
     if size < 0:
         raise UsageError("size", size, "an integer from 0 up")

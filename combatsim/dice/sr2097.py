@@ -38,11 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .exact import Dist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NORMAL = "normal"
 ADVANTAGE = "advantage"
@@ -291,7 +293,16 @@ def roll_check(
 ) -> CheckResult:
     """Roll a check with faces from ``draw(10, k)`` (k = 2, or 3 with Advantage/Disadvantage)."""
     _check_mode_args(mode, edge)
-    return resolve_check(draw(10, 2 if mode == NORMAL else 3), bonus, tn, mode, edge)
+    return _resolve_known(tuple(draw(10, 2 if mode == NORMAL else 3)), bonus, tn, mode, edge)
+
+
+@lru_cache(maxsize=1 << 14)
+def _resolve_known(
+    faces: tuple[int, ...], bonus: int, tn: int, mode: str, edge: bool
+) -> CheckResult:
+    """``resolve_check``, remembered: a battle asks about the same few bonuses and TNs over
+    and over (100 or 1,000 rolls each), and the result is immutable."""
+    return resolve_check(faces, bonus, tn, mode, edge)
 
 
 # --- damage and armor: pure resolution ------------------------------------------------------------
@@ -505,6 +516,8 @@ def exact_attack_damage(
 
 
 def _margins_array(a: np.ndarray, b: np.ndarray, d: int, edge: bool) -> np.ndarray:
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     raw = a + b + d
     if edge:
         adjust = np.where(a == b, DOUBLE_BONUS, 0)
@@ -526,6 +539,8 @@ def sample_check(
     Vectorised: with Advantage/Disadvantage all three kept pairs are scored and the best
     (worst) MoS taken, which is the same choice as ``resolve_check``.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     _check_mode_args(mode, edge)
     if size < 0:
         raise UsageError("size", size, "an integer from 0 up")
@@ -549,6 +564,8 @@ def sample_check(
 
 
 def _armor_array(damage: np.ndarray, pt: int, dr: int) -> np.ndarray:
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     return np.where(damage < pt, 0, damage - damage * dr // 100)
 
 
@@ -562,6 +579,8 @@ def sample_damage(
     edge: bool = False,
 ) -> np.ndarray:
     """Roll ``size`` independent damage rolls (``damage_dice(...)`` d6 + ST)."""
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     n = damage_dice(base_dice, mos_dice, burst, edge)
     _check_strength(strength)
     if size < 0:
@@ -589,6 +608,8 @@ def sample_attack_damage(
     Every attack gets enough d6 for the largest MoS bonus; the columns beyond its own count are
     masked off, so there is one draw for all damage dice.
     """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
     fixed = damage_dice(base_dice, 0, burst, edge_damage)
     _check_strength(strength)
     _check_armor(pt, dr)

@@ -2,15 +2,21 @@
 
 Time inside a combat turn runs down the initiative scale: an action at score ``s`` happens
 ``TOP - s`` time units after the turn starts, so higher scores act first. Ties go to the
-higher Reaction, then to a random draw (ruling 1), by the event's priority. Every fighter's
-turn is a simpy process that waits for its action scores; a wound that changes the fighter's
-initiative penalty interrupts the wait and moves the remaining actions down, and a fighter
-taken out of the fight is interrupted for good (it loses its remaining actions). Held
-(conditional) actions wait for a movement event or the end of the turn; grenades in flight
-are processes of their own.
+higher Reaction, then to a random draw (ruling 1), by the event's priority.
 
-The engine owns time, positions, movement, tactics and victory; every rule number comes from
-the scenario's rule system. It does no I/O: it returns a ``BattleResult`` of plain records.
+Every fighter is one simpy process for the whole battle. At the start of each turn the turn
+process rolls initiative and wakes them all with one shared event; each then waits for its
+action scores in turn. A wound that moves a fighter's remaining actions down (initiative
+penalty) is seen when its waiting action comes due: it waits again, longer (it is interrupted
+only in the rare case that its next action moves *earlier*). A fighter taken out of the fight
+finds it cannot act when its action comes due, and loses its remaining actions. Held
+(conditional) actions wait for a movement or the end of the turn, each on its own event that
+is triggered only while someone holds; grenades in flight are processes of their own.
+
+The engine owns time, positions, movement and victory, and hands the tactics and the rule
+system the battle they decide and resolve in (``combatsim.rules.base.BattleView``); every rule
+number comes from the scenario's rule system. It does no I/O: it returns a ``BattleResult`` of
+plain records.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
 TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
+TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -36,24 +43,32 @@ class At(Event):
     """An event at ``delay`` from now with an explicit priority (simpy's ``Timeout`` has none).
 
     Lower priority values are processed first among events at the same time; the engine uses
-    it for initiative ties (higher Reaction first, then a random draw).
+    it for initiative ties (higher Reaction first, then a random draw) and to end a turn after
+    whatever else is due at that moment. What needs no tie-break (a grenade's flight) is a
+    plain ``Timeout``.
     """
 
     def __init__(self, env: simpy.Environment, delay: float, priority: int):
-        super().__init__(env)
+        self.env = env
+        self.callbacks = []
         self._ok = True
         self._value = None
         env.schedule(self, priority, delay)
 
 
 class Fighter:
-    """A combatant's mutable state in one battle; the immutable spec stays in ``spec``."""
+    """A combatant's mutable state in one battle; the immutable spec stays in ``spec``.
+
+    What the tactics ask on every action (weapons by kind, walk and run) is derived once here.
+    """
 
     def __init__(self, spec: FighterSpec, index: int):
         self.spec = spec
         self.index = index
         self.name = spec.name
         self.side = spec.side
+        self.tactics = spec.tactics
+        self.weapons = spec.weapons
         self.position: tuple[float, float] = spec.position
         self.cover = spec.cover
         self.state: Any = None
@@ -61,9 +76,23 @@ class Fighter:
         self.weapon_names = {
             id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)
         }
+        self.weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
+        self.firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
+        self.firearm_index = self.weapon_index[id(self.firearm)] if self.firearm else -1
+        self.melee = next((w for w in spec.weapons if w.kind == "melee"), None)
+        self.grenades = [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"]
+        self.reach = max(
+            (w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf
+        )
+        self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
+        self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
+        self.priority = NORMAL + 1
         self.penalty_at_roll = 0
+        self.waiting_shift = 0  # the penalty shift the pending action was timed with
         self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
+        self.turn_seen = 0  # the last turn this fighter's process has started
+        self.wake: Event | None = None  # the event a held action waits on
         self.can_act = True
         self.fled = False
         self.lose_next_action: bool | str = False  # or the reason, for the trace
@@ -85,6 +114,8 @@ class Fighter:
 
 
 class Battle:
+    """One run of a scenario: the ``BattleView`` the rule system and the tactics are handed."""
+
     def __init__(
         self,
         scenario: Scenario,
@@ -98,6 +129,7 @@ class Battle:
         self.scenario = scenario
         self.system = scenario.system
         self.environment = scenario.environment
+        self.melee_range = scenario.environment.melee_range
         self.index = index
         self.roll = roller if roller is not None else Roller(rng)
         self.env = simpy.Environment()
@@ -106,15 +138,17 @@ class Battle:
         self.fighters = [Fighter(spec, i) for i, spec in enumerate(scenario.fighters)]
         for f in self.fighters:
             f.state = self.system.new_state(f)
+            f.walk, f.run = self.system.movement(f)
         self.sides = [s.name for s in scenario.sides]
         self.focus: dict[str, Fighter] = {}
         self.turn = 0
         self.score: int | None = None
         self.turn_start = 0.0
-        self.turn_end: Event | None = None
-        self.moved: Event = self.env.event()
+        self.turn_started: Event = self.env.event()
+        self.holders: list[Fighter] = []  # fighters waiting with a held action
         self.decided: Event = self.env.event()
         self.over = False
+        self.fallen = True  # someone left the fight since the last victory check
 
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
@@ -124,26 +158,37 @@ class Battle:
         return f.can_act
 
     def standing_enemies(self, me: Fighter) -> list[Fighter]:
-        return [f for f in self.fighters if f.side != me.side and f.can_act]
+        side = me.side
+        return [f for f in self.fighters if f.can_act and f.side != side]
 
     def opponents_in_melee(self, me: Fighter) -> int:
-        reach = self.environment.melee_range
-        return sum(1 for f in self.standing_enemies(me) if self.distance(me, f) <= reach)
+        reach = self.melee_range
+        side, at, dist = me.side, me.position, math.dist
+        return sum(
+            1
+            for f in self.fighters
+            if f.can_act and f.side != side and dist(at, f.position) <= reach
+        )
 
     def free_cover_point(self, me: Fighter, within: float):
-        best = None
+        """The nearest cover point within ``within`` meters that no one else stands at."""
+        best, best_d = None, math.inf
+        here, dist = me.position, math.dist
         for point in self.environment.cover_points:
-            d = math.dist(me.position, point.position)
-            if d > within + 1e-9 or (best is not None and d >= best[0]):
+            at = point.position
+            d = dist(here, at)
+            if d > within + 1e-9 or d >= best_d:
                 continue
-            if not any(
-                o is not me and math.dist(o.position, point.position) < 0.5 for o in self.fighters
-            ):
-                best = (d, point)
-        return best[1] if best else None
+            for o in self.fighters:
+                if o is not me and dist(o.position, at) < 0.5:
+                    break
+            else:
+                best, best_d = point, d
+        return best
 
     # --- trace -------------------------------------------------------------------------------
     def trace(self, kind: str, text: str, actor: Fighter | None = None, **data) -> None:
+        """Record one trace line. Callers build ``text`` only when ``self.tracing`` is on."""
         if self.tracing:
             self.events.append(
                 TraceEvent(self.turn, self.score, actor.name if actor else None, kind, text, data)
@@ -151,149 +196,197 @@ class Battle:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> BattleResult:
-        controller = self.env.process(self._turns())
-        self.env.run(until=controller)
-        return self._result(controller.value)
+        for f in self.fighters:
+            f.process = self.env.process(self._fighter(f))
+        self.env.process(self._turns())
+        self.env.run(until=self.decided)
+        return self._result(self.decided.value)
 
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
+        system, env = self.system, self.env
         for turn in range(1, self.scenario.turn_limit + 1):
-            self.turn, self.score, self.turn_start = turn, None, self.env.now
+            self.turn, self.score, self.turn_start = turn, None, env.now
             for f in self.fighters:
                 f.ran_this_turn = f.running = False
                 f.moved_this_turn = 0.0
-            self.turn_end = self.env.timeout(TOP)
+                f.scores = []
+            # After anything else due at the same moment (a grenade landing as the turn ends
+            # bursts in this turn), before the next turn starts.
+            turn_end = At(env, TOP, NORMAL + 1)
             acting = [f for f in self.fighters if f.can_act]
-            rolls = {f: self.system.initiative(self, f) for f in acting}
-            ties = {f: self.roll.below(1 << 20) for f in acting}
-            order = sorted(acting, key=lambda f: (-self.system.initiative_tiebreak(f), ties[f]))
+            rolls = {f: system.initiative(self, f) for f in acting}
+            # one tie-break draw per fighter, in order (the same numbers as one at a time)
+            ties = dict(zip(acting, self.roll.taker(0, TIES - 1)(len(acting)), strict=True))
+            order = sorted(acting, key=lambda f: (-system.initiative_tiebreak(f), ties[f]))
             for rank, f in enumerate(order):
-                f.penalty_at_roll = self.system.initiative_penalty(f)
+                f.penalty_at_roll = system.initiative_penalty(f)
                 f.turn_ends_at = self.turn_start + TOP
-                f.process = self.env.process(self._fighter_turn(f, rolls[f], NORMAL + 1 + rank))
-            yield self.turn_end | self.decided
-            if self.decided.triggered:
-                return self.decided.value
-        return TURN_LIMIT
+                f.scores = rolls[f]
+                f.priority = NORMAL + 1 + rank
+            started, self.turn_started = self.turn_started, env.event()
+            started.succeed()
+            yield turn_end
+            if self.holders:  # held actions not triggered this turn are wasted now
+                self._wake_holders("turn end")
+                yield env.timeout(0)  # let them give up before the next turn starts
+        if not self.over:
+            self.over = True
+            self.decided.succeed(TURN_LIMIT)
 
-    def _fighter_turn(self, f: Fighter, scores: list[int], priority: int):
+    def _fighter(self, f: Fighter):
+        """The fighter's one process: each turn it acts at its scores, then waits for the next."""
+        while True:
+            if f.turn_seen < self.turn and f.scores:
+                f.turn_seen = self.turn
+                yield from self._fighter_turn(f, f.scores, f.turn_ends_at)
+            else:
+                yield self.turn_started
+
+    def _fighter_turn(self, f: Fighter, scores: list[int], ends: float):
+        system, env = self.system, self.env
+        penalty = system.initiative_penalty
         for base in scores:
             while True:
-                shift = self.system.initiative_penalty(f) - f.penalty_at_roll
+                shift = penalty(f) - f.penalty_at_roll
                 score = min(base - shift, TOP)
                 if score < 1:
-                    if shift:
+                    if shift and self.tracing:
                         self.trace(
                             "lost",
                             f"{f.name}'s action at {base} falls below 1 (wounds): lost",
                             actor=f,
                         )
                     return
+                f.waiting_shift = shift
                 try:
-                    yield At(self.env, max(0.0, f.turn_ends_at - score - self.env.now), priority)
+                    yield At(env, max(0.0, ends - score - env.now), f.priority)
+                except simpy.Interrupt:
+                    continue  # the action moved earlier: time it again
+                if self.over or not f.can_act:
+                    return
+                if penalty(f) - f.penalty_at_roll == shift:
                     break
-                except simpy.Interrupt as stop:
-                    if stop.cause == "out":
-                        return
-            if self.over or not f.can_act:
-                return
+                # wounds moved the action down while it waited: wait again, for the new score
             self.score = score
-            yield from self._act(f)
-            if self.env.now >= f.turn_ends_at:  # a held action ran to the turn's end
-                return
+            plan = self._decide(f)
+            if plan is None:
+                continue
+            if plan.kind == "hold":
+                plan = yield from self._hold(f, plan, ends)
+                if plan is None:
+                    if env.now >= ends:  # the held action ran to the turn's end
+                        return
+                    continue
+            self._execute(f, plan)
 
-    def _act(self, f: Fighter):
+    def _decide(self, f: Fighter) -> Plan | None:
+        """The start of an action: pools refresh, a lost action is lost, else the tactics plan."""
         self.system.begin_action(self, f)
         if f.lose_next_action:
             why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
             f.lose_next_action = False
-            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
-            return
+            if self.tracing:
+                self.trace("action", f"{f.name} loses this action ({why})", actor=f)
+            return None
         f.actions += 1
         f.moved_this_action = 0.0
         plan = plan_action(self, f)
-        self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
-        if plan.kind == "hold":
-            plan = yield from self._hold(f, plan)
-            if plan is None:
-                return
-        self._execute(f, plan)
+        if self.tracing:
+            self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
+        return plan
 
-    def _hold(self, f: Fighter, plan: Plan):
+    def _hold(self, f: Fighter, plan: Plan, ends: float):
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
         waste the action at the end of the turn."""
         weapon = plan.weapon
         while not self.over:
+            f.wake = self.env.event()
+            self.holders.append(f)
             try:
-                yield self.moved | self.turn_end | self.decided
-            except simpy.Interrupt as stop:
-                if stop.cause == "out":
-                    return None
+                yield f.wake
+            except simpy.Interrupt:
+                self._drop_holder(f)
                 continue
-            if self.over or not f.can_act or self.env.now >= f.turn_ends_at:
-                self.trace("action", f"{f.name}'s held action is wasted", actor=f)
+            if not f.can_act:  # taken out while holding: the action is simply gone
+                return None
+            if self.over or self.env.now >= ends:
+                if self.tracing:
+                    self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             in_range = [
                 e for e in self.standing_enemies(f) if self.distance(f, e) <= weapon.max_range
             ]
             if in_range:
                 target = min(in_range, key=lambda e: self.distance(f, e))
-                index = f.spec.weapons.index(weapon)
+                index = f.weapon_index[id(weapon)]
                 shots = 1
-                if weapon.can_autofire and f.spec.tactics.fire_mode == "autofire":
+                if weapon.can_autofire and f.tactics.fire_mode == "autofire":
                     shots = max(
                         1,
                         min(
                             self.system.max_autofire(f, weapon),
                             f.ammo[index],
-                            f.spec.tactics.autofire_rounds or 99,
+                            f.tactics.autofire_rounds or 99,
                         ),
                     )
                 return Plan(
                     "fire",
-                    f"held action triggered: {target.name} came within range",
+                    f"held action triggered: {target.name} came within range"
+                    if self.tracing
+                    else "",
                     target=target,
                     weapon=weapon,
                     shots=shots,
                 )
         return None
 
+    def _wake_holders(self, cause: str) -> None:
+        holders, self.holders = self.holders, []
+        for h in holders:
+            h.wake.succeed(cause)
+
+    def _drop_holder(self, f: Fighter) -> None:
+        if f in self.holders:
+            self.holders.remove(f)
+
     def _execute(self, f: Fighter, plan: Plan) -> None:
         kind = plan.kind
+        system = self.system
         if kind in ("run", "flee"):
             f.ran_this_turn = f.running = True
-            _, run = self.system.movement(f)
-            self.move(f, plan.dest, run)
+            self.move(f, plan.dest, f.run)
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
-            walk, _ = self.system.movement(f)
-            self.move(f, plan.dest, max(0.0, walk - f.moved_this_turn))
+            self.move(f, plan.dest, max(0.0, f.walk - f.moved_this_turn))
         if not f.can_act or self.over:  # taken out on the way (interception)
             self.check_victory()
             return
-        if kind in ("fire", "grenade") and f.cover == "hidden":
+        if (kind == "fire" or kind == "grenade") and f.cover == "hidden":
             f.cover = "none"  # firing gives the position away: no more blind fire at it
-            self.trace("move", f"{f.name} gives away the hidden position", actor=f)
+            if self.tracing:
+                self.trace("move", f"{f.name} gives away the hidden position", actor=f)
         if kind == "fire":
-            index = f.spec.weapons.index(plan.weapon)
+            index = f.weapon_index[id(plan.weapon)]
             shots = min(plan.shots, f.ammo[index])
             f.ammo[index] -= shots
             if plan.sweep and shots == plan.shots:
-                self.system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
             else:
-                self.system.ranged_attack(self, f, plan.target, plan.weapon, shots)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots)
         elif kind == "melee":
-            if self.distance(f, plan.target) <= self.environment.melee_range:
-                self.system.melee_attack(self, f, plan.target, plan.weapon)
+            if self.distance(f, plan.target) <= self.melee_range:
+                system.melee_attack(self, f, plan.target, plan.weapon)
         elif kind == "reload":
-            index = f.spec.weapons.index(plan.weapon)
+            index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] = plan.weapon.ammo
-            self.trace("reload", f"{f.name} reloads the {f.weapon_label(plan.weapon)}", actor=f)
+            if self.tracing:
+                self.trace("reload", f"{f.name} reloads the {f.weapon_label(plan.weapon)}", actor=f)
         elif kind == "grenade":
-            index = f.spec.weapons.index(plan.weapon)
+            index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
-            at = self.system.throw_grenade(self, f, plan.weapon, plan.aim)
+            at = system.throw_grenade(self, f, plan.weapon, plan.aim)
             self.env.process(self._grenade(f, plan.weapon, at))
         self.check_victory()
 
@@ -303,14 +396,18 @@ class Battle:
         yield self.env.timeout(delay)
         if self.over:
             return
-        self.trace("grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
+        if self.tracing:
+            self.trace(
+                "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
+            )
         self.system.grenade_blast(self, thrower, weapon, at)
         self.check_victory()
 
     # --- movement ----------------------------------------------------------------------------
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
         """Walk or run toward ``dest`` as far as ``budget`` meters allow; opponents passed
-        within one meter may intercept (seed 002 Interception)."""
+        within one meter may intercept (seed 002 Interception). Fighters holding an action
+        are woken to see whether the mover came into range (no event when none holds)."""
         start = f.position
         length = math.dist(start, dest)
         if length <= 1e-9 or budget <= 0:
@@ -322,18 +419,19 @@ class Battle:
         f.moved_this_turn += moved
         f.moved_this_action += moved
         f.cover = self._cover_at(end)
-        self.trace(
-            "move",
-            f"{f.name} {'runs' if f.running else 'walks'} {moved:.1f} m to "
-            f"({end[0]:.1f}, {end[1]:.1f})"
-            + (f", into {f.cover} cover" if f.cover != "none" else ""),
-            actor=f,
-        )
+        if self.tracing:
+            self.trace(
+                "move",
+                f"{f.name} {'runs' if f.running else 'walks'} {moved:.1f} m to "
+                f"({end[0]:.1f}, {end[1]:.1f})"
+                + (f", into {f.cover} cover" if f.cover != "none" else ""),
+                actor=f,
+            )
         for enemy in self.standing_enemies(f):
             if _passes_within(start, end, enemy.position, INTERCEPT_DISTANCE) and f.can_act:
-                self.system.melee_attack(self, enemy, f, _melee_weapon(enemy), interception=True)
-        moved_event, self.moved = self.moved, self.env.event()
-        moved_event.succeed(f)
+                self.system.melee_attack(self, enemy, f, enemy.melee, interception=True)
+        if self.holders:
+            self._wake_holders("moved")
 
     def _check_escape(self, f: Fighter) -> None:
         """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""
@@ -341,8 +439,10 @@ class Battle:
         if all(self.distance(f, e) > limit for e in self.standing_enemies(f)):
             f.fled = True
             f.can_act = False
+            self.fallen = True
             f.knocked_out_turn = self.turn
-            self.trace("status", f"{f.name} has fled the fight", actor=f)
+            if self.tracing:
+                self.trace("status", f"{f.name} has fled the fight", actor=f)
             self.check_victory()
 
     def _cover_at(self, at) -> str:
@@ -355,34 +455,42 @@ class Battle:
     def damage_dealt(
         self, attacker: Fighter | None, target: Fighter, boxes: int, what: str
     ) -> None:
-        """Called by the rule system after it changed ``target``'s state."""
+        """Called by the rule system after it changed ``target``'s state (``what`` is read
+        only when tracing: callers pass "" otherwise)."""
+        system = self.system
         target.damage_taken += boxes
         if attacker is not None and attacker.side != target.side:
             attacker.damage_dealt += boxes
-        status = self.system.status(target)
-        self.trace(
-            "damage",
-            f"{target.name} takes a {what}: {status}",
-            actor=target,
-            boxes=boxes,
-            status=status,
-        )
+        if self.tracing:
+            status = system.status(target)
+            self.trace(
+                "damage",
+                f"{target.name} takes a {what}: {status}",
+                actor=target,
+                boxes=boxes,
+                status=status,
+            )
         was_acting = target.can_act
-        target.can_act = self.system.can_act(target)
+        target.can_act = system.can_act(target)
         if was_acting and not target.can_act:
             target.knocked_out_turn = self.turn
-            self._interrupt(target, "out")
-        elif target.can_act and self.system.initiative_penalty(target) != target.penalty_at_roll:
-            self._interrupt(target, "wounded")
+            self.fallen = True
+        elif target.can_act and target.scores:
+            shift = system.initiative_penalty(target) - target.penalty_at_roll
+            if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
+                self._interrupt(target)
 
-    def _interrupt(self, f: Fighter, cause: str) -> None:
+    def _interrupt(self, f: Fighter) -> None:
         p = f.process
-        if p is not None and p.is_alive and p is not self.env.active_process:
-            p.interrupt(cause)
+        if p is not None and p.is_alive and p is not self.env.active_process and p.target:
+            p.interrupt("wounded")
 
     def check_victory(self) -> None:
-        if self.over:
+        """Over when at most one side has fighters able to act (looked at only when someone
+        has left the fight since the last look)."""
+        if self.over or not self.fallen:
             return
+        self.fallen = False
         standing = {f.side for f in self.fighters if f.can_act}
         if len(standing) <= 1:
             self.over = True
@@ -440,10 +548,6 @@ def _passes_within(a, b, p, radius: float) -> bool:
     if t <= 0.0 or t >= 1.0:  # closest where the mover starts or stops: leaving or closing
         return False  # in, not passing by
     return math.dist((ax + t * dx, ay + t * dy), p) <= radius
-
-
-def _melee_weapon(f: Fighter):
-    return next((w for w in f.spec.weapons if w.kind == "melee"), None)
 
 
 def run_battle(scenario: Scenario, root_seed: int, index: int, trace: bool = False) -> BattleResult:

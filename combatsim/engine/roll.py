@@ -3,6 +3,13 @@
 A battle rolls a few dice at a time, hundreds of times; numpy is fast per array, slow per
 call. ``Roller`` draws faces in blocks and hands them out as Python ints, so a battle costs
 one numpy call per few hundred dice and stays a pure function of its seed.
+
+Each kind of die (``low..high``) has its own block and its own *taker*: a closure that hands
+out the next ``k`` faces of that block. Rule code on the hot path asks once for a taker
+(``roller.taker(1, 6)``) and calls it, which costs one Python call per draw and no lookups.
+Which faces a battle gets does not depend on how it asks for them: a block is refilled with
+``max(BLOCK, k)`` fresh faces exactly when a request does not fit in what is left, whether
+the request came through ``d``, ``faces``, ``below`` or a taker.
 """
 
 from __future__ import annotations
@@ -12,37 +19,58 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..dice.shadowrun import PoolDice
-
 BLOCK = 512
+
+Taker = Callable[[int], list[int]]
 
 
 class Roller:
-    def __init__(self, rng: np.random.Generator):
+    """Dice for one battle. Subclasses that script faces override ``_take`` (and get takers
+    that route through it)."""
+
+    def __init__(self, rng: np.random.Generator | None):
         self.rng = rng
-        self._blocks: dict[tuple[int, int], tuple[list[int], int]] = {}
+        self._takers: dict[tuple[int, int], Taker] = {}
+
+    def taker(self, low: int, high: int) -> Taker:
+        """A function ``take(k)`` returning the next ``k`` faces numbered ``low..high``."""
+        take = self._takers.get((low, high))
+        if take is None:
+            take = self._takers[(low, high)] = self._make_taker(low, high)
+        return take
+
+    def _make_taker(self, low: int, high: int) -> Taker:
+        if type(self)._take is not Roller._take:  # a scripted roller: every draw through it
+            return lambda k: self._take(low, high, k)
+        rng = self.rng
+        block: list[int] = []
+        pos = size = 0
+
+        def take(k: int) -> list[int]:
+            nonlocal block, pos, size
+            end = pos + k
+            if end > size:
+                block = block[pos:] + rng.integers(low, high + 1, size=max(BLOCK, k)).tolist()
+                pos, end, size = 0, k, len(block)
+            out = block[pos:end]
+            pos = end
+            return out
+
+        return take
 
     def _take(self, low: int, high: int, k: int) -> list[int]:
-        key = (low, high)
-        block, pos = self._blocks.get(key, ((), 0))
-        if pos + k > len(block):
-            block = (
-                list(block[pos:]) + self.rng.integers(low, high + 1, size=max(BLOCK, k)).tolist()
-            )
-            pos = 0
-        self._blocks[key] = (block, pos + k)
-        return block[pos : pos + k]
+        return self.taker(low, high)(k)
 
     def d(self, sides: int, k: int) -> list[int]:
         """``k`` faces of a die numbered 1..sides (the ``draw(sides, k)`` of the dice modules)."""
-        return self._take(1, sides, k)
+        return self.taker(1, sides)(k)
 
-    def faces(self, kind: PoolDice, k: int) -> list[int]:
+    def faces(self, kind, k: int) -> list[int]:
         """``k`` faces of a Shadowrun pool die (1-6, or 0-7 for the D8 variant)."""
-        return self._take(kind.low, kind.top, k)
+        return self.taker(kind.low, kind.top)(k)
 
-    def chain_draw(self, kind: PoolDice) -> Callable[[int], list[int]]:
-        return lambda k: self._take(kind.low, kind.top, k)
+    def chain_draw(self, kind) -> Taker:
+        return self.taker(kind.low, kind.top)
 
     def angle(self) -> float:
         """A uniformly random direction in radians."""
@@ -50,4 +78,4 @@ class Roller:
 
     def below(self, n: int) -> int:
         """A uniformly random integer in 0..n-1 (random targets, tie-breaks)."""
-        return self._take(0, n - 1, 1)[0]
+        return self.taker(0, n - 1)(1)[0]

@@ -29,19 +29,99 @@ every number the rules decide. A subclass provides:
   ``combatsim.rules.levers.Lever`` s, for ``combatsim explain``. Default: none.
 
 The built-in systems register themselves with ``register`` exactly as a plug-in would.
+
+Rules and tactics never import the engine: the engine hands them the battle, and what they may
+use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
+(one fighter's state in it). The layers read from the imports: the engine imports the tactics
+and the rules; the tactics import this interface; the rules import this interface and the dice.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
-
-from pydantic import BaseModel
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
-    from ..engine.battle import Battle, Fighter
+    from pydantic import BaseModel
+
     from .levers import Lever
+
+
+class Roll(Protocol):
+    """The battle's dice (``combatsim.engine.roll.Roller``)."""
+
+    def taker(self, low: int, high: int) -> Callable[[int], list[int]]: ...
+    def d(self, sides: int, k: int) -> list[int]: ...
+    def faces(self, kind: Any, k: int) -> list[int]: ...
+    def chain_draw(self, kind: Any) -> Callable[[int], list[int]]: ...
+    def angle(self) -> float: ...
+    def below(self, n: int) -> int: ...
+
+
+class Combatant(Protocol):
+    """One fighter in a battle, as rules and tactics see it. ``state`` is the rule system's own
+    (``new_state``); the rest the engine keeps: the spec, the weapons by kind, walk and run
+    meters (from ``movement``), position and cover, this turn's movement, the counters of
+    combatants.csv, and whether it can still act."""
+
+    spec: Any
+    index: int
+    name: str
+    side: str
+    tactics: Any
+    weapons: Sequence[Any]
+    firearm: Any
+    firearm_index: int
+    melee: Any
+    grenades: list[tuple[int, Any]]
+    reach: float
+    walk: float
+    run: float
+    state: Any
+    position: tuple[float, float]
+    cover: str
+    ammo: list[int]
+    can_act: bool
+    running: bool
+    ran_this_turn: bool
+    moved_this_turn: float
+    moved_this_action: float
+    lose_next_action: bool | str
+    shots: int
+    hits: int
+
+    def weapon_label(self, weapon: Any) -> str: ...
+
+
+class BattleView(Protocol):
+    """What the engine hands rules and tactics: the dice, the trace, the fighters and their
+    geometry, and ``damage_dealt`` to report a change of a fighter's state (the engine then
+    handles knock-outs and initiative). Build trace text only when ``tracing`` is on."""
+
+    system: RuleSystem
+    environment: Any
+    melee_range: float
+    fighters: list[Combatant]
+    roll: Roll
+    tracing: bool
+    turn: int
+    focus: dict[str, Combatant]
+
+    def trace(self, kind: str, text: str, actor: Combatant | None = None, **data: Any) -> None: ...
+    def distance(self, a: Combatant, b: Combatant) -> float: ...
+    def is_standing(self, f: Combatant) -> bool: ...
+    def standing_enemies(self, me: Combatant) -> list[Combatant]: ...
+    def opponents_in_melee(self, me: Combatant) -> int: ...
+    def free_cover_point(self, me: Combatant, within: float) -> Any: ...
+    def damage_dealt(
+        self, attacker: Combatant | None, target: Combatant, boxes: int, what: str
+    ) -> None: ...
+
+
+# The names the rule systems' signatures use.
+Battle = BattleView
+Fighter = Combatant
 
 
 class RuleSystem(ABC):
@@ -163,8 +243,24 @@ def register(cls: type[RuleSystem]) -> type[RuleSystem]:
     return cls
 
 
+# The built-in systems by name and the package that registers them: a scenario's system is
+# imported alone (start-up time), the others only when asked for.
+_BUILTIN = {
+    "sr-classic": "shadowrun",
+    "sr-d8": "shadowrun",
+    "sr2097": "sr2097",
+    "4d8": "fourd8",
+    "lost-souls": "lost_souls",
+}
+
+
 def system_class(name: str) -> type[RuleSystem] | None:
-    _load_builtin()
+    if name not in _REGISTRY and name in _BUILTIN:
+        import importlib
+
+        importlib.import_module(f"{__package__}.{_BUILTIN[name]}.system")
+    if name not in _REGISTRY:
+        _load_builtin()
     return _REGISTRY.get(name)
 
 

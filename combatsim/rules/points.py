@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from ..engine.battle import Battle, Fighter
+    from .base import Battle, Fighter
 
 
 class PointPoolRules:

@@ -9,135 +9,160 @@ own generator).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine.battle import Battle, Fighter
+    from ..rules.base import BattleView, Combatant
 
 Point = tuple[float, float]
+_dist = math.dist
 
 
-@dataclass
 class Plan:
-    kind: str  # fire, melee, grenade, reload, run, flee, walk, hold, none
-    reason: str
-    target: Fighter | None = None
-    weapon: Any = None
-    shots: int = 1
-    dest: Point | None = None  # where to walk (with the action) or run (as the action)
-    aim: Point | None = None
-    sweep: tuple = ()  # further (target, rounds) of an autofire sweep
+    """What one action does. ``reason`` is the trace's words for it: built only when the
+    battle is traced (an empty string otherwise)."""
 
+    __slots__ = ("kind", "reason", "target", "weapon", "shots", "dest", "aim", "sweep")
 
-def plan_action(battle: Battle, me: Fighter) -> Plan:
-    tactics = me.spec.tactics
-    enemies = battle.standing_enemies(me)
-    if not enemies:
-        return Plan("none", "no enemy left standing")
-    walk, run = battle.system.movement(me)
-    walk_left = max(0.0, walk - me.moved_this_turn)
-    nearest = min(enemies, key=lambda e: battle.distance(me, e))
-
-    if (
-        tactics.fall_back
-        and battle.system.harm(me) >= tactics.fall_back_at
-        and not me.ran_this_turn
+    def __init__(
+        self,
+        kind: str,  # fire, melee, grenade, reload, run, flee, walk, hold, none
+        reason: str = "",
+        target: Combatant | None = None,
+        weapon: Any = None,
+        shots: int = 1,
+        dest: Point | None = None,  # where to walk (with the action) or run (as the action)
+        aim: Point | None = None,
+        sweep: tuple = (),  # further (target, rounds) of an autofire sweep
     ):
-        return Plan(
-            "flee",
-            f"badly hurt ({battle.system.harm(me):.0%}): falls back from {nearest.name}",
-            dest=_away(me.position, nearest.position, run),
-        )
+        self.kind = kind
+        self.reason = reason
+        self.target = target
+        self.weapon = weapon
+        self.shots = shots
+        self.dest = dest
+        self.aim = aim
+        self.sweep = sweep
 
-    target = choose_target(battle, me, enemies)
-    dist = battle.distance(me, target)
-    why_target = f"{target.name} ({tactics.target})"
+    def __repr__(self) -> str:
+        return f"Plan({self.kind!r}, {self.reason!r})"
 
-    firearm = next((w for w in me.spec.weapons if w.kind == "firearm"), None)
-    melee = next((w for w in me.spec.weapons if w.kind == "melee"), None)
-    reach = battle.environment.melee_range
-    if melee is not None and dist <= reach:  # in reach with a blade or club: use it
-        return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)
+
+def plan_action(battle: BattleView, me: Combatant) -> Plan:
+    """Decide one action. The distances to the standing enemies are measured once here and
+    handed to every step that needs them."""
+    tactics = me.tactics
+    side, here = me.side, me.position
+    tracing = battle.tracing
+    enemies: list[Combatant] = []
+    dist: dict[int, float] = {}  # enemy index -> meters from me
+    nearest, nearest_d = None, math.inf
+    for f in battle.fighters:
+        if f.can_act and f.side != side:
+            d = _dist(here, f.position)
+            enemies.append(f)
+            dist[f.index] = d
+            if d < nearest_d:
+                nearest, nearest_d = f, d
+    if nearest is None:
+        return Plan("none", "no enemy left standing" if tracing else "")
+    run = me.run
+    walk_left = max(0.0, me.walk - me.moved_this_turn)
+
+    if tactics.fall_back and not me.ran_this_turn:
+        harm = battle.system.harm(me)
+        if harm >= tactics.fall_back_at:
+            return Plan(
+                "flee",
+                f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if tracing else "",
+                dest=_away(here, nearest.position, run),
+            )
+
+    target = choose_target(battle, me, enemies, dist, nearest)
+    d = dist[target.index]
+    why_target = f"{target.name} ({tactics.target})" if tracing else ""
+
+    firearm = me.firearm
+    melee = me.melee
+    reach = battle.melee_range
+    if melee is not None and d <= reach:  # in reach with a blade or club: use it
+        return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
     if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
-        if firearm is not None and me.ammo[me.spec.weapons.index(firearm)] < firearm.ammo:
+        if firearm is not None and me.ammo[me.firearm_index] < firearm.ammo:
             return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
         return Plan("none", "ran this turn: cannot shoot until the next turn")
 
-    grenade = _grenade_plan(battle, me, enemies, target)
-    if grenade is not None:
-        return grenade
+    if me.grenades and tactics.grenades != "never":
+        grenade = _grenade_plan(battle, me, enemies, target, dist)
+        if grenade is not None:
+            return grenade
     if firearm is None:  # a melee fighter closes in
-        if dist <= reach:
-            return Plan("melee", f"in reach of {why_target}", target=target, weapon=melee)
-        if dist - walk_left <= reach:
+        if d <= reach:
+            return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
+        if d - walk_left <= reach:
             return Plan(
                 "melee",
-                f"walks {dist - reach + 0.01:.1f} m into reach of {why_target}",
-                target=target,
-                weapon=melee,
-                dest=_toward(me.position, target.position, dist - reach + 0.01),
+                f"walks {d - reach + 0.01:.1f} m into reach of {why_target}" if tracing else "",
+                target,
+                melee,
+                dest=_toward(here, target.position, d - reach + 0.01),
             )
         if not me.ran_this_turn:
             return Plan(
                 "run",
-                f"runs at {why_target}",
-                dest=_toward(me.position, target.position, min(run, dist - reach + 0.01)),
+                f"runs at {why_target}" if tracing else "",
+                dest=_toward(here, target.position, min(run, d - reach + 0.01)),
             )
         return Plan(
             "walk",
-            f"walks toward {why_target}",
-            dest=_toward(me.position, target.position, walk_left),
+            f"walks toward {why_target}" if tracing else "",
+            dest=_toward(here, target.position, walk_left),
         )
 
-    index = me.spec.weapons.index(firearm)
+    index = me.firearm_index
     if me.ammo[index] < tactics.reload_below:
         return Plan(
             "reload",
-            f"{me.ammo[index]} rounds left in the {me.weapon_label(firearm)}",
+            f"{me.ammo[index]} rounds left in the {me.weapon_label(firearm)}" if tracing else "",
             weapon=firearm,
-            dest=_movement_dest(battle, me, target, walk_left),
+            dest=_movement_dest(battle, me, target, walk_left, d),
         )
 
-    dest = _movement_dest(battle, me, target, walk_left)
-    where = dest if dest is not None else me.position
-    dist_after = math.dist(where, target.position)
-    if dist_after <= firearm.max_range:
+    dest = _movement_dest(battle, me, target, walk_left, d)
+    d_after = d if dest is None else _dist(dest, target.position)
+    if d_after <= firearm.max_range:
         shots = _shots(battle, me, firearm, index)
-        mode = f"autofire x{shots}" if shots > 1 else "single shot"
-        moved = f", after walking {math.dist(me.position, where):.1f} m" if dest is not None else ""
-        sweep = _sweep(battle, me, target, enemies, shots, firearm) if me.spec.tactics.sweep else ()
-        if sweep:
-            mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
-        return Plan(
-            "fire",
-            f"{mode} at {why_target}{moved}",
-            target=target,
-            weapon=firearm,
-            shots=shots,
-            dest=dest,
-            sweep=sweep,
-        )
+        sweep = _sweep(battle, me, target, enemies, shots, firearm) if tactics.sweep else ()
+        reason = ""
+        if tracing:
+            mode = f"autofire x{shots}" if shots > 1 else "single shot"
+            moved = f", after walking {_dist(here, dest):.1f} m" if dest is not None else ""
+            if sweep:
+                mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
+            reason = f"{mode} at {why_target}{moved}"
+        return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
     if tactics.movement == "hold":
         return Plan(
             "hold",
-            f"holds fire until an enemy comes within {firearm.max_range:g} m",
+            f"holds fire until an enemy comes within {firearm.max_range:g} m" if tracing else "",
             weapon=firearm,
         )
     if not me.ran_this_turn:
         return Plan(
             "run",
-            f"out of range of {why_target}: runs closer",
-            dest=_toward(me.position, target.position, min(run, dist - 0.8 * firearm.max_range)),
+            f"out of range of {why_target}: runs closer" if tracing else "",
+            dest=_toward(here, target.position, min(run, d - 0.8 * firearm.max_range)),
         )
-    return Plan("walk", f"out of range of {why_target}: walks closer", dest=dest)
+    return Plan("walk", f"out of range of {why_target}: walks closer" if tracing else "", dest=dest)
 
 
 SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk across
 SWEEP_TARGETS = 3
 
 
-def _sweep(battle: Battle, me: Fighter, target: Fighter, enemies, shots: int, weapon) -> tuple:
+def _sweep(
+    battle: BattleView, me: Combatant, target: Combatant, enemies, shots: int, weapon
+) -> tuple:
     """Spread an autofire burst over up to 3 close enemies (ruling 8): each gets an even share
     of the rounds left after one is wasted per meter between neighbours; the first target
     keeps the remainder. Empty when no second enemy is close enough to get a round."""
@@ -165,31 +190,39 @@ def _sweep(battle: Battle, me: Fighter, target: Fighter, enemies, shots: int, we
     return tuple((e, share) for e in chain[1:])
 
 
-def choose_target(battle: Battle, me: Fighter, enemies: list[Fighter]) -> Fighter:
-    policy = me.spec.tactics.target
+def choose_target(
+    battle: BattleView,
+    me: Combatant,
+    enemies: list[Combatant],
+    dist: dict[int, float] | None = None,
+    nearest: Combatant | None = None,
+) -> Combatant:
+    """The enemy the fighter's ``target`` policy picks; ``dist``: meters to each enemy by
+    index, ``nearest``: the first of the nearest (both worked out here when not given)."""
+    if dist is None:
+        dist = {e.index: _dist(me.position, e.position) for e in enemies}
+    if nearest is None:
+        nearest = min(enemies, key=lambda e: dist[e.index])
+    policy = me.tactics.target
     if policy == "random":
         return enemies[battle.roll.below(len(enemies))]
     if policy == "weakest":
-        return max(enemies, key=lambda e: (battle.system.harm(e), -battle.distance(me, e)))
+        harm = battle.system.harm
+        return max(enemies, key=lambda e: (harm(e), -dist[e.index]))
     if policy == "most_dangerous":
-        return max(enemies, key=lambda e: (battle.system.threat(e), -battle.distance(me, e)))
+        threat = battle.system.threat
+        return max(enemies, key=lambda e: (threat(e), -dist[e.index]))
     if policy == "focus":
         current = battle.focus.get(me.side)
-        if current is None or current not in enemies or battle.distance(me, current) > _reach(me):
-            current = min(enemies, key=lambda e: battle.distance(me, e))
+        if current is None or current.index not in dist or dist[current.index] > me.reach:
+            current = nearest
             battle.focus[me.side] = current
         return current
-    return min(enemies, key=lambda e: battle.distance(me, e))
+    return nearest
 
 
-def _reach(me: Fighter) -> float:
-    """How far the fighter's guns carry (unbounded for a fighter without one: it closes in)."""
-    ranges = [w.max_range for w in me.spec.weapons if w.kind == "firearm"]
-    return max(ranges) if ranges else math.inf
-
-
-def _shots(battle: Battle, me: Fighter, weapon, index: int) -> int:
-    tactics = me.spec.tactics
+def _shots(battle: BattleView, me: Combatant, weapon, index: int) -> int:
+    tactics = me.tactics
     if tactics.fire_mode == "single" or not weapon.can_autofire:
         return 1
     most = battle.system.max_autofire(me, weapon)
@@ -199,54 +232,60 @@ def _shots(battle: Battle, me: Fighter, weapon, index: int) -> int:
 
 
 def _grenade_plan(
-    battle: Battle, me: Fighter, enemies: list[Fighter], target: Fighter
+    battle: BattleView,
+    me: Combatant,
+    enemies: list[Combatant],
+    target: Combatant,
+    dist: dict[int, float],
 ) -> Plan | None:
-    policy = me.spec.tactics.grenades
-    if policy == "never":
-        return None
-    for i, w in enumerate(me.spec.weapons):
-        if w.kind != "grenade" or me.ammo[i] <= 0:
+    policy = me.tactics.grenades
+    tracing = battle.tracing
+    for i, w in me.grenades:
+        if me.ammo[i] <= 0:
             continue
         radius = battle.system.blast_radius(w)
         if policy == "always":
-            if battle.distance(me, target) <= w.max_range and battle.distance(me, target) > radius:
+            d = dist[target.index]
+            if d <= w.max_range and d > radius:
                 return Plan(
                     "grenade",
-                    f"throws at {target.name} (grenades: always)",
-                    weapon=w,
+                    f"throws at {target.name} (grenades: always)" if tracing else "",
+                    target,
+                    w,
                     aim=target.position,
-                    target=target,
                 )
             continue
-        friends = [
-            f for f in battle.fighters if f.side == me.side and battle.system.status(f) != "dead"
-        ]
+        status = battle.system.status
+        friends = [f for f in battle.fighters if f.side == me.side and status(f) != "dead"]
         best, best_count = None, 0
         for e in enemies:
             aim = e.position
-            if math.dist(me.position, aim) > w.max_range:
+            if dist[e.index] > w.max_range:
                 continue
-            if any(math.dist(f.position, aim) <= radius for f in friends):
+            if any(_dist(f.position, aim) <= radius for f in friends):
                 continue
-            count = sum(math.dist(x.position, aim) <= radius for x in enemies)
+            count = sum(_dist(x.position, aim) <= radius for x in enemies)
             if count > best_count:
                 best, best_count = aim, count
-        if best is not None and best_count >= me.spec.tactics.grenade_min_targets:
+        if best is not None and best_count >= me.tactics.grenade_min_targets:
             return Plan(
                 "grenade",
-                f"{best_count} enemies inside the blast and no friend",
+                f"{best_count} enemies inside the blast and no friend" if tracing else "",
                 weapon=w,
                 aim=best,
             )
     return None
 
 
-def _movement_dest(battle: Battle, me: Fighter, target: Fighter, walk_left: float) -> Point | None:
-    tactics = me.spec.tactics
-    if walk_left <= 0 or tactics.movement == "hold":
+def _movement_dest(
+    battle: BattleView, me: Combatant, target: Combatant, walk_left: float, dist: float
+) -> Point | None:
+    """Where to walk with this action (None: stay); ``dist``: meters to the target."""
+    tactics = me.tactics
+    movement = tactics.movement
+    if walk_left <= 0 or movement == "hold":
         return None
-    dist = battle.distance(me, target)
-    if tactics.movement == "take_cover":
+    if movement == "take_cover":
         if me.cover != "none":  # already behind cover: stay there
             return None
         point = battle.free_cover_point(me, walk_left)
@@ -254,7 +293,7 @@ def _movement_dest(battle: Battle, me: Fighter, target: Fighter, walk_left: floa
     gap = dist - tactics.preferred_range
     if gap > 0.5:
         return _toward(me.position, target.position, min(walk_left, gap))
-    if tactics.movement == "keep_range" and gap < -0.5:
+    if movement == "keep_range" and gap < -0.5:
         return _away(me.position, target.position, min(walk_left, -gap))
     return None
 

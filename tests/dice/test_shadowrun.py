@@ -32,7 +32,9 @@ from combatsim.dice.shadowrun import (
     p_fumble,
     pool_dice,
     resolve,
+    roll,
     roll_chains,
+    roll_count,
     sample,
 )
 from combatsim.errors import UsageError
@@ -623,3 +625,47 @@ def test_roll_chains_with_a_numpy_draw_fits_exact_outcomes(case):
     results = [resolve(roll_chains(draw, n, tn, dice), tn, dice) for _ in range(40_000)]
     assert_fits(((r.successes, r.fumble) for r in results), exact_outcomes(n, tn, dice))
     _assert_rejects([r.successes for r in results], n, mistakes)
+
+
+# --- the untraced battle's count draws exactly what the traced roll draws ---------------------
+
+
+def _stream(faces: Sequence[int]):
+    """A ``take(k)`` over a fixed sequence that records how many faces were drawn."""
+    state = {"pos": 0}
+
+    def take(k: int) -> list[int]:
+        out = list(faces[state["pos"] : state["pos"] + k])
+        assert len(out) == k, "drew past the end of the sequence"
+        state["pos"] += k
+        return out
+
+    return take, state
+
+
+@given(
+    st.sampled_from(["d6", "d8", "d8cap"]),
+    st.integers(0, 8),
+    st.integers(-2, 30),
+    st.data(),
+)
+def test_roll_count_draws_and_counts_as_roll_does(which, n, tn, data):
+    """``roll_count`` (no chains) gives the successes and fumble of ``roll`` and leaves the
+    stream at the same place, for any faces: a batch stays in step with the traced replay."""
+    dice = {"d6": D6, "d8": D8, "d8cap": pool_dice("d8", tn_cap=True)}[which]
+    # Many top faces, so that long chains and TNs far above the top face are exercised.
+    faces = (
+        data.draw(
+            st.lists(
+                st.one_of(st.just(dice.top), st.integers(dice.low, dice.top)),
+                min_size=200,
+                max_size=200,
+            )
+        )
+        + [dice.top - 1] * 10
+    )  # every chain ends in the end
+    take_a, a = _stream(faces)
+    take_b, b = _stream(faces)
+    expected, _ = roll(take_a, n, tn, dice)
+    assert roll_count(take_b, n, tn, dice) == (expected.successes, expected.fumble)
+    assert b["pos"] == a["pos"]

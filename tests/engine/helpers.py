@@ -67,10 +67,10 @@ class ScriptedRoller(Roller):
                 out = out + [self.then] * (k - len(out))
             self.dealt.extend(out)
             return out
-        if low == 0 and k == 1:  # Roller.below: an initiative tie-break or a random target
-            value = self.ties.pop(0) if self.ties else 0
-            assert 0 <= value <= high
-            return [value]
+        if low == 0:  # initiative tie-breaks (one per fighter, in order) or a random target
+            values = [self.ties.pop(0) if self.ties else 0 for _ in range(k)]
+            assert all(0 <= value <= high for value in values)
+            return values
         raise AssertionError(f"unexpected draw of {k} faces {low}..{high}")
 
     def angle(self) -> float:

@@ -61,8 +61,8 @@ class Script(Roller):
         self.script, self.pos, self.angles = list(faces), 0, list(angles)
 
     def _take(self, low: int, high: int, k: int) -> list[int]:
-        if low == 0 and k == 1:  # an initiative tie-break: scenario order
-            return [0]
+        if low == 0:  # initiative tie-breaks (one per fighter): scenario order
+            return [0] * k
         assert (low, high) == (1, 10), f"unexpected draw of {k} faces {low}..{high}"
         out = self.script[self.pos : self.pos + k]
         assert len(out) == k, f"the battle asked for {k} faces, {len(out)} left: {self.script}"

@@ -49,7 +49,7 @@ class Script(Roller):
 
     def _take(self, low: int, high: int, k: int) -> list[int]:
         if low == 0:
-            return [0]
+            return [0] * k
         assert self.queue, f"the battle asked for {k}d{high} beyond the script"
         sides, faces = self.queue.pop(0)
         assert (high, k) == (sides, len(faces)), f"asked {k}d{high}, script has {sides}: {faces}"

@@ -29,7 +29,7 @@ from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
 
@@ -49,6 +49,7 @@ class FourD8State:
     over32: dict = field(default_factory=dict)  # over-32 choice -> times made
     prev_target: object = None  # whom the previous action shot at (for aiming)
     this_target: object = None
+    bonuses: dict = field(default_factory=dict)  # id(weapon) -> (bonuses used, missing, sum)
 
 
 @dataclass(frozen=True)
@@ -181,54 +182,59 @@ class FourD8(PointPoolRules, RuleSystem):
         """Ease by range (or melee) and difficulty, capped at 32, plus bonuses (seed 004)."""
         o, diff = self.options, self.options.difficulty
         st = attacker.state
-        notes: list[str] = []
+        notes: list[str] | None = [] if battle.tracing else None
         if ranged:
             where = target.position if target is not None else at
-            band = next(
-                (
-                    i
-                    for i, top in enumerate(weapon.ranges)
-                    if math.dist(attacker.position, where) <= top
-                ),
-                3,
-            )
+            distance = math.dist(attacker.position, where)
+            band = 0
+            for top in weapon.ranges:
+                if distance <= top:
+                    break
+                band += 1
+            band = min(band, 3)
             name = RANGE_NAMES[band]
             ease = getattr(o.ease, name)
-            notes.append(f"{name} range {ease}")
+            if notes is not None:
+                notes.append(f"{name} range {ease}")
         else:
             ease = o.melee_ease
-            notes.append(f"melee {ease}")
-
-        def add(mod: int, why: str) -> None:
-            nonlocal ease
-            if mod:
-                ease += mod
-                notes.append(f"{why} {mod:+d}")
-
-        if weapon is not None:
-            add(weapon.ease_modifier, "weapon")
+            if notes is not None:
+                notes.append(f"melee {ease}")
+        mods: list[tuple[int, str]] = []  # the modifiers that apply, for the trace
+        if weapon is not None and weapon.ease_modifier:
+            mods.append((weapon.ease_modifier, "weapon"))
         if ranged and target is not None:
             if target.cover != "none":
-                add(getattr(diff.cover, target.cover), f"{target.cover} cover")
+                mods.append((getattr(diff.cover, target.cover), f"{target.cover} cover"))
             if st.prev_target is target and attacker.moved_this_action == 0:
-                add(diff.aiming, "aiming")
+                mods.append((diff.aiming, "aiming"))
             if target.running:
-                add(diff.target_running, "target running")
+                mods.append((diff.target_running, "target running"))
         if ranged:
             if attacker.moved_this_action > 0:
-                add(diff.attacker_moving, "attacker moving")
+                mods.append((diff.attacker_moving, "attacker moving"))
             if battle.opponents_in_melee(attacker):
-                add(diff.engaged, "enemy in reach")
+                mods.append((diff.engaged, "enemy in reach"))
         vis = battle.environment.visibility
-        add(getattr(diff.visibility, vis), vis.replace("_", " "))
+        mods.append((getattr(diff.visibility, vis), vis))
         if st.max_health - st.health >= o.wounded_at * st.max_health:
-            add(diff.wounded, "wounded")
+            mods.append((diff.wounded, "wounded"))
+        for mod, why in mods:
+            if mod:
+                ease += mod
+                if notes is not None:
+                    notes.append(f"{why.replace('_', ' ')} {mod:+d}")
         if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value
-            notes.append(f"capped at {dice.MAX_EASE}")
+            if notes is not None:
+                notes.append(f"capped at {dice.MAX_EASE}")
             ease = dice.MAX_EASE
-        used, missing = self._bonuses(attacker.spec.sheet, weapon)
-        total = dice.chance(ease, [b for _, b in used], required_missing=missing is not None)
-        return Chance(ease, tuple(notes), tuple(used), missing, total)
+        known = st.bonuses.get(id(weapon))
+        if known is None:  # once per weapon and battle: the sheet does not change
+            used, missing = self._bonuses(attacker.spec.sheet, weapon)
+            total = dice.chance(0, [b for _, b in used], required_missing=missing is not None)
+            known = st.bonuses[id(weapon)] = (tuple(used), missing, total)
+        used, missing, bonus = known
+        return Chance(ease, tuple(notes or ()), used, missing, ease + bonus)
 
     # --- over 32 (ruling 21) ------------------------------------------------------------------
     def over32_choice(self, fighter: Fighter, c: int, damage: int, armor: int) -> str:

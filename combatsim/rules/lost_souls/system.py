@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,7 @@ from . import models
 from .models import DEFAULT_ABILITY, SUCCESS_TIERS
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long")
 
@@ -63,7 +64,7 @@ class NetDice:
 
     parts: tuple[tuple[int, str], ...]
 
-    @property
+    @cached_property
     def total(self) -> int:
         return sum(d for d, _ in self.parts)
 
@@ -149,7 +150,8 @@ class LostSouls(PointPoolRules, RuleSystem):
     def column(self, table: dice.ActionTable, fighter: Fighter, weapon) -> int | str:
         """The attacker's column for ``weapon``: its ability's, or the weakest when it lacks it."""
         skill = weapon.skill if weapon is not None else DEFAULT_ABILITY["melee"]
-        return fighter.spec.sheet.abilities.get(skill, table.column_labels[0])
+        label = fighter.spec.sheet.abilities.get(skill)
+        return table.columns[0].label if label is None else label
 
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> LSState:
@@ -237,31 +239,34 @@ class LostSouls(PointPoolRules, RuleSystem):
         """
         c = self.options.circumstances
         sheet, st = attacker.spec.sheet, attacker.state
-        d = NetDice(())
+        parts: list[tuple[int, str]] = []  # as NetDice.plus adds them: dice that are not 0
+        tracing = battle.tracing  # the reasons are read only by the trace
         if ranged and weapon is not None:
             where = target.position if target is not None else at
             band = self._band(math.dist(attacker.position, where), weapon)
-            d = d.plus(c.range[band], f"{RANGE_NAMES[band]} range")
+            parts.append((c.range[band], f"{RANGE_NAMES[band]} range" if tracing else ""))
         if ranged and target is not None:
             if target.cover != "none":
-                d = d.plus(getattr(c.cover, target.cover), f"{target.cover} cover")
+                why = f"{target.cover} cover" if tracing else ""
+                parts.append((getattr(c.cover, target.cover), why))
             if st.prev_target is target and attacker.moved_this_action == 0:
-                d = d.plus(c.aiming, "aiming")
+                parts.append((c.aiming, "aiming"))
             if target.running:
-                d = d.plus(c.target_running, "target running")
+                parts.append((c.target_running, "target running"))
         if ranged:
             if attacker.moved_this_action > 0:
-                d = d.plus(c.attacker_moving, "attacker moving")
+                parts.append((c.attacker_moving, "attacker moving"))
             if battle.opponents_in_melee(attacker):
-                d = d.plus(c.engaged, "enemy in reach")
+                parts.append((c.engaged, "enemy in reach"))
         if not sheet.sees_in_dark:
             vis = battle.environment.visibility
-            d = d.plus(getattr(c.visibility, vis), vis.replace("_", " "))
+            parts.append((getattr(c.visibility, vis), vis.replace("_", " ") if tracing else ""))
         if st.max_life - st.life >= self.options.wounded_at * st.max_life:
-            d = d.plus(c.wounded, "wounded")
+            parts.append((c.wounded, "wounded"))
         if weapon is not None:
-            d = d.plus(weapon.quality, "gear")
-        return d.plus(sheet.extra_dice, "standing dice")
+            parts.append((weapon.quality, "gear"))
+        parts.append((sheet.extra_dice, "standing dice"))
+        return NetDice(tuple(p for p in parts if p[0]))
 
     @staticmethod
     def _band(distance: float, weapon) -> int:
@@ -272,7 +277,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         """Roll d% with the net dice through the dice layer and read ``column``."""
         table = self.table(battle)
         result = dice.roll(battle.roll.d, d.net)
-        tier = table.tier(result.value, column)
+        tier = table.tier_of(result.value, column)
         if battle.tracing:
             extra = result.bonus or result.penalty
             kind = "bonus" if result.bonus else "penalty"

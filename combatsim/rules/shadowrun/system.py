@@ -9,7 +9,6 @@ or the ruling (../shared/RULINGS.md) it implements.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
@@ -19,7 +18,7 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
@@ -95,23 +94,101 @@ def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     return LEVELS[min(index, 3)], over
 
 
-@dataclass
 class SRState:
-    """A combatant's mutable state in one battle."""
+    """A combatant's mutable state in one battle, and the sheet values its tests read, flat.
 
-    physical: int = 0  # boxes, 0-10
-    stun: int = 0  # boxes, 0-10
-    overflow: int = 0  # Physical boxes beyond the monitor (ruling 7: dead past Body)
-    dodge: int = 0
-    defense: int = 0
-    karma: int = 0
-    karma_spent: int = 0
-    ballistic: int = 0
-    impact: int = 0
-    fumbles: int = 0
-    dodge_spent: int = 0
-    karma_rerolled: bool = False
-    tests: dict = field(default_factory=dict)
+    Derived once at battle start so a test reads attributes, not a walk through the spec.
+    The wound modifier (ruling 7) is kept in ``penalty`` and updated whenever ``physical``
+    or ``stun`` changes, so the many TNs that add it read one attribute.
+    """
+
+    __slots__ = (
+        "_physical",
+        "_stun",
+        "penalty",
+        "wound_modifiers",
+        "overflow",
+        "dodge",
+        "defense",
+        "karma",
+        "karma_spent",
+        "ballistic",
+        "impact",
+        "fumbles",
+        "dodge_spent",
+        "karma_rerolled",
+        "dodge_pool",
+        "defense_pool",
+        "body",
+        "reaction",
+        "firearms",
+        "melee_skill",
+        "vision",
+        "karma_policy",
+        "dodge_policy",
+        "take",
+        "count",
+    )
+
+    def __init__(
+        self,
+        wound_modifiers: bool = True,
+        *,
+        dodge_pool: int = 0,
+        defense_pool: int = 0,
+        karma: int = 0,
+        ballistic: int = 0,
+        impact: int = 0,
+        body: int = 0,
+        reaction: int = 0,
+        firearms: int = 0,
+        melee_skill: int = 0,
+        vision: str = "normal",
+        karma_policy: str = "never",
+        dodge_policy: str = "match",
+    ):
+        self._physical = self._stun = self.penalty = 0
+        self.wound_modifiers = wound_modifiers
+        self.overflow = self.karma_spent = self.fumbles = self.dodge_spent = 0
+        self.karma_rerolled = False
+        self.dodge, self.defense, self.karma = dodge_pool, defense_pool, karma
+        self.dodge_pool, self.defense_pool = dodge_pool, defense_pool
+        self.ballistic, self.impact = ballistic, impact
+        self.body, self.reaction = body, reaction
+        self.firearms, self.melee_skill = firearms, melee_skill
+        self.vision, self.karma_policy, self.dodge_policy = vision, karma_policy, dodge_policy
+        self.take = None  # the battle's draw of the pool dice, kept at the first test
+        self.count = None  # and the test counter bound to it (dice.counter)
+
+    @property
+    def physical(self) -> int:
+        """Physical boxes filled, 0-10."""
+        return self._physical
+
+    @physical.setter
+    def physical(self, boxes: int) -> None:
+        self._physical = boxes
+        self._update_penalty()
+
+    @property
+    def stun(self) -> int:
+        """Stun boxes filled, 0-10."""
+        return self._stun
+
+    @stun.setter
+    def stun(self, boxes: int) -> None:
+        self._stun = boxes
+        self._update_penalty()
+
+    def set_boxes(self, physical: int, stun: int) -> None:
+        """Both monitors at once, and the wound penalty with them."""
+        self._physical, self._stun = physical, stun
+        self._update_penalty()
+
+    def _update_penalty(self) -> None:
+        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
+        if self.wound_modifiers:
+            self.penalty = wound_modifier(self._physical) + wound_modifier(self._stun)
 
 
 @register
@@ -125,6 +202,10 @@ class ClassicShadowrun(RuleSystem):
     Armor = models.Armor
     dice_kind = dice.D6
 
+    def __init__(self, options: models.Options):
+        super().__init__(options)
+        self.kind = self.pool_dice  # the options do not change: looked up once
+
     def levers(self, sheet, armors):
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
@@ -137,23 +218,32 @@ class ClassicShadowrun(RuleSystem):
     def new_state(self, fighter: Fighter) -> SRState:
         sheet = fighter.spec.sheet
         armor = fighter.spec.armor
+        skills = sheet.skills
         return SRState(
-            dodge=sheet.dodge_pool,
-            defense=sheet.defense_pool,
+            wound_modifiers=self.options.wound_modifiers,
+            dodge_pool=sheet.dodge_pool,
+            defense_pool=sheet.defense_pool,
             karma=sheet.karma if self.options.instant_karma else 0,
             ballistic=armor.ballistic if armor else 0,
             impact=armor.impact if armor else 0,
+            body=sheet.attributes.body,
+            reaction=sheet.attributes.reaction,
+            firearms=skills.firearms,
+            melee_skill=max(skills.armed_combat, skills.unarmed_combat),
+            vision=sheet.vision,
+            karma_policy=fighter.spec.tactics.karma,
+            dodge_policy=fighter.spec.tactics.dodge,
         )
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
-        sheet, st = fighter.spec.sheet, fighter.state
-        st.dodge, st.defense = sheet.dodge_pool, sheet.defense_pool
+        st = fighter.state
+        st.dodge, st.defense = st.dodge_pool, st.defense_pool
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
     def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
-        faces = battle.roll.faces(self.pool_dice, fighter.spec.sheet.initiative_dice)
+        faces = self._take(battle, fighter)(fighter.spec.sheet.initiative_dice)
         return sum(faces), faces
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
@@ -176,28 +266,26 @@ class ClassicShadowrun(RuleSystem):
         return scores
 
     def initiative_penalty(self, fighter: Fighter) -> int:
-        return self.tn_penalty(fighter)
+        return fighter.state.penalty
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
         """Ruling 1: among equal scores, the higher Reaction acts first."""
-        return fighter.spec.sheet.attributes.reaction
+        return fighter.state.reaction
 
     def resist_tn(self, fighter: Fighter, power: int) -> int:
         """A resistance test's TN: the Power, plus the resister's wound modifier (ruling 7
         puts it on every TN, the attacker's and the defender's alike)."""
-        return power + self.tn_penalty(fighter)
+        return power + fighter.state.penalty
 
     def tn_penalty(self, fighter: Fighter) -> int:
-        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
-        if not self.options.wound_modifiers:
-            return 0
-        st = fighter.state
-        return wound_modifier(st.physical) + wound_modifier(st.stun)
+        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off),
+        kept up to date by the state as boxes fill."""
+        return fighter.state.penalty
 
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: Fighter) -> bool:
         st = fighter.state
-        return st.physical < MONITOR_BOXES and st.stun < MONITOR_BOXES
+        return st._physical < MONITOR_BOXES and st._stun < MONITOR_BOXES
 
     def status(self, fighter: Fighter) -> str:
         """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
@@ -230,7 +318,7 @@ class ClassicShadowrun(RuleSystem):
 
     def harm(self, fighter: Fighter) -> float:
         st = fighter.state
-        return max(st.physical, st.stun) / MONITOR_BOXES
+        return max(st._physical, st._stun) / MONITOR_BOXES
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -268,10 +356,77 @@ class ClassicShadowrun(RuleSystem):
         karma: str | None = None,
     ) -> dice.PoolResult:
         """Roll a success test; Instant Karma (ruling 11) as the fighter's tactics allow."""
+        if battle.tracing:
+            return self._traced_test(battle, fighter, n, tn, what, karma)
+        return dice.PoolResult(*self.count(battle, fighter, n, tn, what, karma))
+
+    def count(
+        self,
+        battle: Battle,
+        fighter: Fighter | None,
+        n: int,
+        tn: int,
+        what: str,
+        karma: str | None = None,
+    ) -> tuple[int, bool]:
+        """``test`` as ``(successes, fumble)``: what the hot paths need.
+
+        Untraced, the dice are counted without building chains (``dice.roll_count``, which
+        draws exactly the faces the traced ``dice.roll`` draws), so a batch and the traced
+        replay of a battle roll the same.
+        """
+        if battle.tracing:
+            r = self._traced_test(battle, fighter, n, tn, what, karma)
+            return r.successes, r.fumble
+        roll = fighter.state.count if fighter is not None else None
+        if roll is None:
+            roll = dice.counter(self._take(battle, fighter), self.kind)
+            if fighter is not None:
+                fighter.state.count = roll
+        successes, fumble = roll(n, tn)
+        if (
+            karma == "attack"
+            and fighter is not None
+            and (successes == 0 or fumble)
+            and fighter.state.karma >= 1
+            and fighter.state.karma_policy in ("attack", "both")
+            and not fighter.state.karma_rerolled
+        ):
+            st = fighter.state
+            st.karma_rerolled = True
+            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
+            st.karma_spent += 1
+            again, _ = roll(n - successes, tn)
+            successes += again
+            fumble = False
+        if fumble and fighter is not None:
+            fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
+        return successes, fumble
+
+    def _take(self, battle: Battle, fighter: Fighter | None):
+        """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
+        st = fighter.state if fighter is not None else None
+        take = st.take if st is not None else None
+        if take is None:
+            take = battle.roll.taker(self.kind.low, self.kind.top)
+            if st is not None:
+                st.take = take
+        return take
+
+    def _traced_test(
+        self,
+        battle: Battle,
+        fighter: Fighter | None,
+        n: int,
+        tn: int,
+        what: str,
+        karma: str | None,
+    ) -> dice.PoolResult:
+        """``test`` with every die's chain of faces in the trace (the same draws)."""
         kind = self.pool_dice
         result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
         if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
-            policy = fighter.spec.tactics.karma
+            policy = fighter.state.karma_policy
             rerollable = result.fumble or result.successes == 0
             if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
                 fighter.state.karma_rerolled = True
@@ -288,36 +443,37 @@ class ClassicShadowrun(RuleSystem):
                 _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
                 result = dice.count(kept + rerolled, target, kind)
                 result = dice.PoolResult(result.successes, False, result.totals)
-                if battle.tracing:
-                    battle.trace(
-                        "karma",
-                        f"{fighter.name} spends 1 Karma to re-roll failed dice "
-                        f"({before.successes} successes{', a fumble' if before.fumble else ''} "
-                        f"-> {result.successes})",
-                        actor=fighter,
-                    )
+                battle.trace(
+                    "karma",
+                    f"{fighter.name} spends 1 Karma to re-roll failed dice "
+                    f"({before.successes} successes{', a fumble' if before.fumble else ''} "
+                    f"-> {result.successes})",
+                    actor=fighter,
+                )
                 chains = kept + rerolled
         if result.fumble and fighter is not None:
             fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
-        if battle.tracing:
-            target = kind.effective_tn(tn)
-            rolled_as = "" if target == tn else f" (rolled as {target or 'impossible'})"
-            battle.trace(
-                "roll",
-                f"{what}: {n} dice vs TN {tn}{rolled_as}: {_faces(chains)} -> {result.successes} "
-                f"success{'es' if result.successes != 1 else ''}"
-                + (" (FUMBLE)" if result.fumble else ""),
-                actor=fighter,
-                dice=[list(c) for c in chains],
-                tn=tn,
-                successes=result.successes,
-                fumble=result.fumble,
-            )
+        target = kind.effective_tn(tn)
+        rolled_as = "" if target == tn else f" (rolled as {target or 'impossible'})"
+        battle.trace(
+            "roll",
+            f"{what}: {n} dice vs TN {tn}{rolled_as}: {_faces(chains)} -> {result.successes} "
+            f"success{'es' if result.successes != 1 else ''}"
+            + (" (FUMBLE)" if result.fumble else ""),
+            actor=fighter,
+            dice=[list(c) for c in chains],
+            tn=tn,
+            successes=result.successes,
+            fumble=result.fumble,
+        )
         return result
 
     def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
         """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
-        if result.fumble and self.options.fumble_effect == "lose_action":
+        self._fumbled(battle, fighter, result.fumble)
+
+    def _fumbled(self, battle: Battle, fighter: Fighter, fumble: bool) -> None:
+        if fumble and self.options.fumble_effect == "lose_action":
             fighter.lose_next_action = True
             if battle.tracing:
                 battle.trace(
@@ -326,45 +482,78 @@ class ClassicShadowrun(RuleSystem):
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_tn(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int
-    ) -> tuple[int, list[str]]:
-        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables."""
-        sheet = attacker.spec.sheet
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon,
+        shots: int,
+        explain: bool = True,
+    ) -> tuple[int, list[str] | None]:
+        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables.
+
+        Returns the TN and, with ``explain``, one note per modifier for the trace (None
+        without: an untraced battle builds no text).
+        """
+        st = attacker.state
+        env = battle.environment
         distance = battle.distance(attacker, target)
-        if distance <= battle.environment.melee_range:
-            tn, notes = MELEE_TN, [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        if distance <= env.melee_range:
+            band, tn = -1, MELEE_TN
         else:
-            band = next(i for i, top in enumerate(weapon.ranges) if distance <= top)
-            name = ("short", "medium", "long", "extreme")[band]
-            tn, notes = RANGE_TN[band], [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-
-        def add(mod: int, why: str) -> None:
-            nonlocal tn
-            if mod:
-                tn += mod
-                notes.append(f"{why} {mod:+d}")
-
+            band = 0
+            for top in weapon.ranges:
+                if distance <= top:
+                    break
+                band += 1
+            tn = RANGE_TN[band]
+        mods: list[tuple[int, str]] | None = [] if explain else None
         if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
-            add(max(0, shots - weapon.recoil_compensation - weapon.gyro), f"recoil ({shots} shots)")
-        add(
-            COVER_TN[target.cover],
-            "blind fire" if target.cover == "hidden" else f"{target.cover} cover",
-        )
+            mod = max(0, shots - weapon.recoil_compensation - weapon.gyro)
+            tn += mod
+            if mods is not None:
+                mods.append((mod, f"recoil ({shots} shots)"))
+        mod = COVER_TN[target.cover]
+        tn += mod
+        if mods is not None:
+            why = "blind fire" if target.cover == "hidden" else f"{target.cover} cover"
+            mods.append((mod, why))
         if target.running:
-            add(1, "target running")
+            tn += 1
+            if mods is not None:
+                mods.append((1, "target running"))
         elif target.moved_this_turn == 0:
-            add(-1, "target standing still")
+            tn -= 1
+            if mods is not None:
+                mods.append((-1, "target standing still"))
         engaged = battle.opponents_in_melee(attacker)
-        add(engaged, "attacker in melee")
+        tn += engaged
+        if mods is not None:
+            mods.append((engaged, "attacker in melee"))
         if attacker.moved_this_action > 0:
-            add(2 if battle.environment.ground == "difficult" else 1, "attacker moving")
-        vis = VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        add(vis, f"visibility ({battle.environment.visibility}, {sheet.vision} vision)")
-        if weapon.smartgun and sheet.smartlink:
-            add(-2, "smartgun")
-        elif weapon.smartgun and sheet.smart_goggles:
-            add(-1, "smart goggles")
-        add(self.tn_penalty(attacker), "wounds")
+            mod = 2 if env.ground == "difficult" else 1
+            tn += mod
+            if mods is not None:
+                mods.append((mod, "attacker moving"))
+        vis = VISIBILITY_TN[env.visibility][VISION_INDEX[st.vision]]
+        tn += vis
+        smart = 0
+        if weapon.smartgun:
+            sheet = attacker.spec.sheet
+            smart = -2 if sheet.smartlink else -1 if sheet.smart_goggles else 0
+            tn += smart
+        tn += st.penalty
+        if mods is None:
+            return tn, None
+        if band < 0:
+            notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        else:
+            name = ("short", "medium", "long", "extreme")[band]
+            notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
+        mods.append((vis, f"visibility ({env.visibility}, {st.vision} vision)"))
+        mods.append((smart, "smartgun" if smart == -2 else "smart goggles"))
+        mods.append((st.penalty, "wounds"))
+        notes += [f"{why} {mod:+d}" for mod, why in mods if mod]
         return tn, notes
 
     def ranged_attack(
@@ -376,20 +565,24 @@ class ClassicShadowrun(RuleSystem):
         shots wasted between targets (1 per meter, ruling 8) are already left out of every
         pair, and all shots take the recoil of the whole burst.
         """
-        groups = [
-            (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
-            *sweep,
-        ]
+        if sweep:
+            groups = [
+                (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
+                *sweep,
+            ]
+        else:
+            groups = [(target, shots)]
         code = weapon.code
         power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
         for victim, count in groups:
-            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots)
-            if battle.tracing:
+            tracing = battle.tracing
+            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots, tracing)
+            if tracing:
                 mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
                 battle.trace(
                     "attack",
                     f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
-                    f"({mode}); TN {tn} = " + ", ".join(notes),
+                    f"({mode}); TN {tn} = " + ", ".join(notes or ()),
                     actor=attacker,
                     tn=tn,
                     shots=count,
@@ -403,15 +596,16 @@ class ClassicShadowrun(RuleSystem):
             )
 
     def _shots(self, battle, attacker, target, weapon, count: int, tn: int, power: int) -> None:
-        firearms = attacker.spec.sheet.skills.firearms
+        firearms = attacker.state.firearms
         for shot in range(count):
-            if shot > 0 and not battle.is_standing(target):
+            if shot > 0 and not target.can_act:
                 break
             attacker.shots += 1
-            attack = self.test(battle, attacker, firearms, tn, "Firearms", karma="attack")
-            self._note_fumble(battle, attacker, attack)
-            if attack.successes:
-                self.resist_ranged(battle, attacker, target, weapon, power, attack.successes)
+            successes, fumble = self.count(battle, attacker, firearms, tn, "Firearms", "attack")
+            if fumble:
+                self._fumbled(battle, attacker, fumble)
+            if successes:
+                self.resist_ranged(battle, attacker, target, weapon, power, successes)
 
     def resist_ranged(
         self,
@@ -428,18 +622,12 @@ class ClassicShadowrun(RuleSystem):
         successes stage the wound down (ruling 6).
         """
         st = target.state
-        spend = (
-            dodge_dice(target.spec.tactics.dodge, st.dodge, attack_successes)
-            if target.can_act
-            else 0
-        )
+        spend = dodge_dice(st.dodge_policy, st.dodge, attack_successes) if target.can_act else 0
         st.dodge -= spend
         st.dodge_spent += spend
         dodge_successes = 0
         if spend:
-            dodge_successes = self.test(
-                battle, target, spend, self.resist_tn(target, power), "Dodge Pool"
-            ).successes
+            dodge_successes = self.count(battle, target, spend, power + st.penalty, "Dodge Pool")[0]
             if dodge_successes > attack_successes:
                 if battle.tracing:
                     battle.trace(
@@ -449,11 +637,9 @@ class ClassicShadowrun(RuleSystem):
                     )
                 return
         attacker.hits += 1
-        body = self.test(
-            battle, target, target.spec.sheet.attributes.body, self.resist_tn(target, power), "Body"
-        ).successes
+        body = self.count(battle, target, st.body, power + st.penalty, "Body")[0]
         armor_kind = weapon.armor_kind
-        armor = getattr(st, armor_kind)
+        armor = st.ballistic if armor_kind == "ballistic" else st.impact
         self.apply_attack(
             battle,
             attacker,
@@ -462,7 +648,7 @@ class ClassicShadowrun(RuleSystem):
             attack_successes,
             body + dodge_successes + armor,
             armor_kind,
-            f"{armor_kind} armor {armor}",
+            f"{armor_kind} armor {armor}" if battle.tracing else "",
             stun=weapon.stun,
         )
 
@@ -559,19 +745,21 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
         st = target.state
         boxes = BOXES[level]
-        before = st.physical + st.stun + st.overflow
+        physical, stun_boxes, overflow = st._physical, st._stun, st.overflow
+        before = physical + stun_boxes + overflow
         if stun:
-            total = st.stun + boxes
-            st.stun = min(total, MONITOR_BOXES)
-            boxes = total - st.stun  # the overflow, now Physical
+            total = stun_boxes + boxes
+            stun_boxes = total if total < MONITOR_BOXES else MONITOR_BOXES
+            boxes = total - stun_boxes  # the overflow, now Physical
         if boxes:
-            total = st.physical + boxes
-            st.physical = min(total, MONITOR_BOXES)
-            st.overflow += total - st.physical
-        dealt = st.physical + st.stun + st.overflow - before
-        battle.damage_dealt(
-            attacker, target, dealt, f"{level} wound ({'Stun' if stun else 'Physical'})"
-        )
+            total = physical + boxes
+            physical = total if total < MONITOR_BOXES else MONITOR_BOXES
+            overflow += total - physical
+        st.set_boxes(physical, stun_boxes)
+        st.overflow = overflow
+        dealt = physical + stun_boxes + overflow - before
+        what = f"{level} wound ({'Stun' if stun else 'Physical'})" if battle.tracing else ""
+        battle.damage_dealt(attacker, target, dealt, what)
 
     # --- melee ------------------------------------------------------------------------------
     def melee_attack(
@@ -619,7 +807,7 @@ class ClassicShadowrun(RuleSystem):
         code = DamageCode(power=power, strength_based=False, level=code.level, staging=code.staging)
         winner.hits += 1
         body = self.test(
-            battle, loser, loser.spec.sheet.attributes.body, self.resist_tn(loser, power), "Body"
+            battle, loser, loser.state.body, power + loser.state.penalty, "Body"
         ).successes
         self.apply_attack(
             battle,
@@ -629,7 +817,7 @@ class ClassicShadowrun(RuleSystem):
             net,
             body + loser.state.impact,
             "impact",
-            f"impact armor {loser.state.impact}",
+            f"impact armor {loser.state.impact}" if battle.tracing else "",
             stun=stun,
             beyond_first=self.options.melee_staging == "beyond_first",
         )
@@ -644,19 +832,13 @@ class ClassicShadowrun(RuleSystem):
             armed = melee_weapon(fighter) is not None
             skill = sheet.skills.armed_combat if armed else sheet.skills.unarmed_combat
         else:
-            skill = max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
+            skill = st.melee_skill
         pool, st.defense = st.defense, 0
-        return self.test(
-            battle,
-            fighter,
-            skill + pool,
-            tn,
-            f"melee ({skill} skill + {pool} Defense Pool)",
-            karma="attack",
-        )
+        what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
+        return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
 
     def _melee_visibility(self, battle: Battle, fighter: Fighter) -> int:
-        return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.spec.sheet.vision]]
+        return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
     def throw_grenade(

@@ -47,7 +47,7 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
-    from ...engine.battle import Battle, Fighter
+    from ..base import Battle, Fighter
 
 BANDS = ("short", "medium", "long", "extreme")
 EDGE_USES = ("attack", "damage", "initiative", "lessen")
@@ -124,6 +124,9 @@ class State:
     stopped: int = 0  # hits the armor's PT stopped
     pending: PendingDisadvantage | None = None  # ruling 23
     failure_disadvantages: int = 0  # checks rolled with a pending Disadvantage
+    # Derived from the sheet once per battle, as the checks first ask for them:
+    bonuses: dict = field(default_factory=dict)  # skill -> (bonus, how it is made up)
+    dodge: int | None = None  # Dodge less the armor's penalty
 
     @property
     def total(self) -> int:
@@ -184,7 +187,14 @@ class Shadowrun2097(RuleSystem):
         return armor.weight if armor is not None else "light"
 
     def dodge(self, fighter: Fighter) -> int:
-        """The defender's Dodge: Dodge ranks less the armor's penalty, never below 0."""
+        """The defender's Dodge: Dodge ranks less the armor's penalty, never below 0 (worked
+        out once per battle: sheet and armor do not change)."""
+        st = fighter.state
+        if st.dodge is None:
+            st.dodge = self._dodge(fighter)
+        return st.dodge
+
+    def _dodge(self, fighter: Fighter) -> int:
         armor = fighter.spec.armor
         penalty = 0
         if armor is not None:
@@ -309,10 +319,15 @@ class Shadowrun2097(RuleSystem):
 
     # --- attack checks --------------------------------------------------------------------
     def conditions(
-        self, battle: Battle, attacker: Fighter, effects: list[tuple[str, models.Effect]]
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        effects: list[tuple[str, models.Effect]],
+        explain: bool = True,
     ) -> tuple[list[str], list[str], list[str], int, list[str]]:
         """Add the attacker's visibility and injury to ``effects``; split them into
-        (Advantage sources, Disadvantage sources, removed conditions, TN modifier, notes)."""
+        (Advantage sources, Disadvantage sources, removed conditions, TN modifier, notes).
+        The notes are left empty without ``explain`` (an untraced battle)."""
         o = self.options
         sheet = attacker.spec.sheet
         visibility = battle.environment.visibility
@@ -332,7 +347,8 @@ class Shadowrun2097(RuleSystem):
         for why, e in effects:
             if e.tn:
                 tn += e.tn
-                notes.append(f"{why} {e.tn:+d}")
+                if explain:
+                    notes.append(f"{why} {e.tn:+d}")
             if e.advantage:
                 adv.append(why)
             if e.disadvantage:
@@ -363,7 +379,10 @@ class Shadowrun2097(RuleSystem):
             dis = [*dis, pending]
             st.pending = None
             st.failure_disadvantages += 1
-        bonus, how = self.skill_bonus(sheet, skill)
+        known = st.bonuses.get(skill)
+        if known is None:  # once per skill and battle: the sheet does not change
+            known = st.bonuses[skill] = self.skill_bonus(sheet, skill)
+        bonus, how = known
         base = dice.check_mode(bool(adv), bool(dis))
         use = None
         policy = self._policy(attacker)
@@ -421,14 +440,16 @@ class Shadowrun2097(RuleSystem):
     ) -> tuple[int, list[str], list[str], list[str], list[str]]:
         """Ruling 16: range band TN + Dodge + conditions. Returns TN, notes, adv, dis, removed."""
         o = self.options
+        explain = battle.tracing
         distance = battle.distance(attacker, target)
         band = next((i for i, top in enumerate(weapon.ranges) if distance <= top), 3)
         tn = o.range_tn.band(band)
-        notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"]
+        notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"] if explain else []
         dodge = self.dodge(target) if o.dodge and target.can_act else 0
         if dodge:
             tn += dodge
-            notes.append(f"{target.name}'s Dodge {dodge:+d}")
+            if explain:
+                notes.append(f"{target.name}'s Dodge {dodge:+d}")
         effects: list[tuple[str, models.Effect]] = []
         if target.cover != "none":
             effects.append((f"{target.cover} cover", getattr(o.cover, target.cover)))
@@ -442,7 +463,7 @@ class Shadowrun2097(RuleSystem):
             effects.append(("smartlink", o.smartlink))
         if weapon.scope and band >= 2 and attacker.moved_this_action == 0:
             effects.append(("scope", o.scope))
-        adv, dis, removed, mod, more = self.conditions(battle, attacker, effects)
+        adv, dis, removed, mod, more = self.conditions(battle, attacker, effects, explain)
         return tn + mod, notes + more, adv, dis, removed
 
     def ranged_attack(
@@ -474,7 +495,7 @@ class Shadowrun2097(RuleSystem):
             adv,
             dis,
             removed,
-            weapon.skill_name.replace("_", " ").title(),
+            weapon.skill_name.replace("_", " ").title() if battle.tracing else weapon.skill_name,
         )
         if check.success:
             self.hit(battle, attacker, target, weapon, check, burst)
@@ -604,6 +625,8 @@ class Shadowrun2097(RuleSystem):
             what = (
                 f"hit of {damage}{' Stun' if stun else ''} damage: {st.total}/{st.health}, "
                 f"{injury}{note}"
+                if battle.tracing
+                else ""
             )
             battle.damage_dealt(attacker, target, damage, what)
         elif battle.tracing:
