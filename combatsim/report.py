@@ -46,6 +46,7 @@ PLOT_NAMES = (
     "standing",
     "turns",
     "damage",
+    "tornado",
 )
 MAX_PANELS = 24
 COLUMNS = 3  # panels per line
@@ -122,6 +123,14 @@ def load_results(folder: str | os.PathLike) -> tuple[dict[str, Any], list[Row], 
     raise UsageError("DIR", str(folder), "the results of run, sweep, compare or balance")
 
 
+def _explain_summary(folder: Path) -> dict[str, Any] | None:
+    path = folder / SUMMARY_JSON
+    if not path.exists():
+        return None
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    return summary if summary.get("kind") == "explain" else None
+
+
 def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Path]:
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 
@@ -132,6 +141,11 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
 
     matplotlib.use("Agg", force=True)
     folder = Path(folder)
+    explained = _explain_summary(folder)
+    if explained is not None:  # combatsim explain: its own page (report_explain.py)
+        from .report_explain import render_explain_report
+
+        return render_explain_report(folder, explained)
     summary, rows, names = load_results(folder)
     sides = _sides(rows)
     if side is not None and side not in sides:

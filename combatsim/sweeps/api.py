@@ -51,7 +51,7 @@ from .fields import (
     parse_values,
 )
 from .fields import parse_vary as _parse_vary
-from .study import DEFAULT_MAX_BATTLES, Settings, Study, paired_differences
+from .study import DEFAULT_MAX_BATTLES, Pairing, Settings, Study, paired_differences
 from .targets import check_aim, parse_aim
 
 RECORDS_DIR = "records"
@@ -161,6 +161,7 @@ class Options:
         seed: int | None,
         records: str = "none",
         units: Sequence[tuple[int, ...]] | None = None,
+        pairing: Pairing | None = None,
     ) -> Study:
         """The ``Study`` of ``scenarios`` under these options (``seed``: the root seed to use,
         None for each scenario's own; ``records``: the default when ``self.records`` is None)."""
@@ -183,6 +184,7 @@ class Options:
             resume=self.resume,
             meta={"command": command, **(self.meta or {})},
             progress=self.progress,
+            pairing=pairing,
         )
 
     def backend(self, tasks: int | None = None):
