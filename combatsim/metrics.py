@@ -113,7 +113,9 @@ class Metric:
         if self.who is None:
             return phrase
         text = phrase.format(who=possessive(self.who))
-        return f"the {text}" if self.of_side else text
+        # a side named "the Armadillo" reads "the Armadillo's", not "the the Armadillo's"
+        named_with_the = self.who.lower().startswith("the ")
+        return f"the {text}" if self.of_side and not named_with_the else text
 
 
 def possessive(name: str) -> str:

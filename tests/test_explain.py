@@ -213,6 +213,7 @@ def test_metrics_turn_a_battle_into_0_or_1():
     assert guards.members == {("corp security", f"Guard {k}") for k in (1, 2, 3)}
     assert guards.describe() == "Guard's down rate"
     assert parse_metric("runners dead", duel).describe() == "the runners' dead rate"
+    assert Metric("win", "the Armadillo").describe() == "the Armadillo's win rate"
     assert parse_metric("Guard 2 dead", duel).members == {("corp security", "Guard 2")}
     for bad in ("victory", "Guard win", "Nobody down", "runners draw"):
         with pytest.raises(UsageError):

@@ -108,6 +108,11 @@ class Result:
             return f"{head}\n{format_summary(self.summary)}"
         if self.kind == "runs":
             return f"{head}\n{format_runs(self.summary['runs'])}"
+        if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
+            from .explain import battles_note, plain_summary
+
+            words = "\n".join(f"  {line}" for line in plain_summary(self.summary))
+            return f"{head}\n{words}\n  {battles_note(self.summary)}"
         labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
         # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
         skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
