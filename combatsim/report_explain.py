@@ -64,7 +64,9 @@ def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) ->
     labels = [
         f"{r['side']}: {r['title']} ({_v(r['down'])} / {r['value']} / {_v(r['up'])})" for r in rows
     ]
-    ax.set_yticks(ys, [_short(label, 60) for label in labels], fontsize=8)
+    from .report import wrap  # labels wrap, never cut (issue 11); report imports this module
+
+    ax.set_yticks(ys, [wrap(label, 60) for label in labels], fontsize=8)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * 100:+.0f}"))
     ax.set_xlabel(f"change in {summary['metric']['describe']} from the scenario as written, points")
     ax.grid(alpha=0.3, axis="x")
@@ -88,10 +90,6 @@ def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) ->
 
 def _v(x) -> str:
     return "-" if x is None else str(x)
-
-
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _pct(x) -> str:
