@@ -23,6 +23,7 @@ _LAZY = {
     "sweep": "api",
     "compare": "api",
     "balance": "api",
+    "explain": "api",
     "Result": "sweeps.api",
     "load_scenario": "scenario",
 }

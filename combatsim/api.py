@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 DEFAULT_BATTLES = 1000  # as ``combatsim run``
 
-__all__ = ["simulate", "run_many", "sweep", "compare", "balance"]
+__all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
 
 
 def simulate(
@@ -123,6 +123,31 @@ def balance(
     keywords = {"search": search, **options}
     return _call(
         api.balance, (scenario, vary, side, target), battles, seed, workers, quiet, keywords
+    )
+
+
+def explain(
+    scenario,
+    side: str | None = None,
+    metric: str = "win",
+    *,
+    only: Sequence[str] | None = None,
+    battles: int = DEFAULT_BATTLES,
+    seed: int | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    **options: Any,
+) -> Result:
+    """Every lever of ``scenario`` (attributes, skills, pools, armor, group counts, ...) one
+    step down and one up, on the baseline's battle seeds, ranked by its paired effect on
+    ``metric`` (``"win"``, ``"draw"``, ``"runners down"``, ``"Razor dead"``...). The result's
+    ``table`` has one row per lever with each step's difference, 95% interval and p-value;
+    ``summary["text"]`` says the gist (docs/explain.md)."""
+    from .sweeps import explain as explaining
+
+    keywords = {"only": only, **options}
+    return _call(
+        explaining.explain, (scenario, side, metric), battles, seed, workers, quiet, keywords
     )
 
 

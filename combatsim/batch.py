@@ -344,6 +344,10 @@ class Job:
     runner: Runner
     seeds: tuple[int, ...]
     records: str = "all"
+    # What a task of several variants counts for each battle index: a function of the
+    # variants' results returning the keys to count (see ``Chunk.pairs``). None: the pair of
+    # winners of a two-variant task, as ``compare`` tallies them.
+    pairing: Callable[[Sequence[BattleResult]], Iterable[Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -363,7 +367,8 @@ class Task:
 @dataclass
 class Chunk:
     """What a task produced: a tally and (if kept) record rows per variant, and for a paired
-    task the count of each pair of winners (``(winner in A, winner in B)``, None for a draw).
+    task the count of each pair of winners (``(winner in A, winner in B)``, None for a draw),
+    or of the keys the job's ``pairing`` returns for each battle index.
     ``stop`` is below ``task.stop`` when the task was interrupted part way."""
 
     task: Task
@@ -391,7 +396,7 @@ class ChunkBuilder:
             [Tally.empty(job.scenarios[v]) for v in task.variants],
             [[] for _ in task.variants] if keep_battles else None,
             [[] for _ in task.variants] if keep_combatants else None,
-            Counter() if len(task.variants) == 2 else None,
+            Counter() if len(task.variants) >= 2 else None,
         )
 
     def run(self, stop: Callable[[], bool] | None = None) -> Chunk:
@@ -411,7 +416,10 @@ class ChunkBuilder:
                 if chunk.combatants is not None:
                     chunk.combatants[k].extend(result.combatants)
             if chunk.pairs is not None:
-                chunk.pairs[(results[0].winner, results[1].winner)] += 1
+                if job.pairing is not None:
+                    chunk.pairs.update(job.pairing(results))
+                else:
+                    chunk.pairs[(results[0].winner, results[1].winner)] += 1
             chunk.stop = index + 1
         return chunk
 

@@ -18,6 +18,7 @@ from . import __version__
 from .commands import balance as balance_command
 from .commands import compare as compare_command
 from .commands import examples
+from .commands import explain as explain_command
 from .commands import listing as list_command
 from .commands import odds as odds_command
 from .commands import report as report_command
@@ -37,6 +38,7 @@ COMMANDS = [
     sweep_command,
     compare_command,
     balance_command,
+    explain_command,
     report_command,
 ]
 

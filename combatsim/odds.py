@@ -226,3 +226,141 @@ def fourd8_odds(chance: int, over32: str = fourd8.DEFAULT_OVER32) -> tuple[dict,
             "combinations: " + ", ".join(f"{k} {float(kinds[k]):.2%}" for k in fourd8.KINDS),
         ],
     )
+
+
+# --- grids: the chance of success over two ranges -------------------------------------------------
+
+MAX_GRID = 60  # values along either side of a grid
+
+
+@dataclass
+class Grid:
+    """P(success) for every pair of a row value and a column value (a table and a heatmap)."""
+
+    title: str
+    row_name: str
+    column_name: str
+    rows: list[object]
+    columns: list[object]
+    p: list[list[float]]  # p[i][j]: row i, column j
+
+    def payload(self, system: str, **extra) -> dict:
+        return {
+            "system": system,
+            **extra,
+            "rows": {"name": self.row_name, "values": self.rows},
+            "columns": {"name": self.column_name, "values": self.columns},
+            "p_success": self.p,
+        }
+
+    def table(self) -> Table:
+        return Table(
+            self.title,
+            [f"{self.row_name} \\ {self.column_name}", *map(str, self.columns)],
+            [[r, *row] for r, row in zip(self.rows, self.p, strict=True)],
+        )
+
+
+def _check_grid(argument: str, values: list[int]) -> None:
+    if not 1 <= len(values) <= MAX_GRID:
+        from .errors import UsageError
+
+        raise UsageError(argument, values, f"1 to {MAX_GRID} values, e.g. 2..12")
+
+
+def sr_grid(
+    dice: list[int], tns: list[int], need: int = 1, d8: bool = False, tn_cap: bool = False
+) -> tuple[dict, Table, Grid]:
+    """P(at least ``need`` successes) for every pool size and TN (``exact_successes``)."""
+    _check_grid("--dice", dice)
+    _check_grid("--tn", tns)
+    check_range("--need", need, 1, 100)
+    for n in dice:
+        check_range("--dice", n, 0, 100)
+    kind = sr.pool_dice("d8" if d8 else "d6", tn_cap=tn_cap)
+    p = []
+    for n in dice:
+        row = []
+        for tn in tns:
+            check_range("--tn", tn, -50, 200)
+            dist = sr.exact_successes(n, tn, kind)
+            row.append(float(sum((dist[k] for k in range(need, n + 1)), start=0)))
+        p.append(row)
+    what = "a success" if need == 1 else f"{need} successes or more"
+    grid = Grid(f"Shadowrun {kind.name}: P({what}) by pool and TN", "dice", "TN", dice, tns, p)
+    return grid.payload(f"shadowrun-{kind.name}", need=need), grid.table(), grid
+
+
+def sr2097_grid(
+    bonuses: list[int], tns: list[int], mode: str = "normal", edge: bool = False
+) -> tuple[dict, Table, Grid]:
+    """P(success) of a 2d10 check for every skill bonus and TN (``sr2097.p_success``)."""
+    _check_grid("--bonus", bonuses)
+    _check_grid("--tn", tns)
+    p = []
+    for bonus in bonuses:
+        check_range("--bonus", bonus, -50, 100)
+        row = []
+        for tn in tns:
+            check_range("--tn", tn, -50, 200)
+            row.append(float(sr2097.p_success(bonus, tn, mode, edge)))
+        p.append(row)
+    note = f"{mode}" + (" with Edge" if edge else "")
+    grid = Grid(
+        f"Shadowrun: 2097: P(success) by skill bonus and TN ({note})",
+        "bonus",
+        "TN",
+        bonuses,
+        tns,
+        p,
+    )
+    return grid.payload("sr2097", mode=mode, edge=edge), grid.table(), grid
+
+
+def lost_souls_grid(nets: list[int]) -> tuple[dict, Table, Grid]:
+    """P(success) for every net bonus/penalty dice count and every table column."""
+    _check_grid("--net", nets)
+    table_data = lost_souls.default_table()
+    columns = list(table_data.column_labels)
+    p = []
+    for net in nets:
+        p.append(
+            [
+                float(lost_souls.exact_tier(c, net, table=table_data).prob(lambda t: t.success))
+                for c in columns
+            ]
+        )
+    grid = Grid(
+        "Lost Souls: P(success) by net dice and column", "net dice", "column", nets, columns, p
+    )
+    return grid.payload("lost-souls"), grid.table(), grid
+
+
+# --- distributions, for pictures ----------------------------------------------------------------
+
+
+def distribution(payload: dict) -> tuple[str, list[object], dict[str, list[float]]]:
+    """What ``odds ... --plot`` draws from an odds payload: the outcome's name, its values in
+    order, and P(exactly each value) per series (one series; Lost Souls: one per column)."""
+    system = payload["system"]
+    if system.startswith("shadowrun"):
+        return "successes", list(range(payload["dice"] + 1)), {"": payload["successes"]}
+    if system == "sr2097":
+        keys = sorted(payload["mos"], key=int)
+        return (
+            "margin of success (failure below 0)",
+            [int(k) for k in keys],
+            {"": [payload["mos"][k] for k in keys]},
+        )
+    if system == "4d8":
+        keys = sorted(payload["degree"], key=int)
+        return (
+            "degree of success (0: failure)",
+            [int(k) for k in keys],
+            {"": [payload["degree"][k] for k in keys]},
+        )
+    if system == "lost-souls":
+        tiers = [t.name for t in lost_souls.default_table().tiers]
+        series = {f"column {c}": [d[t] for t in tiers] for c, d in payload["tiers"].items()}
+        return "Action Results tier", tiers, series
+    raise ValueError(system)

@@ -39,12 +39,14 @@ REPORT_HTML = "report.html"
 PLOTS_DIR = "plots"
 PLOT_NAMES = (
     "win_rate",
+    "aim",
     "heatmap",
     "difference",
     "casualties",
     "standing",
     "turns",
     "damage",
+    "tornado",
 )
 MAX_PANELS = 24
 COLUMNS = 3  # panels per line
@@ -121,6 +123,14 @@ def load_results(folder: str | os.PathLike) -> tuple[dict[str, Any], list[Row], 
     raise UsageError("DIR", str(folder), "the results of run, sweep, compare or balance")
 
 
+def _explain_summary(folder: Path) -> dict[str, Any] | None:
+    path = folder / SUMMARY_JSON
+    if not path.exists():
+        return None
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    return summary if summary.get("kind") == "explain" else None
+
+
 def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Path]:
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 
@@ -131,12 +141,17 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
 
     matplotlib.use("Agg", force=True)
     folder = Path(folder)
+    explained = _explain_summary(folder)
+    if explained is not None:  # combatsim explain: its own page (report_explain.py)
+        from .report_explain import render_explain_report
+
+        return render_explain_report(folder, explained)
     summary, rows, names = load_results(folder)
     sides = _sides(rows)
     if side is not None and side not in sides:
         raise UsageError("--side", side, "one of " + ", ".join(sides), did_you_mean(side, sides))
     focus = side or (summary.get("side") if summary.get("kind") == "balance" else None) or sides[0]
-    colors = side_colors(sides)
+    colors = side_colors(sides, _side_counts(rows))
     plots_dir = folder / PLOTS_DIR
     plots_dir.mkdir(parents=True, exist_ok=True)
     for stale in PLOT_NAMES:  # a plot this run does not draw must not linger from an older one
@@ -146,6 +161,8 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     plots: list[Plot] = []
     if finished:
         plots.append(_win_rate_plot(summary, finished, names, colors, plots_dir))
+        if summary.get("kind") == "balance" and _aim(summary).rate != "win":
+            plots.append(_aim_plot(summary, finished, names, colors, plots_dir))
         if summary.get("kind") == "sweep" and len(names) == 2:
             plots.append(_heatmap(finished, names, focus, plots_dir))
         if summary.get("kind") == "compare":
@@ -163,9 +180,20 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     return [p.path for p in plots] + [page]
 
 
-def side_colors(sides: list[str]) -> dict[str, str]:
-    """One colour per side name, the same in every figure of a report."""
-    return {side: PALETTE[k % len(PALETTE)] for k, side in enumerate(sides)}
+def side_colors(sides: list[str], counts: dict[str, int] | None = None) -> dict[str, str]:
+    """One colour per side name, the same in every figure of a report. With ``counts`` (how
+    many scenarios a name fights in), the commonest names get the first, strongest colours."""
+    order = sorted(sides, key=lambda s: -(counts or {}).get(s, 1))  # stable: ties keep order
+    colors = {side: PALETTE[k % len(PALETTE)] for k, side in enumerate(order)}
+    return {side: colors[side] for side in sides}
+
+
+def _side_counts(rows: list[Row]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in rows:
+        for side in _row_sides(r):
+            counts[side] = counts.get(side, 0) + 1
+    return counts
 
 
 # --- win rates --------------------------------------------------------------------------------
@@ -212,13 +240,13 @@ def _bar(ax, y, rate, low, high, color, height=0.7, **kwargs) -> None:
         elinewidth=1,
         capsize=3,
     )
-    inside = high >= 0.88  # no room right of the whisker: write it at the bar's start
+    inside = high >= 0.88  # no room right of the whisker: inside the bar, left of the whisker
     ax.text(
-        0.012 if inside else high + 0.02,
+        max(low - 0.015, 0.1) if inside else high + 0.02,
         y,
         f"{rate:.0%}",
         va="center",
-        ha="left",
+        ha="right" if inside else "left",
         fontsize=8,
         color="black",
         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
@@ -367,12 +395,8 @@ def _lines(summary, rows, names, colors, folder) -> Plot:
         ax.set_ylim(-0.02, 1.04)
         ax.yaxis.set_major_formatter(_percent())
         ax.grid(alpha=0.3)
-        if kind == "balance":
-            ax.axhline(summary["target"], color="black", lw=1, ls="--", label="target")
-            best = summary.get("best")
-            if best is not None:
-                x = _position(xs, members, best["value"], first)
-                ax.plot([x], [best["win_rate"]], "o", ms=14, mfc="none", mec="black", mew=1.5)
+        if kind == "balance" and _aim(summary).rate == "win":
+            _mark_aim(ax, summary, xs, members, first)
     if extra and numeric and len(groups) == 1:
         r = extra[0]
         x = r.values[first]
@@ -408,11 +432,82 @@ def _lines(summary, rows, names, colors, folder) -> Plot:
             ": its win rates are the stars." if numeric and len(groups) == 1 else "; see the table."
         )
     if kind == "balance":
-        caption += (
-            f" The dashed line is the target {summary['target']:.0%} for {summary['side']}; "
-            "the circled value is the closest. Only the values the search ran are shown."
-        )
+        aim = _aim(summary)
+        caption += " Only the values the search ran are shown."
+        if aim.rate == "win":
+            caption += (
+                f" The dashed line is the aim, {_aim_text(aim)}; the circled value is the one "
+                "the search chose."
+            )
     return _save(fig, folder, "win_rate", "Who wins", caption)
+
+
+def _aim(summary):
+    """What a balance search aimed at (``summary["aim"]``; older summaries: a win rate)."""
+    from .sweeps.targets import Aim
+
+    aim = summary.get("aim")
+    if aim:
+        return Aim(aim["rate"], aim["value"], aim.get("op", "="), aim.get("who"))
+    return Aim("win", summary["target"], "=", summary.get("side"))
+
+
+def _aim_text(aim) -> str:
+    op = {"=": "", "<=": "at most ", ">=": "at least "}[aim.op]
+    return f"{aim.phrase} {op}{aim.value:.0%}"
+
+
+def _mark_aim(ax, summary, xs, members, first) -> None:
+    """The aim's line (dashed) and the chosen value (circled) on an axis of rates."""
+    ax.axhline(summary["target"], color="black", lw=1, ls="--", label="aim")
+    best = summary.get("best")
+    if best is not None:
+        x = _position(xs, members, best["value"], first)
+        rate = best.get("rate", best["win_rate"])
+        ax.plot([x], [rate], "o", ms=14, mfc="none", mec="black", mew=1.5)
+
+
+def _aim_plot(summary, rows, names, colors, folder) -> Plot:
+    """A balance search aimed at a rate other than a win rate (``runners down <= 0.3``): that
+    rate against the searched values, the aim and the chosen value."""
+    import matplotlib.pyplot as plt
+
+    aim = _aim(summary)
+    first = names[0]
+    xs, numeric = _axis(rows, first)
+    rates = [aim.of(r.summary) for r in rows]
+    side = aim.side_of(rows[0].summary) if aim.rate != "draw" else None
+    color = colors.get(side, NEUTRAL) if side else DRAW_COLOR
+    fig, ax = plt.subplots(figsize=(9, 4.4), layout="constrained")
+    ys = [math.nan if r is None else r for r, _ in rates]
+    lows = [math.nan if c is None else c[0] for _, c in rates]
+    highs = [math.nan if c is None else c[1] for _, c in rates]
+    if numeric:
+        ax.plot(xs, ys, "-o", color=color, ms=4, label=aim.phrase)
+        ax.fill_between(xs, lows, highs, color=color, alpha=0.18, lw=0)
+    else:
+        below = [max(0.0, y - lo) for y, lo in zip(ys, lows, strict=True)]
+        above = [max(0.0, hi - y) for y, hi in zip(ys, highs, strict=True)]
+        ax.errorbar(xs, ys, yerr=[below, above], fmt="o", color=color, capsize=4, label=aim.phrase)
+        _categories(ax, rows, first)
+    _mark_aim(ax, summary, xs, rows, first)
+    ax.set_ylim(-0.02, 1.04)
+    ax.yaxis.set_major_formatter(_percent())
+    ax.grid(alpha=0.3)
+    ax.set_xlabel(wrap(first, 60))
+    ax.set_ylabel("share of battles")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=9)
+    ax.set_title(wrap(f"The aim: {_aim_text(aim)}", 80), fontsize=11)
+    what = {"down": "ended down (out of the fight)", "dead": "ended dead", "draw": "were drawn"}
+    subject = "the battle" if aim.rate == "draw" else aim.who
+    if side == aim.who and aim.rate in ("down", "dead"):
+        subject = f"anyone of {aim.who}"
+    caption = (
+        f"The share of battles in which {subject} {what.get(aim.rate, aim.rate)}"
+        ", against the searched values, with its 95% Wilson interval. The dashed line is the "
+        "aim; the circled value is the one the search chose."
+    )
+    return _save(fig, folder, "aim", "The aim", caption)
 
 
 def _in_grid(row: Row, rows: list[Row], names: list[str]) -> bool:
@@ -608,7 +703,12 @@ def _casualties(summary, folder: Path) -> list[dict] | None:
     status ``dead``; each name is a combatant there (copies are not grouped)."""
     listed = summary.get("casualties")
     if listed:
-        named = [c for c in listed if c.get("level") in ("side", "combatant")]
+        named = []
+        for c in listed:
+            if c.get("level") in ("side", "combatant"):
+                named.append(dict(c))
+            elif c.get("level") == "copy" and named and named[-1]["level"] == "combatant":
+                named[-1]["copies"] = named[-1].get("copies", 0) + 1
         return named or None
     path = folder / COMBATANTS_CSV
     if not path.exists():
@@ -649,7 +749,10 @@ def _casualty(side: str, who: str, level: str, frame, battles: int) -> dict[str,
 
 def _who(c: dict) -> str:
     """How a casualty entry reads: a side's entry is "anyone of" it."""
-    return f"anyone of {c['side']}" if c.get("level") == "side" else f"{c['who']} ({c['side']})"
+    if c.get("level") == "side":
+        return f"anyone of {c['side']}"
+    copies = f", any of {c['copies']}" if c.get("copies") else ""
+    return f"{c['who']}{copies} ({c['side']})"
 
 
 def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
@@ -673,7 +776,7 @@ def _casualty_plot(casualties: list[dict], colors, folder) -> Plot:
             capsize=2,
         )
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_wrap_label(_who(c), 30) for c in rows], fontsize=9)
+    ax.set_yticklabels([_wrap_label(_who(c), 34) for c in rows], fontsize=9)
     ax.invert_yaxis()
     _rate_axis(ax)
     ax.set_xlabel("share of battles, with 95% interval")
@@ -934,7 +1037,7 @@ figcaption { color: #555; font-size: 0.92em; margin-top: 0.4em; }
 def _html(summary, rows, names, sides, plots, casualties=None) -> str:
     e = html.escape
     kind = summary.get("kind", "run")
-    colors = side_colors(sides)
+    colors = side_colors(sides, _side_counts(rows))
     heading = _heading(summary, rows)
     parts = [
         "<!DOCTYPE html>",
@@ -1051,24 +1154,31 @@ def _headline(summary, colors) -> list[str]:
         )
         return ["<p>" + "; ".join(bits) + ".</p>"]
     if kind == "balance" and summary.get("best"):
-        best = summary["best"]
-        holds = "holds" if best["target_in_interval"] else "does not hold"
+        best, aim = summary["best"], _aim(summary)
+        rate = best.get("rate", best["win_rate"])
+        if aim.op == "=":
+            verdict = "holds" if best["target_in_interval"] else "does not hold"
+            verdict = f"whose interval {verdict} the aim"
+        else:
+            verdict = "which keeps to the bound" if best.get("meets") else "which does not"
+            verdict += " (no value did)" if not best.get("meets") else ""
         text = (
-            f"<p><b>Closest to {summary['target']:.0%} for {e(summary['side'])}:</b> "
-            f"{e(summary['vary']['name'])} = {e(str(best['value']))}, win rate "
-            f"{best['win_rate']:.1%} (95% interval {best['ci95'][0]:.1%} – "
-            f"{best['ci95'][1]:.1%}), which {holds} the target."
+            f"<p><b>Aim: {e(_aim_text(aim))}.</b> The search chose "
+            f"{e(summary['vary']['name'])} = {e(str(best['value']))}: {e(aim.phrase)} "
+            f"{rate:.1%} (95% interval {best['ci95'][0]:.1%} – {best['ci95'][1]:.1%}), "
+            f"{verdict}."
         )
+        if aim.rate != "win" and best.get("win_rate") is not None and summary.get("side"):
+            text += f" At that value {e(summary['side'])} win {best['win_rate']:.1%}."
         target = summary["target"]
         across = [
             n
             for n in summary["neighbours"]
-            if (n["win_rate"] - target) * (best["win_rate"] - target) < 0
+            if (n.get("rate", n["win_rate"]) - target) * (rate - target) < 0
         ]
-        if across and not best["target_in_interval"]:
+        if aim.op == "=" and across and not best["target_in_interval"]:
             text += (
-                f" The even point lies between {e(str(best['value']))} and "
-                f"{e(str(across[0]['value']))}."
+                f" The aim lies between {e(str(best['value']))} and {e(str(across[0]['value']))}."
             )
         return [text + "</p>"]
     if kind == "compare":
@@ -1109,6 +1219,9 @@ def _table_html(summary, rows, names, sides, colors) -> str:
     head = "".join(f"<th class='label'>{e(n)}</th>" for n in labels)
     head += "<th>battles</th>" + "".join(f"<th>{_swatch(colors[s])}{e(s)} wins</th>" for s in sides)
     head += f"<th>{_swatch(DRAW_COLOR)}draws</th><th>turns (mean)</th>"
+    aim = _aim(summary) if kind == "balance" else None
+    if aim is not None and aim.rate != "win":
+        head += f"<th>{e(aim.phrase)} (the aim)</th>"
     ordered = sorted(rows, key=lambda r: not r.baseline) if kind == "sweep" else rows
     body = []
     for r in ordered:
@@ -1125,6 +1238,9 @@ def _table_html(summary, rows, names, sides, colors) -> str:
         cells += _rate_cell(s["draws"], "rate")
         mean = s["turns"]["mean"]
         cells += f"<td>{'–' if mean is None else f'{mean:.1f}'}</td>"
+        if aim is not None and aim.rate != "win":
+            rate, interval = aim.of(s)
+            cells += _rate_cell(None if rate is None else {"rate": rate, "ci95": interval}, "rate")
         mark = ""
         if best is not None and s.get("variant") == best:
             mark = " class='best'"
@@ -1190,6 +1306,8 @@ def _casualty_table_html(casualties, colors) -> str:
     body = []
     for c in casualties:
         who = f"anyone of {c['side']}" if c.get("level") == "side" else c["who"]
+        if c.get("copies"):
+            who += f" (any of {c['copies']})"
         body.append(
             f"<tr><td class='label'>{e(who)}</td>"
             f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{e(c['side'])}</td>"

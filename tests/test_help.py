@@ -33,7 +33,7 @@ COMMANDS = list(_commands(build_parser()))
 
 def test_the_commands_are_discovered():
     names = {" ".join(path) for path, _ in COMMANDS}
-    assert {"run", "sweep", "compare", "balance", "report", "validate", "odds"} <= names
+    assert {"run", "sweep", "compare", "balance", "explain", "report", "validate", "odds"} <= names
     assert {"odds sr", "odds 2097", "odds lost-souls", "odds 4d8"} <= names
 
 
@@ -70,7 +70,7 @@ def _examples() -> list[str]:
     return list(found)
 
 
-BATCH = {"run", "sweep", "compare", "balance"}
+BATCH = {"run", "sweep", "compare", "balance", "explain"}
 
 
 @pytest.mark.parametrize("example", _examples())

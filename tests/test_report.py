@@ -105,7 +105,7 @@ def test_a_balance_search_marks_the_target_and_the_best_value(toy, tmp_path):
     )
     render_report(out)
     page = check_page(out, EVERY_RUN)
-    assert "Closest to 50% for runners:" in page and "class='best'" in page
+    assert "Aim: runners win 50%.</b> The search chose guards = " in page and "class='best'" in page
 
 
 def test_a_batch_of_scenarios_is_titled_for_the_batch_with_a_row_per_scenario_and_side(
@@ -141,12 +141,13 @@ def test_a_folder_without_results_is_a_one_line_error(tmp_path, capsys):
 def test_each_side_name_keeps_one_colour_and_no_colour_repeats_soon():
     from combatsim.report import DRAW_COLOR, NEUTRAL, PALETTE, side_colors
 
-    names = [f"side {k}" for k in len(PALETTE) * [0]]
     names = [f"side {k}" for k in range(len(PALETTE))]
     colors = side_colors(names)
     assert len(set(colors.values())) == len(PALETTE) >= 30
     assert DRAW_COLOR not in colors.values() and NEUTRAL not in colors.values()
     assert side_colors(["a", "b"]) == side_colors(["a", "b"])
+    # in a batch the name most scenarios share gets the first colour
+    assert side_colors(["x", "runners"], {"x": 1, "runners": 5})["runners"] == PALETTE[0]
 
 
 def test_wrap_breaks_at_spaces_and_field_path_dots_and_never_cuts():
@@ -255,13 +256,24 @@ def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monke
             runner=toy_runner,
             out=out,
         ),
+        "balance_down": lambda out: api.balance(
+            toy,
+            ["guards:sides[guards].members[Guard].count=1..5"],
+            target="the shadowrunners of the long night down <= 0.6",
+            battles=60,
+            runner=_runner_with_status,
+            out=out,
+        ),
     }
     for name, make in runs.items():
         make(tmp_path / name)
         render_report(tmp_path / name)
     names = [n for n, _ in seen]
     assert names.count("win_rate") == len(runs) and "casualties" in names
-    assert "heatmap" in names and "difference" in names
+    assert "heatmap" in names and "difference" in names and "aim" in names
+    page = (tmp_path / "balance_down" / "report.html").read_text()
+    assert "Aim: the shadowrunners of the long night down at most 60%.</b>" in page
+    assert "the shadowrunners of the long night down (the aim)</th>" in page
     # Draws are shown wherever win rates are: in the legend of every line plot of rates.
     for name, labels in seen:
         if name == "win_rate" and labels and "A (upper bar)" not in labels:

@@ -1,4 +1,9 @@
-"""``combatsim odds SYSTEM ...``: exact odds of a single roll, as a table or as JSON."""
+"""``combatsim odds SYSTEM ...``: exact odds of a single roll, as a table or as JSON.
+
+``--plot FILE.png`` also draws the distribution (exactly, at least and at most each outcome);
+``--grid`` prints the chance of success over ranges (``--dice 1..12 --tn 2..10``), and with
+``--plot`` draws it as a heatmap. Everything comes from the dice layer's exact distributions.
+"""
 
 from __future__ import annotations
 
@@ -36,36 +41,98 @@ def add_parser(sub) -> None:
             "combatsim odds sr --dice 6 --tn 5",
             "combatsim odds sr --dice 6 --tn 5 --d8",
             "combatsim odds sr --dice 6 --compare",
+            "combatsim odds sr --dice 6 --tn 5 --plot pool.png",
+            "combatsim odds sr --grid --dice 1..12 --tn 2..12 --plot pools.png",
         ),
     )
-    sr.add_argument("--dice", type=int, required=True, help="dice in the pool (0-100)")
-    sr.add_argument("--tn", type=int, help="target number")
+    sr.add_argument(
+        "--dice", required=True, help="dice in the pool (0-100); with --grid a range: 1..12"
+    )
+    sr.add_argument("--tn", help="target number; with --grid a range: 2..12")
     sr.add_argument("--d8", action="store_true", help="Shadowrun D8 variant (faces 0-7)")
     sr.add_argument("--tn-cap", action="store_true", help="D8 house rule: TN above 21 impossible")
     sr.add_argument("--compare", action="store_true", help="d6 against d8 for TN 2-20")
+    sr.add_argument("--need", type=int, default=1, help="with --grid: successes needed (default 1)")
     _json_flag(sr)
     sr.set_defaults(handler=_sr)
     _add_other_systems(systems)
 
 
-def _json_flag(parser: argparse.ArgumentParser) -> None:
+def _json_flag(parser: argparse.ArgumentParser, grid: bool = True) -> None:
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="also draw the distribution (exactly / at least / at most), or the grid's heatmap",
+    )
+    if grid:
+        parser.add_argument(
+            "--grid",
+            action="store_true",
+            help="P(success) over ranges of the two numbers (LO..HI) as a table",
+        )
 
 
 def _emit(args: argparse.Namespace, result: tuple[dict, odds.Table]) -> int:
     payload, table = result
     print(json.dumps(payload, indent=2) if args.json else table.render())
+    if args.plot:
+        from .. import odds
+        from ..odds_plots import plot_distribution
+
+        outcome, values, series = odds.distribution(payload)
+        path = plot_distribution(table.title, outcome, values, series, args.plot)
+        if not args.json:
+            print(f"\nplot: {path}")
     return 0
+
+
+def _emit_grid(args: argparse.Namespace, result: tuple[dict, odds.Table, odds.Grid]) -> int:
+    payload, table, grid = result
+    print(json.dumps(payload, indent=2) if args.json else table.render())
+    if args.plot:
+        from ..odds_plots import plot_grid
+
+        path = plot_grid(grid, args.plot)
+        if not args.json:
+            print(f"\nplot: {path}")
+    return 0
+
+
+def _values(text: str | None, argument: str, grid: bool) -> list[int] | int:
+    """An integer, or with ``--grid`` a list of them: ``N``, ``LO..HI``, ``LO..HI/STEP`` or
+    ``a,b,c`` (as a sweep's values)."""
+    if text is None:
+        raise UsageError(argument, None, "an integer" + (" or a range LO..HI" if grid else ""))
+    from ..sweeps.fields import parse_values
+
+    values = [v for _, v in parse_values(text, argument)]
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise UsageError(argument, text, "integers: N, LO..HI, LO..HI/STEP or a,b,c")
+    if grid:
+        return values
+    if len(values) != 1:
+        raise UsageError(argument, text, "one integer (a range needs --grid)")
+    return values[0]
 
 
 def _sr(args: argparse.Namespace) -> int:
     from .. import odds  # numpy and the exact tables: only for this command
 
+    if args.grid:
+        if args.compare:
+            raise UsageError("--compare", True, "nothing with --grid")
+        dice, tns = _values(args.dice, "--dice", True), _values(args.tn, "--tn", True)
+        return _emit_grid(args, odds.sr_grid(dice, tns, args.need, args.d8, args.tn_cap))
+    dice = _values(args.dice, "--dice", False)
     if args.compare:
-        return _emit(args, odds.sr_compare(args.dice))
+        if args.plot:
+            raise UsageError("--plot", args.plot, "nothing with --compare (try --grid)")
+        return _emit(args, odds.sr_compare(dice))
     if args.tn is None:
         raise UsageError("--tn", None, "an integer target number (or --compare)")
-    return _emit(args, odds.sr_odds(args.dice, args.tn, d8=args.d8, tn_cap=args.tn_cap))
+    tn = _values(args.tn, "--tn", False)
+    return _emit(args, odds.sr_odds(dice, tn, d8=args.d8, tn_cap=args.tn_cap))
 
 
 def _add_other_systems(systems) -> None:
@@ -76,10 +143,16 @@ def _add_other_systems(systems) -> None:
         **examples(
             "combatsim odds 2097 --bonus 12 --tn 20",
             "combatsim odds 2097 --bonus 12 --tn 20 --edge --json",
+            "combatsim odds 2097 --bonus 12 --tn 20 --plot check.png",
+            "combatsim odds 2097 --grid --bonus 5..20 --tn 15..30/5",
         ),
     )
-    p.add_argument("--bonus", type=int, required=True, help="skill bonus (ranks + two attributes)")
-    p.add_argument("--tn", type=int, required=True, help="target number (15-30 typical)")
+    p.add_argument(
+        "--bonus",
+        required=True,
+        help="skill bonus (ranks + two attributes); with --grid a range: 5..20",
+    )
+    p.add_argument("--tn", required=True, help="target number (15-30 typical); with --grid a range")
     group = p.add_mutually_exclusive_group()
     group.add_argument(
         "--advantage", action="store_true", help="3d10, the player keeps the best two"
@@ -101,9 +174,15 @@ def _add_other_systems(systems) -> None:
         **examples(
             "combatsim odds lost-souls --net 0",
             "combatsim odds lost-souls --net -2 --column 8",
+            "combatsim odds lost-souls --net 1 --plot tiers.png",
+            "combatsim odds lost-souls --grid --net=-5..5",
         ),
     )
-    p.add_argument("--net", type=int, required=True, help="bonus minus penalty dice (-5 to 5)")
+    p.add_argument(
+        "--net",
+        required=True,
+        help="bonus minus penalty dice (-5 to 5); with --grid a range: --net=-5..5 (every column)",
+    )
     p.add_argument("--column", help="Action Results Table column (default: every column)")
     _json_flag(p)
     p.set_defaults(handler=_lost_souls)
@@ -115,6 +194,7 @@ def _add_other_systems(systems) -> None:
         **examples(
             "combatsim odds 4d8 --chance 18",
             "combatsim odds 4d8 --chance 36 --over32 doubles",
+            "combatsim odds 4d8 --chance 18 --plot degree.png",
         ),
     )
     p.add_argument("--chance", type=int, required=True, help="ease + ability bonuses")
@@ -124,7 +204,7 @@ def _add_other_systems(systems) -> None:
         default="bonus",
         help="the choice for a chance above 32 (default: bonus)",
     )
-    _json_flag(p)
+    _json_flag(p, grid=False)
     p.set_defaults(handler=_fourd8)
 
 
@@ -138,14 +218,22 @@ def _sr2097(args: argparse.Namespace) -> int:
         if args.disadvantage
         else "normal"
     )
-    return _emit(args, odds.sr2097_odds(args.bonus, args.tn, mode, edge=args.edge))
+    if args.grid:
+        bonuses, tns = _values(args.bonus, "--bonus", True), _values(args.tn, "--tn", True)
+        return _emit_grid(args, odds.sr2097_grid(bonuses, tns, mode, edge=args.edge))
+    bonus, tn = _values(args.bonus, "--bonus", False), _values(args.tn, "--tn", False)
+    return _emit(args, odds.sr2097_odds(bonus, tn, mode, edge=args.edge))
 
 
 def _lost_souls(args: argparse.Namespace) -> int:
     from .. import odds  # numpy and the exact tables: only for this command
 
+    if args.grid:
+        if args.column is not None:
+            raise UsageError("--column", args.column, "nothing with --grid (it shows every one)")
+        return _emit_grid(args, odds.lost_souls_grid(_values(args.net, "--net", True)))
     column = int(args.column) if args.column is not None and args.column.isdigit() else args.column
-    return _emit(args, odds.lost_souls_odds(args.net, column))
+    return _emit(args, odds.lost_souls_odds(_values(args.net, "--net", False), column))
 
 
 def _fourd8(args: argparse.Namespace) -> int:

@@ -24,6 +24,9 @@ every number the rules decide. A subclass provides:
   attack against the battle and return nothing; they record to the battle's trace and
   counters and apply damage through the battle, which handles knock-outs.
 * ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
+* optionally ``levers(sheet, armors)``: the knobs of a combatant a game master can turn
+  (attributes, skills, pools, initiative dice, armor grades, karma or edge), as
+  ``combatsim.rules.levers.Lever`` s, for ``combatsim explain``. Default: none.
 
 The built-in systems register themselves with ``register`` exactly as a plug-in would.
 
@@ -36,11 +39,13 @@ and the rules; the tactics import this interface; the rules import this interfac
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from .levers import Lever
 
 
 class Roll(Protocol):
@@ -166,6 +171,21 @@ class RuleSystem(ABC):
     @abstractmethod
     def harm(self, fighter: Fighter) -> float:
         """Share of the way to being out of the fight, 0 (fresh) to 1 (out)."""
+
+    def levers(self, sheet: BaseModel, armors: Mapping[str, BaseModel]) -> list[Lever]:
+        """The knobs of one combatant a game master can turn, for ``combatsim explain``.
+
+        ``sheet``: the member's validated ``Sheet`` (archetype and overrides merged);
+        ``armors``: every armor the scenario can name (catalogues and its own), by name.
+        Return one ``Lever`` per field worth trying: its path inside the member entry
+        (``skills.firearms``, as a sweep's field path continues ``sides[0].members[1].``), its
+        value now and the values one natural step down and up (a point; an armor grade), None
+        where the rules allow no step. Every step must be a value the sheet accepts; the
+        helpers in ``combatsim.rules.levers`` take the bounds from the model. The count of a
+        group is added by ``explain`` itself. Default: no levers (``explain`` then tries
+        only the counts of groups).
+        """
+        return []
 
     def record(self, fighter: Fighter) -> dict[str, Any]:
         """Extra per-combatant columns for combatants.csv."""

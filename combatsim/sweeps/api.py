@@ -51,7 +51,7 @@ from .fields import (
     parse_values,
 )
 from .fields import parse_vary as _parse_vary
-from .study import DEFAULT_MAX_BATTLES, Settings, Study, paired_differences
+from .study import DEFAULT_MAX_BATTLES, Pairing, Settings, Study, paired_differences
 from .targets import check_aim, parse_aim
 
 RECORDS_DIR = "records"
@@ -108,6 +108,11 @@ class Result:
             return f"{head}\n{format_summary(self.summary)}"
         if self.kind == "runs":
             return f"{head}\n{format_runs(self.summary['runs'])}"
+        if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
+            from .explain import battles_note, plain_summary
+
+            words = "\n".join(f"  {line}" for line in plain_summary(self.summary))
+            return f"{head}\n{words}\n  {battles_note(self.summary)}"
         labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
         # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
         skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
@@ -161,6 +166,7 @@ class Options:
         seed: int | None,
         records: str = "none",
         units: Sequence[tuple[int, ...]] | None = None,
+        pairing: Pairing | None = None,
     ) -> Study:
         """The ``Study`` of ``scenarios`` under these options (``seed``: the root seed to use,
         None for each scenario's own; ``records``: the default when ``self.records`` is None)."""
@@ -183,6 +189,7 @@ class Options:
             resume=self.resume,
             meta={"command": command, **(self.meta or {})},
             progress=self.progress,
+            pairing=pairing,
         )
 
     def backend(self, tasks: int | None = None):

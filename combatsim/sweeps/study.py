@@ -44,6 +44,7 @@ MAX_RUN_FILE = 1 << 20  # bytes: a run file holds the arguments and settings onl
 DEFAULT_MAX_BATTLES = 1_000_000
 GROWTH = 4  # a precision round at most quadruples the battles so far
 MARGIN = 1.1  # and aims a little past the estimate, so most units need only one more round
+WIDE_TASK = 8  # a task of a wide unit holds about this many chunks' worth of battles
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class Unit:
     variants: tuple[int, ...]
     tallies: list[Tally]
     pairs: Counter | None
+    pairing: Pairing | None = None  # what ``pairs`` counts; None: the winners of A and B
     done: int = 0  # battles 0 .. done - 1 are finished and in the tallies
     target: int = 0  # where this round ends
     settled: bool = False  # no more rounds: the precision is reached, or the limit
@@ -99,8 +101,31 @@ class Unit:
         if self.pairs is None:
             outcomes = self.tallies[0].outcomes()["sides"].values()
             return max(half_width(s["win_rate"], s["ci95"]) for s in outcomes)
+        if self.pairing is not None:
+            return self.pairing.precision(self.tallies, self.pairs)
         differences = paired_differences(self.tallies[0], self.tallies[1], self.pairs)
         return max(half_width(d["difference"], d["ci95"]) for d in differences[:-1])
+
+
+class Pairing:
+    """How a unit of several variants is tallied battle by battle (``combatsim explain``'s
+    baseline against each of its variants, say), in place of ``compare``'s pair of winners.
+
+    A subclass is a picklable object (it travels to the workers inside the ``Job``) with a
+    ``name`` that changes whenever what it counts changes (it enters the run's fingerprint),
+    and provides ``__call__(results)``: the keys to count for one battle index, given the
+    results of the unit's variants in order (JSON-ready tuples of numbers, text or None);
+    and ``precision(tallies, pairs)``: how far the widest interval it reports reaches from
+    its estimate, for ``--precision``.
+    """
+
+    name: str = "pairing"
+
+    def __call__(self, results: Sequence[Any]) -> Iterator[tuple]:
+        raise NotImplementedError
+
+    def precision(self, tallies: Sequence[Tally], pairs: Counter) -> float:
+        raise NotImplementedError
 
 
 class Study:
@@ -108,6 +133,8 @@ class Study:
 
     ``meta`` is stored in the folder for ``resume`` (the command's arguments); ``fingerprint``
     must change whenever anything that fixes the numbers changes (see ``fingerprint``).
+    ``pairing`` (a ``Pairing``) says what units of two variants or more count battle by
+    battle; without it a unit must have at most two variants, whose winners are paired.
     """
 
     def __init__(
@@ -120,17 +147,19 @@ class Study:
         resume: bool = False,
         meta: dict[str, Any] | None = None,
         progress: Callable[[int, int], None] | None = None,
+        pairing: Pairing | None = None,
     ):
         self.scenarios = list(scenarios)
         self.settings = settings
         seeds = tuple(s.seed if settings.seed is None else settings.seed for s in self.scenarios)
         self.seeds = seeds
-        self.job = Job(tuple(scenarios), runner, seeds, settings.records)
+        self.job = Job(tuple(scenarios), runner, seeds, settings.records, pairing)
         self.units = [
             Unit(
                 tuple(u),
                 [Tally.empty(self.scenarios[v]) for v in u],
-                Counter() if len(u) == 2 else None,
+                Counter() if len(u) >= 2 else None,
+                pairing,
             )
             for u in (units or [(v,) for v in range(len(self.scenarios))])
         ]
@@ -146,7 +175,9 @@ class Study:
         self._journal = None
         meta = dict(meta or {})
         self._command = meta.get("command")
-        self._fingerprint = fingerprint(self.scenarios, settings, meta.get("command"))
+        self._fingerprint = fingerprint(
+            self.scenarios, settings, meta.get("command"), pairing.name if pairing else None
+        )
         if self.state is not None:
             if resume:
                 self._load(meta)
@@ -235,16 +266,25 @@ class Study:
 
     def _gaps(self, unit: Unit) -> Iterator[Task]:
         edge = unit.done
+        span = self._span(unit)
         # A snapshot: chunks committed while these tasks are handed out change ``available``.
         spans = sorted((s, c.stop) for s, c in unit.available.items() if s >= unit.done)
         for start, stop in spans:
             if start > edge:
-                yield from split(
-                    unit.variants, edge, min(start, unit.target), self.settings.chunk_size
-                )
+                yield from split(unit.variants, edge, min(start, unit.target), span)
             edge = max(edge, stop)
         if edge < unit.target:
-            yield from split(unit.variants, edge, unit.target, self.settings.chunk_size)
+            yield from split(unit.variants, edge, unit.target, span)
+
+    def _span(self, unit: Unit) -> int:
+        """Battle indexes per task. A wide unit (``explain``'s baseline and its 100-odd
+        variants) runs every variant for each index, so its tasks span fewer indexes: about
+        ``WIDE_TASK`` chunks' worth of battles each, enough tasks to keep every worker busy
+        and a journal line per task that stays small. Results never depend on it."""
+        size = self.settings.chunk_size
+        if unit.pairing is None or len(unit.variants) <= 2:
+            return size
+        return max(1, math.ceil(size * WIDE_TASK / len(unit.variants)))
 
     def _commit(self, chunk: Chunk) -> None:
         unit = self._unit_of[chunk.task.variants]
@@ -541,14 +581,14 @@ def _damaged(out: Path, why: str) -> UsageError:
 def _pairs_json(pairs: Counter | None) -> list | None:
     if pairs is None:
         return None
-    # None (a draw) sorts first; the order only makes the journal readable.
-    return sorted(([a, b, n] for (a, b), n in pairs.items()), key=lambda t: (str(t[0]), str(t[1])))
+    # [*key, count]; None (a draw) sorts first; the order only makes the journal readable.
+    return sorted(([*key, n] for key, n in pairs.items()), key=lambda t: [str(x) for x in t[:-1]])
 
 
 def _pairs_from_json(data: list | None) -> Counter | None:
     if data is None:
         return None
-    return Counter({(a, b): n for a, b, n in data})
+    return Counter({tuple(row[:-1]): row[-1] for row in data})
 
 
 def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict[str, Any]]:
@@ -587,11 +627,16 @@ def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict
     return rows
 
 
-def fingerprint(scenarios: Sequence[Any], settings: Settings, command: Any = None) -> str:
+def fingerprint(
+    scenarios: Sequence[Any], settings: Settings, command: Any = None, pairing: str | None = None
+) -> str:
     """A hash of what fixes a study's numbers: each scenario's mapping and its catalogues' bytes
-    (or, for a scenario not loaded from a file, its repr), the settings and the command."""
+    (or, for a scenario not loaded from a file, its repr), the settings, the command and what
+    its units pair (a ``Pairing``'s name)."""
     digest = hashlib.sha256()
     digest.update(json.dumps([command, settings.to_json()], sort_keys=True).encode())
+    if pairing is not None:
+        digest.update(pairing.encode())
     for scenario in scenarios:
         data = getattr(scenario, "data", None)
         if isinstance(data, dict):

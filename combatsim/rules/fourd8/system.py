@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from ...dice import fourd8 as dice
 from ..base import RuleSystem, register
 from ..points import PointPoolRules
+from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
@@ -80,6 +81,10 @@ class FourD8(PointPoolRules, RuleSystem):
     Weapon = models.Weapon
     Armor = models.Armor
     Tactics = models.Tactics
+
+    def levers(self, sheet, armors):
+        """Abilities, Energy, Health, armor by rating (``levers.py``)."""
+        return fourd8_levers.levers(sheet, armors)
 
     def __init__(self, options: models.Options):
         super().__init__(options)

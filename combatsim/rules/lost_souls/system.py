@@ -28,6 +28,7 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import RuleSystem, register
 from ..points import PointPoolRules
+from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY, SUCCESS_TIERS
 
@@ -105,6 +106,11 @@ class LostSouls(PointPoolRules, RuleSystem):
     Weapon = models.Weapon
     Armor = models.Armor
     Tactics = models.Tactics
+
+    def levers(self, sheet, armors):
+        """Abilities by table column, Reflexes, Life, Karma, dice, armor (``levers.py``)."""
+        labels = (self._table or dice.default_table()).column_labels
+        return ls_levers.levers(sheet, armors, labels)
 
     def __init__(self, options: models.Options):
         super().__init__(options)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
 from ..base import RuleSystem, register
+from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
@@ -205,6 +206,10 @@ class ClassicShadowrun(RuleSystem):
     def __init__(self, options: models.Options):
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
+
+    def levers(self, sheet, armors):
+        """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
+        return sr_levers.levers(sheet, armors)
 
     @property
     def pool_dice(self) -> dice.PoolDice:

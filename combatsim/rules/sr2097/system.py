@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, register
+from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
@@ -149,6 +150,10 @@ class Shadowrun2097(RuleSystem):
     Tactics = models.Tactics
 
     # --- state ----------------------------------------------------------------------------
+    def levers(self, sheet, armors):
+        """Attributes, skills, initiative dice, Edge, armor grades (``levers.py``)."""
+        return sr2097_levers.levers(sheet, armors)
+
     def health(self, sheet: models.Sheet) -> int:
         o = self.options
         if sheet.health is not None:

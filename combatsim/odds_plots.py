@@ -1,0 +1,125 @@
+"""Pictures of exact odds: ``combatsim odds ... --plot FILE.png`` and ``--grid --plot``.
+
+A distribution is drawn three ways side by side: the chance of exactly each outcome, of at
+least it and of at most it (successes of a pool, the margin of a 2097 check, the degree of a
+4D8 roll, the tier of a Lost Souls roll). A grid is a heatmap of the chance of success with
+the percentages written in the cells. Everything comes from the exact distributions of
+``combatsim.dice`` through ``combatsim.odds``; nothing here samples.
+"""
+
+from __future__ import annotations
+
+import os
+from itertools import accumulate
+from pathlib import Path
+
+from .odds import Grid
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
+ANNOTATE_CELLS = 400  # write the percentage in each cell of grids up to this size
+
+
+def cumulative(pmf: list[float]) -> tuple[list[float], list[float]]:
+    """P(at least each outcome) and P(at most each outcome), outcomes in order."""
+    at_most = list(accumulate(pmf))
+    at_least = list(accumulate(reversed(pmf)))[::-1]
+    return [min(1.0, x) for x in at_least], [min(1.0, x) for x in at_most]
+
+
+def plot_distribution(
+    title: str, outcome: str, values: list, series: dict[str, list[float]], path: str | os.PathLike
+) -> Path:
+    """Exactly / at least / at most, one panel each; several series as lines."""
+    plt, percent = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained", sharey=True)
+    xs = list(range(len(values)))
+    numeric = all(isinstance(v, int) for v in values)
+    many = len(series) > 1
+    if len(series) > len(COLORS):  # an ordered family (columns): a sequential colour map
+        cmap = plt.get_cmap("viridis")
+        colors = [cmap(k / (len(series) - 1)) for k in range(len(series))]
+    else:
+        colors = COLORS
+    for k, (name, pmf) in enumerate(series.items()):
+        at_least, at_most = cumulative(pmf)
+        color = colors[k]
+        for ax, ys in zip(axes, (pmf, at_least, at_most), strict=True):
+            if many:
+                ax.plot(xs, ys, marker="o", ms=3, color=color, label=name)
+            else:
+                ax.bar(xs, ys, color=color, width=0.8)
+    for ax, view in zip(axes, ("exactly", "at least", "at most"), strict=True):
+        ax.set_title(f"P({view} x)", fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+        ax.yaxis.set_major_formatter(percent)
+        ax.set_ylim(0, 1.02)
+        step = max(1, len(values) // 12)
+        ax.set_xticks(xs[::step], [str(v) for v in values][::step], rotation=0 if numeric else 45)
+        ax.set_xlabel(outcome)
+    if many:
+        axes[0].legend(fontsize=7, ncol=2)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def plot_grid(grid: Grid, path: str | os.PathLike) -> Path:
+    """The grid as a heatmap of P(success), percentages in the cells."""
+    plt, _ = _pyplot()
+    width = max(5.0, 0.55 * len(grid.columns) + 2.5)
+    height = max(3.5, 0.4 * len(grid.rows) + 1.8)
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    image = ax.imshow(grid.p, cmap="viridis", vmin=0, vmax=1, aspect="auto", origin="lower")
+    ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
+    ax.set_yticks(range(len(grid.rows)), [str(r) for r in grid.rows])
+    ax.set_xlabel(grid.column_name)
+    ax.set_ylabel(grid.row_name)
+    if len(grid.rows) * len(grid.columns) <= ANNOTATE_CELLS:
+        for i, row in enumerate(grid.p):
+            for j, p in enumerate(row):
+                ax.text(
+                    j,
+                    i,
+                    _cell(p),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="black" if p > 0.6 else "white",
+                )
+    bar = fig.colorbar(image, ax=ax)
+    bar.set_label("P(success)")
+    ax.set_title(grid.title, fontsize=10)
+    return _save(fig, path)
+
+
+def _cell(p: float) -> str:
+    """A percentage that never rounds a possible outcome to 0% or a failure to 100%."""
+    if 0 < p < 0.005:
+        return "<1%"
+    if 0.995 <= p < 1:
+        return ">99%"
+    return f"{p:.0%}"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+
+    return plt, PercentFormatter(1.0, decimals=0)
+
+
+def _save(fig, path: str | os.PathLike) -> Path:
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    try:
+        fig.savefig(temp, dpi=110, metadata={"Software": None})
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+        plt.close(fig)
+    return path

@@ -1,0 +1,164 @@
+"""The report of ``combatsim explain``: a tornado chart of the levers and the ranked table.
+
+``plots/tornado.png`` draws, for each lever (largest effect at the top), the change in the
+explained rate one step down and one step up from the scenario as written, each bar with its
+paired 95% interval; ``report.html`` embeds it (one self-contained file) with the summary,
+the note on battles and interval widths, and the table. ``combatsim.report.render_report``
+hands an explain folder to ``render_explain_report``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+TORNADO = "tornado"
+MAX_BARS = 25
+DOWN_COLOR = "#1f77b4"
+UP_COLOR = "#d62728"
+
+
+def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) -> list[Path]:
+    """Write ``plots/tornado.png`` and ``report.html`` into ``folder``; return their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    folder = Path(folder)
+    plots = folder / "plots"
+    plots.mkdir(parents=True, exist_ok=True)
+    paths = []
+    chart = None
+    if summary["levers"] and summary["battles_completed"]:
+        chart = tornado_chart(summary, plots / f"{TORNADO}.png")
+        paths.append(chart)
+    page = folder / "report.html"
+    temp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
+    temp.write_text(_html(summary, chart), encoding="utf-8")
+    os.replace(temp, page)
+    return [*paths, page]
+
+
+def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) -> Path:
+    """The levers' down-step and up-step effects with their intervals, largest at the top."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    rows = summary["levers"][:limit]
+    height = max(2.5, 0.42 * len(rows) + 1.4)
+    fig, ax = plt.subplots(figsize=(10, height), layout="constrained")
+    ys = list(range(len(rows)))[::-1]  # rank 1 at the top
+    for way, color, shift in (("down", DOWN_COLOR, 0.18), ("up", UP_COLOR, -0.18)):
+        for y, r in zip(ys, rows, strict=True):
+            d = r[f"difference_{way}"]
+            if d is None:
+                continue
+            low, high = r[f"ci95_{way}"]
+            ax.barh(y + shift, d, height=0.34, color=color, alpha=0.75)
+            ax.errorbar(
+                d, y + shift, xerr=[[d - low], [high - d]], fmt="none", ecolor="black", lw=0.9
+            )
+    ax.axvline(0, color="black", lw=0.8)
+    labels = [
+        f"{r['side']}: {r['title']} ({_v(r['down'])} / {r['value']} / {_v(r['up'])})" for r in rows
+    ]
+    from .report import wrap  # labels wrap, never cut (issue 11); report imports this module
+
+    ax.set_yticks(ys, [wrap(label, 60) for label in labels], fontsize=8)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * 100:+.0f}"))
+    ax.set_xlabel(f"change in {summary['metric']['describe']} from the scenario as written, points")
+    ax.grid(alpha=0.3, axis="x")
+    from matplotlib.patches import Patch
+
+    ax.legend(
+        handles=[
+            Patch(color=DOWN_COLOR, alpha=0.75, label="one step down"),
+            Patch(color=UP_COLOR, alpha=0.75, label="one step up"),
+        ],
+        fontsize=8,
+        loc="lower right",
+    )
+    ax.set_title(
+        f"What decides {summary['metric']['describe']}: {summary['scenario']}", fontsize=10
+    )
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _v(x) -> str:
+    return "-" if x is None else str(x)
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _step(r: dict[str, Any], way: str) -> str:
+    d = r[f"difference_{way}"]
+    if d is None:
+        return "-"
+    low, high = r[f"ci95_{way}"]
+    return f"{d * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f}), p {r[f'p_{way}']:.4f}"
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em;
+       color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: right; }
+th { background: #f4f4f4; } td.label { text-align: left; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+.note { background: #f7f7f7; padding: 0.7em 1em; border-left: 3px solid #bbb; font-size: 0.92em; }
+"""
+
+
+def _html(summary: dict[str, Any], chart: Path | None) -> str:
+    e = html.escape
+    what = summary["metric"]["describe"]
+    base = summary["baseline"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>What decides {e(what)}: {e(summary['scenario'])}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>What decides {e(what)}: {e(summary['scenario'])}</h1>",
+        f"<p>{e(summary['source'])}, {e(summary['system'])}, seed {summary['seed']}. As written: "
+        f"{_pct(base['rate'])} (95% interval {_pct(base['ci95'][0])} - {_pct(base['ci95'][1])})."
+        "</p>",
+        "<ul>" + "".join(f"<li>{e(line)}</li>" for line in summary["text"]) + "</ul>",
+        f'<p class="note">{e(summary["note"])}</p>',
+    ]
+    if chart is not None:
+        data = base64.b64encode(chart.read_bytes()).decode("ascii")
+        parts.append(
+            f'<figure id="{TORNADO}"><img alt="tornado chart" src="data:image/png;base64,{data}">'
+            "<figcaption>Each lever one step down (blue) and one step up (red) from the "
+            "scenario as written, on the same battle seeds; the black lines are the paired 95% "
+            f"intervals (Newcombe). The {min(len(summary['levers']), MAX_BARS)} largest effects."
+            "</figcaption></figure>"
+        )
+    head = ("#", "side", "lever", "down / as written / up", "rates", "down - base", "up - base")
+    parts.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>")
+    for r in summary["levers"]:
+        cells = [
+            str(r["rank"]),
+            r["side"],
+            r["title"],
+            f"{_v(r['down'])} / {r['value']} / {_v(r['up'])}",
+            f"{_pct(r['rate_down'])} / {_pct(r['rate'])} / {_pct(r['rate_up'])}",
+            _step(r, "down"),
+            _step(r, "up"),
+        ]
+        parts.append(
+            "<tr>"
+            + "".join(
+                f'<td class="label">{e(c)}</td>' if k in (1, 2, 3) else f"<td>{e(c)}</td>"
+                for k, c in enumerate(cells)
+            )
+            + "</tr>"
+        )
+    parts += ["</table>", "</body></html>"]
+    return "\n".join(parts)

@@ -1,0 +1,28 @@
+"""The levers of Lost Souls (seed 001): what ``explain`` tries.
+
+Each ability one column of the Action Results Table either way (ruling 18: the columns in
+force, the shipped table's or the scenario's), Reflexes (initiative), Life, Karma (ruling 19),
+standing bonus or penalty dice, and armor by rating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..levers import Lever, armor_lever, mapping_levers, number_lever
+
+
+def levers(
+    sheet: BaseModel, armors: Mapping[str, BaseModel], columns: Sequence[Any]
+) -> list[Lever]:
+    """See ``RuleSystem.levers``; ``columns``: the table's column labels, weakest first."""
+    found: list[Lever | None] = mapping_levers(sheet, "abilities", "skill", scale=list(columns))
+    found.append(number_lever(sheet, "reflexes", "initiative"))
+    found.append(number_lever(sheet, "life", "attribute"))
+    found.append(number_lever(sheet, "karma", "karma"))
+    found.append(number_lever(sheet, "extra_dice", "dice", "bonus dice"))
+    found.append(armor_lever(sheet, armors, lambda armor: armor.rating))
+    return [lever for lever in found if lever is not None]

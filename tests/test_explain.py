@@ -1,0 +1,283 @@
+"""``combatsim explain``: levers declared by every system, ranked by their paired effect.
+
+The ranking test runs a one-against-one duel built here: Ace (a corp guard with Firearms 1)
+shoots at Mark from 15 m with an SMG; nobody moves or carries a grenade. Ace's Firearms is the
+lever built to matter; Ace's Throwing cannot matter (nothing is ever thrown), so its variants
+replay the baseline's battles exactly. Every number is from fixed seeds, so these tests are
+deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from combatsim.cli import main
+from combatsim.commands import run as run_command
+from combatsim.engine import run_battle
+from combatsim.errors import UsageError
+from combatsim.metrics import Metric, parse_metric
+from combatsim.rules.levers import Lever, armor_lever, number_lever
+from combatsim.scenario import load_scenario
+from combatsim.sweeps import api
+from combatsim.sweeps.explain import explain, scenario_levers
+from combatsim.sweeps.fields import FieldPath, apply
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGUE = ROOT / "scenarios" / "catalogues" / "sr-classic.yaml"
+SCENARIOS = sorted(p for p in (ROOT / "scenarios").glob("*.yaml"))
+BATTLES = 200
+SEED = 7
+
+
+@pytest.fixture
+def duel(tmp_path) -> Path:
+    path = tmp_path / "duel.yaml"
+    path.write_text(
+        f"""
+name: duel
+rules: {{system: sr-classic}}
+catalogues: [{CATALOGUE}]
+sides:
+  - name: shooters
+    members:
+      - {{name: Ace, archetype: corp_guard, skills: {{firearms: 1}}, position: [0, 0]}}
+  - name: targets
+    members:
+      - {{name: Mark, archetype: corp_guard, position: [15, 0]}}
+turn_limit: 10
+seed: {SEED}
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _row(result, lever: str) -> dict:
+    return next(r for r in result.summary["levers"] if r["lever"] == lever)
+
+
+def test_explain_ranks_a_lever_that_matters_above_one_that_cannot(duel):
+    result = explain(duel, only=["Ace"], battles=BATTLES)
+    firearms, throwing = _row(result, "firearms"), _row(result, "throwing")
+    assert (firearms["down"], firearms["value"], firearms["up"]) == (0, 1, 2)
+    assert firearms["rank"] == 1
+    assert firearms["rank"] < throwing["rank"]
+    assert firearms["significant_up"] and firearms["difference_up"] > 0.15
+    # Nothing is thrown: the variants replay the baseline battle for battle.
+    for way in ("down", "up"):
+        assert throwing[f"difference_{way}"] == 0
+        assert throwing[f"p_{way}"] == 1
+        low, high = throwing[f"ci95_{way}"]
+        assert low < 0 < high
+    assert not throwing["significant"]
+    assert result.table["lever"].tolist()[0] == "firearms"
+    assert any("Ace's firearms is worth about" in line for line in result.summary["text"])
+
+
+def test_explain_steps_are_what_compare_measures(duel):
+    """On the same seed a step's row is exactly ``compare``'s numbers for that change; on
+    another seed, with more battles, compare's estimate lies inside explain's interval."""
+    result = explain(duel, only=["Ace"], battles=BATTLES)
+    firearms = _row(result, "firearms")
+    path = firearms["path"]
+    assert path == "sides[0].members[0].skills.firearms"
+    same = api.compare(duel, b_sets=[f"{path}=2"], battles=BATTLES)
+    shooters = same.summary["differences"][0]
+    assert shooters["difference"] == firearms["difference_up"]
+    assert shooters["ci95"] == firearms["ci95_up"]
+    assert shooters["p_value"] == firearms["p_up"]
+    for way, value in (("down", 0), ("up", 2)):
+        other = api.compare(duel, b_sets=[f"{path}={value}"], battles=2 * BATTLES, seed=SEED + 1)
+        measured = other.summary["differences"][0]["difference"]
+        low, high = firearms[f"ci95_{way}"]
+        assert low <= measured <= high, (way, measured, low, high)
+
+
+def test_explain_is_the_same_on_any_number_of_workers(duel):
+    one = explain(duel, only=["Ace"], battles=30, chunk_size=7)
+    two = explain(duel, only=["Ace"], battles=30, workers=2)
+    assert one.summary == two.summary
+    assert one.table.equals(two.table)
+
+
+def test_explain_metric_draw_and_other_side(duel):
+    result = explain(duel, "targets", "loss", only=["Mark"], battles=40)
+    assert result.summary["metric"]["name"] == "targets loss"
+    assert result.summary["metric"]["describe"] == "the targets' loss rate"
+    assert {r["member"] for r in result.summary["levers"]} == {"Mark"}
+    draws = explain(duel, metric="draw", only=["Ace"], battles=40)
+    assert draws.summary["who"] is None
+    assert draws.summary["baseline"]["rate"] == draws.summary["baseline"]["draws"]["rate"]
+
+
+def test_explain_command_writes_tables_summary_and_tornado(duel, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(
+        [
+            "explain",
+            str(duel),
+            "--only",
+            "Ace",
+            "--battles",
+            "20",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--report",
+        ]
+    )
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "what decides the shooters' win rate" in text
+    assert "Each value ran 20 battles" in text
+    for name in ("table.csv", "table.parquet", "summary.json", "report.html", "plots/tornado.png"):
+        assert (out / name).is_file(), name
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["kind"] == "explain" and summary["battles_completed"] == 20
+    assert "tornado" in (out / "report.html").read_text()
+
+
+def test_explain_refuses_unknown_names(duel, capsys):
+    assert main(["explain", str(duel), "--metric", "victory", "--battles", "5"]) == 2
+    assert "--metric" in capsys.readouterr().err
+    assert main(["explain", str(duel), "--only", "Nobody", "--battles", "5"]) == 2
+    assert "a side or member of the scenario" in capsys.readouterr().err
+    assert main(["explain", str(duel), "--side", "nobody", "--battles", "5"]) == 2
+
+
+# --- levers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_every_shipped_scenario_has_levers_whose_steps_validate(path):
+    """Each registered system declares levers, and every step is a value the scenario accepts
+    (applied through the sweep's field paths and validated again)."""
+    scenario = load_scenario(path)
+    levers = scenario_levers(scenario)
+    assert levers
+    kinds = {item.lever.kind for item in levers}
+    assert kinds & {"attribute", "skill"}
+    assert "armor" in kinds or not any(f.armor for f in scenario.fighters)
+    for item in levers:
+        for _, value in item.lever.steps:
+            from combatsim.rules.levers import scenario_value
+
+            apply(scenario, [(FieldPath.parse(item.path), scenario_value(value))])
+
+
+def test_number_lever_keeps_to_the_models_bounds():
+    scenario = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml")
+    sheet = scenario.sides[0].fighters[0].sheet  # Razor
+    firearms = number_lever(sheet, "skills.firearms", "skill")
+    assert firearms == Lever("skills.firearms", "firearms", "skill", 6, 5, 7)
+    low = sheet.model_copy(update={"karma": 0, "initiative_dice": 5})
+    assert number_lever(low, "karma", "karma").down is None
+    assert number_lever(low, "initiative_dice", "initiative").up is None  # le=5
+
+
+def test_armor_lever_steps_one_grade_and_below_the_lowest_is_none():
+    from combatsim.scenario import load_catalogue
+
+    armors = load_catalogue(CATALOGUE)["armor"]
+    sheet = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml").sides[0].fighters[0].sheet
+    rating = lambda a: (a.ballistic, a.impact)  # noqa: E731 (both, as a system may)
+    lever = armor_lever(sheet.model_copy(update={"armor": "armor_vest"}), armors, rating)
+    assert (lever.down, lever.up) == ("leathers", "armored_clothing")
+    lowest = armor_lever(sheet.model_copy(update={"armor": "leathers"}), armors, rating)
+    assert lowest.down == "none" and lowest.up == "armor_vest"
+    bare = armor_lever(sheet.model_copy(update={"armor": None}), armors, rating)
+    assert (bare.down, bare.up) == (None, "leathers")
+    top = armor_lever(sheet.model_copy(update={"armor": "heavy_armor"}), armors, rating)
+    assert top.up is None
+
+
+def test_metrics_turn_a_battle_into_0_or_1():
+    class Result:
+        def __init__(self, winner):
+            self.winner = winner
+
+    win, loss, draw = Metric("win", "a"), Metric("loss", "a"), Metric("draw")
+    assert [win(Result(w)) for w in ("a", "b", None)] == [1, 0, 0]
+    assert [loss(Result(w)) for w in ("a", "b", None)] == [0, 1, 0]
+    assert [draw(Result(w)) for w in ("a", "b", None)] == [0, 0, 1]
+    duel = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml")
+    assert parse_metric("win", duel) == Metric("win", "runners")
+    assert parse_metric("corp security win", duel) == Metric("win", "corp security")
+    assert parse_metric("draw", duel, "runners") == Metric("draw")
+    guards = parse_metric("Guard down", duel)
+    assert guards.members == {("corp security", f"Guard {k}") for k in (1, 2, 3)}
+    assert guards.describe() == "Guard's down rate"
+    assert parse_metric("runners dead", duel).describe() == "the runners' dead rate"
+    assert Metric("win", "the Armadillo").describe() == "the Armadillo's win rate"
+    assert parse_metric("Guard 2 dead", duel).members == {("corp security", "Guard 2")}
+    for bad in ("victory", "Guard win", "Nobody down", "runners draw"):
+        with pytest.raises(UsageError):
+            parse_metric(bad, duel)
+
+
+@dataclass(frozen=True)
+class CtrlCAt:
+    """The real engine, but Ctrl-C arrives when a battle with this index starts."""
+
+    index: int
+
+    def __call__(self, scenario, root_seed, index, trace=False):
+        if index == self.index:
+            raise KeyboardInterrupt
+        return run_battle(scenario, root_seed, index, trace)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkeypatch, capsys):
+    argv = ["explain", str(duel), "--only", "Ace", "--battles", "40", "--workers", "1"]
+    argv += ["--chunk-size", "10", "--records", "battles", "--quiet"]
+    whole, resumed = tmp_path / "whole", tmp_path / "resumed"
+    assert main([*argv, "--out", str(whole)]) == 0
+    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(27))
+    assert main([*argv, "--out", str(resumed)]) == 130
+    assert "combatsim explain --resume" in capsys.readouterr().err
+    assert json.loads((resumed / "summary.json").read_text())["interrupted"] is True
+    monkeypatch.setattr(run_command, "battle_runner", lambda: run_battle)
+    assert main(["explain", "--resume", str(resumed), "--quiet"]) == 0
+    assert _files(resumed) == _files(whole)
+
+
+def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
+    result = explain(duel, only=["Ace"], battles=50, precision=0.08, chunk_size=50)
+    report = result.summary["precision"]
+    assert report["reached"] and report["widest"] <= 0.08
+    assert result.summary["battles_completed"] > 50
+    widest = max(
+        max(r[f"difference_{w}"] - r[f"ci95_{w}"][0], r[f"ci95_{w}"][1] - r[f"difference_{w}"])
+        for r in result.summary["levers"]
+        for w in ("down", "up")
+        if r[f"difference_{w}"] is not None
+    )
+    assert widest <= 0.08
+
+
+def test_casualty_metric_counts_battles_where_who_ends_down(duel):
+    """Mark's down rate as written is the share of battles whose combatants.csv row for Mark
+    says he is not standing, and the casualties table's down rate for him."""
+    from combatsim.sweeps.api import run_one
+
+    result = explain(duel, metric="Mark down", only=["Ace"], battles=40)
+    run = run_one(duel, battles=40)
+    mark = run.combatants[run.combatants["name"] == "Mark"]
+    assert result.summary["baseline"]["rate"] == pytest.approx((~mark["standing"]).mean())
+    entry = next(e for e in run.summary["casualties"] if e["who"] == "Mark")
+    assert result.summary["baseline"]["rate"] == entry["down_rate"]
+    assert result.summary["metric"]["describe"] == "Mark's down rate"
+    assert _row(result, "firearms")["difference_up"] > 0

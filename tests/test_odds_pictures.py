@@ -1,0 +1,101 @@
+"""``combatsim odds ... --plot`` and ``--grid``: pictures and grids of the exact odds."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from combatsim import odds
+from combatsim.cli import main
+from combatsim.dice import shadowrun as sr
+from combatsim.odds_plots import cumulative
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_grid_cells_are_the_single_roll_odds():
+    payload, _, grid = odds.sr_grid([1, 4, 6], [3, 7, 9])
+    assert grid.p[1][1] == pytest.approx(odds.sr_odds(4, 7)[0]["p_at_least_one"])
+    # One die at TN 7 is as hard as TN 6 (Rule of Six): exactly 1/6.
+    assert grid.p[0][1] == float(Fraction(1, 6))
+    assert payload["rows"]["values"] == [1, 4, 6] and payload["columns"]["values"] == [3, 7, 9]
+    _, _, need2 = odds.sr_grid([4], [5], need=2)
+    dist = sr.exact_successes(4, 5)
+    assert need2.p[0][0] == pytest.approx(float(1 - dist[0] - dist[1]))
+    _, _, g2097 = odds.sr2097_grid([10, 15], [20, 25], "advantage")
+    assert g2097.p[1][0] == pytest.approx(odds.sr2097_odds(15, 20, "advantage")[0]["p_success"])
+    payload, _, gls = odds.lost_souls_grid([-1, 0, 2])
+    single = odds.lost_souls_odds(2, 6)[0]["p_success"]["6"]
+    assert gls.p[2][payload["columns"]["values"].index(6)] == pytest.approx(single)
+
+
+def test_cumulative_views_add_up():
+    pmf = [float(p) for p in (Fraction(1, 8), Fraction(3, 8), Fraction(3, 8), Fraction(1, 8))]
+    at_least, at_most = cumulative(pmf)
+    assert at_least == pytest.approx([1, 7 / 8, 1 / 2, 1 / 8])
+    assert at_most == pytest.approx([1 / 8, 1 / 2, 7 / 8, 1])
+    for k in range(1, 4):
+        assert at_least[k] + at_most[k - 1] == pytest.approx(1)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sr", "--dice", "5", "--tn", "5"],
+        ["sr", "--dice", "3", "--tn", "9", "--d8"],
+        ["2097", "--bonus", "12", "--tn", "20"],
+        ["lost-souls", "--net", "-1", "--column", "6"],
+        ["lost-souls", "--net", "2"],
+        ["4d8", "--chance", "17"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_plot_draws_every_systems_distribution(tmp_path, capsys, argv):
+    target = tmp_path / "odds.png"
+    assert main(["odds", *argv, "--plot", str(target)]) == 0
+    assert target.read_bytes().startswith(PNG)
+    assert f"plot: {target}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sr", "--grid", "--dice", "1..6", "--tn", "2..12"],
+        ["2097", "--grid", "--bonus", "5..20/5", "--tn", "15,20,25"],
+        ["lost-souls", "--grid", "--net=-2..2"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_grid_prints_a_table_and_draws_a_heatmap(tmp_path, capsys, argv):
+    target = tmp_path / "grid.png"
+    assert main(["odds", *argv, "--plot", str(target)]) == 0
+    assert target.read_bytes().startswith(PNG)
+    text = capsys.readouterr().out
+    assert "P(success)" in text or "P(a success)" in text
+    assert main(["odds", *argv, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    rows, columns = payload["rows"]["values"], payload["columns"]["values"]
+    assert len(payload["p_success"]) == len(rows)
+    assert all(len(r) == len(columns) for r in payload["p_success"])
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sr", "--dice", "1..6", "--tn", "5"],  # a range needs --grid
+        ["sr", "--grid", "--dice", "1..6"],  # --tn missing
+        ["sr", "--grid", "--dice", "1..100", "--tn", "5"],  # too many rows
+        ["2097", "--grid", "--bonus", "a,b", "--tn", "20"],
+        ["4d8", "--chance", "17", "--grid"],
+        ["lost-souls", "--grid", "--net", "1", "--column", "6"],
+    ],
+)
+def test_bad_grids_exit_2(capsys, argv):
+    try:
+        code = main(["odds", *argv])
+    except SystemExit as stop:  # argparse's own refusals (an unknown option)
+        code = stop.code
+    assert code == 2
+    assert capsys.readouterr().err
