@@ -70,14 +70,18 @@ class PointPoolRules:
         what: str,
         how: str,
     ) -> None:
-        """Armor stops ``armor`` points of the hit; the rest comes off the target's pool."""
-        dealt = max(0, points - armor)
-        detail = f"{how} = {points} points, armor {armor}"
-        if dealt == 0:
-            if battle.tracing:
+        """Armor stops ``armor`` points of the hit; the rest comes off the target's pool.
+
+        ``what`` and ``how`` are read only when tracing (callers pass "" otherwise)."""
+        dealt = points - armor
+        tracing = battle.tracing
+        detail = f"{how} = {points} points, armor {armor}" if tracing else ""
+        if dealt <= 0:
+            if tracing:
                 battle.trace(
                     "armor", f"{target.name}'s armor stops a {what} ({detail})", actor=target
                 )
             return
         setattr(target.state, self.pool, self._points(target)[0] - dealt)
-        battle.damage_dealt(attacker, target, dealt, f"{what} ({detail}: {dealt} off {self.pool})")
+        what = f"{what} ({detail}: {dealt} off {self.pool})" if tracing else ""
+        battle.damage_dealt(attacker, target, dealt, what)

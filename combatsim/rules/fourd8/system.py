@@ -350,9 +350,11 @@ class FourD8(PointPoolRules, RuleSystem):
         )
         armor = max(0, armor - effect.pierce)
         points = damage + self.degree_bonus(r.degree) + effect.damage
-        how = f"{damage} + degree {self.degree_bonus(r.degree)}"
-        if effect.damage:
-            how += f" + {r.kind.replace('_', ' ')} {effect.damage}"
+        how = ""  # the trace's words for the damage, only when tracing
+        if battle.tracing:
+            how = f"{damage} + degree {self.degree_bonus(r.degree)}"
+            if effect.damage:
+                how += f" + {r.kind.replace('_', ' ')} {effect.damage}"
         self.hurt(battle, attacker, target, points, armor, "hit", how)
         if effect.stagger and target.can_act:
             target.lose_next_action = "staggered"

@@ -321,21 +321,20 @@ class LostSouls(PointPoolRules, RuleSystem):
             return table.tier_of(dice.roll_value(battle.roll.taker(1, 10), d.net), column)
         result = dice.roll(battle.roll.d, d.net)
         tier = table.tier_of(result.value, column)
-        if battle.tracing:
-            extra = result.bonus or result.penalty
-            kind = "bonus" if result.bonus else "penalty"
-            shown = f" {kind} {list(extra)}" if extra else ""
-            kept = " (replaced)" if result.replaced else ""
-            battle.trace(
-                "roll",
-                f"{what}: column {column}, {d.text()}: tens {result.tens} ones {result.ones}"
-                f"{shown} -> {result.value:02d}{kept} = {tier.name}",
-                actor=fighter,
-                roll=result.value,
-                net=d.net,
-                tier=tier.name,
-                success=tier.success,
-            )
+        extra = result.bonus or result.penalty
+        kind = "bonus" if result.bonus else "penalty"
+        shown = f" {kind} {list(extra)}" if extra else ""
+        kept = " (replaced)" if result.replaced else ""
+        battle.trace(
+            "roll",
+            f"{what}: column {column}, {d.text()}: tens {result.tens} ones {result.ones}"
+            f"{shown} -> {result.value:02d}{kept} = {tier.name}",
+            actor=fighter,
+            roll=result.value,
+            net=d.net,
+            tier=tier.name,
+            success=tier.success,
+        )
         return tier
 
     # --- cooperative attacks (seed 001 "Cooperative Rolls"; ruling 19) ------------------------
@@ -479,8 +478,8 @@ class LostSouls(PointPoolRules, RuleSystem):
             target,
             points * multiplier,
             armor,
-            f"{tier.name} hit",
-            f"{points} x {multiplier}",
+            f"{tier.name} hit" if battle.tracing else "",
+            f"{points} x {multiplier}" if battle.tracing else "",
         )
 
     def _karma(self, battle: Battle, fighter: Fighter, tactics, d: NetDice) -> NetDice:
