@@ -81,9 +81,13 @@ def _balance(args: argparse.Namespace) -> int:
     vary = parse_vary(args.vary)
     scenario = run.load_scenario(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-balance"
-    progress = run.progress_display(args)
-    try:
-        result = api.balance(
+    return run.run_study(
+        args,
+        "balance",
+        KEYS,
+        out,
+        resumed,
+        lambda **options: api.balance(
             scenario,
             [vary],
             args.side,
@@ -92,19 +96,10 @@ def _balance(args: argparse.Namespace) -> int:
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,
-            **run.batch_options(args, "balance", KEYS, out, resumed, progress),
-        )
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = run.with_report(args, out, result.files)
-    if not args.quiet:
-        print(describe(result.summary))
-        names = run.listing(out, files)
-        print(f"\nresults in {out}: {names}")
-    if result.interrupted:
-        return run.say_interrupted(result, "balance", out)
-    return 0
+            **options,
+        ),
+        lambda result: describe(result.summary),
+    )
 
 
 def describe(summary: dict) -> str:

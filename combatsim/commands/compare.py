@@ -70,9 +70,13 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         default = f"{Path(args.a).stem}-compare"
     out = Path(args.out) if args.out else Path("results") / default
-    progress = run.progress_display(args)
-    try:
-        result = api.compare(
+    return run.run_study(
+        args,
+        "compare",
+        KEYS,
+        out,
+        resumed,
+        lambda **options: api.compare(
             first,
             second,
             a_sets=args.set_a,
@@ -80,19 +84,10 @@ def _compare(args: argparse.Namespace) -> int:
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,
-            **run.batch_options(args, "compare", KEYS, out, resumed, progress),
-        )
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = run.with_report(args, out, result.files)
-    if not args.quiet:
-        print(describe(result.summary, args.side))
-        names = run.listing(out, files)
-        print(f"\nresults in {out}: {names}")
-    if result.interrupted:
-        return run.say_interrupted(result, "compare", out)
-    return 0
+            **options,
+        ),
+        lambda result: describe(result.summary, args.side),
+    )
 
 
 def describe(summary: dict, side: str | None = None) -> str:

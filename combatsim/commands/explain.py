@@ -67,9 +67,13 @@ def _explain(args: argparse.Namespace) -> int:
 
     scenario = run.load_scenario(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-explain"
-    progress = run.progress_display(args)
-    try:
-        result = explain(
+    return run.run_study(
+        args,
+        "explain",
+        KEYS,
+        out,
+        resumed,
+        lambda **options: explain(
             scenario,
             args.side,
             args.metric,
@@ -77,18 +81,10 @@ def _explain(args: argparse.Namespace) -> int:
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,
-            **run.batch_options(args, "explain", KEYS, out, resumed, progress),
-        )
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = run.with_report(args, out, result.files)
-    if not args.quiet:
-        print(describe(result.summary))
-        print(f"\nresults in {out}: {run.listing(out, files)}")
-    if result.interrupted:
-        return run.say_interrupted(result, "explain", out)
-    return 0
+            **options,
+        ),
+        lambda result: describe(result.summary),
+    )
 
 
 def describe(summary: dict, shown: int = SHOWN_ROWS) -> str:

@@ -77,6 +77,28 @@ def add_report_option(p) -> None:
     )
 
 
+def run_study(args, command: str, keys, out: Path, resumed, study, describe, hint="") -> int:
+    """The shared body of the study commands (sweep, compare, balance, explain): call
+    ``study(**options)`` with the batch options under a progress display, write the report
+    if ``--report`` asked for it, print ``describe(result)`` and where the files went (and
+    ``hint`` when no report was written), and exit 130 with a note if it was interrupted."""
+    progress = progress_display(args)
+    try:
+        result = study(**batch_options(args, command, keys, out, resumed, progress))
+    finally:
+        if progress is not None:
+            progress.finish()
+    files = with_report(args, out, result.files)
+    if not args.quiet:
+        print(describe(result))
+        print(f"\nresults in {out}: {listing(out, files)}")
+        if hint and not getattr(args, "report", False):
+            print(hint)
+    if result.interrupted:
+        return say_interrupted(result, command, out)
+    return 0
+
+
 def with_report(args: argparse.Namespace, out: Path, files) -> list:
     """``files``, and the report's files if ``--report`` asked for them."""
     if not getattr(args, "report", False):

@@ -73,32 +73,23 @@ def _sweep(args: argparse.Namespace) -> int:
         scenario = run.load_scenario(path)
     except ScenarioError as err:
         raise (spec.referring(err) if spec and not args.scenario else err) from None
-    progress = run.progress_display(args)
-    try:
-        result = api.sweep(
+    return run.run_study(
+        args,
+        "sweep",
+        KEYS,
+        out,
+        resumed,
+        lambda **options: api.sweep(
             scenario,
             varies,
             battles=battles,
             seed=seed,
             precision=precision,
-            **run.batch_options(args, "sweep", KEYS, out, resumed, progress),
-        )
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = list(result.files)
-    if args.report:
-        from ..report import render_report
-
-        files += render_report(out)
-    if not args.quiet:
-        print(describe(result))
-        print(f"\nresults in {out}: {run.listing(out, files)}")
-        if not args.report:
-            print(f"plots and report: combatsim report {out}")
-    if result.interrupted:
-        return run.say_interrupted(result, "sweep", out)
-    return 0
+            **options,
+        ),
+        describe,
+        f"plots and report: combatsim report {out}",
+    )
 
 
 def describe(result) -> str:
