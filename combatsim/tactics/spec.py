@@ -1,7 +1,7 @@
 """How a combatant decides, as data: the ``tactics:`` block of a side or a member.
 
 A side's tactics are the default for its members; a member's own ``tactics:`` keys override
-them. Every policy is documented in the README's "Tactics" section.
+them. Every policy is documented in docs/scenario-format.md, "Tactics".
 """
 
 from __future__ import annotations

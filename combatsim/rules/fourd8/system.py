@@ -9,7 +9,7 @@ damage plus the bonus of its degree's band in ``rules.options.degree_damage`` (r
 what the combination's aspects add (``rules.options.effects``: a physical triple hits harder, a
 mental one finds the gap in the armor, a social one staggers), less armor.
 
-Designed here because the seed gives no combat layer (README "4D8 in battle"): one action per
+Designed here because the seed gives no combat layer (docs/rules-4d8.md): one action per
 turn at 10 + Co-ordination + 1d8; health, down at 0 and dead at -health; armor that stops points
 of every hit; snake-eyes costs the roller its next action; grenades land on the aim point on a
 success and as many meters off as the roll missed by on a failure.

@@ -10,7 +10,7 @@ tier hits for its damage points times the weapon's damage multiplier, +1 per cal
 ``combatsim.dice.lost_souls``; this module only decides which dice are rolled and what the
 result does.
 
-Designed here because the seed gives no combat layer (README "Lost Souls in battle"): one
+Designed here because the seed gives no combat layer (docs/rules-lost-souls.md): one
 action per turn in order of Reflexes + 1d10; life points, down at 0 and dead at -life;
 armor that stops points of every hit; cooperative attacks, resolved inside the lead's attack
 when an ally whose tactics allow it stands near and still has this turn's action, which it

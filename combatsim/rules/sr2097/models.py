@@ -3,7 +3,7 @@
 The seed gives the check (2d10 + skill bonus against a TN), damage (Nd6 + ST), armor (PT/DR)
 and Edge exactly; ruling 16 leaves attack TNs, the defender's Dodge, initiative, health and
 injury to the scenario. Every such choice is a field of ``Options`` (``rules.options``) with a
-documented default; the README's Shadowrun: 2097 section lists them.
+documented default; docs/rules-sr2097.md lists them.
 """
 
 from __future__ import annotations
