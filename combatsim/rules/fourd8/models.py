@@ -148,7 +148,8 @@ class CombinationEffects(Strict):
 
 
 class Options(Strict):
-    """``rules.options`` of ``4d8``; each default is the choice documented in docs/rules-4d8.md."""
+    """``rules.options`` of ``4d8``; each default is the choice documented in
+    docs/rules-4d8.md."""
 
     ease: RangeEase = RangeEase()
     melee_ease: int = Field(18, ge=-MAX_EASE, le=MAX_EASE, description="ease of a melee attack")

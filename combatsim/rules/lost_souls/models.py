@@ -77,7 +77,8 @@ class Circumstances(Strict):
 
 
 class Options(Strict):
-    """``rules.options`` of ``lost-souls``; each default is the choice documented in docs/rules-lost-souls.md."""
+    """``rules.options`` of ``lost-souls``; each default is the choice documented in
+    docs/rules-lost-souls.md."""
 
     action_table: str | None = Field(
         None,
