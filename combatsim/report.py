@@ -698,7 +698,8 @@ def _casualties(summary, folder: Path) -> list[dict] | None:
     it ends down (out of the fight) and dead, with 95% intervals.
 
     From ``summary.json``'s ``casualties`` when the run wrote them (levels ``side`` and
-    ``combatant``; the per-copy entries are left to the table files), else counted from
+    ``combatant``, each group's per-copy entries kept under it as ``copy_entries`` for the
+    table; the chart shows the group), else counted from
     ``combatants.csv`` for an older folder: down is ``standing`` false at the end, dead is
     status ``dead``; each name is a combatant there (copies are not grouped)."""
     listed = summary.get("casualties")
@@ -709,6 +710,7 @@ def _casualties(summary, folder: Path) -> list[dict] | None:
                 named.append(dict(c))
             elif c.get("level") == "copy" and named and named[-1]["level"] == "combatant":
                 named[-1]["copies"] = named[-1].get("copies", 0) + 1
+                named[-1].setdefault("copy_entries", []).append(dict(c))
         return named or None
     path = folder / COMBATANTS_CSV
     if not path.exists():
@@ -1304,12 +1306,17 @@ def _casualty_table_html(casualties, colors) -> str:
         "<th>ends down</th><th>ends dead</th></tr>"
     )
     body = []
-    for c in casualties:
+    # a group's row, then each copy's indented under it (issue 11: group and every copy)
+    rows = [
+        r for c in casualties for r in [(c, False)] + [(k, True) for k in c.get("copy_entries", ())]
+    ]
+    for c, copy in rows:
         who = f"anyone of {c['side']}" if c.get("level") == "side" else c["who"]
         if c.get("copies"):
             who += f" (any of {c['copies']})"
+        indent = " style='padding-left:1.6em'" if copy else ""
         body.append(
-            f"<tr><td class='label'>{e(who)}</td>"
+            f"<tr><td class='label'{indent}>{e(who)}</td>"
             f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{e(c['side'])}</td>"
             + _rate_cell({"rate": c["down_rate"], "ci95": c["down_ci95"]}, "rate")
             + _rate_cell({"rate": c["dead_rate"], "ci95": c["dead_ci95"]}, "rate")
@@ -1318,7 +1325,7 @@ def _casualty_table_html(casualties, colors) -> str:
     return (
         f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
         "<p class='meta'>The share of battles each ended down (out of the fight) and dead, "
-        "with 95% intervals.</p>"
+        "with 95% intervals; a group's copies are listed one by one under it.</p>"
     )
 
 

@@ -347,6 +347,31 @@ def test_casualties_in_the_summary_are_used_as_they_are(tmp_path):
     assert [c["who"] for c in _casualties({"casualties": listed}, tmp_path)] == ["a", "X"]
 
 
+def test_the_casualty_table_lists_a_groups_copies_under_it(tmp_path):
+    """Issue 11: casualties for a group's copies together and for each copy."""
+    from combatsim.report import _casualties, _casualty_table_html
+
+    def entry(who, level, down):
+        return {
+            "side": "a",
+            "who": who,
+            "level": level,
+            "battles": 10,
+            "down_rate": down,
+            "down_ci95": [0.0, 1.0],
+            "dead_rate": 0.0,
+            "dead_ci95": [0.0, 0.3],
+        }
+
+    listed = [entry("a", "side", 0.5), entry("X", "combatant", 0.3)]
+    listed += [entry("X 1", "copy", 0.1), entry("X 2", "copy", 0.2)]
+    named = _casualties({"casualties": listed}, tmp_path)
+    assert [k["who"] for k in named[1]["copy_entries"]] == ["X 1", "X 2"]
+    table = _casualty_table_html(named, {})
+    assert table.index("X (any of 2)") < table.index("X 1") < table.index("X 2")
+    assert table.count("padding-left") == 2  # the copies, indented under their group
+
+
 @pytest.mark.parametrize("command", ["run", "compare", "balance"])
 def test_report_flag_on_run_compare_and_balance(toy, tmp_path, monkeypatch, capsys, command):
     monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)
