@@ -315,13 +315,7 @@ def run_one(scenario, **options: Any) -> Result:
     for kind in kinds:
         result.files.append(concat_csv(study.record_files(0, kind), folder / names[kind]))
     result.files += write_casualties([summary], folder)
-    result.files.append(write_summary(summary, folder / SUMMARY_JSON))
-    remove_stale(folder, result.files, study.had_results)
-    if complete:
-        study.cleanup()
-    else:
-        study.close()
-    return result
+    return seal(study, folder, result, summary, complete)
 
 
 def compare(
@@ -653,13 +647,37 @@ def _finish(
     folder = study.out
     result.files += write_table(frame, folder)
     result.files += write_casualties(summaries, folder, labels)
-    for kind_ in kinds:
+    result.files += write_records(study, folder, variants)
+    # compare adds its differences first, then removes what is stale itself
+    return seal(study, folder, result, summary, complete, stale=kind != "compare")
+
+
+def write_records(study: Study, folder: Path, variants: Sequence[int]) -> list[Path]:
+    """Each variant's records, as the study keeps them, in ``records/NNNN/<kind>.csv``."""
+    records = study.settings.records
+    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
+    files = []
+    for kind in kinds:
         for i in variants:
-            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind_}.csv"
+            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"
             target.parent.mkdir(parents=True, exist_ok=True)
-            result.files.append(concat_csv(study.record_files(i, kind_), target))
+            files.append(concat_csv(study.record_files(i, kind), target))
+    return files
+
+
+def seal(
+    study: Study,
+    folder: Path,
+    result: Result,
+    summary: dict[str, Any],
+    complete: bool,
+    stale: bool = True,
+) -> Result:
+    """The last step of every study written to a folder: ``summary.json``, files of an
+    earlier run that this one did not write removed (``stale``), and the journal deleted
+    when the run is complete, else closed so that ``--resume`` can finish it."""
     result.files.append(write_summary(summary, folder / SUMMARY_JSON))
-    if kind != "compare":  # compare adds its differences first
+    if stale:
         remove_stale(folder, result.files, study.had_results)
     if complete:
         study.cleanup()

@@ -31,10 +31,10 @@ import pandas as pd
 from ..batch import Tally
 from ..errors import CombatsimError, UsageError
 from ..metrics import Metric, parse_metric
-from ..output import SUMMARY_JSON, concat_csv, write_summary, write_table
+from ..output import write_table
 from ..rules.levers import Lever, scenario_value
 from ..stats import half_width, mcnemar_p_value, paired_difference_interval, rate_with_interval
-from .api import RECORDS_DIR, Options, Result, _about, _load, remove_stale
+from .api import Options, Result, _about, _load, seal, write_records
 from .fields import FieldPath, apply, label_of
 from .study import Pairing
 
@@ -244,20 +244,8 @@ def explain(
         return result
     folder = Path(opts.out)
     result.files += write_table(frame, folder)
-    records = study.settings.records
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
-    for kind in kinds:
-        for i in range(len(variants)):
-            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            result.files.append(concat_csv(study.record_files(i, kind), target))
-    result.files.append(write_summary(summary, folder / SUMMARY_JSON))
-    remove_stale(folder, result.files, study.had_results)
-    if complete:
-        study.cleanup()
-    else:
-        study.close()
-    return result
+    result.files += write_records(study, folder, range(len(variants)))
+    return seal(study, folder, result, summary, complete)
 
 
 def _rows(levers, steps, pairs: Counter, base_rate) -> list[dict[str, Any]]:
