@@ -21,7 +21,6 @@ import argparse
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,15 +29,8 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_SCENARIO = "scenarios/sr-firefight-4v4.yaml"
 
 
-def timed(argv: list[str]) -> float:
-    from combatsim.cli import main
-
-    start = time.perf_counter()
-    status = main(argv)
-    elapsed = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"combatsim {' '.join(argv)} exited {status}")
-    return elapsed
+# Seconds for ``combatsim ARGV`` in this process: the same timer as the parallel benchmark's.
+from bench_parallel import run_command as timed  # noqa: E402
 
 
 def main() -> None:
