@@ -279,6 +279,8 @@ class Battle:
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env = self.system, self.env
+        initiative, tiebreak = system.initiative, system.initiative_tiebreak
+        penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             for f in self.fighters:
@@ -289,14 +291,19 @@ class Battle:
             # bursts in this turn), before the next turn starts.
             turn_end = At(env, TOP, NORMAL + 1)
             acting = [f for f in self.fighters if f.can_act]
-            rolls = {f: system.initiative(self, f) for f in acting}
-            # one tie-break draw per fighter, in order (the same numbers as one at a time)
-            ties = dict(zip(acting, self.roll.taker(0, TIES - 1)(len(acting)), strict=True))
-            order = sorted(acting, key=lambda f: (-system.initiative_tiebreak(f), ties[f]))
-            for rank, f in enumerate(order):
-                f.penalty_at_roll = system.initiative_penalty(f)
-                f.turn_ends_at = self.turn_start + TOP
-                f.scores = rolls[f]
+            rolls = [initiative(self, f) for f in acting]
+            # one tie-break draw per fighter, in order (the same numbers as one at a time);
+            # the position in ``acting`` settles what the draws leave equal, as a stable sort
+            ties = draw_ties(len(acting))
+            order = sorted(
+                zip([-tiebreak(f) for f in acting], ties, range(len(acting)), strict=True)
+            )
+            ends = self.turn_start + TOP
+            for rank, (_, _, i) in enumerate(order):
+                f = acting[i]
+                f.penalty_at_roll = penalty(f)
+                f.turn_ends_at = ends
+                f.scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
             started, self.turn_started = self.turn_started, env.event()
             started.succeed()

@@ -601,8 +601,14 @@ class ClassicShadowrun(RuleSystem):
         else:
             groups = [(target, shots)]
         power = weapon.code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
-        firearms = attacker.state.firearms
+        st = attacker.state
+        firearms = st.firearms
         tracing = battle.tracing
+        # Untraced and with no Karma to re-roll with, the attack tests count straight from the
+        # fighter's dice (``count`` would add nothing).
+        roll = None
+        if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
+            roll = st.count or self._counter(battle, attacker)
         for victim, count in groups:
             tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots, tracing)
             if tracing:
@@ -620,7 +626,14 @@ class ClassicShadowrun(RuleSystem):
                 if shot and not victim.can_act:
                     break
                 attacker.shots += 1
-                successes, fumble = self.count(battle, attacker, firearms, tn, "Firearms", "attack")
+                if roll is None:
+                    successes, fumble = self.count(
+                        battle, attacker, firearms, tn, "Firearms", "attack"
+                    )
+                else:
+                    successes, fumble = roll(firearms, tn)
+                    if fumble:
+                        st.fumbles += 1  # ruling 2: every fumble is recorded
                 if fumble:
                     self._fumbled(battle, attacker, fumble)
                 if successes:
