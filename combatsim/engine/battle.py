@@ -125,6 +125,7 @@ class Fighter:
         "engaged",
         "engaged_layout",
         "cover_seen",
+        "enemies_seen",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
@@ -178,6 +179,7 @@ class Fighter:
         # opponents in melee, as counted at the battle's layout ``engaged_layout``
         self.engaged, self.engaged_layout = 0, -1
         self.cover_seen: tuple = (-1, 0.0, None)  # (layout, within, free_cover_point's answer)
+        self.enemies_seen: tuple = (-1,)  # the tactics' (layout, enemies, distances, nearest)
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> tuple:
