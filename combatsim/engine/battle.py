@@ -5,13 +5,14 @@ Time inside a combat turn runs down the initiative scale: an action at score ``s
 higher Reaction, then to a random draw (ruling 1), by the event's priority.
 
 Every fighter is one simpy process for the whole battle. At the start of each turn the turn
-process rolls initiative and wakes them all with one shared event; each then waits for its
-action scores in turn. A wound that moves a fighter's remaining actions down (initiative
-penalty) is seen when its waiting action comes due: it waits again, longer (it is interrupted
-only in the rare case that its next action moves *earlier*). A fighter taken out of the fight
-finds it cannot act when its action comes due, and loses its remaining actions. Held
-(conditional) actions wait for a movement or the end of the turn, each on its own event that
-is triggered only while someone holds; grenades in flight are processes of their own.
+process rolls initiative and sets off each fighter's ``Alarm`` at its first action score; the
+fighter then waits for its further scores in turn. A wound that moves a fighter's remaining
+actions down (initiative penalty) is seen when its waiting action comes due: it waits again,
+longer (it is interrupted only in the rare case that its next action moves *earlier*). A
+fighter taken out of the fight finds it cannot act when its action comes due, and loses its
+remaining actions. Held (conditional) actions wait for a movement or the end of the turn,
+each on its own event that is triggered only while someone holds; grenades in flight are
+processes of their own.
 
 The engine owns time, positions, movement and victory, and hands the tactics and the rule
 system the battle they decide and resolve in (``combatsim.rules.base.BattleView``); every rule
@@ -343,7 +344,8 @@ class Battle:
                 f.priority = NORMAL + 1 + rank
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
-                    f.alarm.set(TOP - min(scores[0], TOP), f.priority)
+                    first = scores[0]
+                    f.alarm.set(TOP - first if first < TOP else 0, f.priority)
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
