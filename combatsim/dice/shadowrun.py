@@ -149,17 +149,19 @@ def roll_count(
 
 
 @functools.cache
+@functools.cache
 def _tallies(dice: PoolDice) -> dict[int, tuple[tuple[int, ...], bool]]:
-    """For each TN the first faces can reach: the faces ``counter`` counts to find the
-    successes, and whether they are the successes (True) or the failures; whichever list
-    is shorter."""
-    low, top = dice.low, dice.top
-    return {
+    """For each TN the first faces can reach (the TN floor and below count as the floor):
+    the faces ``counter`` counts to find the successes, and whether they are the successes
+    (True) or the failures; whichever list is shorter. TNs not listed take the general way."""
+    low, top, floor = dice.low, dice.top, dice.tn_floor
+    by_target = {
         target: (tuple(range(target, top + 1)), True)
         if top - target < target - low
         else (tuple(range(low, target)), False)
-        for target in range(dice.tn_floor, top + 1)
+        for target in range(floor, top + 1)
     }
+    return {tn: by_target[max(tn, floor)] for tn in range(floor - 30, top + 1)}
 
 
 def counter(
@@ -176,9 +178,13 @@ def counter(
 
     def count(n: int, tn: int) -> tuple[int, bool]:
         faces = take(n)
-        target = None if cap is not None and tn > cap else tn if tn > floor else floor
-        if target is not None and target <= top:
-            faces_counted, are_successes = tallies[target]
+        tally = tallies.get(tn)
+        if tally is None:
+            target = None if cap is not None and tn > cap else tn if tn > floor else floor
+            if target is not None and target <= top:  # a TN far below the floor
+                tally = tallies[target]
+        if tally is not None:  # a TN the first faces can reach
+            faces_counted, are_successes = tally
             counted = 0
             for face in faces_counted:
                 counted += faces.count(face)
