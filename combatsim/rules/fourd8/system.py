@@ -233,7 +233,9 @@ class FourD8(PointPoolRules, RuleSystem):
             "snake_eyes": st.snake_eyes,
             "staggered_others": st.staggered_others,
             "rolls_without_required": st.without_required,
-            "over32_choices": ";".join(f"{k}:{v}" for k, v in sorted(st.over32.items())),
+            "over32_choices": ";".join(f"{k}:{v}" for k, v in sorted(st.over32.items()))
+            if st.over32
+            else "",
         }
 
     # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
@@ -262,11 +264,6 @@ class FourD8(PointPoolRules, RuleSystem):
             else None
         )
         return used, missing
-
-    def _arms(self, fighter: Fighter, weapon) -> Arms:
-        """The fighter's ``Arms`` for ``weapon`` (one not on its sheet: worked out now)."""
-        arms = fighter.state.arms.get(id(weapon))
-        return arms if arms is not None else Arms(self, fighter.spec.sheet, weapon)
 
     def _ease(
         self,
@@ -472,27 +469,30 @@ class FourD8(PointPoolRules, RuleSystem):
         return success, total, degree, kind, effect
 
     # --- attacks ------------------------------------------------------------------------------
-    def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
-    ) -> None:
-        """One roll whatever the rounds (a burst is one attack); the target is remembered so a
-        follow-up shot at it can count as aimed."""
-        attacker.state.this_target = target
-        self._attack(battle, attacker, target, weapon, True)
-
     def _attack(
         self,
         battle: Battle,
         attacker: Fighter,
         target: Fighter,
         weapon,
-        ranged: bool,
+        shots: int = 1,
+        sweep=(),
+        *,
+        ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        """One attack: chance, over-32 choice, test, and on a success the damage (ruling 22)."""
+        """One attack: chance, over-32 choice, test, and on a success the damage (ruling 22).
+
+        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
+        (a burst is one attack), and the target is remembered so that a follow-up shot at it
+        can count as aimed. ``melee_attack`` calls it with ``ranged=False``."""
         tracing = battle.tracing
         notes: list[str] | None = [] if tracing else None
-        arms = self._arms(attacker, weapon)
+        if ranged:
+            attacker.state.this_target = target
+        arms = attacker.state.arms.get(id(weapon))
+        if arms is None:  # a weapon not on the sheet
+            arms = Arms(self, attacker.spec.sheet, weapon)
         chance = self._ease(battle, attacker, target, arms, ranged, None, notes) + arms.bonus
         damage = arms.damage
         armor = target.state.armor - arms.pierce
@@ -569,6 +569,13 @@ class FourD8(PointPoolRules, RuleSystem):
         else:
             battle.damage_dealt(attacker, target, dealt, "")
 
+    ranged_attack = _attack
+
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
+
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
@@ -576,7 +583,9 @@ class FourD8(PointPoolRules, RuleSystem):
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
         notes: list[str] | None = [] if battle.tracing else None
-        arms = self._arms(thrower, weapon)
+        arms = thrower.state.arms.get(id(weapon))
+        if arms is None:  # a weapon not on the sheet
+            arms = Arms(self, thrower.spec.sheet, weapon)
         chance = self._ease(battle, thrower, None, arms, True, aim, notes) + arms.bonus
         mode = (
             "normal"
