@@ -18,7 +18,7 @@ success and as many meters off as the roll missed by on a failure.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -54,15 +54,28 @@ class Arms:
 
 
 class Kit:
-    """A fighter spec's constants for every battle: its arms by ``id(weapon)``, its initiative
-    bonus, its over-32 policy and its threat."""
+    """A fighter spec's constants for every battle: health, armor, its arms by ``id(weapon)``,
+    its initiative, its over-32 policy and its threat."""
 
-    __slots__ = ("arms", "tiebreak", "over32", "threat")
+    __slots__ = (
+        "health",
+        "armor",
+        "wounded_loss",
+        "arms",
+        "tiebreak",
+        "initiative",
+        "over32",
+        "threat",
+    )
 
     def __init__(self, system: FourD8, spec):
-        sheet = spec.sheet
+        o, sheet = system.options, spec.sheet
+        self.health = sheet.health
+        self.armor = spec.armor.rating if spec.armor else 0
+        self.wounded_loss = o.wounded_at * sheet.health  # health lost from which "wounded"
         self.arms = {id(w): Arms(system, sheet, w) for w in (*spec.weapons, None)}
-        self.tiebreak = sheet.bonus(system.options.initiative_ability)
+        self.tiebreak = sheet.bonus(o.initiative_ability)
+        self.initiative = o.initiative_base + self.tiebreak  # before the d8
         tactics = spec.rule_tactics
         self.over32 = tactics.over32 if tactics is not None else dice.DEFAULT_OVER32
         best = 0.0
@@ -72,28 +85,47 @@ class Kit:
         self.threat = best
 
 
-@dataclass(slots=True)
 class FourD8State:
-    """A combatant's mutable state in one battle, and its spec's constants (``Kit``) read flat."""
+    """A combatant's mutable state in one battle; its spec's constants in ``kit``, the ones
+    read on every action also flat here."""
 
-    health: int
-    max_health: int
-    armor: int
-    wounded_loss: float  # health lost from which the attacker is "wounded"
-    arms: dict  # id(weapon) -> Arms
-    initiative: int  # initiative_base + the initiative ability's bonus
-    tiebreak: int  # the initiative ability's bonus
-    over32_policy: str  # the over-32 choice of its tactics ("best" included)
-    threat: float
-    take: object = None  # the battle's d8s (``battle.roll.taker(1, 8)``), once first asked for
-    lucky_breaks: int = 0  # four alike on a success
-    triples: int = 0
-    snake_eyes: int = 0
-    staggered_others: int = 0
-    without_required: int = 0  # rolls taken at -8 for a missing required ability
-    over32: dict = field(default_factory=dict)  # over-32 choice -> times made
-    prev_target: object = None  # whom the previous action shot at (for aiming)
-    this_target: object = None
+    __slots__ = (
+        "kit",
+        "health",
+        "max_health",
+        "armor",
+        "wounded_loss",
+        "arms",
+        "initiative",
+        "tiebreak",
+        "take",
+        "lucky_breaks",
+        "triples",
+        "snake_eyes",
+        "staggered_others",
+        "without_required",
+        "over32",
+        "prev_target",
+        "this_target",
+    )
+
+    def __init__(self, kit: Kit):
+        self.kit = kit
+        self.health = self.max_health = kit.health
+        self.armor = kit.armor
+        self.wounded_loss = kit.wounded_loss
+        self.arms = kit.arms  # id(weapon) -> Arms
+        self.initiative = kit.initiative
+        self.tiebreak = kit.tiebreak
+        self.take = None  # the battle's d8s (``battle.roll.taker(1, 8)``), once first asked for
+        self.lucky_breaks = 0  # four alike on a success
+        self.triples = 0
+        self.snake_eyes = 0
+        self.staggered_others = 0
+        self.without_required = 0  # rolls taken at -8 for a missing required ability
+        self.over32: dict[str, int] = {}  # over-32 choice -> times made
+        self.prev_target = None  # whom the previous action shot at (for aiming)
+        self.this_target = None
 
 
 @dataclass(frozen=True)
@@ -167,21 +199,9 @@ class FourD8(PointPoolRules, RuleSystem):
         known = self._kits.get(id(spec))
         if known is None or known[0] is not spec:
             known = self._kits[id(spec)] = (spec, Kit(self, spec))
-        kit = known[1]
-        if self._faces is None:
-            self._faces = self._faces_table()
-        health, armor = spec.sheet.health, spec.armor
-        return FourD8State(
-            health=health,
-            max_health=health,
-            armor=armor.rating if armor else 0,
-            wounded_loss=self.options.wounded_at * health,
-            arms=kit.arms,
-            initiative=self.options.initiative_base + kit.tiebreak,
-            tiebreak=kit.tiebreak,
-            over32_policy=kit.over32,
-            threat=kit.threat,
-        )
+            if self._faces is None:
+                self._faces = self._faces_table()
+        return FourD8State(known[1])
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""
@@ -222,7 +242,7 @@ class FourD8(PointPoolRules, RuleSystem):
         return min(1.0, (st.max_health - st.health) / st.max_health)
 
     def threat(self, fighter: Fighter) -> float:
-        return fighter.state.threat
+        return fighter.state.kit.threat
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -330,12 +350,11 @@ class FourD8(PointPoolRules, RuleSystem):
                     ease += mod
                     if notes is not None:
                         notes.append(f"attacker moving {mod:+d}")
-            if battle.opponents_in_melee(attacker):
-                mod = diff.engaged
-                if mod:
-                    ease += mod
-                    if notes is not None:
-                        notes.append(f"enemy in reach {mod:+d}")
+            mod = diff.engaged
+            if mod and battle.opponents_in_melee(attacker):
+                ease += mod
+                if notes is not None:
+                    notes.append(f"enemy in reach {mod:+d}")
         mod, why = self._visibility[battle.environment.visibility]
         if mod:
             ease += mod
@@ -357,7 +376,7 @@ class FourD8(PointPoolRules, RuleSystem):
     # --- over 32 (ruling 21) ------------------------------------------------------------------
     def over32_choice(self, fighter: Fighter, c: int, damage: int, armor: int) -> str:
         """The fighter's over-32 choice; ``best`` picks the highest exact expected damage."""
-        policy = fighter.state.over32_policy
+        policy = fighter.state.kit.over32
         if policy != "best" or c < dice.OVER32_THRESHOLD:
             return dice.DEFAULT_OVER32 if policy == "best" else policy
         return max(
