@@ -79,6 +79,8 @@ class Fighter:
         "weapon_index",
         "firearm",
         "firearm_index",
+        "firearm_range",
+        "firearm_autofire",
         "melee",
         "grenades",
         "reach",
@@ -107,28 +109,30 @@ class Fighter:
         "knocked_out_turn",
     )
 
-    def __init__(self, spec: FighterSpec, index: int):
-        self.spec = spec
+    def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
+        """``static``: what ``static_parts(spec)`` returns, when the caller keeps it (a battle
+        prepares it once per scenario, not once per battle)."""
         self.index = index
-        self.name = spec.name
-        self.side = spec.side
-        self.tactics = spec.tactics
-        self.weapons = spec.weapons
+        (
+            self.spec,
+            self.name,
+            self.side,
+            self.tactics,
+            self.weapons,
+            self.weapon_names,
+            self.weapon_index,
+            self.firearm,
+            self.firearm_index,
+            self.firearm_range,
+            self.melee,
+            self.grenades,
+            self.reach,
+        ) = static if static is not None else self.static_parts(spec)
+        self.firearm_autofire = 1  # most autofire shots, set by the battle from the rule system
         self.position: tuple[float, float] = spec.position
         self.cover = spec.cover
         self.state: Any = None
         self.ammo = [w.ammo if w.ammo is not None else 0 for w in spec.weapons]
-        self.weapon_names = {
-            id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)
-        }
-        self.weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
-        self.firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
-        self.firearm_index = self.weapon_index[id(self.firearm)] if self.firearm else -1
-        self.melee = next((w for w in spec.weapons if w.kind == "melee"), None)
-        self.grenades = [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"]
-        self.reach = max(
-            (w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf
-        )
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
         self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
@@ -153,6 +157,28 @@ class Fighter:
         self.damage_dealt = 0
         self.damage_taken = 0
         self.knocked_out_turn: int | None = None
+
+    @staticmethod
+    def static_parts(spec: FighterSpec) -> tuple:
+        """What the tactics ask on every action (weapons by kind, reach), derived from the
+        spec alone."""
+        weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
+        firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
+        return (
+            spec,
+            spec.name,
+            spec.side,
+            spec.tactics,
+            spec.weapons,
+            {id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
+            weapon_index,
+            firearm,
+            weapon_index[id(firearm)] if firearm else -1,
+            firearm.max_range if firearm else 0.0,
+            next((w for w in spec.weapons if w.kind == "melee"), None),
+            [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
+            max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
+        )
 
     def weapon_label(self, weapon) -> str:
         return self.weapon_names.get(id(weapon), "weapon")
@@ -180,10 +206,13 @@ class Battle:
         self.env = simpy.Environment()
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        self.fighters = [Fighter(spec, i) for i, spec in enumerate(scenario.fighters)]
-        for f in self.fighters:
-            f.state = self.system.new_state(f)
-            f.walk, f.run = self.system.movement(f)
+        self.fighters = fighters = []
+        new_state = self.system.new_state
+        for i, (spec, static, walk, run, autofire) in enumerate(_prepared(scenario)):
+            f = Fighter(spec, i, static)
+            f.state = new_state(f)
+            f.walk, f.run, f.firearm_autofire = walk, run, autofire
+            fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.focus: dict[str, Fighter] = {}
         self.turn = 0
@@ -250,6 +279,8 @@ class Battle:
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env = self.system, self.env
+        initiative, tiebreak = system.initiative, system.initiative_tiebreak
+        penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             for f in self.fighters:
@@ -260,14 +291,19 @@ class Battle:
             # bursts in this turn), before the next turn starts.
             turn_end = At(env, TOP, NORMAL + 1)
             acting = [f for f in self.fighters if f.can_act]
-            rolls = {f: system.initiative(self, f) for f in acting}
-            # one tie-break draw per fighter, in order (the same numbers as one at a time)
-            ties = dict(zip(acting, self.roll.taker(0, TIES - 1)(len(acting)), strict=True))
-            order = sorted(acting, key=lambda f: (-system.initiative_tiebreak(f), ties[f]))
-            for rank, f in enumerate(order):
-                f.penalty_at_roll = system.initiative_penalty(f)
-                f.turn_ends_at = self.turn_start + TOP
-                f.scores = rolls[f]
+            rolls = [initiative(self, f) for f in acting]
+            # one tie-break draw per fighter, in order (the same numbers as one at a time);
+            # the position in ``acting`` settles what the draws leave equal, as a stable sort
+            ties = draw_ties(len(acting))
+            order = sorted(
+                zip([-tiebreak(f) for f in acting], ties, range(len(acting)), strict=True)
+            )
+            ends = self.turn_start + TOP
+            for rank, (_, _, i) in enumerate(order):
+                f = acting[i]
+                f.penalty_at_roll = penalty(f)
+                f.turn_ends_at = ends
+                f.scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
             started, self.turn_started = self.turn_started, env.event()
             started.succeed()
@@ -583,6 +619,30 @@ class Battle:
             combatants,
             self.events if self.tracing else None,
         )
+
+
+_PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
+
+
+def _prepared(scenario: Scenario) -> list[tuple]:
+    """Per fighter of ``scenario``: its spec, ``Fighter.static_parts``, walk and run meters
+    and the most autofire shots of its firearm (the rule system's ``movement`` and
+    ``max_autofire``); worked out at its first battle and kept (a batch runs thousands)."""
+    kept = _PREPARED.get(id(scenario))
+    if kept is not None and kept[0] is scenario:
+        return kept[1]
+    parts = []
+    for i, spec in enumerate(scenario.fighters):
+        static = Fighter.static_parts(spec)
+        fighter = Fighter(spec, i, static)
+        walk, run = scenario.system.movement(fighter)
+        firearm = fighter.firearm
+        autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
+        parts.append((spec, static, walk, run, autofire))
+    if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
+        _PREPARED.clear()
+    _PREPARED[id(scenario)] = (scenario, parts)
+    return parts
 
 
 def _passes_within(a, b, p, radius: float) -> bool:
