@@ -176,7 +176,7 @@ class FourD8(PointPoolRules, RuleSystem):
         self._cover_ease = dict(diff.cover)
         self._visibility = {vis: (mod, vis.replace("_", " ")) for vis, mod in diff.visibility}
         self._degree_damage = [self.degree_bonus(d) for d in range(4 * dice.MAX_EASE + 1)]
-        self._faces: dict | None = None  # faces -> (total, degree, kind, *effect), first battle
+        self._faces: dict | None = None  # faces -> (total, degree, kind, effect): first battle
 
     def _faces_table(self) -> dict:
         """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
