@@ -56,6 +56,20 @@ class At(Event):
         env.schedule(self, priority, delay)
 
 
+class Alarm(Event):
+    """An event made now and set off later, at a delay and priority chosen then.
+
+    A fighter waits on one between turns; the turn process, once it has rolled initiative,
+    sets it off at the fighter's first action, so a turn wakes each fighter once, not once
+    to start the turn and again when its first action comes due.
+    """
+
+    def set(self, delay: float, priority: int) -> None:
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, priority, delay)
+
+
 class Fighter:
     """A combatant's mutable state in one battle; the immutable spec stays in ``spec``.
 
@@ -92,7 +106,7 @@ class Fighter:
         "penalty_at_roll",
         "waiting_shift",
         "turn_ends_at",
-        "turn_seen",
+        "alarm",
         "wake",
         "can_act",
         "fled",
@@ -140,7 +154,7 @@ class Fighter:
         self.penalty_at_roll = 0
         self.waiting_shift = 0  # the penalty shift the pending action was timed with
         self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
-        self.turn_seen = 0  # the last turn this fighter's process has started
+        self.alarm: Alarm | None = None  # what the fighter waits on between turns
         self.wake: Event | None = None  # the event a held action waits on
         self.can_act = True
         self.fled = False
@@ -218,7 +232,6 @@ class Battle:
         self.turn = 0
         self.score: int | None = None
         self.turn_start = 0.0
-        self.turn_started: Event = self.env.event()
         self.holders: list[Fighter] = []  # fighters waiting with a held action
         self.decided: Event = self.env.event()
         self.over = False
@@ -303,10 +316,11 @@ class Battle:
                 f = acting[i]
                 f.penalty_at_roll = penalty(f)
                 f.turn_ends_at = ends
-                f.scores = rolls[i]
+                f.scores = scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
-            started, self.turn_started = self.turn_started, env.event()
-            started.succeed()
+                if scores:  # wake the fighter at its first action
+                    f.waiting_shift = 0
+                    f.alarm.set(TOP - min(scores[0], TOP), f.priority)
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -316,19 +330,35 @@ class Battle:
             self.decided.succeed(TURN_LIMIT)
 
     def _fighter(self, f: Fighter):
-        """The fighter's one process: each turn it acts at its scores, then waits for the next."""
+        """The fighter's one process: it waits for the turn process to wake it at its first
+        action (``Alarm``), acts at its scores, then waits for the next turn."""
         while True:
-            if f.turn_seen < self.turn and f.scores:
-                f.turn_seen = self.turn
-                yield from self._fighter_turn(f, f.scores, f.turn_ends_at)
-            else:
-                yield self.turn_started
+            alarm = f.alarm = Alarm(self.env)
+            while True:
+                try:
+                    yield alarm
+                    due = True  # the first action's time, as timed at the turn's start
+                except simpy.Interrupt:
+                    if not alarm.triggered:  # no turn under way for this fighter yet
+                        continue
+                    due = False  # its first action moved earlier: time it again
+                break
+            yield from self._fighter_turn(f, f.scores, f.turn_ends_at, due)
 
-    def _fighter_turn(self, f: Fighter, scores: list[int], ends: float):
+    def _fighter_turn(self, f: Fighter, scores: list[int], ends: float, due: bool):
+        """Act at each of ``scores`` (``due``: the first one's wait is over already)."""
         system, env = self.system, self.env
         penalty = system.initiative_penalty
         for base in scores:
-            while True:
+            if due:  # woken at the turn's start timing (wound shift 0)
+                due = False
+                score = base if base < TOP else TOP
+                if self.over or not f.can_act:
+                    return
+                retime = penalty(f) - f.penalty_at_roll != 0
+            else:
+                retime = True
+            while retime:
                 shift = penalty(f) - f.penalty_at_roll
                 score = base - shift
                 if score > TOP:
@@ -349,9 +379,8 @@ class Battle:
                     continue  # the action moved earlier: time it again
                 if self.over or not f.can_act:
                     return
-                if penalty(f) - f.penalty_at_roll == shift:
-                    break
                 # wounds moved the action down while it waited: wait again, for the new score
+                retime = penalty(f) - f.penalty_at_roll != shift
             self.score = score
             plan = self._decide(f)
             if plan is None:

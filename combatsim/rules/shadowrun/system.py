@@ -42,6 +42,7 @@ VISIBILITY_TN = {  # seed 002 Visibility Table: condition -> (normal, low-light,
 VISION_INDEX = {"normal": 0, "low_light": 1, "thermographic": 2}
 DEVIATION_DICE = {"plain": 2, "aerodynamic": 3, "launcher": 4}  # ruling 10
 DEVIATION_PER_SUCCESS = {"plain": 3, "aerodynamic": 5, "launcher": 5}
+LEVEL_INDEX = {level: i for i, level in enumerate(LEVELS)}
 UNARMED = DamageCode(power=0, strength_based=True, level="M", staging=1)  # seed: (Str)M1 Stun
 
 
@@ -98,7 +99,7 @@ def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     Returns the final level (None for no damage) and how many levels it was staged above D
     (each removes one point of the target's armor of the attack's kind).
     """
-    index = LEVELS.index(level) + up - down
+    index = LEVEL_INDEX[level] + up - down
     if index < 0:
         return None, 0
     if index > 3:
