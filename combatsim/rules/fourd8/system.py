@@ -178,6 +178,12 @@ class FourD8(PointPoolRules, RuleSystem):
         self._degree_damage = [self.degree_bonus(d) for d in range(4 * dice.MAX_EASE + 1)]
         self._faces: dict | None = None  # faces -> (total, degree, kind, effect): first battle
 
+    def __getstate__(self) -> dict:
+        """Ship the options, not the caches (a worker rebuilds them at its first battle)."""
+        state = self.__dict__.copy()
+        state["_kits"], state["_faces"] = {}, None
+        return state
+
     def _faces_table(self) -> dict:
         """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
         ``NO_EFFECT`` without ``special_effects``) as ``(damage, pierce, stagger)``."""
