@@ -95,6 +95,7 @@ class FourD8State:
         "max_health",
         "armor",
         "wounded_loss",
+        "wounded",
         "arms",
         "initiative",
         "tiebreak",
@@ -114,6 +115,7 @@ class FourD8State:
         self.health = self.max_health = kit.health
         self.armor = kit.armor
         self.wounded_loss = kit.wounded_loss
+        self.wounded = False  # lost wounded_loss or more: kept up to date by ``hurt``
         self.arms = kit.arms  # id(weapon) -> Arms
         self.initiative = kit.initiative
         self.tiebreak = kit.tiebreak
@@ -366,8 +368,7 @@ class FourD8(PointPoolRules, RuleSystem):
             ease += mod
             if notes is not None:
                 notes.append(f"{why} {mod:+d}")
-        st = attacker.state
-        if st.max_health - st.health >= st.wounded_loss:
+        if attacker.state.wounded:
             mod = diff.wounded
             if mod:
                 ease += mod
@@ -587,7 +588,9 @@ class FourD8(PointPoolRules, RuleSystem):
                     actor=target,
                 )
             return
-        target.state.health -= dealt
+        st = target.state
+        st.health -= dealt
+        st.wounded = st.max_health - st.health >= st.wounded_loss
         if battle.tracing:
             what = f"{what} ({how} = {points} points, armor {armor}: {dealt} off health)"
             battle.damage_dealt(attacker, target, dealt, what)
