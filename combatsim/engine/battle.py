@@ -124,6 +124,7 @@ class Fighter:
         "knocked_out_turn",
         "engaged",
         "engaged_layout",
+        "cover_seen",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
@@ -176,6 +177,7 @@ class Fighter:
         self.knocked_out_turn: int | None = None
         # opponents in melee, as counted at the battle's layout ``engaged_layout``
         self.engaged, self.engaged_layout = 0, -1
+        self.cover_seen: tuple = (-1, 0.0, None)  # (layout, within, free_cover_point's answer)
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> tuple:
@@ -222,6 +224,7 @@ class Battle:
         self.system = scenario.system
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
+        self.cover_points = [(p.position, p) for p in scenario.environment.cover_points]
         self.index = index
         self.roll = roller if roller is not None else Roller(rng)
         self.env = simpy.Environment()
@@ -271,11 +274,15 @@ class Battle:
         return n
 
     def free_cover_point(self, me: Fighter, within: float):
-        """The nearest cover point within ``within`` meters that no one else stands at."""
+        """The nearest cover point within ``within`` meters that no one else stands at (looked
+        for again only after someone moved or left: a fighter out of cover asks every
+        action)."""
+        seen = me.cover_seen
+        if seen[0] == self.layout and seen[1] == within:
+            return seen[2]
         best, best_d = None, math.inf
         here, dist = me.position, math.dist
-        for point in self.environment.cover_points:
-            at = point.position
+        for at, point in self.cover_points:
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
@@ -284,6 +291,7 @@ class Battle:
                     break
             else:
                 best, best_d = point, d
+        me.cover_seen = (self.layout, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -575,8 +583,8 @@ class Battle:
             self.check_victory()
 
     def _cover_at(self, at) -> str:
-        for point in self.environment.cover_points:
-            if math.dist(at, point.position) < 0.5:
+        for position, point in self.cover_points:
+            if math.dist(at, position) < 0.5:
                 return point.cover
         return "none"
 
