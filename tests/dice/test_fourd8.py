@@ -328,6 +328,16 @@ def test_unskilled_at_an_easy_task_is_near_fifty_fifty():
     assert p_success(chance(26, required_missing=True)) == Fraction(555, 1024)  # 54.2%
 
 
+def test_the_face_table_reads_every_roll_as_resolve_does():
+    """The battle's lookup (total, degree, kind, aspects by faces) is ``resolve``'s reading of
+    each of the 4096 rolls: at chance 32 every normal roll succeeds, so the degree shows."""
+    table = fourd8.face_table()
+    assert len(table) == 4096
+    for faces in ALL_FACES:
+        r = resolve(faces, 32)
+        assert table[faces] == (r.total, r.degree, r.kind, r.aspects), faces
+
+
 def test_combination_kinds_match_hand_counts_of_the_4096_rolls():
     # four alike: 8 (one of them snake-eyes); triple: 8 values x 7 others x 4 positions;
     # two pairs: C(8,2) x C(4,2); one pair: 8 x C(7,2) x C(4,2) x 2; none: 8 x 7 x 6 x 5.

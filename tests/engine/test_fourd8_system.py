@@ -609,6 +609,56 @@ def test_the_sample_rejects_the_law_of_every_rule_mistake(case):
         assert chi_square_p(observed, wrong) < ALPHA, name
 
 
+# --- the untraced shortcuts: the same battle as the trace shows -------------------------------
+
+
+def test_each_rolls_effect_in_battle_is_the_options_effect_of_its_combination():
+    """A battle looks each roll's combination effect up by its faces: for all 4096 rolls it is
+    ``effects.effect`` of the combination ``resolve`` reads (here with effects on every
+    aspect, so that a wrong die or kind shows); without ``special_effects``, none."""
+    effects = {
+        kind: {
+            "physical": {"damage": 1},
+            "mental": {"pierce": 2},
+            "social": {"stagger": True},
+            "magical": {"damage": 4, "pierce": 8},
+        }
+        for kind in ("pair", "two_pairs", "triple", "four_alike")
+    }
+    for special in (True, False):
+        sc = duel(shooter(), options={"effects": effects, "special_effects": special})
+        table = sc.system._faces_table()
+        for faces in product(range(1, 9), repeat=4):
+            r = d8.resolve(faces, 32)
+            e = sc.system.options.effects.effect(r.kind, r.aspects)
+            want = (e.damage, e.pierce, e.stagger) if special else (0, 0, False)
+            assert table[faces] == (r.total, r.degree, r.kind, want), faces
+
+
+@pytest.mark.parametrize("policy", d8.OVER32 + ("best",))
+def test_a_traced_battle_is_the_untraced_battle(policy):
+    """The temple fight (grenades, melee, interception, staggers) with easy shots so that
+    chances top 32: battle K traced gives the rows it gives untraced, for every over-32
+    choice (an automatic success rolls no dice; a bonus roll reads its faces itself)."""
+    data = load_scenario(SCENARIOS / "4d8-temple-guardians.yaml").data
+    data = {
+        **data,
+        "rules": {"system": "4d8", "options": {"ease": {"short": 30, "medium": 28}}},
+        "sides": [
+            {**side, "tactics": {**side.get("tactics", {}), "rules": {"over32": policy}}}
+            for side in data["sides"]
+        ],
+    }
+    sc = build_scenario(data, "<test>", SCENARIOS)
+    chances = set()
+    for k in range(12):
+        traced = run_battle(sc, 5, k, trace=True)
+        plain = run_battle(sc, 5, k)
+        assert (traced.battle, traced.combatants) == (plain.battle, plain.combatants), k
+        chances |= {e.data["chance"] for e in traced.trace if e.kind == "roll"}
+    assert max(chances) > d8.MAX_EASE
+
+
 # --- shipped scenarios end to end ---------------------------------------------------------------
 
 SHIPPED = sorted(SCENARIOS.glob("4d8-*.yaml"))

@@ -11,7 +11,8 @@ and armor, and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics`
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from functools import cached_property
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -247,13 +248,11 @@ class Weapon(Strict):
     def skills(self) -> tuple[str, ...]:
         return self.abilities if self.abilities is not None else DEFAULT_ABILITIES[self.kind]
 
-    @property
+    @cached_property  # read by the tactics on every action: worked out once per weapon
     def max_range(self) -> float | None:
         return self.ranges[3] if self.ranges else None
 
-    @property
-    def can_autofire(self) -> bool:
-        return False
+    can_autofire: ClassVar[bool] = False  # a class constant: no call when the tactics ask
 
 
 class Armor(Strict):

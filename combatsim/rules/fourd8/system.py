@@ -18,7 +18,7 @@ success and as many meters off as the roll missed by on a failure.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -32,24 +32,102 @@ if TYPE_CHECKING:
     from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
+NO_EFFECT = (0, 0, False)  # (damage, pierce, stagger) a hit's combination adds
 
 
-@dataclass(slots=True)
+class Arms:
+    """What a fighter's tests with one weapon (``None``: bare hands) need, worked out once per
+    fighter spec: the sheet and the weapon do not change during a battle."""
+
+    __slots__ = ("bonus", "used", "missing", "damage", "pierce", "ease", "ranges")
+
+    def __init__(self, system: FourD8, sheet, weapon):
+        used, missing = system._bonuses(sheet, weapon)
+        self.used = tuple(used)  # (ability or reason, bonus used), for the trace
+        self.missing = missing  # the required ability the sheet lacks
+        # ease + this is the chance (seed 004 "Abilities", "Necessary Abilities")
+        self.bonus = dice.chance(0, [b for _, b in used], required_missing=missing is not None)
+        self.damage = weapon.damage if weapon is not None else system.options.unarmed_damage
+        self.pierce = weapon.pierce if weapon is not None else 0
+        self.ease = weapon.ease_modifier if weapon is not None else 0
+        self.ranges = weapon.ranges if weapon is not None else None
+
+
+class Kit:
+    """A fighter spec's constants for every battle: health, armor, its arms by ``id(weapon)``,
+    its initiative, its over-32 policy and its threat."""
+
+    __slots__ = (
+        "health",
+        "armor",
+        "wounded_loss",
+        "arms",
+        "tiebreak",
+        "initiative",
+        "over32",
+        "threat",
+    )
+
+    def __init__(self, system: FourD8, spec):
+        o, sheet = system.options, spec.sheet
+        self.health = sheet.health
+        self.armor = spec.armor.rating if spec.armor else 0
+        self.wounded_loss = o.wounded_at * sheet.health  # health lost from which "wounded"
+        self.arms = {id(w): Arms(system, sheet, w) for w in (*spec.weapons, None)}
+        self.tiebreak = sheet.bonus(o.initiative_ability)
+        self.initiative = o.initiative_base + self.tiebreak  # before the d8
+        tactics = spec.rule_tactics
+        self.over32 = tactics.over32 if tactics is not None else dice.DEFAULT_OVER32
+        best = 0.0
+        for w in spec.weapons:
+            used, _ = system._bonuses(sheet, w)
+            best = max(best, (10 + sum(b for _, b in used)) * max(1, w.damage))
+        self.threat = best
+
+
 class FourD8State:
-    """A combatant's mutable state in one battle."""
+    """A combatant's mutable state in one battle; its spec's constants in ``kit``, the ones
+    read on every action also flat here."""
 
-    health: int
-    max_health: int
-    armor: int
-    lucky_breaks: int = 0  # four alike on a success
-    triples: int = 0
-    snake_eyes: int = 0
-    staggered_others: int = 0
-    without_required: int = 0  # rolls taken at -8 for a missing required ability
-    over32: dict = field(default_factory=dict)  # over-32 choice -> times made
-    prev_target: object = None  # whom the previous action shot at (for aiming)
-    this_target: object = None
-    bonuses: dict = field(default_factory=dict)  # id(weapon) -> (bonuses used, missing, sum)
+    __slots__ = (
+        "kit",
+        "health",
+        "max_health",
+        "armor",
+        "wounded_loss",
+        "wounded",
+        "arms",
+        "initiative",
+        "tiebreak",
+        "take",
+        "lucky_breaks",
+        "triples",
+        "snake_eyes",
+        "staggered_others",
+        "without_required",
+        "over32",
+        "prev_target",
+        "this_target",
+    )
+
+    def __init__(self, kit: Kit):
+        self.kit = kit
+        self.health = self.max_health = kit.health
+        self.armor = kit.armor
+        self.wounded_loss = kit.wounded_loss
+        self.wounded = False  # lost wounded_loss or more: kept up to date by ``hurt``
+        self.arms = kit.arms  # id(weapon) -> Arms
+        self.initiative = kit.initiative
+        self.tiebreak = kit.tiebreak
+        self.take = None  # the battle's d8s (``battle.roll.taker(1, 8)``), once first asked for
+        self.lucky_breaks = 0  # four alike on a success
+        self.triples = 0
+        self.snake_eyes = 0
+        self.staggered_others = 0
+        self.without_required = 0  # rolls taken at -8 for a missing required ability
+        self.over32: dict[str, int] = {}  # over-32 choice -> times made
+        self.prev_target = None  # whom the previous action shot at (for aiming)
+        self.this_target = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +150,12 @@ class Chance:
 
 @register
 class FourD8(PointPoolRules, RuleSystem):
-    """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22."""
+    """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
+
+    The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
+    constants worked out once: per fighter spec (``Kit``), per system (the ease tables, the
+    degree's damage by degree, every roll's combination and its effect by faces).
+    """
 
     pool = "health"
     name = "4d8"
@@ -88,25 +171,61 @@ class FourD8(PointPoolRules, RuleSystem):
 
     def __init__(self, options: models.Options):
         super().__init__(options)
+        o, diff = options, options.difficulty
         self._expected: dict[tuple, Fraction] = {}
+        self._kits: dict[int, tuple[object, Kit]] = {}  # id(spec) -> (spec, its Kit)
+        self._range_ease = tuple(getattr(o.ease, name) for name in RANGE_NAMES)
+        self._cover_ease = dict(diff.cover)
+        self._visibility = {vis: (mod, vis.replace("_", " ")) for vis, mod in diff.visibility}
+        self._degree_damage = [self.degree_bonus(d) for d in range(4 * dice.MAX_EASE + 1)]
+        self._faces: dict | None = None  # faces -> (total, degree, kind, effect): first battle
+
+    def __getstate__(self) -> dict:
+        """Ship the options, not the caches (a worker rebuilds them at its first battle)."""
+        state = self.__dict__.copy()
+        state["_kits"], state["_faces"] = {}, None
+        return state
+
+    def _faces_table(self) -> dict:
+        """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
+        ``NO_EFFECT`` without ``special_effects``) as ``(damage, pierce, stagger)``."""
+        effects: dict[tuple, tuple] = {}
+        table = {}
+        for faces, (total, degree, kind, aspects) in dice.face_table().items():
+            effect = NO_EFFECT
+            if self.options.special_effects and kind in models.COMBINATIONS:
+                effect = effects.get((kind, aspects))
+                if effect is None:
+                    e = self.options.effects.effect(kind, aspects)
+                    effect = effects[(kind, aspects)] = (e.damage, e.pierce, e.stagger)
+            table[faces] = (total, degree, kind, effect)
+        return table
 
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> FourD8State:
-        sheet, armor = fighter.spec.sheet, fighter.spec.armor
-        return FourD8State(
-            health=sheet.health, max_health=sheet.health, armor=armor.rating if armor else 0
-        )
+        spec = fighter.spec
+        known = self._kits.get(id(spec))
+        if known is None or known[0] is not spec:
+            known = self._kits[id(spec)] = (spec, Kit(self, spec))
+            if self._faces is None:
+                self._faces = self._faces_table()
+        return FourD8State(known[1])
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""
-        bonus = self.initiative_tiebreak(fighter)
-        die = battle.roll.d(dice.SIDES, 1)[0]
-        score = max(1, self.options.initiative_base + bonus + die)
+        st = fighter.state
+        take = st.take
+        if take is None:
+            take = st.take = battle.roll.taker(1, dice.SIDES)
+        die = take(1)[0]
+        score = st.initiative + die
+        if score < 1:
+            score = 1
         if battle.tracing:
             battle.trace(
                 "initiative",
                 f"{fighter.name}: {self.options.initiative_base} + "
-                f"{self.options.initiative_ability} {bonus:+d} + [{die}] = {score}",
+                f"{self.options.initiative_ability} {st.tiebreak:+d} + [{die}] = {score}",
                 actor=fighter,
                 result=score,
                 scores=[score],
@@ -117,19 +236,21 @@ class FourD8(PointPoolRules, RuleSystem):
         return 0  # wounds make tasks harder (difficulty.wounded), not slower
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
-        return fighter.spec.sheet.bonus(self.options.initiative_ability)
+        return fighter.state.tiebreak
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
+    def can_act(self, fighter: Fighter) -> bool:
+        return fighter.state.health > 0  # the pool mixin's, read flat
+
+    def harm(self, fighter: Fighter) -> float:
+        st = fighter.state  # the pool mixin's, read flat
+        return min(1.0, (st.max_health - st.health) / st.max_health)
+
     def threat(self, fighter: Fighter) -> float:
-        sheet = fighter.spec.sheet
-        best = 0.0
-        for w in fighter.spec.weapons:
-            bonus, _ = self._bonuses(sheet, w)
-            best = max(best, (10 + sum(b for _, b in bonus)) * max(1, w.damage))
-        return best
+        return fighter.state.kit.threat
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
@@ -140,7 +261,9 @@ class FourD8(PointPoolRules, RuleSystem):
             "snake_eyes": st.snake_eyes,
             "staggered_others": st.staggered_others,
             "rolls_without_required": st.without_required,
-            "over32_choices": ";".join(f"{k}:{v}" for k, v in sorted(st.over32.items())),
+            "over32_choices": ";".join(f"{k}:{v}" for k, v in sorted(st.over32.items()))
+            if st.over32
+            else "",
         }
 
     # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
@@ -170,77 +293,97 @@ class FourD8(PointPoolRules, RuleSystem):
         )
         return used, missing
 
-    def chance(
+    def _ease(
         self,
         battle: Battle,
         attacker: Fighter,
         target: Fighter | None,
-        weapon,
+        arms: Arms,
         ranged: bool,
-        at: tuple[float, float] | None = None,
-    ) -> Chance:
-        """Ease by range (or melee) and difficulty, capped at 32, plus bonuses (seed 004)."""
-        o, diff = self.options, self.options.difficulty
-        st = attacker.state
-        notes: list[str] | None = [] if battle.tracing else None
+        at: tuple[float, float] | None,
+        notes: list[str] | None,
+    ) -> int:
+        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease").
+
+        ``notes`` (a list only when tracing) gets each part that applies, in this order."""
+        diff = self.options.difficulty
         if ranged:
             where = target.position if target is not None else at
             distance = math.dist(attacker.position, where)
             band = 0
-            for top in weapon.ranges:
+            for top in arms.ranges:
                 if distance <= top:
                     break
                 band += 1
-            band = min(band, 3)
-            name = RANGE_NAMES[band]
-            ease = getattr(o.ease, name)
+            if band > 3:
+                band = 3
+            ease = self._range_ease[band]
             if notes is not None:
-                notes.append(f"{name} range {ease}")
+                notes.append(f"{RANGE_NAMES[band]} range {ease}")
         else:
-            ease = o.melee_ease
+            ease = self.options.melee_ease
             if notes is not None:
                 notes.append(f"melee {ease}")
-        mods: list[tuple[int, str]] = []  # the modifiers that apply, for the trace
-        if weapon is not None and weapon.ease_modifier:
-            mods.append((weapon.ease_modifier, "weapon"))
-        if ranged and target is not None:
-            if target.cover != "none":
-                mods.append((getattr(diff.cover, target.cover), f"{target.cover} cover"))
-            if st.prev_target is target and attacker.moved_this_action == 0:
-                mods.append((diff.aiming, "aiming"))
-            if target.running:
-                mods.append((diff.target_running, "target running"))
+        # Each modifier: added, and named in the trace when it is not 0.
+        mod = arms.ease
+        if mod:
+            ease += mod
+            if notes is not None:
+                notes.append(f"weapon {mod:+d}")
         if ranged:
-            if attacker.moved_this_action > 0:
-                mods.append((diff.attacker_moving, "attacker moving"))
-            if battle.opponents_in_melee(attacker):
-                mods.append((diff.engaged, "enemy in reach"))
-        vis = battle.environment.visibility
-        mods.append((getattr(diff.visibility, vis), vis))
-        if st.max_health - st.health >= o.wounded_at * st.max_health:
-            mods.append((diff.wounded, "wounded"))
-        for mod, why in mods:
+            moved = attacker.moved_this_action
+            if target is not None:
+                cover = target.cover
+                if cover != "none":
+                    mod = self._cover_ease[cover]
+                    if mod:
+                        ease += mod
+                        if notes is not None:
+                            notes.append(f"{cover} cover {mod:+d}")
+                if attacker.state.prev_target is target and moved == 0:
+                    mod = diff.aiming
+                    if mod:
+                        ease += mod
+                        if notes is not None:
+                            notes.append(f"aiming {mod:+d}")
+                if target.running:
+                    mod = diff.target_running
+                    if mod:
+                        ease += mod
+                        if notes is not None:
+                            notes.append(f"target running {mod:+d}")
+            if moved > 0:
+                mod = diff.attacker_moving
+                if mod:
+                    ease += mod
+                    if notes is not None:
+                        notes.append(f"attacker moving {mod:+d}")
+            mod = diff.engaged
+            if mod and battle.opponents_in_melee(attacker):
+                ease += mod
+                if notes is not None:
+                    notes.append(f"enemy in reach {mod:+d}")
+        mod, why = self._visibility[battle.environment.visibility]
+        if mod:
+            ease += mod
+            if notes is not None:
+                notes.append(f"{why} {mod:+d}")
+        if attacker.state.wounded:
+            mod = diff.wounded
             if mod:
                 ease += mod
                 if notes is not None:
-                    notes.append(f"{why.replace('_', ' ')} {mod:+d}")
+                    notes.append(f"wounded {mod:+d}")
         if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value
             if notes is not None:
                 notes.append(f"capped at {dice.MAX_EASE}")
             ease = dice.MAX_EASE
-        known = st.bonuses.get(id(weapon))
-        if known is None:  # once per weapon and battle: the sheet does not change
-            used, missing = self._bonuses(attacker.spec.sheet, weapon)
-            total = dice.chance(0, [b for _, b in used], required_missing=missing is not None)
-            known = st.bonuses[id(weapon)] = (tuple(used), missing, total)
-        used, missing, bonus = known
-        return Chance(ease, tuple(notes or ()), used, missing, ease + bonus)
+        return ease
 
     # --- over 32 (ruling 21) ------------------------------------------------------------------
     def over32_choice(self, fighter: Fighter, c: int, damage: int, armor: int) -> str:
         """The fighter's over-32 choice; ``best`` picks the highest exact expected damage."""
-        tactics = fighter.spec.rule_tactics
-        policy = tactics.over32 if tactics is not None else dice.DEFAULT_OVER32
+        policy = fighter.state.kit.over32
         if policy != "best" or c < dice.OVER32_THRESHOLD:
             return dice.DEFAULT_OVER32 if policy == "best" else policy
         return max(
@@ -271,21 +414,58 @@ class FourD8(PointPoolRules, RuleSystem):
         return bonus
 
     # --- one test ------------------------------------------------------------------------------
-    def test(
-        self, battle: Battle, fighter: Fighter, c: Chance, mode: str, what: str
-    ) -> dice.FourD8Result:
-        """Roll through the dice layer; count what the sheet records; snake-eyes (option)."""
+    def _test(
+        self,
+        battle: Battle,
+        fighter: Fighter,
+        arms: Arms,
+        chance: int,
+        mode: str,
+        what: str,
+        notes: list[str] | None,
+    ) -> tuple[bool, int, int, str, tuple[int, int, bool]]:
+        """Roll one test (``mode``: ``"normal"`` or the over-32 choice); count what the sheet
+        records; snake-eyes (option). Returns ``(success, total, degree, kind, effect)``, the
+        effect the combination's ``(damage, pierce, stagger)`` (``rules.options.effects``).
+
+        A normal or doubles roll is looked up by its faces (``dice.face_table``, with the
+        effects: ``_faces_table``); a bonus roll and an automatic success follow
+        ``dice.resolve``'s rules for them here, and the trace shows ``dice.resolve``'s result."""
         st = fighter.state
-        if c.missing:
+        if arms.missing:
             st.without_required += 1
-        if c.chance >= dice.OVER32_THRESHOLD:
+        faces = None
+        if mode == "automatic":  # ruling 21: nothing rolled, 8, 6, 5, 4 laid down
+            success, total, degree, kind = True, sum(dice.AUTOMATIC_FACES), 8, "none"
+            effect = NO_EFFECT
+        else:
+            take = st.take
+            if take is None:
+                take = st.take = battle.roll.taker(1, dice.SIDES)
+            faces = tuple(take(dice.N_DICE))
+            if mode == "bonus":  # ruling 21: chance - 32 on the highest die; only four 8s fail
+                bonus = chance - dice.MAX_EASE
+                success = faces != dice.ALL_EIGHTS
+                total = sum(faces) + bonus
+                degree = max(faces) + bonus if success else 0
+                kind = "snake_eyes" if faces == dice.SNAKE_EYES else "none"
+                effect = NO_EFFECT
+            else:
+                total, degree, kind, effect = self._faces[faces]
+                # a doubles roll "succeeds on anything but a 32"
+                success = total <= chance if mode == "normal" else total != dice.FAIL_TOTAL_DOUBLES
+                if not success:
+                    degree = 0
+        if mode != "normal":
             st.over32[mode] = st.over32.get(mode, 0) + 1
-        r = dice.roll(battle.roll.d, c.chance, mode)
-        if r.success and r.kind == "four_alike":
-            st.lucky_breaks += 1
-        if r.success and r.kind == "triple":
-            st.triples += 1
-        if battle.tracing:
+        if success:
+            if kind == "four_alike":
+                st.lucky_breaks += 1
+            elif kind == "triple":
+                st.triples += 1
+        if notes is not None:
+            c = Chance(chance - arms.bonus, tuple(notes), arms.used, arms.missing, chance)
+            r = dice.resolve(faces, chance, dice.DEFAULT_OVER32 if mode == "normal" else mode)
             shown = "laid down" if r.mode == "automatic" else "rolls"
             how = "" if r.mode == "normal" else f" ({r.mode} roll)"
             outcome = (
@@ -296,13 +476,13 @@ class FourD8(PointPoolRules, RuleSystem):
                 f"{what}: chance {c.text()}{how}; {shown} {list(r.faces)} = {r.total} -> {outcome}",
                 actor=fighter,
                 faces=list(r.faces),
-                chance=c.chance,
+                chance=chance,
                 success=r.success,
                 degree=r.degree,
                 combination=r.kind,
             )
         # Ruling 24: four 1s are snake-eyes on every roll that is rolled (option for bonus rolls).
-        if r.kind == "snake_eyes" and (r.mode != "bonus" or self.options.bonus_roll_snake_eyes):
+        if kind == "snake_eyes" and (mode != "bonus" or self.options.bonus_roll_snake_eyes):
             st.snake_eyes += 1
             if self.options.snake_eyes == "lose_action":
                 fighter.lose_next_action = "snake-eyes"
@@ -312,7 +492,7 @@ class FourD8(PointPoolRules, RuleSystem):
                         f"snake-eyes: {fighter.name} loses the next action",
                         actor=fighter,
                     )
-        return r
+        return success, total, degree, kind, effect
 
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
@@ -321,15 +501,35 @@ class FourD8(PointPoolRules, RuleSystem):
         attacker: Fighter,
         target: Fighter,
         weapon,
-        ranged: bool,
+        shots: int = 1,
+        sweep=(),
+        *,
+        ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        c = self.chance(battle, attacker, target, weapon, ranged)
-        damage = weapon.damage if weapon is not None else self.options.unarmed_damage
-        pierce = weapon.pierce if weapon is not None else 0
-        armor = max(0, target.state.armor - pierce)
-        mode = self.over32_choice(attacker, c.chance, damage, armor)
-        if battle.tracing:
+        """One attack: chance, over-32 choice, test, and on a success the damage (ruling 22).
+
+        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
+        (a burst is one attack), and the target is remembered so that a follow-up shot at it
+        can count as aimed. ``melee_attack`` calls it with ``ranged=False``."""
+        tracing = battle.tracing
+        notes: list[str] | None = [] if tracing else None
+        if ranged:
+            attacker.state.this_target = target
+        arms = attacker.state.arms.get(id(weapon))
+        if arms is None:  # a weapon not on the sheet
+            arms = Arms(self, attacker.spec.sheet, weapon)
+        chance = self._ease(battle, attacker, target, arms, ranged, None, notes) + arms.bonus
+        damage = arms.damage
+        armor = target.state.armor - arms.pierce
+        if armor < 0:
+            armor = 0
+        mode = (
+            "normal"
+            if chance < dice.OVER32_THRESHOLD
+            else self.over32_choice(attacker, chance, damage, armor)
+        )
+        if tracing:
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
@@ -337,35 +537,72 @@ class FourD8(PointPoolRules, RuleSystem):
                 actor=attacker,
             )
         attacker.shots += 1
-        r = self.test(battle, attacker, c, mode, "attack")
-        if not r.success:
-            if battle.tracing:
-                battle.trace("miss", f"a miss ({r.total} over {c.chance})", actor=attacker)
+        success, total, degree, kind, effect = self._test(
+            battle, attacker, arms, chance, mode, "attack", notes
+        )
+        if not success:
+            if tracing:
+                battle.trace("miss", f"a miss ({total} over {chance})", actor=attacker)
             return
         attacker.hits += 1
-        effect = (
-            self.options.effects.effect(r.kind, r.aspects)
-            if self.options.special_effects
-            else models.Effect()
-        )
-        armor = max(0, armor - effect.pierce)
-        points = damage + self.degree_bonus(r.degree) + effect.damage
+        extra, pierce, stagger = effect
+        if pierce:
+            armor = armor - pierce if armor > pierce else 0
+        table = self._degree_damage
+        band = table[degree] if degree < len(table) else self.degree_bonus(degree)
         how = ""  # the trace's words for the damage, only when tracing
-        if battle.tracing:
-            how = f"{damage} + degree {self.degree_bonus(r.degree)}"
-            if effect.damage:
-                how += f" + {r.kind.replace('_', ' ')} {effect.damage}"
-        self.hurt(battle, attacker, target, points, armor, "hit", how)
-        if effect.stagger and target.can_act:
+        if tracing:
+            how = f"{damage} + degree {band}"
+            if extra:
+                how += f" + {kind.replace('_', ' ')} {extra}"
+        self.hurt(battle, attacker, target, damage + band + extra, armor, "hit", how)
+        if stagger and target.can_act:
             target.lose_next_action = "staggered"
             attacker.state.staggered_others += 1
-            if battle.tracing:
+            if tracing:
                 battle.trace(
                     "effect",
-                    f"social {r.kind.replace('_', ' ')}: {target.name} is staggered and loses "
+                    f"social {kind.replace('_', ' ')}: {target.name} is staggered and loses "
                     "the next action",
                     actor=target,
                 )
+
+    def hurt(
+        self,
+        battle: Battle,
+        attacker: Fighter | None,
+        target: Fighter,
+        points: int,
+        armor: int,
+        what: str,
+        how: str,
+    ) -> None:
+        """The pool mixin's ``hurt``, reading and writing ``health`` flat."""
+        dealt = points - armor
+        if dealt <= 0:
+            if battle.tracing:
+                battle.trace(
+                    "armor",
+                    f"{target.name}'s armor stops a {what} ({how} = {points} points, armor "
+                    f"{armor})",
+                    actor=target,
+                )
+            return
+        st = target.state
+        st.health -= dealt
+        st.wounded = st.max_health - st.health >= st.wounded_loss
+        if battle.tracing:
+            what = f"{what} ({how} = {points} points, armor {armor}: {dealt} off health)"
+            battle.damage_dealt(attacker, target, dealt, what)
+        else:
+            battle.damage_dealt(attacker, target, dealt, "")
+
+    ranged_attack = _attack
+
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
@@ -373,11 +610,19 @@ class FourD8(PointPoolRules, RuleSystem):
     ) -> tuple[float, float]:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
-        c = self.chance(battle, thrower, None, weapon, ranged=True, at=aim)
-        mode = self.over32_choice(thrower, c.chance, weapon.damage, 0)
+        notes: list[str] | None = [] if battle.tracing else None
+        arms = thrower.state.arms.get(id(weapon))
+        if arms is None:  # a weapon not on the sheet
+            arms = Arms(self, thrower.spec.sheet, weapon)
+        chance = self._ease(battle, thrower, None, arms, True, aim, notes) + arms.bonus
+        mode = (
+            "normal"
+            if chance < dice.OVER32_THRESHOLD
+            else self.over32_choice(thrower, chance, weapon.damage, 0)
+        )
         thrower.shots += 1
-        r = self.test(battle, thrower, c, mode, "throw")
-        off = 0.0 if r.success else float(max(1, r.total - c.chance))
+        success, total, *_ = self._test(battle, thrower, arms, chance, mode, "throw", notes)
+        off = 0.0 if success else float(max(1, total - chance))
         angle = battle.roll.angle() if off else 0.0
         at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
         if battle.tracing:
