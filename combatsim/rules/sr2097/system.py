@@ -83,7 +83,15 @@ def step_floor(step: int, thresholds: tuple[int, ...]) -> int:
 
 def action_scores(result: int, step: int, most: int) -> list[int]:
     """Initiative scores acted at: the result, then every ``step`` lower while above 0."""
-    return [s for s in range(result, 0, -step)][:most]
+    return list(range(result, 0, -step)[:most])
+
+
+Condition = tuple[str, int, bool, bool]  # name, TN modifier, Advantage, Disadvantage
+
+
+def condition(why: str, effect: models.Effect) -> Condition:
+    """A condition's effect on an attack check, as the checks read it."""
+    return why, effect.tn, effect.advantage, effect.disadvantage
 
 
 @dataclass(slots=True)
@@ -127,7 +135,7 @@ class Profile:
     walk: float
     run: float
     policy: models.Tactics  # when it spends Edge
-    sights: dict  # visibility -> (why it is removed, None) or (None, (name, effect))
+    sights: dict  # visibility -> (why it is removed, None) or (None, condition)
 
 
 @dataclass(slots=True)
@@ -186,17 +194,19 @@ class Shadowrun2097(RuleSystem):
         self._edge = o.edge
         self._dodge = o.dodge
         self._failure_disadvantage = o.failure_disadvantage
+        self._action_step, self._max_actions = o.action_step, o.max_actions
         r = o.range_tn
         self._range_tns = (r.short, r.medium, r.long, r.extreme)
+        # Conditions as (name, TN modifier, Advantage, Disadvantage), read on every check.
         self._cover = {
-            name: (f"{name} cover", getattr(o.cover, name))
+            name: condition(f"{name} cover", getattr(o.cover, name))
             for name in models.CoverEffects.model_fields
         }
-        self._running = ("target running", o.target_running)
-        self._moving = ("attacker moving", o.attacker_moving)
-        self._in_reach = ("enemy in reach", o.attacker_in_melee)
-        self._smartlink = ("smartlink", o.smartlink)
-        self._scope = ("scope", o.scope)
+        self._running = condition("target running", o.target_running)
+        self._moving = condition("attacker moving", o.attacker_moving)
+        self._in_reach = condition("enemy in reach", o.attacker_in_melee)
+        self._smartlink = condition("smartlink", o.smartlink)
+        self._scope = condition("scope", o.scope)
         self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
 
     def __getstate__(self) -> dict:
@@ -317,8 +327,7 @@ class Shadowrun2097(RuleSystem):
             self._spend(battle, fighter, "initiative", "+2d6 initiative this turn")
             extra = d6(dice.EDGE_DAMAGE_DICE)
             result += sum(extra)
-        o = self.options
-        scores = action_scores(result, o.action_step, o.max_actions)
+        scores = action_scores(result, self._action_step, self._max_actions)
         if battle.tracing:
             edge = f" + Edge {extra}" if extra else ""
             battle.trace(
@@ -382,7 +391,10 @@ class Shadowrun2097(RuleSystem):
             "injury": "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step],
             "edge_left": st.edge,
             "edge_max": st.edge_max,
-            **{key: spent[use] for key, use in _EDGE_COLUMNS},
+            "edge_attack": spent["attack"],
+            "edge_damage": spent["damage"],
+            "edge_initiative": spent["initiative"],
+            "edge_lessen": spent["lessen"],
             "edge_burned": st.burned,
             "failure_disadvantages": st.failure_disadvantages,
             "checks": st.checks,
@@ -401,12 +413,13 @@ class Shadowrun2097(RuleSystem):
         self,
         battle: Battle,
         attacker: Fighter,
-        effects: list[tuple[str, models.Effect]],
+        effects: list[Condition],
         explain: bool = True,
     ) -> tuple[list[str], list[str], list[str], int, list[str]]:
-        """Add the attacker's visibility and injury to ``effects`` (a list the caller made for
-        this check); split them into (Advantage sources, Disadvantage sources, removed
-        conditions, TN modifier, notes). The notes are left empty without ``explain``."""
+        """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
+        list the caller made for this check); split them into (Advantage sources, Disadvantage
+        sources, removed conditions, TN modifier, notes). The notes are left empty without
+        ``explain``."""
         st = attacker.state
         sights = st.profile.sights
         visibility = battle.environment.visibility
@@ -418,27 +431,27 @@ class Shadowrun2097(RuleSystem):
         if seen is not None:
             effects.append(seen)
         if st.physical + st.stun >= st.profile.injured_from:  # option injury_disadvantage
-            effects.append((_INJURY_WHY[st.step], _DISADVANTAGE))
+            effects.append(_INJURY_DISADVANTAGE[st.step])
         adv, dis, tn, notes = [], [], 0, []
-        for why, e in effects:
-            if e.tn:
-                tn += e.tn
+        for why, modifier, advantage, disadvantage in effects:
+            if modifier:
+                tn += modifier
                 if explain:
-                    notes.append(f"{why} {e.tn:+d}")
-            if e.advantage:
+                    notes.append(f"{why} {modifier:+d}")
+            if advantage:
                 adv.append(why)
-            if e.disadvantage:
+            if disadvantage:
                 dis.append(why)
         return adv, dis, removed, tn, notes
 
-    def _sight(self, visibility: str, sheet: models.Sheet) -> tuple[str | None, tuple | None]:
+    def _sight(self, visibility: str, sheet: models.Sheet) -> tuple[str | None, Condition | None]:
         """The visibility's condition for this fighter: ``(why it is removed, None)`` when its
-        vision or goggles remove it, else ``(None, (name, effect))``."""
+        vision or goggles remove it, else ``(None, condition)``."""
         sight = getattr(self.options.visibility, visibility)
         if sight.removed_by and sheet.sights() & set(sight.removed_by):
             by = sorted(sheet.sights() & set(sight.removed_by))[0]
             return f"{visibility.replace('_', ' ')} (removed by {by.replace('_', ' ')})", None
-        return None, (visibility.replace("_", " "), sight)
+        return None, condition(visibility.replace("_", " "), sight)
 
     def attack_check(
         self,
@@ -567,7 +580,7 @@ class Shadowrun2097(RuleSystem):
             tn += dodge
             if tracing:
                 notes.append(f"{target.name}'s Dodge {dodge:+d}")
-        effects: list[tuple[str, models.Effect]] = []
+        effects: list[Condition] = []
         if target.cover != "none":
             effects.append(self._cover[target.cover])
         if target.running:
@@ -804,9 +817,7 @@ class Shadowrun2097(RuleSystem):
 
 
 _DEFAULT_TACTICS = models.Tactics()
-_DISADVANTAGE = models.Effect(disadvantage=True)
-_INJURY_WHY = tuple(f"{name} injury" for name in INJURY_NAMES)
-_EDGE_COLUMNS = tuple((f"edge_{use}", use) for use in EDGE_USES)
+_INJURY_DISADVANTAGE = tuple((f"{name} injury", 0, False, True) for name in INJURY_NAMES)
 
 
 def describe_check(r: dice.CheckResult) -> str:
