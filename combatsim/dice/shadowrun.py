@@ -157,18 +157,33 @@ def counter(
     """
     top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
     seven = dice.rule_of_seven
+    # For a TN the first faces can reach: the faces counted to find the successes, and
+    # whether they are the successes (True) or the failures. Whichever list is shorter.
+    tallies = {
+        target: (tuple(range(target, top + 1)), True)
+        if top - target < target - low
+        else (tuple(range(low, target)), False)
+        for target in range(floor, top + 1)
+    }
 
     def count(n: int, tn: int) -> tuple[int, bool]:
         faces = take(n)
-        fumble = n > 0 and faces.count(low) == n
-        tops = faces.count(top)
         target = None if cap is not None and tn > cap else tn if tn > floor else floor
         if target is not None and target <= top:
-            successes = sum(map(target.__le__, faces))
+            faces_counted, are_successes = tallies[target]
+            counted = 0
+            for face in faces_counted:
+                counted += faces.count(face)
+            successes = counted if are_successes else n - counted
+            # a fumble (every die on the low face) has no success: counted only then
+            fumble = not successes and n > 0 and faces.count(low) == n
             if not seven:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps it open
+                tops = faces.count(top)
                 while tops:
                     tops = take(tops).count(top)
             return successes, fumble  # the Rule of Seven re-rolls only toward a TN above 7
+        fumble = n > 0 and faces.count(low) == n
+        tops = faces.count(top)
         if target is None:
             if not seven:
                 while tops:
