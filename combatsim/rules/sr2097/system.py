@@ -362,13 +362,14 @@ class Shadowrun2097(RuleSystem):
         return "wounded" if st.total else "unhurt"
 
     def movement(self, fighter: Fighter) -> tuple[float, float]:
-        """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation")."""
-        p = fighter.state.profile
+        """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation").
+        Read from the spec's profile: the engine may ask before the fighter has a state."""
+        p = self.profile(fighter.spec)
         return p.walk, p.run
 
     def threat(self, fighter: Fighter) -> float:
         sheet = fighter.spec.sheet
-        bonuses = fighter.state.profile.bonuses
+        bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
         for w in fighter.spec.weapons:
             st = sheet.attributes.strength if w.code.strength is None else w.code.strength
