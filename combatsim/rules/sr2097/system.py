@@ -475,7 +475,7 @@ class Shadowrun2097(RuleSystem):
         st = attacker.state
         p = st.profile
         pending = st.pending
-        if pending is not None and (pending.scope == dice.ANY or pending.kind == kind):
+        if pending is not None and pending.applies_to(kind):  # rare: after a bad failure
             dis = [*dis, pending]
             st.pending = None
             st.failure_disadvantages += 1
