@@ -18,6 +18,7 @@ shows the top face and the TN is above it, roll again against the remaining TN.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -147,6 +148,20 @@ def roll_count(
     return counter(take, dice)(n, tn)
 
 
+@functools.cache
+def _tallies(dice: PoolDice) -> dict[int, tuple[tuple[int, ...], bool]]:
+    """For each TN the first faces can reach: the faces ``counter`` counts to find the
+    successes, and whether they are the successes (True) or the failures; whichever list
+    is shorter."""
+    low, top = dice.low, dice.top
+    return {
+        target: (tuple(range(target, top + 1)), True)
+        if top - target < target - low
+        else (tuple(range(low, target)), False)
+        for target in range(dice.tn_floor, top + 1)
+    }
+
+
 def counter(
     take: Callable[[int], Sequence[int]], dice: PoolDice = D6
 ) -> Callable[[int, int], tuple[int, bool]]:
@@ -157,14 +172,7 @@ def counter(
     """
     top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
     seven = dice.rule_of_seven
-    # For a TN the first faces can reach: the faces counted to find the successes, and
-    # whether they are the successes (True) or the failures. Whichever list is shorter.
-    tallies = {
-        target: (tuple(range(target, top + 1)), True)
-        if top - target < target - low
-        else (tuple(range(low, target)), False)
-        for target in range(floor, top + 1)
-    }
+    tallies = _tallies(dice)
 
     def count(n: int, tn: int) -> tuple[int, bool]:
         faces = take(n)

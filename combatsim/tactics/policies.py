@@ -67,7 +67,9 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
     run = me.run
-    walk_left = max(0.0, me.walk - me.moved_this_turn)
+    walk_left = me.walk - me.moved_this_turn
+    if walk_left < 0.0:
+        walk_left = 0.0
 
     if tactics.fall_back and not me.ran_this_turn:
         harm = battle.system.harm(me)

@@ -221,6 +221,11 @@ class ClassicShadowrun(RuleSystem):
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets: dict[int, tuple] = {}  # id(spec) -> (spec, _state_values(spec))
+        self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
+
+    def __getstate__(self) -> dict:
+        """Pickled (to worker processes) without the last battle's dice counter."""
+        return {**self.__dict__, "_last_counter": None}
 
     def levers(self, sheet, armors):
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
@@ -429,7 +434,13 @@ class ClassicShadowrun(RuleSystem):
     def _counter(self, battle: Battle, fighter: Fighter | None):
         """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
         made at the fighter's first test and kept by its state."""
-        roll = dice.counter(self._take(battle, fighter), self.kind)
+        take = self._take(battle, fighter)
+        last = self._last_counter  # every fighter of a battle draws from the same dice
+        if last is not None and last[0] is take:
+            roll = last[1]
+        else:
+            roll = dice.counter(take, self.kind)
+            self._last_counter = (take, roll)
         if fighter is not None:
             fighter.state.count = roll
         return roll
