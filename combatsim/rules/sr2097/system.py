@@ -98,7 +98,8 @@ def condition(why: str, effect: models.Effect) -> Condition:
 class PendingDisadvantage:
     """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
     ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
-    ``dice.ANY`` (the next check of any kind). Never changed once made."""
+    ``dice.ANY`` (the next check of any kind). Never changed once made; not a frozen dataclass
+    only because one is made on every significant failure and frozen ones build slower."""
 
     scope: str
     kind: str
