@@ -5,13 +5,14 @@ Time inside a combat turn runs down the initiative scale: an action at score ``s
 higher Reaction, then to a random draw (ruling 1), by the event's priority.
 
 Every fighter is one simpy process for the whole battle. At the start of each turn the turn
-process rolls initiative and wakes them all with one shared event; each then waits for its
-action scores in turn. A wound that moves a fighter's remaining actions down (initiative
-penalty) is seen when its waiting action comes due: it waits again, longer (it is interrupted
-only in the rare case that its next action moves *earlier*). A fighter taken out of the fight
-finds it cannot act when its action comes due, and loses its remaining actions. Held
-(conditional) actions wait for a movement or the end of the turn, each on its own event that
-is triggered only while someone holds; grenades in flight are processes of their own.
+process rolls initiative and sets off each fighter's ``Alarm`` at its first action score; the
+fighter then waits for its further scores in turn. A wound that moves a fighter's remaining
+actions down (initiative penalty) is seen when its waiting action comes due: it waits again,
+longer (it is interrupted only in the rare case that its next action moves *earlier*). A
+fighter taken out of the fight finds it cannot act when its action comes due, and loses its
+remaining actions. Held (conditional) actions wait for a movement or the end of the turn,
+each on its own event that is triggered only while someone holds; grenades in flight are
+processes of their own.
 
 The engine owns time, positions, movement and victory, and hands the tactics and the rule
 system the battle they decide and resolve in (``combatsim.rules.base.BattleView``); every rule
@@ -124,6 +125,8 @@ class Fighter:
         "knocked_out_turn",
         "engaged",
         "engaged_layout",
+        "cover_seen",
+        "enemies_seen",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
@@ -176,6 +179,8 @@ class Fighter:
         self.knocked_out_turn: int | None = None
         # opponents in melee, as counted at the battle's layout ``engaged_layout``
         self.engaged, self.engaged_layout = 0, -1
+        self.cover_seen: tuple = (-1, 0.0, None)  # (layout, within, free_cover_point's answer)
+        self.enemies_seen: tuple = (-1,)  # the tactics' (layout, enemies, distances, nearest)
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> tuple:
@@ -222,6 +227,7 @@ class Battle:
         self.system = scenario.system
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
+        self.cover_points = [(p.position, p) for p in scenario.environment.cover_points]
         self.index = index
         self.roll = roller if roller is not None else Roller(rng)
         self.env = simpy.Environment()
@@ -271,11 +277,15 @@ class Battle:
         return n
 
     def free_cover_point(self, me: Fighter, within: float):
-        """The nearest cover point within ``within`` meters that no one else stands at."""
+        """The nearest cover point within ``within`` meters that no one else stands at (looked
+        for again only after someone moved or left: a fighter out of cover asks every
+        action)."""
+        seen = me.cover_seen
+        if seen[0] == self.layout and seen[1] == within:
+            return seen[2]
         best, best_d = None, math.inf
         here, dist = me.position, math.dist
-        for point in self.environment.cover_points:
-            at = point.position
+        for at, point in self.cover_points:
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
@@ -284,6 +294,7 @@ class Battle:
                     break
             else:
                 best, best_d = point, d
+        me.cover_seen = (self.layout, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -333,7 +344,8 @@ class Battle:
                 f.priority = NORMAL + 1 + rank
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
-                    f.alarm.set(TOP - min(scores[0], TOP), f.priority)
+                    first = scores[0]
+                    f.alarm.set(TOP - first if first < TOP else 0, f.priority)
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -575,8 +587,8 @@ class Battle:
             self.check_victory()
 
     def _cover_at(self, at) -> str:
-        for point in self.environment.cover_points:
-            if math.dist(at, point.position) < 0.5:
+        for position, point in self.cover_points:
+            if math.dist(at, position) < 0.5:
                 return point.cover
         return "none"
 
