@@ -29,7 +29,9 @@ when that MoS is at least 0 (the Edge double "adds 5 to the total").
 Every rule lives in the pure resolvers (``resolve_check``, ``resolve_damage``, ``apply_armor``);
 the exact distributions enumerate through the same keep rule, the ``roll_*`` functions feed them
 faces from the engine's ``draw(sides, k)``, and the vectorised samplers are checked against the
-exact distributions in the tests.
+exact distributions in the tests. ``check_outcome`` is ``resolve_check`` cut to the two numbers
+a battle goes on with (MoS and a kept double), for the battle's hot path; the tests compare the
+two on every face.
 """
 
 from __future__ import annotations
@@ -303,6 +305,29 @@ def _resolve_known(
     """``resolve_check``, remembered: a battle asks about the same few bonuses and TNs over
     and over (100 or 1,000 rolls each), and the result is immutable."""
     return resolve_check(faces, bonus, tn, mode, edge)
+
+
+def check_outcome(faces: Sequence[int], d: int, mode: str, edge: bool) -> tuple[int, bool]:
+    """``(mos, double)`` of ``resolve_check(faces, bonus, tn, mode, edge)`` with ``d = bonus -
+    TN``: the two numbers a battle goes on with (``mos >= 0`` is success), without building
+    the record or checking the faces (they come from the battle's own d10s).
+
+    The same keep rule (``_choose``); with no two faces alike no double can be kept, so the
+    usual die goes without scoring the pairs. The tests compare it with ``resolve_check`` on
+    every face and a span of ``d``.
+    """
+    if mode == NORMAL:
+        a, b = faces
+        raw = a + b + d
+        if a != b:
+            return raw, False
+        return (raw + DOUBLE_BONUS if edge or raw >= 0 else raw - DOUBLE_BONUS), True
+    x, y, z = faces
+    if x != y and y != z and x != z:
+        drop = min(x, y, z) if mode == ADVANTAGE else max(x, y, z)
+        return x + y + z - drop + d, False
+    i, mos = _choose(x, y, z, d, edge, mode == ADVANTAGE)
+    return mos, (y == z) if i == 0 else (x == z) if i == 1 else (x == y)
 
 
 # --- damage and armor: pure resolution ------------------------------------------------------------

@@ -372,6 +372,19 @@ def test_resolver_agrees_with_the_rule_text_on_every_ordered_roll(mode, edge):
             )
 
 
+@pytest.mark.parametrize(("mode", "edge"), MODE_EDGE)
+def test_check_outcome_is_the_resolvers_mos_and_double_on_every_ordered_roll(mode, edge):
+    """The battle's fast path (``check_outcome``) against ``resolve_check``: every face and
+    every ``bonus - TN`` from where no roll succeeds to where every roll does, so each
+    doubles adjustment and each keep-a-double tie is met."""
+    k = 2 if mode == NORMAL else 3
+    for d in range(-22, 2):
+        for faces in product(range(1, 11), repeat=k):
+            r = sr.resolve_check(faces, d, 0, mode, edge)
+            mos, double = sr.check_outcome(list(faces), d, mode, edge)
+            assert (mos, double) == (r.mos, r.double), (faces, d)
+
+
 def test_exact_damage_and_armor_sum_to_one_and_match_enumeration():
     dmg = sr.exact_damage(2, 4, mos_dice=1, burst=True)
     brute = Dist(

@@ -11,6 +11,7 @@ through ``combatsim run``.
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -340,6 +341,18 @@ def test_defender_dodge_raises_the_tn_and_heavy_armor_takes_it_away(armor, tn):
     target = target_entry(skills={"dodge": 3}, **({"armor": armor} if armor else {}))
     _, result = play(build(shooter(), target), d10(1, 2))
     assert only_roll(result).data["tn"] == tn
+
+
+def test_a_fighters_profile_is_derived_once_and_a_pickled_system_starts_afresh():
+    """The sheet's numbers are worked out at a fighter's first battle and reused; a copy of
+    the system (a worker's) drops them, as they are keyed by this process's specs."""
+    sc = build(shooter(), target_entry())
+    first = Battle(sc, rng=None, roller=Script()).fighters[0].state.profile
+    again = Battle(sc, rng=None, roller=Script()).fighters[0].state.profile
+    assert again is first
+    assert first.bonuses["firearms"] == sc.system.skill_bonus(sc.fighters[0].sheet, "firearms")[0]
+    copy = pickle.loads(pickle.dumps(sc.system))
+    assert copy._profiles == {} and sc.system._profiles
 
 
 def test_heavy_armor_slows_its_wearer():

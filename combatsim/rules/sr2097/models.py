@@ -292,19 +292,20 @@ class Weapon(Strict):
         elif code.strength is not None:
             raise ValueError("a melee weapon adds the wielder's Strength: write Nd6+ST")
 
+    # Cached (the model is frozen): the tactics and the rules ask for these on every action.
     @cached_property
     def code(self) -> Damage:
         return Damage.parse(self.damage)
 
-    @property
+    @cached_property
     def skill_name(self) -> str:
         return self.skill or ("firearms" if self.kind == "firearm" else "melee")
 
-    @property
+    @cached_property
     def max_range(self) -> float | None:
         return self.ranges[3] if self.ranges else None
 
-    @property
+    @cached_property
     def can_autofire(self) -> bool:
         return self.burst
 

@@ -36,6 +36,7 @@ module adds what ruling 16 leaves to the scenario, each a ``rules.options`` sett
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -82,14 +83,23 @@ def step_floor(step: int, thresholds: tuple[int, ...]) -> int:
 
 def action_scores(result: int, step: int, most: int) -> list[int]:
     """Initiative scores acted at: the result, then every ``step`` lower while above 0."""
-    return [s for s in range(result, 0, -step)][:most]
+    return list(range(result, 0, -step)[:most])
 
 
-@dataclass(frozen=True, slots=True)
+Condition = tuple[str, int, bool, bool]  # name, TN modifier, Advantage, Disadvantage
+
+
+def condition(why: str, effect: models.Effect) -> Condition:
+    """A condition's effect on an attack check, as the checks read it."""
+    return why, effect.tn, effect.advantage, effect.disadvantage
+
+
+@dataclass(slots=True)
 class PendingDisadvantage:
     """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
     ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
-    ``dice.ANY`` (the next check of any kind)."""
+    ``dice.ANY`` (the next check of any kind). Never changed once made; not a frozen dataclass
+    only because one is made on every significant failure and frozen ones build slower."""
 
     scope: str
     kind: str
@@ -103,10 +113,37 @@ class PendingDisadvantage:
         return f"{self.tier} on the last {self.kind} check (MoS {self.mos:+d})"
 
 
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What a combatant's checks read from its sheet, armor and Edge policy, derived once per
+    scenario (``Shadowrun2097.profile``): the spec is immutable, and walking
+    ``spec.sheet.attributes...`` on every roll was a good part of a battle's cost."""
+
+    health: int
+    thresholds: tuple[int, ...]  # damage totals where moderate, serious, critical, down begin
+    dead_at: int  # physical damage that kills
+    injured_from: float  # damage total from which checks have Disadvantage (inf: never)
+    edge: int  # Edge at the start of a battle (0 with the option off)
+    pt: int
+    dr: int
+    reflexes: int
+    initiative_dice: int
+    strength: int
+    smartlink: bool
+    dodge: int  # Dodge ranks less the armor's penalty, never below 0
+    parry: int  # Melee ranks (a parry, ruling 16 setting ``melee_parry``)
+    bonuses: dict  # skill -> skill bonus (seed step 4)
+    walk: float
+    run: float
+    policy: models.Tactics  # when it spends Edge
+    sights: dict  # visibility -> (why it is removed, None) or (None, condition)
+
+
 @dataclass(slots=True)
 class State:
-    """A combatant's mutable state in one battle."""
+    """A combatant's mutable state in one battle (its constants are in ``profile``)."""
 
+    profile: Profile
     health: int
     thresholds: tuple[int, ...]
     dead_at: int
@@ -124,10 +161,8 @@ class State:
     stopped: int = 0  # hits the armor's PT stopped
     pending: PendingDisadvantage | None = None  # ruling 23
     failure_disadvantages: int = 0  # checks rolled with a pending Disadvantage
-    # Derived from the sheet once per battle, as the checks first ask for them:
-    bonuses: dict = field(default_factory=dict)  # skill -> (bonus, how it is made up)
-    dodge: int | None = None  # Dodge less the armor's penalty
-    sight: tuple | None = None  # the battle's visibility for this fighter: (removed, effect)
+    d10: Callable | None = None  # the battle's d10 and d6 takers, fetched at the first roll
+    d6: Callable | None = None
 
     @property
     def total(self) -> int:
@@ -135,12 +170,17 @@ class State:
 
     @property
     def step(self) -> int:
-        return injury_step(self.total, self.thresholds)
+        return injury_step(self.physical + self.stun, self.thresholds)
 
 
 @register
 class Shadowrun2097(RuleSystem):
-    """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge."""
+    """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
+
+    The hot path (``initiative``, ``ranged_attack`` -> ``attack_check`` -> ``hit`` ->
+    ``injure``) reads each fighter's ``Profile`` and tables derived from the options at
+    construction; trace text is built only when the battle is traced.
+    """
 
     name = "sr2097"
     Options = models.Options
@@ -148,6 +188,34 @@ class Shadowrun2097(RuleSystem):
     Weapon = models.Weapon
     Armor = models.Armor
     Tactics = models.Tactics
+
+    def __init__(self, options: models.Options):
+        super().__init__(options)
+        o = options
+        self._edge = o.edge
+        self._dodge = o.dodge
+        self._failure_disadvantage = o.failure_disadvantage
+        self._action_step, self._max_actions = o.action_step, o.max_actions
+        r = o.range_tn
+        self._range_tns = (r.short, r.medium, r.long, r.extreme)
+        # Conditions as (name, TN modifier, Advantage, Disadvantage), read on every check.
+        self._cover = {
+            name: condition(f"{name} cover", getattr(o.cover, name))
+            for name in models.CoverEffects.model_fields
+        }
+        self._running = condition("target running", o.target_running)
+        self._moving = condition("attacker moving", o.attacker_moving)
+        self._in_reach = condition("enemy in reach", o.attacker_in_melee)
+        self._smartlink = condition("smartlink", o.smartlink)
+        self._scope = condition("scope", o.scope)
+        self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
+
+    def __getstate__(self) -> dict:
+        # Profiles are keyed by the identity of this process's specs: a copy starts afresh.
+        return {**self.__dict__, "_profiles": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     # --- state ----------------------------------------------------------------------------
     def levers(self, sheet, armors):
@@ -160,19 +228,62 @@ class Shadowrun2097(RuleSystem):
             return sheet.health
         return max(1, o.health_base + o.health_per_body * sheet.attributes.body)
 
-    def new_state(self, fighter: Fighter) -> State:
-        sheet, armor, o = fighter.spec.sheet, fighter.spec.armor, self.options
+    def profile(self, spec) -> Profile:
+        """The fighter's ``Profile``, derived at its first battle and kept for the next."""
+        known = self._profiles.get(id(spec))
+        if known is not None and known[0] is spec:
+            return known[1]
+        p = self._derive(spec)
+        self._profiles[id(spec)] = (spec, p)  # holding the spec keeps its id from being reused
+        return p
+
+    def _derive(self, spec) -> Profile:
+        sheet, armor, o = spec.sheet, spec.armor, self.options
         health = self.health(sheet)
         thresholds = injury_thresholds(health, o.injury_levels)
-        edge = sheet.edge if o.edge else 0
-        return State(
+        injured_from = {  # option injury_disadvantage: from this step on
+            "never": math.inf,
+            "serious": step_floor(SERIOUS, thresholds),
+            "critical": step_floor(CRITICAL, thresholds),
+        }
+        penalty, weight = 0, "light"
+        if armor is not None:
+            weight = armor.weight
+            penalty = (
+                armor.dodge_penalty
+                if armor.dodge_penalty is not None
+                else int(o.armor_dodge_penalty.of(weight))
+            )
+        speed = o.armor_speed.of(weight)  # seed "Damage mitigation": heavier armor slows
+        attrs = sheet.attributes
+        return Profile(
             health=health,
             thresholds=thresholds,
             dead_at=max(thresholds[-1] + 1, math.ceil(o.dead_at * health - 1e-9)),
-            edge=edge,
-            edge_max=edge,
+            injured_from=injured_from[o.injury_disadvantage],
+            edge=sheet.edge if o.edge else 0,
             pt=armor.pt if armor else 0,
             dr=armor.dr if armor else 0,
+            reflexes=attrs.reflexes,
+            initiative_dice=sheet.initiative_dice,
+            strength=attrs.strength,
+            smartlink=sheet.smartlink,
+            dodge=max(0, sheet.skills.dodge - penalty),
+            parry=sheet.skills.melee,
+            bonuses={
+                skill: self.skill_bonus(sheet, skill)[0]
+                for skill in models.SkillAttributes.model_fields
+            },
+            walk=o.walk * speed,
+            run=o.run * speed,
+            policy=spec.rule_tactics or _DEFAULT_TACTICS,
+            sights={},
+        )
+
+    def new_state(self, fighter: Fighter) -> State:
+        p = self.profile(fighter.spec)
+        return State(
+            p, p.health, p.thresholds, p.dead_at, edge=p.edge, edge_max=p.edge, pt=p.pt, dr=p.dr
         )
 
     def skill_bonus(self, sheet: models.Sheet, skill: str) -> tuple[int, str]:
@@ -183,41 +294,9 @@ class Shadowrun2097(RuleSystem):
         bonus = ranks + getattr(attrs, a) + getattr(attrs, b)
         return bonus, f"{skill} {ranks} + {a} {getattr(attrs, a)} + {b} {getattr(attrs, b)}"
 
-    def armor_weight(self, fighter: Fighter) -> str:
-        armor = fighter.spec.armor
-        return armor.weight if armor is not None else "light"
-
-    def dodge(self, fighter: Fighter) -> int:
-        """The defender's Dodge: Dodge ranks less the armor's penalty, never below 0 (worked
-        out once per battle: sheet and armor do not change)."""
-        st = fighter.state
-        if st.dodge is None:
-            st.dodge = self._dodge(fighter)
-        return st.dodge
-
-    def _dodge(self, fighter: Fighter) -> int:
-        armor = fighter.spec.armor
-        penalty = 0
-        if armor is not None:
-            penalty = (
-                armor.dodge_penalty
-                if armor.dodge_penalty is not None
-                else int(self.options.armor_dodge_penalty.of(armor.weight))
-            )
-        return max(0, fighter.spec.sheet.skills.dodge - penalty)
-
     # --- Edge -----------------------------------------------------------------------------
-    def _policy(self, fighter: Fighter) -> models.Tactics:
-        return fighter.spec.rule_tactics or _DEFAULT_TACTICS
-
-    def _can_spend(self, fighter: Fighter, offensive: bool) -> bool:
-        st = fighter.state
-        if not self.options.edge:
-            return False
-        reserve = self._policy(fighter).reserve if offensive else 0
-        return st.edge > reserve
-
     def _spend(self, battle: Battle, fighter: Fighter, use: str, why: str) -> None:
+        """Spend one Edge point on ``use``; ``why`` is read only when tracing (else "")."""
         st = fighter.state
         st.edge -= 1
         st.spent[use] += 1
@@ -233,22 +312,28 @@ class Shadowrun2097(RuleSystem):
     # --- initiative -----------------------------------------------------------------------
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn (seed "Edge" 2)."""
-        sheet, o = fighter.spec.sheet, self.options
-        faces = battle.roll.d(6, sheet.initiative_dice) if sheet.initiative_dice else []
-        policy = self._policy(fighter).initiative
+        st = fighter.state
+        p = st.profile
+        d6 = st.d6
+        if d6 is None:
+            d6 = st.d6 = battle.roll.taker(1, 6)
+        faces = d6(p.initiative_dice) if p.initiative_dice else []
+        result = p.reflexes + sum(faces)
         extra: list[int] = []
+        policy = p.policy
         if (
-            policy == "always" or (policy == "first_turn" and battle.turn == 1)
-        ) and self._can_spend(fighter, offensive=True):
+            policy.initiative == "always"
+            or (policy.initiative == "first_turn" and battle.turn == 1)
+        ) and (self._edge and st.edge > policy.reserve):
             self._spend(battle, fighter, "initiative", "+2d6 initiative this turn")
-            extra = battle.roll.d(6, dice.EDGE_DAMAGE_DICE)
-        result = sheet.attributes.reflexes + sum(faces) + sum(extra)
-        scores = action_scores(result, o.action_step, o.max_actions)
+            extra = d6(dice.EDGE_DAMAGE_DICE)
+            result += sum(extra)
+        scores = action_scores(result, self._action_step, self._max_actions)
         if battle.tracing:
             edge = f" + Edge {extra}" if extra else ""
             battle.trace(
                 "initiative",
-                f"{fighter.name}: Reflexes {sheet.attributes.reflexes} + {faces}{edge} = "
+                f"{fighter.name}: Reflexes {p.reflexes} + {faces}{edge} = "
                 f"{result} -> acts at {', '.join(map(str, scores))}",
                 actor=fighter,
                 result=result,
@@ -261,12 +346,13 @@ class Shadowrun2097(RuleSystem):
         return 0
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
-        return fighter.spec.sheet.attributes.reflexes
+        return fighter.state.profile.reflexes
 
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: Fighter) -> bool:
         st = fighter.state
-        return st.physical < st.dead_at and st.step < DOWN
+        # down (step DOWN) from the last threshold on
+        return st.physical < st.dead_at and st.physical + st.stun < st.thresholds[-1]
 
     def status(self, fighter: Fighter) -> str:
         st = fighter.state
@@ -277,26 +363,29 @@ class Shadowrun2097(RuleSystem):
         return "wounded" if st.total else "unhurt"
 
     def movement(self, fighter: Fighter) -> tuple[float, float]:
-        """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation")."""
-        factor = self.options.armor_speed.of(self.armor_weight(fighter))
-        return self.options.walk * factor, self.options.run * factor
+        """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation").
+        Read from the spec's profile: the engine may ask before the fighter has a state."""
+        p = self.profile(fighter.spec)
+        return p.walk, p.run
 
     def threat(self, fighter: Fighter) -> float:
         sheet = fighter.spec.sheet
+        bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
         for w in fighter.spec.weapons:
-            bonus, _ = self.skill_bonus(sheet, w.skill_name)
             st = sheet.attributes.strength if w.code.strength is None else w.code.strength
             mean = 3.5 * (w.code.dice + (1 if w.burst else 0)) + st
-            best = max(best, bonus * mean)
+            best = max(best, bonuses[w.skill_name] * mean)
         return best
 
     def harm(self, fighter: Fighter) -> float:
         st = fighter.state
-        return min(1.0, st.total / st.thresholds[-1])
+        share = (st.physical + st.stun) / st.thresholds[-1]
+        return share if share < 1.0 else 1.0
 
     def record(self, fighter: Fighter) -> dict:
         st = fighter.state
+        spent = st.spent
         return {
             "health": st.health,
             "physical": st.physical,
@@ -304,7 +393,10 @@ class Shadowrun2097(RuleSystem):
             "injury": "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step],
             "edge_left": st.edge,
             "edge_max": st.edge_max,
-            **{f"edge_{use}": st.spent[use] for use in EDGE_USES},
+            "edge_attack": spent["attack"],
+            "edge_damage": spent["damage"],
+            "edge_initiative": spent["initiative"],
+            "edge_lessen": spent["lessen"],
             "edge_burned": st.burned,
             "failure_disadvantages": st.failure_disadvantages,
             "checks": st.checks,
@@ -323,48 +415,45 @@ class Shadowrun2097(RuleSystem):
         self,
         battle: Battle,
         attacker: Fighter,
-        effects: list[tuple[str, models.Effect]],
+        effects: list[Condition],
         explain: bool = True,
     ) -> tuple[list[str], list[str], list[str], int, list[str]]:
-        """Add the attacker's visibility and injury to ``effects``; split them into
-        (Advantage sources, Disadvantage sources, removed conditions, TN modifier, notes).
-        The notes are left empty without ``explain`` (an untraced battle)."""
-        o = self.options
+        """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
+        list the caller made for this check); split them into (Advantage sources, Disadvantage
+        sources, removed conditions, TN modifier, notes). The notes are left empty without
+        ``explain``."""
         st = attacker.state
-        known = st.sight
-        if known is None:  # once per battle: the sheet and the visibility do not change
-            known = st.sight = self._sight(battle, attacker)
+        sights = st.profile.sights
+        visibility = battle.environment.visibility
+        known = sights.get(visibility)
+        if known is None:  # once per visibility: the sheet does not change
+            known = sights[visibility] = self._sight(visibility, attacker.spec.sheet)
         gone, seen = known
         removed: list[str] = [gone] if gone is not None else []
         if seen is not None:
-            effects = [*effects, seen]
-        step = st.step
-        if (o.injury_disadvantage == "serious" and step >= SERIOUS) or (
-            o.injury_disadvantage == "critical" and step >= CRITICAL
-        ):
-            effects = [*effects, (f"{INJURY_NAMES[step]} injury", _DISADVANTAGE)]
+            effects.append(seen)
+        if st.physical + st.stun >= st.profile.injured_from:  # option injury_disadvantage
+            effects.append(_INJURY_DISADVANTAGE[st.step])
         adv, dis, tn, notes = [], [], 0, []
-        for why, e in effects:
-            if e.tn:
-                tn += e.tn
+        for why, modifier, advantage, disadvantage in effects:
+            if modifier:
+                tn += modifier
                 if explain:
-                    notes.append(f"{why} {e.tn:+d}")
-            if e.advantage:
+                    notes.append(f"{why} {modifier:+d}")
+            if advantage:
                 adv.append(why)
-            if e.disadvantage:
+            if disadvantage:
                 dis.append(why)
         return adv, dis, removed, tn, notes
 
-    def _sight(self, battle: Battle, attacker: Fighter) -> tuple[str | None, tuple | None]:
+    def _sight(self, visibility: str, sheet: models.Sheet) -> tuple[str | None, Condition | None]:
         """The visibility's condition for this fighter: ``(why it is removed, None)`` when its
-        vision or goggles remove it, else ``(None, (name, effect))``."""
-        sheet = attacker.spec.sheet
-        visibility = battle.environment.visibility
+        vision or goggles remove it, else ``(None, condition)``."""
         sight = getattr(self.options.visibility, visibility)
         if sight.removed_by and sheet.sights() & set(sight.removed_by):
             by = sorted(sheet.sights() & set(sight.removed_by))[0]
             return f"{visibility.replace('_', ' ')} (removed by {by.replace('_', ' ')})", None
-        return None, (visibility.replace("_", " "), sight)
+        return None, condition(visibility.replace("_", " "), sight)
 
     def attack_check(
         self,
@@ -377,55 +466,79 @@ class Shadowrun2097(RuleSystem):
         removed: list[str],
         what: str,
         kind: str = "attack",
-    ) -> dice.CheckResult:
+    ) -> int:
         """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus.
+        Returns the MoS (after doubles): a hit when it is 0 or more.
 
         ``kind`` says which checks are related for ruling 23: a pending Disadvantage from a
         failed check joins the conditions (so Advantage cancels it and Edge may remove it) and
         is spent by this check; this check's own failure tier may leave a new one."""
-        sheet = attacker.spec.sheet
         st = attacker.state
+        p = st.profile
         pending = st.pending
-        if pending is not None and pending.applies_to(kind):
+        if pending is not None and pending.applies_to(kind):  # rare: after a bad failure
             dis = [*dis, pending]
             st.pending = None
             st.failure_disadvantages += 1
-        known = st.bonuses.get(skill)
-        if known is None:  # once per skill and battle: the sheet does not change
-            known = st.bonuses[skill] = self.skill_bonus(sheet, skill)
-        bonus, how = known
-        base = dice.check_mode(bool(adv), bool(dis))
+        bonus = p.bonuses[skill]
+        # seed "Multiple sources": sources do not stack, both at once is neither
+        if adv:
+            mode = dice.NORMAL if dis else dice.ADVANTAGE
+        else:
+            mode = dice.DISADVANTAGE if dis else dice.NORMAL
         use = None
-        policy = self._policy(attacker)
-        if (dis or not adv) and policy.attack != "never" and self._can_spend(attacker, True):
+        policy = p.policy
+        if (
+            (dis or not adv)
+            and policy.attack != "never"
+            and self._edge
+            and st.edge > policy.reserve
+        ):
+            # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
             option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
-            bought = dice.check_mode(bool(adv), bool(dis), edge=option)
-            p = hit_chance(bonus - tn, base.mode)
-            p_edge = hit_chance(bonus - tn, bought.mode, True)
-            want = {
-                "always": True,
-                "disadvantaged": bool(dis),
-                "low_odds": p < policy.attack_below and p_edge - p >= policy.attack_gain,
-            }[policy.attack]
-            if want:
-                use = option
+            bought = dice.ADVANTAGE if adv or not dis else dice.NORMAL
+            p_now = hit_chance(bonus - tn, mode)
+            p_edge = hit_chance(bonus - tn, bought, True)
+            attack = policy.attack
+            if (
+                attack == "always"
+                or (attack == "disadvantaged" and dis)
+                or (
+                    attack == "low_odds"
+                    and p_now < policy.attack_below
+                    and p_edge - p_now >= policy.attack_gain
+                )
+            ):
+                use, mode = option, bought
                 self._spend(
                     battle,
                     attacker,
                     "attack",
-                    f"{use.replace('_', ' ')} on the {what} check (P(hit) {p:.0%} -> {p_edge:.0%})",
+                    f"{use.replace('_', ' ')} on the {what} check "
+                    f"(P(hit) {p_now:.0%} -> {p_edge:.0%})"
+                    if battle.tracing
+                    else "",
                 )
-        mode = dice.check_mode(bool(adv), bool(dis), edge=use)
-        result = dice.roll_check(battle.roll.d, bonus, tn, mode.mode, mode.edge)
+        d10 = st.d10
+        if d10 is None:
+            d10 = st.d10 = battle.roll.taker(1, 10)
+        faces = d10(2 if mode == dice.NORMAL else 3)
+        edge = use is not None
+        mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         scope = None
-        if self.options.failure_disadvantage:
-            scope = dice.failure_disadvantage(result.tier)
-        if scope is not None:
-            st.pending = PendingDisadvantage(scope, kind, result.tier, result.mos)
+        if mos < 0 and self._failure_disadvantage:
+            tier = dice.mos_tier(mos)
+            scope = dice.failure_disadvantage(tier)
+            if scope is not None:
+                st.pending = PendingDisadvantage(scope, kind, tier, mos)
         st.checks += 1
-        st.successes += result.success
-        st.doubles += result.double
+        if mos >= 0:
+            st.successes += 1
+        if double:
+            st.doubles += 1
         if battle.tracing:
+            result = dice.resolve_check(faces, bonus, tn, mode, edge)
+            _, how = self.skill_bonus(attacker.spec.sheet, skill)
             battle.trace(
                 "roll",
                 f"{what} check: {describe_check(result)}; bonus {bonus} ({how}); "
@@ -443,106 +556,109 @@ class Shadowrun2097(RuleSystem):
                 mode=result.mode,
                 edge=result.edge,
             )
-        return result
+        return mos
 
     # --- ranged combat --------------------------------------------------------------------
-    def ranged_tn(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon
-    ) -> tuple[int, list[str], list[str], list[str], list[str]]:
-        """Ruling 16: range band TN + Dodge + conditions. Returns TN, notes, adv, dis, removed."""
-        o = self.options
-        explain = battle.tracing
-        distance = battle.distance(attacker, target)
-        band = 3
-        for i, top in enumerate(weapon.ranges):
-            if distance <= top:
-                band = i
-                break
-        tn = o.range_tn.band(band)
-        notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"] if explain else []
-        dodge = self.dodge(target) if o.dodge and target.can_act else 0
-        if dodge:
-            tn += dodge
-            if explain:
-                notes.append(f"{target.name}'s Dodge {dodge:+d}")
-        effects: list[tuple[str, models.Effect]] = []
-        if target.cover != "none":
-            effects.append((f"{target.cover} cover", getattr(o.cover, target.cover)))
-        if target.running:
-            effects.append(("target running", o.target_running))
-        if attacker.moved_this_action > 0:
-            effects.append(("attacker moving", o.attacker_moving))
-        if battle.opponents_in_melee(attacker):
-            effects.append(("enemy in reach", o.attacker_in_melee))
-        if weapon.smartgun and attacker.spec.sheet.smartlink:
-            effects.append(("smartlink", o.smartlink))
-        if weapon.scope and band >= 2 and attacker.moved_this_action == 0:
-            effects.append(("scope", o.scope))
-        adv, dis, removed, mod, more = self.conditions(battle, attacker, effects, explain)
-        return tn + mod, notes + more, adv, dis, removed
-
     def ranged_attack(
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
     ) -> None:
         """One attack check per action; a burst (``shots`` > 1) is one check with +1d6.
 
-        Seed 003 has no sweeping fire: a burst is one attack on ``target``, and the further
-        targets of a ``sweep`` tactic are ignored (their rounds are spent with the burst).
+        TN (ruling 16): the range band's TN + the target's Dodge while it can act +
+        conditions. Seed 003 has no sweeping fire: a burst is one attack on ``target``, and
+        the further targets of a ``sweep`` tactic are ignored (their rounds are spent with
+        the burst).
         """
+        tracing = battle.tracing
+        distance = battle.distance(attacker, target)
+        top = weapon.ranges
+        band = (
+            0 if distance <= top[0] else 1 if distance <= top[1] else 2 if distance <= top[2] else 3
+        )
+        tn = self._range_tns[band]
+        notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"] if tracing else []
+        dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
+        if dodge:
+            tn += dodge
+            if tracing:
+                notes.append(f"{target.name}'s Dodge {dodge:+d}")
+        effects: list[Condition] = []
+        if target.cover != "none":
+            effects.append(self._cover[target.cover])
+        if target.running:
+            effects.append(self._running)
+        if attacker.moved_this_action > 0:
+            effects.append(self._moving)
+        if battle.opponents_in_melee(attacker):
+            effects.append(self._in_reach)
+        if weapon.smartgun and attacker.state.profile.smartlink:
+            effects.append(self._smartlink)
+        if weapon.scope and band >= 2 and attacker.moved_this_action == 0:
+            effects.append(self._scope)
+        adv, dis, removed, mod, more = self.conditions(battle, attacker, effects, tracing)
+        tn += mod
+        skill = weapon.skill_name
         burst = shots > 1
-        tn, notes, adv, dis, removed = self.ranged_tn(battle, attacker, target, weapon)
-        if battle.tracing:
+        if tracing:
             mode = f"burst of {shots}" if burst else "single shot"
             battle.trace(
                 "attack",
                 f"{attacker.name} fires {attacker.weapon_label(weapon)} at {target.name} "
-                f"({mode}); TN {tn} = " + ", ".join(notes),
+                f"({mode}); TN {tn} = " + ", ".join(notes + more),
                 actor=attacker,
                 tn=tn,
                 shots=shots,
             )
         attacker.shots += 1
-        check = self.attack_check(
-            battle,
-            attacker,
-            weapon.skill_name,
-            tn,
-            adv,
-            dis,
-            removed,
-            weapon.skill_name.replace("_", " ").title() if battle.tracing else weapon.skill_name,
-        )
-        if check.success:
-            self.hit(battle, attacker, target, weapon, check, burst)
+        what = skill.replace("_", " ").title() if tracing else skill
+        mos = self.attack_check(battle, attacker, skill, tn, adv, dis, removed, what)
+        if mos >= 0:
+            self.hit(battle, attacker, target, weapon, mos, burst)
 
     # --- damage ---------------------------------------------------------------------------
     def hit(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, check, burst: bool
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, mos: int, burst: bool
     ) -> None:
-        """Seed "Variable damage rolls" and "Damage mitigation" through the dice layer."""
+        """Seed "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
+        Edge) and "Damage mitigation" (PT/DR, ``dice.apply_armor``)."""
         attacker.hits += 1
+        ast = attacker.state
+        p = ast.profile
         code = weapon.code
         strength = code.strength
         if strength is None:  # melee: the wielder's Strength
-            strength = attacker.spec.sheet.attributes.strength
-        mos_dice = check.extra_damage_dice
+            strength = p.strength
+        mos_dice = dice.mos_damage_dice(mos)
+        n = code.dice + mos_dice + (dice.BURST_DICE if burst else 0)
         st = target.state
         edge = False
-        policy = self._policy(attacker).damage
-        if policy != "never" and self._can_spend(attacker, offensive=True):
-            n = dice.damage_dice(code.dice, mos_dice, burst)
+        policy = p.policy
+        if policy.damage != "never" and self._edge and ast.edge > policy.reserve:
             expected = 3.5 * n + strength
-            if policy == "always" or expected < st.pt:
+            if policy.damage == "always" or expected < st.pt:
                 edge = True
-                why = "+2d6 damage" + (
-                    f" (expected {expected:g} below PT {st.pt})" if policy == "vs_armor" else ""
+                n += dice.EDGE_DAMAGE_DICE
+                self._spend(
+                    battle,
+                    attacker,
+                    "damage",
+                    (
+                        "+2d6 damage"
+                        + (
+                            f" (expected {expected:g} below PT {st.pt})"
+                            if policy.damage == "vs_armor"
+                            else ""
+                        )
+                    )
+                    if battle.tracing
+                    else "",
                 )
-                self._spend(battle, attacker, "damage", why)
-        n = dice.damage_dice(code.dice, mos_dice, burst, edge)
-        rolled = dice.resolve_damage(
-            battle.roll.d(6, n), code.dice, strength, mos_dice, burst, edge
-        )
-        dealt = dice.apply_armor(rolled.total, st.pt, st.dr)
+        d6 = ast.d6
+        if d6 is None:
+            d6 = ast.d6 = battle.roll.taker(1, 6)
+        faces = d6(n)
+        total = sum(faces) + strength
+        dealt = dice.apply_armor(total, st.pt, st.dr)
         if battle.tracing:
             parts = [f"{code.dice} weapon"]
             if mos_dice:
@@ -557,14 +673,14 @@ class Shadowrun2097(RuleSystem):
             elif dealt == 0:
                 armor = f"stopped by PT {st.pt} (DR {st.dr})"
             else:
-                armor = f"PT {st.pt}/DR {st.dr} soaks {rolled.total - dealt} -> {dealt}"
+                armor = f"PT {st.pt}/DR {st.dr} soaks {total - dealt} -> {dealt}"
             battle.trace(
                 "damage_roll",
-                f"damage {n}d6 ({' + '.join(parts)}) {list(rolled.faces)} + {st_name} "
-                f"{strength} = {rolled.total}{' Stun' if weapon.stun else ''}; {armor}",
+                f"damage {n}d6 ({' + '.join(parts)}) {list(faces)} + {st_name} "
+                f"{strength} = {total}{' Stun' if weapon.stun else ''}; {armor}",
                 actor=attacker,
-                faces=list(rolled.faces),
-                total=rolled.total,
+                faces=list(faces),
+                total=total,
                 dealt=dealt,
                 pt=st.pt,
                 dr=st.dr,
@@ -589,16 +705,14 @@ class Shadowrun2097(RuleSystem):
     ) -> None:
         """Ruling 16 health and injury, with Edge to lessen an injury or burn to survive."""
         st = target.state
-        policy = self._policy(target)
-        before = st.step
-        physical = st.physical + (0 if stun else damage)
-        total = st.total + damage
+        policy = st.profile.policy
+        tracing = battle.tracing
         note = ""
-        if not stun and physical >= st.dead_at:
+        if not stun and st.physical + damage >= st.dead_at:
             # A killing blow: only Edge Burn prevents death (seed "Edge Burn").
             if (
                 policy.burn
-                and self.options.edge
+                and self._edge
                 and (st.edge >= 1 or (not self.options.burn_needs_edge and st.edge_max >= 1))
             ):
                 damage = st.dead_at - 1 - st.physical
@@ -606,7 +720,7 @@ class Shadowrun2097(RuleSystem):
                 st.edge_max -= 1
                 st.burned += 1
                 note = "; Edge Burn: survives the killing blow"
-                if battle.tracing:
+                if tracing:
                     battle.trace(
                         "edge",
                         f"{target.name} burns Edge to survive a killing blow "
@@ -614,13 +728,14 @@ class Shadowrun2097(RuleSystem):
                         actor=target,
                         use="burn",
                     )
-        else:
+        elif policy.lessen != "never" and self._edge and st.edge > 0:
+            total = st.physical + st.stun + damage
+            before = injury_step(total - damage, st.thresholds)
             after = injury_step(total, st.thresholds)
             if (
                 after > before
                 and after >= MODERATE  # a grazing blow is the lightest injury (seed "Edge" 4)
-                and (policy.lessen == "always" or (policy.lessen == "would_drop" and after >= DOWN))
-                and self._can_spend(target, offensive=False)
+                and (policy.lessen == "always" or after >= DOWN)
             ):
                 cut = total - (step_floor(after, st.thresholds) - 1)
                 self._spend(
@@ -628,23 +743,26 @@ class Shadowrun2097(RuleSystem):
                     target,
                     "lessen",
                     f"lessen the injury {INJURY_NAMES[after]} -> {INJURY_NAMES[after - 1]} "
-                    f"({damage} damage -> {damage - cut})",
+                    f"({damage} damage -> {damage - cut})"
+                    if tracing
+                    else "",
                 )
                 damage -= cut
         if stun:
             st.stun += damage
         else:
             st.physical += damage
-        injury = "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
         if damage > 0:
-            what = (
-                f"hit of {damage}{' Stun' if stun else ''} damage: {st.total}/{st.health}, "
-                f"{injury}{note}"
-                if battle.tracing
-                else ""
-            )
+            what = ""
+            if tracing:
+                injury = "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
+                what = (
+                    f"hit of {damage}{' Stun' if stun else ''} damage: {st.total}/{st.health}, "
+                    f"{injury}{note}"
+                )
             battle.damage_dealt(attacker, target, damage, what)
-        elif battle.tracing:
+        elif tracing:
+            injury = "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
             battle.trace(
                 "injury",
                 f"{target.name} takes no damage: {st.total}/{st.health}, {injury}{note}",
@@ -663,15 +781,16 @@ class Shadowrun2097(RuleSystem):
         tn = o.melee_tn
         notes = [f"melee {tn}"]
         if target.can_act:
-            defence = self.dodge(target) if o.dodge else 0
-            parry = target.spec.sheet.skills.melee if o.melee_parry else 0
+            tp = target.state.profile
+            defence = tp.dodge if o.dodge else 0
+            parry = tp.parry if o.melee_parry else 0
             if parry > defence:
                 notes.append(f"{target.name}'s parry (Melee) {parry:+d}")
                 tn += parry
             elif defence:
                 notes.append(f"{target.name}'s Dodge {defence:+d}")
                 tn += defence
-        adv, dis, removed, mod, more = self.conditions(battle, attacker, [])
+        adv, dis, removed, mod, more = self.conditions(battle, attacker, [], battle.tracing)
         tn += mod
         if battle.tracing:
             verb = "intercepts" if interception else "attacks"
@@ -684,9 +803,9 @@ class Shadowrun2097(RuleSystem):
                 tn=tn,
             )
         attacker.shots += 1
-        check = self.attack_check(battle, attacker, "melee", tn, adv, dis, removed, "Melee")
-        if check.success:
-            self.hit(battle, attacker, target, weapon, check, burst=False)
+        mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, removed, "Melee")
+        if mos >= 0:
+            self.hit(battle, attacker, target, weapon, mos, burst=False)
 
     # --- grenades: seed 003 gives no blast rules --------------------------------------------
     def throw_grenade(self, battle, thrower, weapon, aim):
@@ -700,7 +819,7 @@ class Shadowrun2097(RuleSystem):
 
 
 _DEFAULT_TACTICS = models.Tactics()
-_DISADVANTAGE = models.Effect(disadvantage=True)
+_INJURY_DISADVANTAGE = tuple((f"{name} injury", 0, False, True) for name in INJURY_NAMES)
 
 
 def describe_check(r: dice.CheckResult) -> str:
