@@ -318,6 +318,7 @@ class Battle:
         system, env = self.system, self.env
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
         penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
+        slowed = system.initiative_penalties
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             for f in self.fighters:
@@ -338,7 +339,7 @@ class Battle:
             ends = self.turn_start + TOP
             for rank, (_, _, i) in enumerate(order):
                 f = acting[i]
-                f.penalty_at_roll = penalty(f)
+                f.penalty_at_roll = penalty(f) if slowed else 0
                 f.turn_ends_at = ends
                 f.scores = scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
@@ -374,17 +375,18 @@ class Battle:
         """Act at each of ``scores`` (``due``: the first one's wait is over already)."""
         system, env = self.system, self.env
         penalty = system.initiative_penalty
+        slowed = system.initiative_penalties  # False: the penalty is always 0, never asked
         for base in scores:
             if due:  # woken at the turn's start timing (wound shift 0)
                 due = False
                 score = base if base < TOP else TOP
                 if self.over or not f.can_act:
                     return
-                retime = penalty(f) - f.penalty_at_roll != 0
+                retime = slowed and penalty(f) != f.penalty_at_roll
             else:
                 retime = True
             while retime:
-                shift = penalty(f) - f.penalty_at_roll
+                shift = penalty(f) - f.penalty_at_roll if slowed else 0
                 score = base - shift
                 if score > TOP:
                     score = TOP
@@ -405,7 +407,7 @@ class Battle:
                 if self.over or not f.can_act:
                     return
                 # wounds moved the action down while it waited: wait again, for the new score
-                retime = penalty(f) - f.penalty_at_roll != shift
+                retime = slowed and penalty(f) - f.penalty_at_roll != shift
             self.score = score
             plan = self._decide(f)
             if plan is None:
@@ -618,7 +620,7 @@ class Battle:
         if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
-        elif acting and target.scores:
+        elif acting and target.scores and system.initiative_penalties:
             shift = system.initiative_penalty(target) - target.penalty_at_roll
             if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
                 self._interrupt(target)

@@ -136,6 +136,9 @@ class RuleSystem(ABC):
     Weapon: ClassVar[type[BaseModel]]
     Armor: ClassVar[type[BaseModel]]
     Tactics: ClassVar[type[BaseModel] | None] = None
+    # Can wounds move a fighter's initiative scores (``initiative_penalty`` not always 0)?
+    # Systems whose penalty is always 0 say False, and the engine never asks.
+    initiative_penalties: ClassVar[bool] = True
 
     def __init__(self, options: BaseModel):
         self.options = options

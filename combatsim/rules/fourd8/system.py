@@ -159,6 +159,7 @@ class FourD8(PointPoolRules, RuleSystem):
 
     pool = "health"
     name = "4d8"
+    initiative_penalties = False  # initiative_penalty is always 0
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

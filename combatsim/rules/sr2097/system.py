@@ -183,6 +183,7 @@ class Shadowrun2097(RuleSystem):
     """
 
     name = "sr2097"
+    initiative_penalties = False  # initiative_penalty is always 0
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon
