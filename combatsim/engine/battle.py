@@ -499,7 +499,8 @@ class Battle:
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
-            self.move(f, plan.dest, max(0.0, f.walk - f.moved_this_turn))
+            walk_left = f.walk - f.moved_this_turn
+            self.move(f, plan.dest, walk_left if walk_left > 0.0 else 0.0)
         if not f.can_act or self.over:  # taken out on the way (interception)
             self.check_victory()
             return
@@ -509,8 +510,11 @@ class Battle:
                 self.trace("move", f"{f.name} gives away the hidden position", actor=f)
         if kind == "fire":
             index = f.weapon_index[id(plan.weapon)]
-            shots = min(plan.shots, f.ammo[index])
-            f.ammo[index] -= shots
+            ammo = f.ammo
+            shots = plan.shots
+            if ammo[index] < shots:
+                shots = ammo[index]
+            ammo[index] -= shots
             if plan.sweep and shots == plan.shots:
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
             else:
