@@ -215,12 +215,8 @@ class LostSouls(PointPoolRules, RuleSystem):
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> LSState:
         sheet, armor = fighter.spec.sheet, fighter.spec.armor
-        return LSState(
-            life=sheet.life,
-            max_life=sheet.life,
-            armor=armor.rating if armor else 0,
-            karma=sheet.karma,
-        )
+        # life, max_life, armor, karma: by position (a keyword call costs as much again)
+        return LSState(sheet.life, sheet.life, armor.rating if armor else 0, sheet.karma)
 
     def _arm(self, battle: Battle) -> None:
         """What every combatant's rolls need in this battle, set on the first roll: its
@@ -232,12 +228,9 @@ class LostSouls(PointPoolRules, RuleSystem):
             st = f.state
             st.profile = self._profile(battle, f)
             st.take10, st.take_initiative = take10, take_initiative
+        assisters = [f for f in fighters if f.state.profile.assist != "never"]
         for f in fighters:
-            f.state.helpers = [
-                ally
-                for ally in fighters
-                if ally is not f and ally.side == f.side and ally.state.profile.assist != "never"
-            ]
+            f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
 
     def _profile(self, battle: Battle, fighter: Fighter) -> Profile:
         """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
@@ -586,7 +579,8 @@ class LostSouls(PointPoolRules, RuleSystem):
         if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
             total = self._karma(battle, attacker, total, parts)
         attacker.shots += 1
-        st.called_shot_dice += called
+        if called:
+            st.called_shot_dice += called
         if tracing:
             rank = self._roll(battle, attacker, kit, total, parts, "attack")
         else:
