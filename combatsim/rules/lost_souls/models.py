@@ -11,7 +11,7 @@ and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics``).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -184,9 +184,8 @@ class Weapon(Strict):
     def max_range(self) -> float | None:
         return self.ranges[2] if self.ranges else None
 
-    @property
-    def can_autofire(self) -> bool:
-        return False
+    # a burst is one attack roll; a class constant, not a property: the tactics ask every shot
+    can_autofire: ClassVar[bool] = False
 
 
 class Armor(Strict):
