@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import dist
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
@@ -42,9 +43,11 @@ KARMA_PER_DIE = dice.KARMA_PER_BONUS_DIE
 FIRST_SUCCESS = dice.FIRST_SUCCESS_RANK
 
 
-class Kit(NamedTuple):
+@dataclass(slots=True, frozen=True)
+class Kit:
     """What an attack with one weapon (None: bare hands) needs, worked out once per combatant
-    (``LostSouls._profile``) instead of on every roll."""
+    (``LostSouls._profile``) instead of on every roll. (Slotted: a slot reads several times
+    faster than a NamedTuple field or a pydantic model's attribute.)"""
 
     column: int | str  # the Action Results Table column it is rolled on
     grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
@@ -53,6 +56,18 @@ class Kit(NamedTuple):
     ranges: tuple[float, float, float] | None  # tops of short, medium, long range
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
+
+
+@dataclass(slots=True, frozen=True)
+class CircumstanceDice:
+    """``rules.options.circumstances`` read on every roll, copied flat into slots."""
+
+    range: tuple[int, int, int]
+    aiming: int
+    target_running: int
+    attacker_moving: int
+    engaged: int
+    wounded: int
 
 
 @dataclass(slots=True)
@@ -93,6 +108,7 @@ class LSState:
     profile: Profile | None = None
     take10: Callable[[int], list[int]] | None = None  # the battle's d10 faces
     take_initiative: Callable[[int], list[int]] | None = None  # its initiative die's faces
+    light: int = 0  # visibility dice on its rolls (none when it sees in the dark)
     helpers: list | None = None  # the allies whose tactics let them assist this fighter
 
 
@@ -158,7 +174,9 @@ class LostSouls(PointPoolRules, RuleSystem):
         self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
         # the options read on every roll, flat
         c = options.circumstances
-        self._c = c
+        self._c = CircumstanceDice(
+            c.range, c.aiming, c.target_running, c.attacker_moving, c.engaged, c.wounded
+        )
         self._cover = {"none": 0, **c.cover.model_dump()}
         self._visibility = c.visibility.model_dump()
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
@@ -220,14 +238,16 @@ class LostSouls(PointPoolRules, RuleSystem):
 
     def _arm(self, battle: Battle) -> None:
         """What every combatant's rolls need in this battle, set on the first roll: its
-        ``Profile``, the battle's dice, and the allies that may assist it."""
+        ``Profile``, the battle's dice, its visibility dice, and the allies that may assist it."""
         take10 = battle.roll.taker(1, 10)
         take_initiative = battle.roll.taker(1, self.options.initiative_die)
+        light = self._visibility[battle.environment.visibility]
         fighters = battle.fighters
         for f in fighters:
             st = f.state
-            st.profile = self._profile(battle, f)
+            st.profile = pf = self._profile(battle, f)
             st.take10, st.take_initiative = take10, take_initiative
+            st.light = 0 if pf.sees_in_dark else light
         assisters = [f for f in fighters if f.state.profile.assist != "never"]
         for f in fighters:
             f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
@@ -372,7 +392,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         if ranged:
             ranges = kit.ranges
             if ranges is not None:
-                d = math.dist(attacker.position, target.position if target is not None else at)
+                d = dist(attacker.position, target.position if target is not None else at)
                 band = 0 if d <= ranges[0] else 1 if d <= ranges[1] else 2  # beyond long: long
                 n = c.range[band]
                 total += n
@@ -401,12 +421,9 @@ class LostSouls(PointPoolRules, RuleSystem):
                 total += c.engaged
                 if parts is not None:
                     parts.append((c.engaged, "enemy in reach"))
-        if not pf.sees_in_dark:
-            vis = battle.environment.visibility
-            n = self._visibility[vis]
-            total += n
-            if parts is not None:
-                parts.append((n, vis.replace("_", " ")))
+        total += st.light  # visibility, set for the battle (none if it sees in the dark)
+        if parts is not None and not pf.sees_in_dark:
+            parts.append((st.light, battle.environment.visibility.replace("_", " ")))
         if st.life <= pf.wounded_life:
             total += c.wounded
             if parts is not None:
