@@ -85,6 +85,7 @@ class Profile:
     karma_dice: int
     assist: str
     kits: dict[int, Kit]  # by id(weapon); id(None) is bare hands
+    threat: float  # LostSouls.threat, asked per enemy and action by a most_dangerous policy
 
 
 @dataclass(slots=True)
@@ -274,6 +275,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             karma_dice=tactics.karma_dice if tactics is not None else 0,
             assist=tactics.assist if tactics is not None else "never",
             kits=kits,
+            threat=self._threat(fighter),
         )
         self._profiles[id(spec)] = (spec, profile)
         return profile
@@ -329,7 +331,8 @@ class LostSouls(PointPoolRules, RuleSystem):
         return 0  # wounds cost dice (circumstances.wounded), not initiative
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
-        return fighter.spec.sheet.reflexes
+        pf = fighter.state.profile  # set by initiative, which comes first
+        return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
         st = fighter.state
@@ -348,6 +351,10 @@ class LostSouls(PointPoolRules, RuleSystem):
 
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
+        pf = fighter.state.profile
+        return pf.threat if pf is not None else self._threat(fighter)
+
+    def _threat(self, fighter: Fighter) -> float:
         labels = (self._table or dice.default_table()).column_labels
         best = 0.0
         for w in fighter.spec.weapons:
