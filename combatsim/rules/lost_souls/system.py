@@ -70,7 +70,7 @@ class CircumstanceDice:
     wounded: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Profile:
     """What a combatant's rolls need that no battle changes, from its spec: built once per
     rule system and combatant, shared by its states in every battle (``LostSouls._profile``)."""
