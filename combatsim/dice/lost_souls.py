@@ -197,6 +197,11 @@ def roll_rank(take: Callable[[int], list[int]], net: int, grid: FaceRanks) -> in
     if net == 0:
         tens, ones = take(2)
         return grid[ones][tens]
+    if net == 1 or net == -1:  # the commonest case, without a loop
+        tens, ones, extra = take(3)
+        row = grid[ones]
+        a, b = row[tens], row[extra]
+        return (a if a > b else b) if net > 0 else (a if a < b else b)
     faces = take(2 + (net if net > 0 else -net))
     row = grid[faces[1]]
     kept = row[faces[0]]
