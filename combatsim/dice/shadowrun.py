@@ -18,6 +18,7 @@ shows the top face and the TN is above it, roll again against the remaining TN.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -147,6 +148,20 @@ def roll_count(
     return counter(take, dice)(n, tn)
 
 
+@functools.cache
+def _tallies(dice: PoolDice) -> dict[int, tuple[tuple[int, ...], bool]]:
+    """For each TN the first faces can reach: the faces ``counter`` counts to find the
+    successes, and whether they are the successes (True) or the failures; whichever list
+    is shorter."""
+    low, top = dice.low, dice.top
+    return {
+        target: (tuple(range(target, top + 1)), True)
+        if top - target < target - low
+        else (tuple(range(low, target)), False)
+        for target in range(dice.tn_floor, top + 1)
+    }
+
+
 def counter(
     take: Callable[[int], Sequence[int]], dice: PoolDice = D6
 ) -> Callable[[int, int], tuple[int, bool]]:
@@ -157,18 +172,26 @@ def counter(
     """
     top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
     seven = dice.rule_of_seven
+    tallies = _tallies(dice)
 
     def count(n: int, tn: int) -> tuple[int, bool]:
         faces = take(n)
-        fumble = n > 0 and faces.count(low) == n
-        tops = faces.count(top)
         target = None if cap is not None and tn > cap else tn if tn > floor else floor
         if target is not None and target <= top:
-            successes = sum(map(target.__le__, faces))
+            faces_counted, are_successes = tallies[target]
+            counted = 0
+            for face in faces_counted:
+                counted += faces.count(face)
+            successes = counted if are_successes else n - counted
+            # a fumble (every die on the low face) has no success: counted only then
+            fumble = not successes and n > 0 and faces.count(low) == n
             if not seven:  # the Rule of Six re-rolls, drawn all the same: a 6 keeps it open
+                tops = faces.count(top)
                 while tops:
                     tops = take(tops).count(top)
             return successes, fumble  # the Rule of Seven re-rolls only toward a TN above 7
+        fumble = n > 0 and faces.count(low) == n
+        tops = faces.count(top)
         if target is None:
             if not seven:
                 while tops:

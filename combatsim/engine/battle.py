@@ -56,6 +56,20 @@ class At(Event):
         env.schedule(self, priority, delay)
 
 
+class Alarm(Event):
+    """An event made now and set off later, at a delay and priority chosen then.
+
+    A fighter waits on one between turns; the turn process, once it has rolled initiative,
+    sets it off at the fighter's first action, so a turn wakes each fighter once, not once
+    to start the turn and again when its first action comes due.
+    """
+
+    def set(self, delay: float, priority: int) -> None:
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, priority, delay)
+
+
 class Fighter:
     """A combatant's mutable state in one battle; the immutable spec stays in ``spec``.
 
@@ -79,6 +93,8 @@ class Fighter:
         "weapon_index",
         "firearm",
         "firearm_index",
+        "firearm_range",
+        "firearm_autofire",
         "melee",
         "grenades",
         "reach",
@@ -90,7 +106,7 @@ class Fighter:
         "penalty_at_roll",
         "waiting_shift",
         "turn_ends_at",
-        "turn_seen",
+        "alarm",
         "wake",
         "can_act",
         "fled",
@@ -107,28 +123,30 @@ class Fighter:
         "knocked_out_turn",
     )
 
-    def __init__(self, spec: FighterSpec, index: int):
-        self.spec = spec
+    def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
+        """``static``: what ``static_parts(spec)`` returns, when the caller keeps it (a battle
+        prepares it once per scenario, not once per battle)."""
         self.index = index
-        self.name = spec.name
-        self.side = spec.side
-        self.tactics = spec.tactics
-        self.weapons = spec.weapons
+        (
+            self.spec,
+            self.name,
+            self.side,
+            self.tactics,
+            self.weapons,
+            self.weapon_names,
+            self.weapon_index,
+            self.firearm,
+            self.firearm_index,
+            self.firearm_range,
+            self.melee,
+            self.grenades,
+            self.reach,
+        ) = static if static is not None else self.static_parts(spec)
+        self.firearm_autofire = 1  # most autofire shots, set by the battle from the rule system
         self.position: tuple[float, float] = spec.position
         self.cover = spec.cover
         self.state: Any = None
         self.ammo = [w.ammo if w.ammo is not None else 0 for w in spec.weapons]
-        self.weapon_names = {
-            id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)
-        }
-        self.weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
-        self.firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
-        self.firearm_index = self.weapon_index[id(self.firearm)] if self.firearm else -1
-        self.melee = next((w for w in spec.weapons if w.kind == "melee"), None)
-        self.grenades = [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"]
-        self.reach = max(
-            (w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf
-        )
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
         self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
@@ -136,7 +154,7 @@ class Fighter:
         self.penalty_at_roll = 0
         self.waiting_shift = 0  # the penalty shift the pending action was timed with
         self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
-        self.turn_seen = 0  # the last turn this fighter's process has started
+        self.alarm: Alarm | None = None  # what the fighter waits on between turns
         self.wake: Event | None = None  # the event a held action waits on
         self.can_act = True
         self.fled = False
@@ -153,6 +171,28 @@ class Fighter:
         self.damage_dealt = 0
         self.damage_taken = 0
         self.knocked_out_turn: int | None = None
+
+    @staticmethod
+    def static_parts(spec: FighterSpec) -> tuple:
+        """What the tactics ask on every action (weapons by kind, reach), derived from the
+        spec alone."""
+        weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
+        firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
+        return (
+            spec,
+            spec.name,
+            spec.side,
+            spec.tactics,
+            spec.weapons,
+            {id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
+            weapon_index,
+            firearm,
+            weapon_index[id(firearm)] if firearm else -1,
+            firearm.max_range if firearm else 0.0,
+            next((w for w in spec.weapons if w.kind == "melee"), None),
+            [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
+            max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
+        )
 
     def weapon_label(self, weapon) -> str:
         return self.weapon_names.get(id(weapon), "weapon")
@@ -180,16 +220,18 @@ class Battle:
         self.env = simpy.Environment()
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        self.fighters = [Fighter(spec, i) for i, spec in enumerate(scenario.fighters)]
-        for f in self.fighters:
-            f.state = self.system.new_state(f)
-            f.walk, f.run = self.system.movement(f)
+        self.fighters = fighters = []
+        new_state = self.system.new_state
+        for i, (spec, static, walk, run, autofire) in enumerate(_prepared(scenario)):
+            f = Fighter(spec, i, static)
+            f.state = new_state(f)
+            f.walk, f.run, f.firearm_autofire = walk, run, autofire
+            fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.focus: dict[str, Fighter] = {}
         self.turn = 0
         self.score: int | None = None
         self.turn_start = 0.0
-        self.turn_started: Event = self.env.event()
         self.holders: list[Fighter] = []  # fighters waiting with a held action
         self.decided: Event = self.env.event()
         self.over = False
@@ -250,6 +292,8 @@ class Battle:
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env = self.system, self.env
+        initiative, tiebreak = system.initiative, system.initiative_tiebreak
+        penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             for f in self.fighters:
@@ -260,17 +304,23 @@ class Battle:
             # bursts in this turn), before the next turn starts.
             turn_end = At(env, TOP, NORMAL + 1)
             acting = [f for f in self.fighters if f.can_act]
-            rolls = {f: system.initiative(self, f) for f in acting}
-            # one tie-break draw per fighter, in order (the same numbers as one at a time)
-            ties = dict(zip(acting, self.roll.taker(0, TIES - 1)(len(acting)), strict=True))
-            order = sorted(acting, key=lambda f: (-system.initiative_tiebreak(f), ties[f]))
-            for rank, f in enumerate(order):
-                f.penalty_at_roll = system.initiative_penalty(f)
-                f.turn_ends_at = self.turn_start + TOP
-                f.scores = rolls[f]
+            rolls = [initiative(self, f) for f in acting]
+            # one tie-break draw per fighter, in order (the same numbers as one at a time);
+            # the position in ``acting`` settles what the draws leave equal, as a stable sort
+            ties = draw_ties(len(acting))
+            order = sorted(
+                zip([-tiebreak(f) for f in acting], ties, range(len(acting)), strict=True)
+            )
+            ends = self.turn_start + TOP
+            for rank, (_, _, i) in enumerate(order):
+                f = acting[i]
+                f.penalty_at_roll = penalty(f)
+                f.turn_ends_at = ends
+                f.scores = scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
-            started, self.turn_started = self.turn_started, env.event()
-            started.succeed()
+                if scores:  # wake the fighter at its first action
+                    f.waiting_shift = 0
+                    f.alarm.set(TOP - min(scores[0], TOP), f.priority)
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -280,19 +330,35 @@ class Battle:
             self.decided.succeed(TURN_LIMIT)
 
     def _fighter(self, f: Fighter):
-        """The fighter's one process: each turn it acts at its scores, then waits for the next."""
+        """The fighter's one process: it waits for the turn process to wake it at its first
+        action (``Alarm``), acts at its scores, then waits for the next turn."""
         while True:
-            if f.turn_seen < self.turn and f.scores:
-                f.turn_seen = self.turn
-                yield from self._fighter_turn(f, f.scores, f.turn_ends_at)
-            else:
-                yield self.turn_started
+            alarm = f.alarm = Alarm(self.env)
+            while True:
+                try:
+                    yield alarm
+                    due = True  # the first action's time, as timed at the turn's start
+                except simpy.Interrupt:
+                    if not alarm.triggered:  # no turn under way for this fighter yet
+                        continue
+                    due = False  # its first action moved earlier: time it again
+                break
+            yield from self._fighter_turn(f, f.scores, f.turn_ends_at, due)
 
-    def _fighter_turn(self, f: Fighter, scores: list[int], ends: float):
+    def _fighter_turn(self, f: Fighter, scores: list[int], ends: float, due: bool):
+        """Act at each of ``scores`` (``due``: the first one's wait is over already)."""
         system, env = self.system, self.env
         penalty = system.initiative_penalty
         for base in scores:
-            while True:
+            if due:  # woken at the turn's start timing (wound shift 0)
+                due = False
+                score = base if base < TOP else TOP
+                if self.over or not f.can_act:
+                    return
+                retime = penalty(f) - f.penalty_at_roll != 0
+            else:
+                retime = True
+            while retime:
                 shift = penalty(f) - f.penalty_at_roll
                 score = base - shift
                 if score > TOP:
@@ -313,9 +379,8 @@ class Battle:
                     continue  # the action moved earlier: time it again
                 if self.over or not f.can_act:
                     return
-                if penalty(f) - f.penalty_at_roll == shift:
-                    break
                 # wounds moved the action down while it waited: wait again, for the new score
+                retime = penalty(f) - f.penalty_at_roll != shift
             self.score = score
             plan = self._decide(f)
             if plan is None:
@@ -583,6 +648,30 @@ class Battle:
             combatants,
             self.events if self.tracing else None,
         )
+
+
+_PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
+
+
+def _prepared(scenario: Scenario) -> list[tuple]:
+    """Per fighter of ``scenario``: its spec, ``Fighter.static_parts``, walk and run meters
+    and the most autofire shots of its firearm (the rule system's ``movement`` and
+    ``max_autofire``); worked out at its first battle and kept (a batch runs thousands)."""
+    kept = _PREPARED.get(id(scenario))
+    if kept is not None and kept[0] is scenario:
+        return kept[1]
+    parts = []
+    for i, spec in enumerate(scenario.fighters):
+        static = Fighter.static_parts(spec)
+        fighter = Fighter(spec, i, static)
+        walk, run = scenario.system.movement(fighter)
+        firearm = fighter.firearm
+        autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
+        parts.append((spec, static, walk, run, autofire))
+    if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
+        _PREPARED.clear()
+    _PREPARED[id(scenario)] = (scenario, parts)
+    return parts
 
 
 def _passes_within(a, b, p, radius: float) -> bool:

@@ -62,7 +62,8 @@ class Roll(Protocol):
 class Combatant(Protocol):
     """One fighter in a battle, as rules and tactics see it. ``state`` is the rule system's own
     (``new_state``); the rest the engine keeps: the spec, the weapons by kind, walk and run
-    meters (from ``movement``), position and cover, this turn's movement, the counters of
+    meters (from ``movement``), the first firearm's range and most autofire shots (from
+    ``max_autofire``), position and cover, this turn's movement, the counters of
     combatants.csv, and whether it can still act."""
 
     spec: Any
@@ -73,6 +74,8 @@ class Combatant(Protocol):
     weapons: Sequence[Any]
     firearm: Any
     firearm_index: int
+    firearm_range: float
+    firearm_autofire: int
     melee: Any
     grenades: list[tuple[int, Any]]
     reach: float
@@ -163,7 +166,8 @@ class RuleSystem(ABC):
     def status(self, fighter: Fighter) -> str: ...
 
     @abstractmethod
-    def movement(self, fighter: Fighter) -> tuple[float, float]: ...
+    def movement(self, fighter: Fighter) -> tuple[float, float]:
+        """Walk and run meters per turn; fixed for a battle (asked once per combatant)."""
 
     @abstractmethod
     def threat(self, fighter: Fighter) -> float: ...
@@ -230,7 +234,8 @@ class RuleSystem(ABC):
     def blast_radius(self, weapon: Any) -> float: ...
 
     def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
-        """Most shots one autofire action may fire (1 when the weapon cannot autofire)."""
+        """Most shots one autofire action may fire (1 when the weapon cannot autofire).
+        Fixed for a battle: the engine asks once per combatant, at the start."""
         return 1
 
 

@@ -78,7 +78,15 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 dest=_away(here, nearest.position, run),
             )
 
-    target = choose_target(battle, me, enemies, dist, nearest)
+    policy = tactics.target
+    if policy == "nearest":
+        target = nearest
+    elif policy == "focus":
+        target = battle.focus.get(side)
+        if target is None or target.index not in dist or dist[target.index] > me.reach:
+            target = battle.focus[side] = nearest
+    else:
+        target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
     why_target = f"{target.name} ({tactics.target})" if tracing else ""
 
@@ -120,18 +128,36 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         )
 
     index = me.firearm_index
-    if me.ammo[index] < tactics.reload_below:
+    ammo = me.ammo[index]
+    # Where to walk with this action (None: stay)
+    movement = tactics.movement
+    dest = None
+    if walk_left > 0 and movement != "hold":
+        if movement == "take_cover":
+            if me.cover == "none":  # already behind cover: stay there
+                point = battle.free_cover_point(me, walk_left)
+                dest = point.position if point is not None else None
+        else:
+            dest = _approach(me, target, walk_left, d)
+    if ammo < tactics.reload_below:
         return Plan(
             "reload",
-            f"{me.ammo[index]} rounds left in the {me.weapon_label(firearm)}" if tracing else "",
+            f"{ammo} rounds left in the {me.weapon_label(firearm)}" if tracing else "",
             weapon=firearm,
-            dest=_movement_dest(battle, me, target, walk_left, d),
+            dest=dest,
         )
 
-    dest = _movement_dest(battle, me, target, walk_left, d)
     d_after = d if dest is None else _dist(dest, target.position)
-    if d_after <= firearm.max_range:
-        shots = _shots(battle, me, firearm, index)
+    if d_after <= me.firearm_range:
+        if tactics.fire_mode == "single" or not firearm.can_autofire:
+            shots = 1
+        else:
+            most = me.firearm_autofire
+            if tactics.autofire_rounds is not None and tactics.autofire_rounds < most:
+                most = tactics.autofire_rounds
+            shots = most if most < ammo else ammo
+            if shots < 1:
+                shots = 1
         sweep = _sweep(battle, me, target, enemies, shots, firearm) if tactics.sweep else ()
         reason = ""
         if tracing:
@@ -221,16 +247,6 @@ def choose_target(
     return nearest
 
 
-def _shots(battle: BattleView, me: Combatant, weapon, index: int) -> int:
-    tactics = me.tactics
-    if tactics.fire_mode == "single" or not weapon.can_autofire:
-        return 1
-    most = battle.system.max_autofire(me, weapon)
-    if tactics.autofire_rounds is not None:
-        most = min(most, tactics.autofire_rounds)
-    return max(1, min(most, me.ammo[index]))
-
-
 def _grenade_plan(
     battle: BattleView,
     me: Combatant,
@@ -277,23 +293,14 @@ def _grenade_plan(
     return None
 
 
-def _movement_dest(
-    battle: BattleView, me: Combatant, target: Combatant, walk_left: float, dist: float
-) -> Point | None:
-    """Where to walk with this action (None: stay); ``dist``: meters to the target."""
+def _approach(me: Combatant, target: Combatant, walk_left: float, dist: float) -> Point | None:
+    """Movement ``advance`` / ``keep_range``: walk toward ``preferred_range`` of the target
+    (``dist`` meters away), or back off to it; None: stay."""
     tactics = me.tactics
-    movement = tactics.movement
-    if walk_left <= 0 or movement == "hold":
-        return None
-    if movement == "take_cover":
-        if me.cover != "none":  # already behind cover: stay there
-            return None
-        point = battle.free_cover_point(me, walk_left)
-        return point.position if point is not None else None
     gap = dist - tactics.preferred_range
     if gap > 0.5:
         return _toward(me.position, target.position, min(walk_left, gap))
-    if movement == "keep_range" and gap < -0.5:
+    if tactics.movement == "keep_range" and gap < -0.5:
         return _away(me.position, target.position, min(walk_left, -gap))
     return None
 

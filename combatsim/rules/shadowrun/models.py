@@ -182,7 +182,7 @@ class Weapon(Strict):
     def can_autofire(self) -> bool:
         return self.autofire
 
-    @property
+    @cached_property
     def armor_kind(self) -> str:
         """Seed 002 "Armor": firearms use Ballistic unless flechette; the rest Impact."""
         return "ballistic" if self.kind == "firearm" and self.ammo_type == "normal" else "impact"

@@ -8,6 +8,7 @@ or the ruling (../shared/RULINGS.md) it implements.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ VISIBILITY_TN = {  # seed 002 Visibility Table: condition -> (normal, low-light,
 VISION_INDEX = {"normal": 0, "low_light": 1, "thermographic": 2}
 DEVIATION_DICE = {"plain": 2, "aerodynamic": 3, "launcher": 4}  # ruling 10
 DEVIATION_PER_SUCCESS = {"plain": 3, "aerodynamic": 5, "launcher": 5}
+LEVEL_INDEX = {level: i for i, level in enumerate(LEVELS)}
 UNARMED = DamageCode(power=0, strength_based=True, level="M", staging=1)  # seed: (Str)M1 Stun
 
 
@@ -63,9 +65,19 @@ def action_scores(result: int, passes: str = "minus7") -> list[int]:
     return [result - 7 * k for k in range(extra_actions(result))]
 
 
+@functools.cache
+def _scores(result: int, passes: str) -> tuple[int, ...]:
+    """``action_scores`` kept as a tuple: every fighter asks for them every turn."""
+    return tuple(action_scores(result, passes))
+
+
 def wound_modifier(boxes: int) -> int:
     """Ruling 7: 1-2 boxes +1, 3-5 boxes +2, 6 or more +3 (per monitor; the two add up)."""
     return 0 if boxes <= 0 else 1 if boxes <= 2 else 2 if boxes <= 5 else 3
+
+
+# ``wound_modifier`` of 0..10 boxes, read by index where wounds land (once per hit)
+WOUND_MODIFIER = tuple(wound_modifier(boxes) for boxes in range(MONITOR_BOXES + 1))
 
 
 def blast_power(power: int, falloff: float, distance: float, rule: str = "full_meters") -> int:
@@ -87,7 +99,7 @@ def stage(level: str, up: int, down: int) -> tuple[str | None, int]:
     Returns the final level (None for no damage) and how many levels it was staged above D
     (each removes one point of the target's armor of the attack's kind).
     """
-    index = LEVELS.index(level) + up - down
+    index = LEVEL_INDEX[level] + up - down
     if index < 0:
         return None, 0
     if index > 3:
@@ -125,6 +137,9 @@ class SRState:
         "firearms",
         "melee_skill",
         "vision",
+        "vision_tn",
+        "smart",
+        "initiative_dice",
         "karma_policy",
         "dodge_policy",
         "take",
@@ -145,6 +160,8 @@ class SRState:
         firearms: int = 0,
         melee_skill: int = 0,
         vision: str = "normal",
+        smart: int = 0,
+        initiative_dice: int = 1,
         karma_policy: str = "never",
         dodge_policy: str = "match",
     ):
@@ -158,6 +175,8 @@ class SRState:
         self.body, self.reaction = body, reaction
         self.firearms, self.melee_skill = firearms, melee_skill
         self.vision, self.karma_policy, self.dodge_policy = vision, karma_policy, dodge_policy
+        self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
+        self.smart, self.initiative_dice = smart, initiative_dice
         self.take = None  # the battle's draw of the pool dice, kept at the first test
         self.count = None  # and the test counter bound to it (dice.counter)
 
@@ -168,8 +187,7 @@ class SRState:
 
     @physical.setter
     def physical(self, boxes: int) -> None:
-        self._physical = boxes
-        self._update_penalty()
+        self.set_boxes(boxes, self._stun)
 
     @property
     def stun(self) -> int:
@@ -178,18 +196,14 @@ class SRState:
 
     @stun.setter
     def stun(self, boxes: int) -> None:
-        self._stun = boxes
-        self._update_penalty()
+        self.set_boxes(self._physical, boxes)
 
     def set_boxes(self, physical: int, stun: int) -> None:
-        """Both monitors at once, and the wound penalty with them."""
+        """Both monitors at once, and the wound penalty with them: ruling 7's wound
+        modifier, Stun and Physical added (0 with the option off)."""
         self._physical, self._stun = physical, stun
-        self._update_penalty()
-
-    def _update_penalty(self) -> None:
-        """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off)."""
         if self.wound_modifiers:
-            self.penalty = wound_modifier(self._physical) + wound_modifier(self._stun)
+            self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
 @register
@@ -206,6 +220,12 @@ class ClassicShadowrun(RuleSystem):
     def __init__(self, options: models.Options):
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
+        self._sheets: dict[int, tuple] = {}  # id(spec) -> (spec, _state_values(spec))
+        self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
+
+    def __getstate__(self) -> dict:
+        """Pickled (to worker processes) without the last battle's dice counter."""
+        return {**self.__dict__, "_last_counter": None}
 
     def levers(self, sheet, armors):
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
@@ -217,11 +237,17 @@ class ClassicShadowrun(RuleSystem):
 
     # --- state ----------------------------------------------------------------------------
     def new_state(self, fighter: Fighter) -> SRState:
-        sheet = fighter.spec.sheet
-        armor = fighter.spec.armor
-        skills = sheet.skills
-        return SRState(
-            wound_modifiers=self.options.wound_modifiers,
+        spec = fighter.spec
+        kept = self._sheets.get(id(spec))
+        if kept is None or kept[0] is not spec:
+            kept = self._sheets[id(spec)] = (spec, self._state_values(spec))
+        return SRState(self.options.wound_modifiers, **kept[1])
+
+    def _state_values(self, spec) -> dict:
+        """What a fighter's tests read from its sheet, armor and tactics: worked out once per
+        combatant of a scenario and kept by ``new_state``, which every battle calls."""
+        sheet, armor, skills = spec.sheet, spec.armor, spec.sheet.skills
+        return dict(
             dodge_pool=sheet.dodge_pool,
             defense_pool=sheet.defense_pool,
             karma=sheet.karma if self.options.instant_karma else 0,
@@ -232,8 +258,10 @@ class ClassicShadowrun(RuleSystem):
             firearms=skills.firearms,
             melee_skill=max(skills.armed_combat, skills.unarmed_combat),
             vision=sheet.vision,
-            karma_policy=fighter.spec.tactics.karma,
-            dodge_policy=fighter.spec.tactics.dodge,
+            smart=-2 if sheet.smartlink else -1 if sheet.smart_goggles else 0,
+            initiative_dice=sheet.initiative_dice,
+            karma_policy=spec.tactics.karma,
+            dodge_policy=spec.tactics.dodge,
         )
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
@@ -244,25 +272,26 @@ class ClassicShadowrun(RuleSystem):
 
     # --- initiative -----------------------------------------------------------------------
     def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
-        faces = self._take(battle, fighter)(fighter.spec.sheet.initiative_dice)
+        st = fighter.state
+        faces = (st.take or self._take(battle, fighter))(st.initiative_dice)
         return sum(faces), faces
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle, fighter: Fighter) -> tuple[int, ...]:
         """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7)."""
-        sheet = fighter.spec.sheet
+        st = fighter.state
         rolled, faces = self.initiative_dice_total(battle, fighter)
-        penalty = self.initiative_penalty(fighter)
-        result = sheet.attributes.reaction + rolled - penalty
-        scores = action_scores(result, self.options.initiative_passes)
+        penalty = st.penalty
+        result = st.reaction + rolled - penalty
+        scores = _scores(result, self.options.initiative_passes)
         if battle.tracing:
             wound = f" - {penalty} wounds" if penalty else ""
             battle.trace(
                 "initiative",
-                f"{fighter.name}: Reaction {sheet.attributes.reaction} + {faces}{wound} = {result}"
+                f"{fighter.name}: Reaction {st.reaction} + {faces}{wound} = {result}"
                 f" -> acts at {', '.join(map(str, scores)) or 'no score (no action)'}",
                 actor=fighter,
                 result=result,
-                scores=scores,
+                scores=list(scores),
             )
         return scores
 
@@ -405,7 +434,13 @@ class ClassicShadowrun(RuleSystem):
     def _counter(self, battle: Battle, fighter: Fighter | None):
         """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
         made at the fighter's first test and kept by its state."""
-        roll = dice.counter(self._take(battle, fighter), self.kind)
+        take = self._take(battle, fighter)
+        last = self._last_counter  # every fighter of a battle draws from the same dice
+        if last is not None and last[0] is take:
+            roll = last[1]
+        else:
+            roll = dice.counter(take, self.kind)
+            self._last_counter = (take, roll)
         if fighter is not None:
             fighter.state.count = roll
         return roll
@@ -542,14 +577,12 @@ class ClassicShadowrun(RuleSystem):
             tn += mod
             if mods is not None:
                 mods.append((mod, "attacker moving"))
-        vis = VISIBILITY_TN[env.visibility][VISION_INDEX[st.vision]]
+        vis = st.vision_tn
+        if vis is None:
+            vis = st.vision_tn = self._visibility(battle, attacker)
         tn += vis
-        smart = 0
-        if weapon.smartgun:
-            sheet = attacker.spec.sheet
-            smart = -2 if sheet.smartlink else -1 if sheet.smart_goggles else 0
-            tn += smart
-        tn += st.penalty
+        smart = st.smart if weapon.smartgun else 0
+        tn += smart + st.penalty
         if mods is None:
             return tn, None
         if band < 0:
@@ -579,10 +612,16 @@ class ClassicShadowrun(RuleSystem):
             ]
         else:
             groups = [(target, shots)]
-        code = weapon.code
-        power = code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
+        power = weapon.code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
+        st = attacker.state
+        firearms = st.firearms
+        tracing = battle.tracing
+        # Untraced and with no Karma to re-roll with, the attack tests count straight from the
+        # fighter's dice (``count`` would add nothing).
+        roll = None
+        if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
+            roll = st.count or self._counter(battle, attacker)
         for victim, count in groups:
-            tracing = battle.tracing
             tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots, tracing)
             if tracing:
                 mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
@@ -594,25 +633,29 @@ class ClassicShadowrun(RuleSystem):
                     tn=tn,
                     shots=count,
                 )
-            self._shots(battle, attacker, victim, weapon, count, tn, power)
+            # each shot an attack test (ruling 5), until the victim is out of the fight
+            for shot in range(count):
+                if shot and not victim.can_act:
+                    break
+                attacker.shots += 1
+                if roll is None:
+                    successes, fumble = self.count(
+                        battle, attacker, firearms, tn, "Firearms", "attack"
+                    )
+                else:
+                    successes, fumble = roll(firearms, tn)
+                    if fumble:
+                        st.fumbles += 1  # ruling 2: every fumble is recorded
+                if fumble:
+                    self._fumbled(battle, attacker, fumble)
+                if successes:
+                    self.resist_ranged(battle, attacker, victim, weapon, power, successes)
         if sweep and battle.tracing:
             battle.trace(
                 "attack",
                 f"{_wasted(battle, target, sweep)} shots wasted sweeping between targets",
                 actor=attacker,
             )
-
-    def _shots(self, battle, attacker, target, weapon, count: int, tn: int, power: int) -> None:
-        firearms = attacker.state.firearms
-        for shot in range(count):
-            if shot > 0 and not target.can_act:
-                break
-            attacker.shots += 1
-            successes, fumble = self.count(battle, attacker, firearms, tn, "Firearms", "attack")
-            if fumble:
-                self._fumbled(battle, attacker, fumble)
-            if successes:
-                self.resist_ranged(battle, attacker, target, weapon, power, successes)
 
     def resist_ranged(
         self,
@@ -800,8 +843,8 @@ class ClassicShadowrun(RuleSystem):
             if interception
             else MELEE_TN
         )
-        a_tn += self.tn_penalty(attacker) + self._melee_visibility(battle, attacker)
-        d_tn = MELEE_TN + self.tn_penalty(target) + self._melee_visibility(battle, target)
+        a_tn += self.tn_penalty(attacker) + self._visibility(battle, attacker)
+        d_tn = MELEE_TN + self.tn_penalty(target) + self._visibility(battle, target)
         if battle.tracing:
             verb = "intercepts" if interception else "attacks"
             battle.trace(
@@ -859,7 +902,9 @@ class ClassicShadowrun(RuleSystem):
         what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
         return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
 
-    def _melee_visibility(self, battle: Battle, fighter: Fighter) -> int:
+    def _visibility(self, battle: Battle, fighter: Fighter) -> int:
+        """Seed 002 Visibility Table: the TN the battle's light and smoke add for this
+        fighter's vision."""
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
