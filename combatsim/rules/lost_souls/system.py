@@ -607,7 +607,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             st.called_shot_dice += called
         if tracing:
             rank = self._roll(battle, attacker, kit, total, parts, "attack")
-        else:
+        else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
             rank = dice.roll_rank(st.take10, capped, kit.grid)
         if rank == 0:  # Catastrophic (ruling 18)
