@@ -11,6 +11,7 @@ and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics``).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -180,7 +181,7 @@ class Weapon(Strict):
     def skill(self) -> str:
         return self.ability or DEFAULT_ABILITY[self.kind]
 
-    @property
+    @cached_property  # the tactics ask on every action; the model is frozen
     def max_range(self) -> float | None:
         return self.ranges[2] if self.ranges else None
 

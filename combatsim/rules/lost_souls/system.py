@@ -182,6 +182,13 @@ class LostSouls(PointPoolRules, RuleSystem):
         self._visibility = c.visibility.model_dump()
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
 
+    def __getstate__(self) -> dict:
+        """Ship the options and the table, not the per-spec profiles (keyed by ``id``: a
+        worker rebuilds them at its first battle)."""
+        state = self.__dict__.copy()
+        state["_profiles"] = {}
+        return state
+
     # --- the Action Results Table (ruling 18) ----------------------------------------------
     def check_scenario(self, scenario) -> None:
         """Load ``rules.options.action_table`` (relative to the scenario file) at load time and
@@ -563,15 +570,22 @@ class LostSouls(PointPoolRules, RuleSystem):
         attacker: Fighter,
         target: Fighter,
         weapon,
-        ranged: bool,
+        shots: int = 1,
+        sweep=(),
+        *,
+        ranged: bool = True,
         interception: bool = False,
     ) -> None:
         """One attack roll: circumstances, called shot, assistant, Karma; tier; damage.
 
-        Untraced, the dice are a running total and the roll goes straight from the faces to
-        the tier's rank (``dice.roll_rank``); traced, each source of dice is kept for the
-        roll's line."""
+        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
+        (a burst is one attack), and the target is remembered so that a follow-up shot at it
+        can count as aimed. ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice
+        are a running total and the roll goes straight from the faces to the tier's rank
+        (``dice.roll_rank``); traced, each source of dice is kept for the roll's line."""
         st = attacker.state
+        if ranged:
+            st.this_target = target
         pf = st.profile
         if pf is None:
             self._arm(battle)
@@ -640,6 +654,13 @@ class LostSouls(PointPoolRules, RuleSystem):
             f"{self.table(battle).tiers[rank].name} hit" if tracing else "",
             f"{points} x {multiplier}" if tracing else "",
         )
+
+    ranged_attack = _attack
+
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
