@@ -22,6 +22,7 @@ plain records.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -121,6 +122,10 @@ class Fighter:
         "damage_dealt",
         "damage_taken",
         "knocked_out_turn",
+        "engaged",
+        "engaged_layout",
+        "cover_seen",
+        "enemies_seen",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
@@ -171,6 +176,10 @@ class Fighter:
         self.damage_dealt = 0
         self.damage_taken = 0
         self.knocked_out_turn: int | None = None
+        # opponents in melee, as counted at the battle's layout ``engaged_layout``
+        self.engaged, self.engaged_layout = 0, -1
+        self.cover_seen: tuple = (-1, 0.0, None)  # (layout, within, free_cover_point's answer)
+        self.enemies_seen: tuple = (-1,)  # the tactics' (layout, enemies, distances, nearest)
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> tuple:
@@ -182,7 +191,9 @@ class Fighter:
             spec,
             spec.name,
             spec.side,
-            spec.tactics,
+            # the tactics read a dozen of these per action: plain attributes read faster
+            # than the validated model's
+            SimpleNamespace(**dict(spec.tactics)),
             spec.weapons,
             {id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
             weapon_index,
@@ -215,6 +226,7 @@ class Battle:
         self.system = scenario.system
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
+        self.cover_points = [(p.position, p) for p in scenario.environment.cover_points]
         self.index = index
         self.roll = roller if roller is not None else Roller(rng)
         self.env = simpy.Environment()
@@ -236,6 +248,7 @@ class Battle:
         self.decided: Event = self.env.event()
         self.over = False
         self.fallen = True  # someone left the fight since the last victory check
+        self.layout = 0  # counts the moves and departures from the fight so far
 
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
@@ -249,20 +262,29 @@ class Battle:
         return [f for f in self.fighters if f.can_act and f.side != side]
 
     def opponents_in_melee(self, me: Fighter) -> int:
+        """Standing enemies within melee range (counted again only after someone moved or
+        left the fight: every ranged attack asks)."""
+        if me.engaged_layout == self.layout:
+            return me.engaged
         reach = self.melee_range
         side, at, dist = me.side, me.position, math.dist
         n = 0
         for f in self.fighters:
             if f.can_act and f.side != side and dist(at, f.position) <= reach:
                 n += 1
+        me.engaged, me.engaged_layout = n, self.layout
         return n
 
     def free_cover_point(self, me: Fighter, within: float):
-        """The nearest cover point within ``within`` meters that no one else stands at."""
+        """The nearest cover point within ``within`` meters that no one else stands at (looked
+        for again only after someone moved or left: a fighter out of cover asks every
+        action)."""
+        seen = me.cover_seen
+        if seen[0] == self.layout and seen[1] == within:
+            return seen[2]
         best, best_d = None, math.inf
         here, dist = me.position, math.dist
-        for point in self.environment.cover_points:
-            at = point.position
+        for at, point in self.cover_points:
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
@@ -271,6 +293,7 @@ class Battle:
                     break
             else:
                 best, best_d = point, d
+        me.cover_seen = (self.layout, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -501,7 +524,8 @@ class Battle:
             f.ammo[index] -= 1
             at = system.throw_grenade(self, f, plan.weapon, plan.aim)
             self.env.process(self._grenade(f, plan.weapon, at))
-        self.check_victory()
+        if self.fallen:
+            self.check_victory()
 
     def _grenade(self, thrower: Fighter, weapon, at):
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
@@ -529,6 +553,7 @@ class Battle:
         end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)
         moved = length * t
         f.position = end
+        self.layout += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
         f.cover = self._cover_at(end)
@@ -553,14 +578,15 @@ class Battle:
             f.fled = True
             f.can_act = False
             self.fallen = True
+            self.layout += 1
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
             self.check_victory()
 
     def _cover_at(self, at) -> str:
-        for point in self.environment.cover_points:
-            if math.dist(at, point.position) < 0.5:
+        for position, point in self.cover_points:
+            if math.dist(at, position) < 0.5:
                 return point.cover
         return "none"
 
@@ -584,11 +610,13 @@ class Battle:
                 status=status,
             )
         was_acting = target.can_act
-        target.can_act = system.can_act(target)
-        if was_acting and not target.can_act:
+        target.can_act = acting = system.can_act(target)
+        if was_acting != acting:
+            self.layout += 1
+        if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
-        elif target.can_act and target.scores:
+        elif acting and target.scores:
             shift = system.initiative_penalty(target) - target.penalty_at_roll
             if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
                 self._interrupt(target)

@@ -91,6 +91,7 @@ class Combatant(Protocol):
     moved_this_turn: float
     moved_this_action: float
     lose_next_action: bool | str
+    enemies_seen: tuple  # the tactics' memo of the standing enemies and their distances
     shots: int
     hits: int
 
@@ -109,6 +110,7 @@ class BattleView(Protocol):
     roll: Roll
     tracing: bool
     turn: int
+    layout: int  # changes whenever someone moves or leaves the fight
     focus: dict[str, Combatant]
 
     def trace(self, kind: str, text: str, actor: Combatant | None = None, **data: Any) -> None: ...

@@ -2,8 +2,8 @@
 
 A plan says what one action does (fire, autofire, melee, throw, reload, run, walk, hold) and
 why, in words the trace prints. Policies read the battle; they never roll dice or change
-state, so the same situation always gives the same plan (``random`` targets use the battle's
-own generator).
+state (they keep only a memo of distances on the fighter), so the same situation always
+gives the same plan (``random`` targets use the battle's own generator).
 """
 
 from __future__ import annotations
@@ -49,25 +49,33 @@ class Plan:
 
 
 def plan_action(battle: BattleView, me: Combatant) -> Plan:
-    """Decide one action. The distances to the standing enemies are measured once here and
-    handed to every step that needs them."""
+    """Decide one action. The distances to the standing enemies are measured once here (and
+    kept on the fighter until the battle's ``layout`` changes: someone moved or left) and
+    handed to every step that needs them, which only read them."""
     tactics = me.tactics
     side, here = me.side, me.position
     tracing = battle.tracing
-    enemies: list[Combatant] = []
-    dist: dict[int, float] = {}  # enemy index -> meters from me
-    nearest, nearest_d = None, math.inf
-    for f in battle.fighters:
-        if f.can_act and f.side != side:
-            d = _dist(here, f.position)
-            enemies.append(f)
-            dist[f.index] = d
-            if d < nearest_d:
-                nearest, nearest_d = f, d
+    seen = me.enemies_seen
+    if seen[0] == battle.layout:  # nobody moved or left since: the same enemies, as far
+        _, enemies, dist, nearest = seen
+    else:
+        enemies = []
+        dist = {}  # enemy index -> meters from me
+        nearest, nearest_d = None, math.inf
+        for f in battle.fighters:
+            if f.can_act and f.side != side:
+                d = _dist(here, f.position)
+                enemies.append(f)
+                dist[f.index] = d
+                if d < nearest_d:
+                    nearest, nearest_d = f, d
+        me.enemies_seen = (battle.layout, enemies, dist, nearest)
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
     run = me.run
-    walk_left = max(0.0, me.walk - me.moved_this_turn)
+    walk_left = me.walk - me.moved_this_turn
+    if walk_left < 0.0:
+        walk_left = 0.0
 
     if tactics.fall_back and not me.ran_this_turn:
         harm = battle.system.harm(me)
