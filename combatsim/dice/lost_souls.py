@@ -47,6 +47,8 @@ from .exact import Dist
 if TYPE_CHECKING:
     import numpy as np
 
+FaceRanks = tuple[tuple[int, ...], ...]  # ActionTable.face_ranks: [ones face][tens face] -> rank
+
 MAX_NET_DICE = 5  # seed 001 "Multiple Bonus/Penalty Dice"; ruling 17
 KARMA_PER_BONUS_DIE = 2  # seed 001 "Karma and Bonus Dice"; ruling 19
 MAX_KARMA_BONUS_DICE = 3
@@ -180,28 +182,40 @@ def roll(
     return _resolve(faces[0], faces[1], extra if n > 0 else (), extra if n < 0 else ())
 
 
-def roll_value(take: Callable[[int], Sequence[int]], net: int) -> int:
-    """``roll(draw, net).value`` for a battle's untraced roll, with no record of the faces.
+def roll_rank(take: Callable[[int], list[int]], net: int, grid: FaceRanks) -> int:
+    """The tier rank of a battle's untraced roll: ``table.tier_of(roll(draw, net).value,
+    column).rank``, with no record of the faces.
 
-    ``take(k)`` gives the next ``k`` faces 1..10 (a battle's ``roller.taker(1, 10)``, the
-    same draws as ``draw(10, k)``); ``net`` is already cancelled and capped (-5..5). The
-    roll is the best (bonus) or worst (penalty) of the rolls each tens die would give with
-    the ones die, which is what ``_resolve`` keeps (ruling 17; 00 reads as 100).
+    ``take(k)`` gives the next ``k`` faces 1..10 as a list (a battle's
+    ``roller.taker(1, 10)``, the same draws as ``draw(10, k)``: tens, ones, then the extra
+    dice); ``net`` is already cancelled and capped (-5..5); ``grid`` is
+    ``table.face_ranks(column)``. The kept roll is the best (bonus) or worst (penalty) of the
+    rolls each tens die would give with the ones die (ruling 17), and a tier's rank never falls
+    as the roll rises, so the kept roll's rank is the best (worst) of their ranks: the rank is
+    read straight from the faces, with no roll value in between.
     """
-    faces = take(2 + (net if net >= 0 else -net))
-    ones = faces[1] % 10
-    value = read_percentile(faces[0] % 10, ones)
+    if net == 0:
+        tens, ones = take(2)
+        return grid[ones][tens]
+    if net == 1 or net == -1:  # the commonest case, without a loop
+        tens, ones, extra = take(3)
+        row = grid[ones]
+        a, b = row[tens], row[extra]
+        return (a if a > b else b) if net > 0 else (a if a < b else b)
+    faces = take(2 + (net if net > 0 else -net))
+    row = grid[faces[1]]
+    kept = row[faces[0]]
     if net > 0:
-        for t in faces[2:]:
-            r = read_percentile(t % 10, ones)
-            if r > value:
-                value = r
-    elif net < 0:
-        for t in faces[2:]:
-            r = read_percentile(t % 10, ones)
-            if r < value:
-                value = r
-    return value
+        for tens in faces[2:]:
+            rank = row[tens]
+            if rank > kept:
+                kept = rank
+    else:
+        for tens in faces[2:]:
+            rank = row[tens]
+            if rank < kept:
+                kept = rank
+    return kept
 
 
 # --- exact distributions -------------------------------------------------------------------------
@@ -305,16 +319,23 @@ class ActionTable:
     note: str
     source: str = ""
     _ranks: dict = field(init=False, repr=False, compare=False)
+    _face_ranks: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        ranks = {}
+        ranks, face_ranks = {}, {}
         for col in self.columns:
             by_roll = [-1] * 101  # index = roll; index 0 unused
             for rank, low in enumerate(col.thresholds):
                 if low is not None:  # thresholds increase, so later tiers overwrite earlier
                     by_roll[low:] = [rank] * (101 - low)
             ranks[col.label] = tuple(by_roll)
+            # faces 1..10, a 10 read as 0; index 0 unused
+            face_ranks[col.label] = ((),) + tuple(
+                (-1,) + tuple(by_roll[read_percentile(t % 10, o % 10)] for t in range(1, 11))
+                for o in range(1, 11)
+            )
         object.__setattr__(self, "_ranks", ranks)
+        object.__setattr__(self, "_face_ranks", face_ranks)
 
     @property
     def column_labels(self) -> tuple[int | str, ...]:
@@ -338,6 +359,12 @@ class ActionTable:
         """``tier`` for a column label of this table and a roll ``resolve`` gave: no checks,
         for the battle's hot path (the labels are checked when the scenario loads)."""
         return self.tiers[self._ranks[label][roll]]
+
+    def face_ranks(self, label: int | str) -> FaceRanks:
+        """For a column label of this table: ``grid[ones][tens]`` is the rank of the tier the
+        faces (1..10 as ``draw(10, k)`` gives them, a 10 read as 0) read in that column
+        without bonus or penalty dice; ``roll_rank`` reads a battle's roll with it."""
+        return self._face_ranks[label]
 
     def ranks(self, rolls: np.ndarray, column: int | str) -> np.ndarray:
         """Vectorised ``tier(...).rank`` for an array of rolls (1..100)."""

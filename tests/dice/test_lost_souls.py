@@ -602,15 +602,17 @@ def test_roll_with_a_generator_draw_fits_the_exact_distribution(net, seed):
 
 
 @pytest.mark.parametrize("net", range(-5, 6))
-def test_roll_value_reads_the_same_faces_as_roll_and_gives_its_value(net):
-    """The battle's untraced roll: the same draws as ``roll`` and the same value, over
-    every face combination for up to two extra dice (a sample of them beyond)."""
+def test_roll_rank_reads_the_same_faces_as_roll_and_gives_its_tier(net):
+    """The battle's untraced roll: the same draws as ``roll`` and the rank of the tier its
+    value reads in each column, over every face combination for up to two extra dice (a
+    sample of them beyond)."""
     k = 2 + abs(net)
     if k <= 4:
         combos = list(itertools.product(range(1, 11), repeat=k))
     else:
         rng = np.random.default_rng(17 + net)
         combos = [tuple(row) for row in rng.integers(1, 11, size=(5_000, k)).tolist()]
+    grids = {label: TABLE.face_ranks(label) for label in TABLE.column_labels}
     for faces in combos:
         asked: list[int] = []
 
@@ -621,5 +623,7 @@ def test_roll_value_reads_the_same_faces_as_roll_and_gives_its_value(net):
         def draw(sides, n, faces=faces):
             return faces[:n]
 
-        assert ls.roll_value(take, net) == ls.roll(draw, net).value
-        assert asked == [k]
+        value = ls.roll(draw, net).value
+        for label, grid in grids.items():
+            assert ls.roll_rank(take, net, grid) == TABLE.tier(value, label).rank
+        assert asked == [k] * len(grids)

@@ -254,6 +254,29 @@ def test_a_wounded_attacker_rolls_a_penalty_die():
     assert roll.data["net"] == -1 and "wounded -1" in roll.text
 
 
+@pytest.mark.parametrize(("fist", "life_left", "net"), [([8, 10], 4, 0), ([9, 10], 3, -1)])
+def test_wounded_from_the_first_whole_point_at_or_past_wounded_at(fist, life_left, net):
+    """Life 7, wounded_at 0.5: the line is 3.5 points lost, so 3 lost is not wounded, 4 is.
+    Bare fists (multiplier 1) in column 5 hit Good (80) for 3 or Superior (90) for 4; the
+    shooter then fires at 1 m: short range +1, enemy in reach -1, and wounded -1 or not."""
+    sc = duel(
+        shooter(life=7),
+        fighter_entry("Biter", position=(1.0, 0.0), weapons=(), abilities={"melee": 5}),
+    )
+    battle, result = play(sc, [1, 9] + fist + ([5, 10] if net == 0 else [5, 10, 7]))
+    assert by_name(battle, "Shooter").state.life == life_left
+    (roll,) = events(result, "roll", "Shooter")
+    assert roll.data["net"] == net and ("wounded" in roll.text) == (net == -1)
+
+
+def test_a_sheet_that_sees_in_the_dark_rolls_no_visibility_dice():
+    """Full darkness is -2 for everyone else; at medium range (20 m) no other dice apply."""
+    sc = duel(shooter(sees_in_dark=True), environment={"visibility": "full_darkness"})
+    _, result = play(sc, FIRST + [5, 5])
+    (roll,) = events(result, "roll", "Shooter")
+    assert roll.data["net"] == 0 and "darkness" not in roll.text
+
+
 # --- worked examples: called shots, Karma, cooperative attacks (ruling 19) ----------------------
 
 
@@ -594,3 +617,16 @@ def test_the_junkyard_scenario_exercises_cooperative_attacks():
         row["assists_given"] for i in range(60) for row in run_battle(sc, sc.seed, i).combatants
     )
     assert given > 0
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_a_traced_battle_runs_as_the_untraced_one(path):
+    """Untraced, an attack adds up its dice without their reasons and reads the tier straight
+    from the faces (``dice.roll_rank``); traced, it keeps both for the trace. Every shipped
+    scenario (cover, visibility and dark sight, cooperative attacks, Karma, melee) must run
+    the same battles either way."""
+    sc = load_scenario(path)
+    for k in range(40):
+        plain = run_battle(sc, sc.seed, k)
+        traced = run_battle(sc, sc.seed, k, trace=True)
+        assert (traced.battle, traced.combatants) == (plain.battle, plain.combatants), k

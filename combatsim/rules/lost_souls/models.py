@@ -11,7 +11,8 @@ and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics``).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from functools import cached_property
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -180,13 +181,12 @@ class Weapon(Strict):
     def skill(self) -> str:
         return self.ability or DEFAULT_ABILITY[self.kind]
 
-    @property
+    @cached_property  # the tactics ask on every action; the model is frozen
     def max_range(self) -> float | None:
         return self.ranges[2] if self.ranges else None
 
-    @property
-    def can_autofire(self) -> bool:
-        return False
+    # a burst is one attack roll; a class constant, not a property: the tactics ask every shot
+    can_autofire: ClassVar[bool] = False
 
 
 class Armor(Strict):

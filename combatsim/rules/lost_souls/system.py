@@ -20,7 +20,9 @@ then spends (seed 001 "Cooperative Rolls"); grenades that land on the aim point 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from math import dist
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,12 +32,60 @@ from ..base import RuleSystem, register
 from ..points import PointPoolRules
 from . import levers as ls_levers
 from . import models
-from .models import DEFAULT_ABILITY, SUCCESS_TIERS
+from .models import DEFAULT_ABILITY
 
 if TYPE_CHECKING:
     from ..base import Battle, Fighter
 
 RANGE_NAMES = ("short", "medium", "long")
+MAX_NET = dice.MAX_NET_DICE
+KARMA_PER_DIE = dice.KARMA_PER_BONUS_DIE
+FIRST_SUCCESS = dice.FIRST_SUCCESS_RANK
+
+
+@dataclass(slots=True, frozen=True)
+class Kit:
+    """What an attack with one weapon (None: bare hands) needs, worked out once per combatant
+    (``LostSouls._profile``) instead of on every roll. (Slotted: a slot reads several times
+    faster than a NamedTuple field or a pydantic model's attribute.)"""
+
+    column: int | str  # the Action Results Table column it is rolled on
+    grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
+    fixed: int  # dice on every roll with it: gear (``quality``) + standing dice
+    quality: int
+    ranges: tuple[float, float, float] | None  # tops of short, medium, long range
+    multiplier: int  # damage multiplier before a called shot
+    piercing: int  # armor points it ignores
+
+
+@dataclass(slots=True, frozen=True)
+class CircumstanceDice:
+    """``rules.options.circumstances`` read on every roll, copied flat into slots."""
+
+    range: tuple[int, int, int]
+    aiming: int
+    target_running: int
+    attacker_moving: int
+    engaged: int
+    wounded: int
+
+
+@dataclass(slots=True, frozen=True)
+class Profile:
+    """What a combatant's rolls need that no battle changes, from its spec: built once per
+    rule system and combatant, shared by its states in every battle (``LostSouls._profile``)."""
+
+    reflexes: int
+    sees_in_dark: bool
+    standing: int  # the sheet's extra_dice
+    wounded_life: int  # at or below this life the 'wounded' dice apply
+    called_shot: int
+    karma_always: bool  # tactics karma: always
+    karma_penalized: bool  # tactics karma: when_penalized
+    karma_dice: int
+    assist: str
+    kits: dict[int, Kit]  # by id(weapon); id(None) is bare hands
+    threat: float  # LostSouls.threat, asked per enemy and action by a most_dangerous policy
 
 
 @dataclass(slots=True)
@@ -55,14 +105,19 @@ class LSState:
     catastrophes: int = 0
     prev_target: object = None  # whom the previous action shot at (for aiming)
     this_target: object = None
+    # set by LostSouls._arm when the battle first rolls:
+    profile: Profile | None = None
+    take10: Callable[[int], list[int]] | None = None  # the battle's d10 faces
+    take_initiative: Callable[[int], list[int]] | None = None  # its initiative die's faces
+    light: int = 0  # visibility dice on its rolls (none when it sees in the dark)
+    helpers: list | None = None  # the allies whose tactics let them assist this fighter
 
 
 class NetDice:
     """The net dice of one roll and why, as (dice, reason) pairs in the order they were added.
 
-    A plain slotted class with the total worked out as the parts are added: every attack
-    makes a few of these (one per added source), so they must be cheap to build. An
-    untraced battle reads only the total: its ``circumstances`` come with no parts.
+    Built only when tracing, for the roll's line: an untraced battle keeps the running total
+    of the dice alone.
     """
 
     __slots__ = ("parts", "total")
@@ -83,16 +138,17 @@ class NetDice:
     @property
     def net(self) -> int:
         """Ruling 17: cancelled one for one, at most 5 either way."""
-        total, cap = self.total, dice.MAX_NET_DICE
-        return cap if total > cap else -cap if total < -cap else total
-
-    def plus(self, n: int, why: str) -> NetDice:
-        return NetDice((*self.parts, (n, why)), self.total + n) if n else self
+        return _capped(self.total)
 
     def text(self) -> str:
         shown = ", ".join(f"{why} {d:+d}" for d, why in self.parts) or "no dice"
         capped = f" (capped at {self.net:+d})" if self.net != self.total else ""
         return f"{shown} -> net {self.total:+d}{capped}"
+
+
+def _capped(total: int) -> int:
+    """Ruling 17: the dice cancel one for one and are capped at 5 either way."""
+    return MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
 
 
 @register
@@ -116,6 +172,22 @@ class LostSouls(PointPoolRules, RuleSystem):
         super().__init__(options)
         self._table: dice.ActionTable | None = None
         self._coop: dict[tuple, float] = {}
+        self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
+        # the options read on every roll, flat
+        c = options.circumstances
+        self._c = CircumstanceDice(
+            c.range, c.aiming, c.target_running, c.attacker_moving, c.engaged, c.wounded
+        )
+        self._cover = {"none": 0, **c.cover.model_dump()}
+        self._visibility = c.visibility.model_dump()
+        self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
+
+    def __getstate__(self) -> dict:
+        """Ship the options and the table, not the per-spec profiles (keyed by ``id``: a
+        worker rebuilds them at its first battle)."""
+        state = self.__dict__.copy()
+        state["_profiles"] = {}
+        return state
 
     # --- the Action Results Table (ruling 18) ----------------------------------------------
     def check_scenario(self, scenario) -> None:
@@ -169,24 +241,93 @@ class LostSouls(PointPoolRules, RuleSystem):
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> LSState:
         sheet, armor = fighter.spec.sheet, fighter.spec.armor
-        return LSState(
-            life=sheet.life,
-            max_life=sheet.life,
-            armor=armor.rating if armor else 0,
-            karma=sheet.karma,
+        # life, max_life, armor, karma: by position (a keyword call costs as much again)
+        return LSState(sheet.life, sheet.life, armor.rating if armor else 0, sheet.karma)
+
+    def _arm(self, battle: Battle) -> None:
+        """What every combatant's rolls need in this battle, set on the first roll: its
+        ``Profile``, the battle's dice, its visibility dice, and the allies that may assist it."""
+        take10 = battle.roll.taker(1, 10)
+        take_initiative = battle.roll.taker(1, self.options.initiative_die)
+        light = self._visibility[battle.environment.visibility]
+        fighters = battle.fighters
+        for f in fighters:
+            st = f.state
+            st.profile = pf = self._profile(battle, f)
+            st.take10, st.take_initiative = take10, take_initiative
+            st.light = 0 if pf.sees_in_dark else light
+        assisters = [f for f in fighters if f.state.profile.assist != "never"]
+        for f in fighters:
+            f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
+
+    def _profile(self, battle: Battle, fighter: Fighter) -> Profile:
+        """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
+        spec = fighter.spec
+        cached = self._profiles.get(id(spec))
+        if cached is not None and cached[0] is spec:
+            return cached[1]
+        table, sheet, tactics = self.table(battle), spec.sheet, spec.rule_tactics
+        kits = {id(w): self._make_kit(table, fighter, w) for w in (*spec.weapons, None)}
+        # wounded once life lost >= wounded_at x life: an integer loss of at least the ceiling
+        wounded_loss = math.ceil(self.options.wounded_at * sheet.life)
+        karma = tactics.karma if tactics is not None else "never"
+        profile = Profile(
+            reflexes=sheet.reflexes,
+            sees_in_dark=sheet.sees_in_dark,
+            standing=sheet.extra_dice,
+            wounded_life=sheet.life - wounded_loss,
+            called_shot=tactics.called_shot if tactics is not None else 0,
+            karma_always=karma == "always",
+            karma_penalized=karma == "when_penalized",
+            karma_dice=tactics.karma_dice if tactics is not None else 0,
+            assist=tactics.assist if tactics is not None else "never",
+            kits=kits,
+            threat=self._threat(fighter),
+        )
+        self._profiles[id(spec)] = (spec, profile)
+        return profile
+
+    def _kit(self, battle: Battle, fighter: Fighter, weapon) -> Kit:
+        """The fighter's ``Kit`` for ``weapon`` in this battle."""
+        st = fighter.state
+        if st.profile is None:
+            self._arm(battle)
+        kit = st.profile.kits.get(id(weapon))
+        if kit is None:  # not one of its own weapons: worked out on the spot
+            kit = self._make_kit(self.table(battle), fighter, weapon)
+        return kit
+
+    def _make_kit(self, table: dice.ActionTable, fighter: Fighter, weapon) -> Kit:
+        column = self.column(table, fighter, weapon)
+        grid, standing = table.face_ranks(column), fighter.spec.sheet.extra_dice
+        if weapon is None:  # bare hands
+            return Kit(column, grid, standing, 0, None, self.options.unarmed_multiplier, 0)
+        return Kit(
+            column,
+            grid,
+            standing + weapon.quality,
+            weapon.quality,
+            weapon.ranges,
+            weapon.multiplier,
+            weapon.armor_piercing,
         )
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         """One action per turn, at Reflexes + 1d10 (``initiative_die``)."""
-        sheet, st = fighter.spec.sheet, fighter.state
-        die = battle.roll.d(self.options.initiative_die, 1)[0]
-        score = max(1, sheet.reflexes + die)
+        st = fighter.state
+        if st.profile is None:
+            self._arm(battle)
+        die = st.take_initiative(1)[0]
+        reflexes = st.profile.reflexes
+        score = reflexes + die
+        if score < 1:
+            score = 1
         st.actions_left = 1
         st.assist_owed = None
         if battle.tracing:
             battle.trace(
                 "initiative",
-                f"{fighter.name}: Reflexes {sheet.reflexes} + [{die}] = {score}",
+                f"{fighter.name}: Reflexes {reflexes} + [{die}] = {score}",
                 actor=fighter,
                 result=score,
                 scores=[score],
@@ -197,7 +338,8 @@ class LostSouls(PointPoolRules, RuleSystem):
         return 0  # wounds cost dice (circumstances.wounded), not initiative
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
-        return fighter.spec.sheet.reflexes
+        pf = fighter.state.profile  # set by initiative, which comes first
+        return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
         st = fighter.state
@@ -211,11 +353,51 @@ class LostSouls(PointPoolRules, RuleSystem):
                     actor=fighter,
                 )
             st.assist_owed = None
+        elif st.actions_left > 0:
+            st.actions_left -= 1
+
+    def can_act(self, fighter: Fighter) -> bool:
+        return fighter.state.life > 0  # the pool mixin's, read flat
+
+    def harm(self, fighter: Fighter) -> float:
+        st = fighter.state  # the pool mixin's, read flat
+        return min(1.0, (st.max_life - st.life) / st.max_life)
+
+    def hurt(
+        self,
+        battle: Battle,
+        attacker: Fighter | None,
+        target: Fighter,
+        points: int,
+        armor: int,
+        what: str,
+        how: str,
+    ) -> None:
+        """The pool mixin's ``hurt``, reading and writing ``life`` flat: armor stops ``armor``
+        points of the hit, the rest comes off life (``what`` and ``how`` only for the trace)."""
+        dealt = points - armor
+        if dealt <= 0:
+            if battle.tracing:
+                battle.trace(
+                    "armor",
+                    f"{target.name}'s armor stops a {what} ({how} = {points} points, armor "
+                    f"{armor})",
+                    actor=target,
+                )
+            return
+        target.state.life -= dealt
+        if battle.tracing:
+            what = f"{what} ({how} = {points} points, armor {armor}: {dealt} off life)"
+            battle.damage_dealt(attacker, target, dealt, what)
         else:
-            st.actions_left = max(0, st.actions_left - 1)
+            battle.damage_dealt(attacker, target, dealt, "")
 
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
+        pf = fighter.state.profile
+        return pf.threat if pf is not None else self._threat(fighter)
+
+    def _threat(self, fighter: Fighter) -> float:
         labels = (self._table or dice.default_table()).column_labels
         best = 0.0
         for w in fighter.spec.weapons:
@@ -241,86 +423,83 @@ class LostSouls(PointPoolRules, RuleSystem):
         battle: Battle,
         attacker: Fighter,
         target: Fighter | None,
-        weapon,
+        kit: Kit,
         ranged: bool,
         at: tuple[float, float] | None = None,
-    ) -> NetDice:
-        """Bonus and penalty dice from the situation, as ``rules.options.circumstances`` say.
+        parts: list[tuple[int, str]] | None = None,
+    ) -> int:
+        """Bonus (+) and penalty (-) dice from the situation, as ``rules.options.circumstances``
+        say, with the weapon's gear and the sheet's standing dice: their sum, not yet capped.
 
         ``target`` None with a point ``at`` is a grenade thrown at the ground: no cover, no aim,
-        no running target.
+        no running target. When ``parts`` is a list (tracing) each source is appended to it as
+        (dice, reason), in the order the trace shows them; untraced only the sum is worked out.
         """
-        c = self.options.circumstances
-        sheet, st = attacker.spec.sheet, attacker.state
-        # Untraced, only the total is read: the (dice, reason) parts are kept only when tracing.
-        tracing = battle.tracing
-        parts: list[tuple[int, str]] | None = [] if tracing else None
-        total = 0
+        c = self._c
+        st = attacker.state
+        pf = st.profile
+        total = kit.fixed
         if ranged:
-            if weapon is not None:
-                where = target.position if target is not None else at
-                band = self._band(math.dist(attacker.position, where), weapon)
+            ranges = kit.ranges
+            if ranges is not None:
+                d = dist(attacker.position, target.position if target is not None else at)
+                band = 0 if d <= ranges[0] else 1 if d <= ranges[1] else 2  # beyond long: long
                 n = c.range[band]
                 total += n
-                if tracing:
+                if parts is not None:
                     parts.append((n, f"{RANGE_NAMES[band]} range"))
             if target is not None:
-                if target.cover != "none":
-                    n = getattr(c.cover, target.cover)
+                cover = target.cover
+                if cover != "none":
+                    n = self._cover[cover]
                     total += n
-                    if tracing:
-                        parts.append((n, f"{target.cover} cover"))
+                    if parts is not None:
+                        parts.append((n, f"{cover} cover"))
                 if st.prev_target is target and attacker.moved_this_action == 0:
                     total += c.aiming
-                    if tracing:
+                    if parts is not None:
                         parts.append((c.aiming, "aiming"))
                 if target.running:
                     total += c.target_running
-                    if tracing:
+                    if parts is not None:
                         parts.append((c.target_running, "target running"))
             if attacker.moved_this_action > 0:
                 total += c.attacker_moving
-                if tracing:
+                if parts is not None:
                     parts.append((c.attacker_moving, "attacker moving"))
             if battle.opponents_in_melee(attacker):
                 total += c.engaged
-                if tracing:
+                if parts is not None:
                     parts.append((c.engaged, "enemy in reach"))
-        if not sheet.sees_in_dark:
-            vis = battle.environment.visibility
-            n = getattr(c.visibility, vis)
-            total += n
-            if tracing:
-                parts.append((n, vis.replace("_", " ")))
-        if st.max_life - st.life >= self.options.wounded_at * st.max_life:
+        total += st.light  # visibility, set for the battle (none if it sees in the dark)
+        if parts is not None and not pf.sees_in_dark:
+            parts.append((st.light, battle.environment.visibility.replace("_", " ")))
+        if st.life <= pf.wounded_life:
             total += c.wounded
-            if tracing:
+            if parts is not None:
                 parts.append((c.wounded, "wounded"))
-        if weapon is not None:
-            total += weapon.quality
-            if tracing:
-                parts.append((weapon.quality, "gear"))
-        total += sheet.extra_dice
-        if not tracing:
-            return NetDice((), total)
-        parts.append((sheet.extra_dice, "standing dice"))
-        return NetDice(tuple(p for p in parts if p[0]), total)
+        if parts is not None:
+            parts.append((kit.quality, "gear"))
+            parts.append((pf.standing, "standing dice"))
+        return total
 
-    @staticmethod
-    def _band(distance: float, weapon) -> int:
-        """0, 1, 2: short, medium, long (beyond long counts as long)."""
-        for band, top in enumerate(weapon.ranges):
-            if distance <= top:
-                return band
-        return 2
-
-    def roll(self, battle: Battle, fighter: Fighter, column, d: NetDice, what: str) -> dice.Tier:
-        """Roll d% with the net dice through the dice layer and read ``column``."""
-        table = self.table(battle)
-        if not battle.tracing:  # the same faces, no record of them
-            return table.tier_of(dice.roll_value(battle.roll.taker(1, 10), d.net), column)
+    def _roll(
+        self,
+        battle: Battle,
+        fighter: Fighter,
+        kit: Kit,
+        total: int,
+        parts: list[tuple[int, str]] | None,
+        what: str,
+    ) -> int:
+        """Roll d% with the dice (``total``, capped; ruling 17) and read the kit's column: the
+        tier's rank. Traced (``parts`` a list), the faces and the dice go into the trace."""
+        if parts is None:  # the same faces, no record of them
+            return dice.roll_rank(fighter.state.take10, _capped(total), kit.grid)
+        d = NetDice(tuple(p for p in parts if p[0]), total)
+        column = kit.column
         result = dice.roll(battle.roll.d, d.net)
-        tier = table.tier_of(result.value, column)
+        tier = self.table(battle).tier_of(result.value, column)
         extra = result.bonus or result.penalty
         kind = "bonus" if result.bonus else "penalty"
         shown = f" {kind} {list(extra)}" if extra else ""
@@ -335,13 +514,14 @@ class LostSouls(PointPoolRules, RuleSystem):
             tier=tier.name,
             success=tier.success,
         )
-        return tier
+        return tier.rank
 
     # --- cooperative attacks (seed 001 "Cooperative Rolls"; ruling 19) ------------------------
     def find_assistant(
         self, battle: Battle, lead: Fighter, target: Fighter, ranged: bool
-    ) -> tuple[Fighter, object, int | str, NetDice] | None:
-        """The ally best placed to help ``lead``'s attack, with its weapon, column and dice.
+    ) -> tuple[Fighter, object, Kit, int, list | None] | None:
+        """The ally best placed to help ``lead``'s attack: with its weapon, kit, dice and (when
+        tracing) their parts.
 
         An ally can help when its tactics allow it, it can act, it still has this turn's action
         (nothing promised, nothing lost), stands within ``assist_distance`` of the lead and can
@@ -349,15 +529,10 @@ class LostSouls(PointPoolRules, RuleSystem):
         """
         table = self.table(battle)
         best, best_value = None, -math.inf
-        for ally in battle.fighters:
-            tactics = ally.spec.rule_tactics
+        for ally in lead.state.helpers:  # same side, tactics that allow it
             st = ally.state
             if (
-                ally is lead
-                or ally.side != lead.side
-                or not ally.can_act
-                or tactics is None
-                or tactics.assist == "never"
+                not ally.can_act
                 or st.actions_left <= 0
                 or st.assist_owed is not None
                 or ally.lose_next_action
@@ -367,13 +542,14 @@ class LostSouls(PointPoolRules, RuleSystem):
             weapon = self._assist_weapon(battle, ally, target, ranged)
             if weapon is False:
                 continue
-            column = self.column(table, ally, weapon)
-            d = self.circumstances(battle, ally, target, weapon, ranged)
-            value = self._coop_value(table, column, d.net)
-            if tactics.assist == "when_helpful" and value <= 0:
+            kit = self._kit(battle, ally, weapon)
+            parts = [] if battle.tracing else None
+            total = self.circumstances(battle, ally, target, kit, ranged, parts=parts)
+            value = self._coop_value(table, kit.column, _capped(total))
+            if st.profile.assist == "when_helpful" and value <= 0:
                 continue
             if value > best_value:
-                best, best_value = (ally, weapon, column, d), value
+                best, best_value = (ally, weapon, kit, total, parts), value
         return best
 
     def _assist_weapon(self, battle: Battle, ally: Fighter, target: Fighter, ranged: bool):
@@ -404,7 +580,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         found = self.find_assistant(battle, lead, target, ranged)
         if found is None:
             return 0
-        ally, weapon, column, d = found
+        ally, weapon, kit, total, parts = found
         st = ally.state
         st.actions_left -= 1
         st.assist_owed = lead.name
@@ -419,8 +595,9 @@ class LostSouls(PointPoolRules, RuleSystem):
                 f"with {_weapon_name(ally, weapon)} (spends its next action)",
                 actor=ally,
             )
-        tier = self.roll(battle, ally, column, d, "assist")
-        return dice.cooperative_dice(tier, self.table(battle))
+        rank = self._roll(battle, ally, kit, total, parts, "assist")
+        table = self.table(battle)
+        return dice.cooperative_dice(table.tiers[rank], table)
 
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
@@ -429,18 +606,36 @@ class LostSouls(PointPoolRules, RuleSystem):
         attacker: Fighter,
         target: Fighter,
         weapon,
-        ranged: bool,
+        shots: int = 1,
+        sweep=(),
+        *,
+        ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage."""
-        table = self.table(battle)
+        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage.
+
+        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
+        (a burst is one attack), and the target is remembered so that a follow-up shot at it
+        can count as aimed. ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice
+        are a running total and the roll goes straight from the faces to the tier's rank
+        (``dice.roll_rank``); traced, each source of dice is kept for the roll's line."""
         st = attacker.state
-        tactics = attacker.spec.rule_tactics
-        column = self.column(table, attacker, weapon)
-        d = self.circumstances(battle, attacker, target, weapon, ranged)
-        called = tactics.called_shot if tactics is not None else 0
-        d = d.plus(-called, "called shot")
-        if battle.tracing:
+        if ranged:
+            st.this_target = target
+        pf = st.profile
+        if pf is None:
+            self._arm(battle)
+            pf = st.profile
+        kit = pf.kits.get(id(weapon)) or self._kit(battle, attacker, weapon)
+        tracing = battle.tracing
+        parts: list[tuple[int, str]] | None = [] if tracing else None
+        total = self.circumstances(battle, attacker, target, kit, ranged, None, parts)
+        called = pf.called_shot
+        if called:
+            total -= called
+            if tracing:
+                parts.append((-called, "called shot"))
+        if tracing:
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
@@ -448,64 +643,83 @@ class LostSouls(PointPoolRules, RuleSystem):
                 + (f" (called shot, {called} penalty dice)" if called else ""),
                 actor=attacker,
             )
-        if not interception:
-            d = d.plus(self.assist(battle, attacker, target, ranged), "assistant")
-        d = self._karma(battle, attacker, tactics, d)
+        if not interception and st.helpers:
+            die = self.assist(battle, attacker, target, ranged)
+            if die:
+                total += die
+                if tracing:
+                    parts.append((die, "assistant"))
+        # Karma as the tactics say: always, or when the roll would have penalty dice
+        if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
+            total = self._karma(battle, attacker, total, parts)
         attacker.shots += 1
-        st.called_shot_dice += called
-        tier = self.roll(battle, attacker, column, d, "attack")
-        if tier.rank == 0:
+        if called:
+            st.called_shot_dice += called
+        if tracing:
+            rank = self._roll(battle, attacker, kit, total, parts, "attack")
+        else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
+            capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
+            rank = dice.roll_rank(st.take10, capped, kit.grid)
+        if rank == 0:  # Catastrophic (ruling 18)
             st.catastrophes += 1
             if self.options.catastrophe == "lose_action":
                 attacker.lose_next_action = "catastrophe"
-                if battle.tracing:
+                if tracing:
                     battle.trace(
                         "catastrophe", f"{attacker.name} loses the next action", actor=attacker
                     )
-        if not tier.success:
-            if battle.tracing:
-                battle.trace("miss", f"{tier.name}: a miss", actor=attacker)
+        if rank < FIRST_SUCCESS:
+            if tracing:
+                battle.trace(
+                    "miss", f"{self.table(battle).tiers[rank].name}: a miss", actor=attacker
+                )
             return
         attacker.hits += 1
-        base = weapon.multiplier if weapon is not None else self.options.unarmed_multiplier
-        multiplier = dice.called_shot_multiplier(base, called)
-        points = self.options.hit_damage[tier.rank - (len(table.tiers) - SUCCESS_TIERS)]
-        piercing = weapon.armor_piercing if weapon is not None else 0
-        armor = max(0, target.state.armor - piercing)
+        # seed 001 "Combat"; ruling 19: +1 multiplier per called-shot penalty die
+        multiplier = kit.multiplier + called
+        points = self._hit_points[rank]
+        armor = target.state.armor - kit.piercing
+        if armor < 0:
+            armor = 0
         self.hurt(
             battle,
             attacker,
             target,
             points * multiplier,
             armor,
-            f"{tier.name} hit" if battle.tracing else "",
-            f"{points} x {multiplier}" if battle.tracing else "",
+            f"{self.table(battle).tiers[rank].name} hit" if tracing else "",
+            f"{points} x {multiplier}" if tracing else "",
         )
 
-    def _karma(self, battle: Battle, fighter: Fighter, tactics, d: NetDice) -> NetDice:
-        """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most 3, as the
-        fighter's tactics say; never more than would pass the cap of 5."""
-        if tactics is None or tactics.karma == "never":
-            return d
-        if tactics.karma == "when_penalized" and d.total >= 0:
-            return d
+    ranged_attack = _attack
+
+    def melee_attack(
+        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+    ) -> None:
+        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
+
+    def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
+        """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
+        ``karma_dice``, as the fighter's tactics say; never more than would pass the cap of 5.
+        Returns the dice with those bought; the caller has checked that the tactics buy for
+        this roll and that 2 Karma are left."""
         st = fighter.state
-        room = dice.MAX_NET_DICE - d.total
-        n = min(tactics.karma_dice, st.karma // dice.KARMA_PER_BONUS_DIE, max(0, room))
+        room = MAX_NET - total
+        n = min(st.profile.karma_dice, st.karma // KARMA_PER_DIE, room)
         if n <= 0:
-            return d
-        points = n * dice.KARMA_PER_BONUS_DIE
-        bought = dice.karma_bonus_dice(points)
+            return total
+        points = n * KARMA_PER_DIE  # one bonus die per 2 points (dice.karma_bonus_dice)
         st.karma -= points
         st.karma_spent += points
-        if battle.tracing:
+        if parts is not None:
             battle.trace(
                 "karma",
-                f"{fighter.name} spends {points} Karma for {bought} bonus "
-                f"{'die' if bought == 1 else 'dice'} ({st.karma} left)",
+                f"{fighter.name} spends {points} Karma for {n} bonus "
+                f"{'die' if n == 1 else 'dice'} ({st.karma} left)",
                 actor=fighter,
             )
-        return d.plus(bought, "Karma")
+            parts.append((n, "Karma"))
+        return total + n
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
@@ -513,20 +727,23 @@ class LostSouls(PointPoolRules, RuleSystem):
     ) -> tuple[float, float]:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
-        table = self.table(battle)
-        column = self.column(table, thrower, weapon)
-        d = self.circumstances(battle, thrower, None, weapon, ranged=True, at=aim)
-        d = self._karma(battle, thrower, thrower.spec.rule_tactics, d)
+        kit = self._kit(battle, thrower, weapon)
+        parts = [] if battle.tracing else None
+        total = self.circumstances(battle, thrower, None, kit, True, aim, parts)
+        st, pf = thrower.state, thrower.state.profile
+        if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
+            total = self._karma(battle, thrower, total, parts)
         thrower.shots += 1
-        tier = self.roll(battle, thrower, column, d, "throw")
-        below = max(0, (len(table.tiers) - SUCCESS_TIERS) - tier.rank)
+        rank = self._roll(battle, thrower, kit, total, parts, "throw")
+        below = max(0, FIRST_SUCCESS - rank)
         off = self.options.grenade_miss * below
         angle = battle.roll.angle() if off else 0.0
         at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
         if battle.tracing:
             battle.trace(
                 "grenade",
-                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: {tier.name}, lands "
+                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: "
+                f"{self.table(battle).tiers[rank].name}, lands "
                 f"{off:g} m off at ({at[0]:.1f}, {at[1]:.1f})",
                 actor=thrower,
             )
