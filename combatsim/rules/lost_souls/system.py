@@ -157,6 +157,7 @@ class LostSouls(PointPoolRules, RuleSystem):
 
     pool = "life"
     name = "lost-souls"
+    initiative_penalties = False  # initiative_penalty is always 0
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon
