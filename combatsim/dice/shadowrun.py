@@ -149,7 +149,6 @@ def roll_count(
 
 
 @functools.cache
-@functools.cache
 def _tallies(dice: PoolDice) -> dict[int, tuple[tuple[int, ...], bool]]:
     """For each TN the first faces can reach (the TN floor and below count as the floor):
     the faces ``counter`` counts to find the successes, and whether they are the successes
@@ -174,6 +173,8 @@ def counter(
     """
     top, low, floor, cap = dice.top, dice.low, dice.tn_floor, dice.tn_cap
     seven = dice.rule_of_seven
+    if not seven and cap is None:
+        return _six_counter(take, dice)
     tallies = _tallies(dice)
 
     def count(n: int, tn: int) -> tuple[int, bool]:
@@ -203,27 +204,101 @@ def counter(
                 while tops:
                     tops = take(tops).count(top)
             return 0, fumble
-        # A TN above the top face: only a top face can succeed, by the total of its chain.
+        return _climb(take, tops, target, dice), fumble
+
+    return count
+
+
+def _climb(take: Callable[[int], Sequence[int]], tops: int, target: int, dice: PoolDice) -> int:
+    """How many of ``tops`` dice showing the top face reach a ``target`` above it: only a top
+    face can succeed there, by the total of its chain of re-rolls (drawn die by die, as
+    ``roll_chains`` draws them, a round of faces at a time)."""
+    top, seven = dice.top, dice.rule_of_seven
+    successes = 0
+    totals = [top] * tops  # the open chains, in die order
+    while totals:
+        draws = take(len(totals))
+        still = []
+        j = 0  # the next draw to hand out
+        for total in totals:
+            while j < len(draws):
+                face = draws[j]
+                j += 1
+                total += face
+                if face != top or (seven and total >= target):
+                    break  # this chain is done
+            else:
+                still.append(total)  # out of draws while still open
+                continue
+            if total >= target:
+                successes += 1
+        totals = still
+    return successes
+
+
+@functools.cache
+def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool] | None, ...]:
+    """``_tallies`` for the Rule of Six counter, by TN from 0 to the top face: the faces
+    besides the top one whose dice succeed (True), or the faces whose dice fail (False)."""
+    low, top, floor = dice.low, dice.top, dice.tn_floor
+    plan: list[tuple[tuple[int, ...], bool] | None] = [None] * (top + 1)
+    for target in range(floor, top + 1):
+        if top - target < target - low:
+            plan[target] = (tuple(range(target, top)), True)  # the top faces are counted anyway
+        else:
+            plan[target] = (tuple(range(low, target)), False)
+    return tuple(plan)
+
+
+def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
+    """``counter`` for dice re-rolled on every top face (the Rule of Six, seed 002): the d6.
+
+    Every top face is rolled again whatever the TN, so the re-rolls drawn are one batch per
+    round: as many faces as the last round showed top faces. Above the top face, a die
+    succeeds by the total of its chain; up to ``2 x top + 1`` the chain's first re-roll
+    decides (a top face always reaches it, else the face must reach ``TN - top``). The chains
+    take their faces die by die (``roll_chains``), so in the sequence of re-rolls a face is a
+    chain's first re-roll exactly when the face before it was not a top face.
+    """
+    top, low, floor = dice.top, dice.low, dice.tn_floor
+    plan = _six_plan(dice)
+    needs = {tn: tn - top for tn in range(top + 1, 2 * top + 2)}  # the first re-roll's TN
+
+    def count(n: int, tn: int) -> tuple[int, bool]:
+        faces = take(n)
+        tops = faces.count(top)
+        if tn <= top:
+            others, are_successes = plan[tn if tn > floor else floor]
+            counted = 0
+            for face in others:
+                counted += faces.count(face)
+            successes = tops + counted if are_successes else n - counted
+            # a fumble (every die on the low face) has no success: counted only then
+            fumble = not successes and n > 0 and faces.count(low) == n
+            while tops:  # the re-rolls, drawn all the same (a top face keeps the die open)
+                tops = take(tops).count(top)
+            return successes, fumble
+        if not tops:  # nothing reaches a TN above the top face
+            return 0, n > 0 and faces.count(low) == n
+        need = needs.get(tn)
+        if need is None:  # a chain needs more than one re-roll to decide
+            return _climb(take, tops, tn, dice), False
         successes = 0
-        totals = [top] * tops  # the open chains, in die order
-        while totals:
-            draws = take(len(totals))
-            still = []
-            j = 0  # the next draw to hand out
-            for total in totals:
-                while j < len(draws):
-                    face = draws[j]
-                    j += 1
-                    total += face
-                    if face != top or (seven and total >= target):
-                        break  # this chain is done
+        opens = True  # the next re-roll is a chain's first
+        while tops:
+            draws = take(tops)
+            tops = 0
+            for face in draws:
+                if face == top:
+                    tops += 1
+                    if opens:
+                        successes += 1
+                    opens = False
                 else:
-                    still.append(total)  # out of draws while still open
-                    continue
-                if total >= target:
-                    successes += 1
-            totals = still
-        return successes, fumble
+                    if opens and face >= need:
+                        successes += 1
+                    opens = True
+        return successes, False
 
     return count
 
