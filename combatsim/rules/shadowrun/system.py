@@ -528,14 +528,14 @@ class ClassicShadowrun(RuleSystem):
         battle: Battle,
         attacker: Fighter,
         target: Fighter,
-        weapon,
+        gun: models.Firing,
         shots: int,
         explain: bool = True,
     ) -> tuple[int, list[str] | None]:
         """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables.
 
-        Returns the TN and, with ``explain``, one note per modifier for the trace (None
-        without: an untraced battle builds no text).
+        ``gun`` is the weapon's ``firing``. Returns the TN and, with ``explain``, one note per
+        modifier for the trace (None without: an untraced battle builds no text).
         """
         st = attacker.state
         env = battle.environment
@@ -544,14 +544,16 @@ class ClassicShadowrun(RuleSystem):
             band, tn = -1, MELEE_TN
         else:
             band = 0
-            for top in weapon.ranges:
+            for top in gun.ranges:
                 if distance <= top:
                     break
                 band += 1
             tn = RANGE_TN[band]
         mods: list[tuple[int, str]] | None = [] if explain else None
         if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
-            mod = max(0, shots - weapon.recoil_compensation - weapon.gyro)
+            mod = shots - gun.recoil_reduction
+            if mod < 0:
+                mod = 0
             tn += mod
             if mods is not None:
                 mods.append((mod, f"recoil ({shots} shots)"))
@@ -581,7 +583,7 @@ class ClassicShadowrun(RuleSystem):
         if vis is None:
             vis = st.vision_tn = self._visibility(battle, attacker)
         tn += vis
-        smart = st.smart if weapon.smartgun else 0
+        smart = st.smart if gun.smartgun else 0
         tn += smart + st.penalty
         if mods is None:
             return tn, None
@@ -612,7 +614,8 @@ class ClassicShadowrun(RuleSystem):
             ]
         else:
             groups = [(target, shots)]
-        power = weapon.code.power + (1 if shots > 1 else 0)  # ruling 8: autofire adds 1 to Power
+        gun = weapon.firing
+        power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
         st = attacker.state
         firearms = st.firearms
         tracing = battle.tracing
@@ -622,7 +625,7 @@ class ClassicShadowrun(RuleSystem):
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
         for victim, count in groups:
-            tn, notes = self.ranged_tn(battle, attacker, victim, weapon, shots, tracing)
+            tn, notes = self.ranged_tn(battle, attacker, victim, gun, shots, tracing)
             if tracing:
                 mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
                 battle.trace(
@@ -649,7 +652,7 @@ class ClassicShadowrun(RuleSystem):
                 if fumble:
                     self._fumbled(battle, attacker, fumble)
                 if successes:
-                    self.resist_ranged(battle, attacker, victim, weapon, power, successes)
+                    self.resist_ranged(battle, attacker, victim, gun, power, successes)
         if sweep and battle.tracing:
             battle.trace(
                 "attack",
@@ -662,34 +665,33 @@ class ClassicShadowrun(RuleSystem):
         battle: Battle,
         attacker: Fighter,
         target: Fighter,
-        weapon,
+        gun: models.Firing,
         power: int,
         attack_successes: int,
     ) -> None:
         """Ruling 5: Body + chosen Dodge Pool dice vs Power; armor adds automatic successes.
 
         Dodge successes alone above the attack's are a clean miss; otherwise all the defender's
-        successes stage the wound down (ruling 6).
+        successes stage the wound down (ruling 6). ``gun`` is the weapon's ``firing``.
         """
         st = target.state
         tracing = battle.tracing
         # untraced, the Dodge and Body tests (no Karma) count straight from the fighter's dice
         roll = None if tracing else st.count or self._counter(battle, target)
+        tn = power + st.penalty
         spend = dodge_dice(st.dodge_policy, st.dodge, attack_successes) if target.can_act else 0
-        st.dodge -= spend
-        st.dodge_spent += spend
         dodge_successes = 0
         if spend:
+            st.dodge -= spend
+            st.dodge_spent += spend
             if roll is None:
-                dodge_successes = self.count(
-                    battle, target, spend, power + st.penalty, "Dodge Pool"
-                )[0]
+                dodge_successes = self.count(battle, target, spend, tn, "Dodge Pool")[0]
             else:
-                dodge_successes, fumble = roll(spend, power + st.penalty)
+                dodge_successes, fumble = roll(spend, tn)
                 if fumble:
                     st.fumbles += 1  # ruling 2: every fumble is recorded
             if dodge_successes > attack_successes:
-                if battle.tracing:
+                if tracing:
                     battle.trace(
                         "miss",
                         f"clean miss: {dodge_successes} Dodge successes beat {attack_successes}",
@@ -698,23 +700,23 @@ class ClassicShadowrun(RuleSystem):
                 return
         attacker.hits += 1
         if roll is None:
-            body = self.count(battle, target, st.body, power + st.penalty, "Body")[0]
+            body = self.count(battle, target, st.body, tn, "Body")[0]
         else:
-            body, fumble = roll(st.body, power + st.penalty)
+            body, fumble = roll(st.body, tn)
             if fumble:
                 st.fumbles += 1
-        armor_kind = weapon.armor_kind
-        armor = st.ballistic if armor_kind == "ballistic" else st.impact
+        armor = st.ballistic if gun.ballistic else st.impact
         self.apply_attack(
             battle,
             attacker,
             target,
-            weapon.code,
+            gun.level,
+            gun.staging,
             attack_successes,
             body + dodge_successes + armor,
-            armor_kind,
-            f"{armor_kind} armor {armor}" if tracing else "",
-            stun=weapon.stun,
+            gun.armor_kind,
+            f"{gun.armor_kind} armor {armor}" if tracing else "",
+            gun.stun,
         )
 
     def apply_attack(
@@ -722,7 +724,8 @@ class ClassicShadowrun(RuleSystem):
         battle: Battle,
         attacker: Fighter | None,
         target: Fighter,
-        code: DamageCode,
+        level: str,
+        staging: int,
         attack_successes: int,
         defense_successes: int,
         armor_kind: str,
@@ -731,45 +734,49 @@ class ClassicShadowrun(RuleSystem):
         stage_up: bool = True,
         beyond_first: bool = True,
     ) -> None:
-        """Ruling 6: stage up per full Staging Number of successes beyond the first (all of
-        them with ``beyond_first`` off), down per full Staging Number of the defender's
-        successes; levels above D strip armor."""
+        """Ruling 6: stage the wound ``level`` up per full ``staging`` (Staging Number) of
+        successes beyond the first (all of them with ``beyond_first`` off), down per full
+        Staging Number of the defender's successes; levels above D strip armor."""
         counted = attack_successes - 1 if beyond_first and attack_successes else attack_successes
-        up = counted // code.staging if stage_up else 0
-        down, bought = defense_successes // code.staging, 0
-        if target.state.karma and target.spec.tactics.karma in ("survive", "both"):
+        up = counted // staging if stage_up else 0
+        down, bought = defense_successes // staging, 0
+        st = target.state
+        if st.karma and st.karma_policy in ("survive", "both"):
             down, bought = self._karma_survive(
-                battle, target, code, up, down, defense_successes, stun
+                battle, target, level, staging, up, down, defense_successes, stun
             )
-        level, over = stage(code.level, up, down)
+        index = LEVEL_INDEX[level] + up - down  # ``stage``, inline: once per hit
+        over = index - 3 if index > 3 else 0
+        final = None if index < 0 else LEVELS[index - over]
         if battle.tracing:
             karma = f" + {bought} bought with Karma" if bought else ""
             battle.trace(
                 "stage",
-                f"{code.level} staged up {up}, down {down} "
+                f"{level} staged up {up}, down {down} "
                 f"({defense_successes} defence successes incl. {armor_note}{karma}; "
-                f"staging {code.staging})"
-                f" -> {level or 'no damage'}",
+                f"staging {staging})"
+                f" -> {final or 'no damage'}",
                 actor=target,
-                level=level,
+                level=final,
             )
         if over:
-            left = max(0, getattr(target.state, armor_kind) - over)
-            setattr(target.state, armor_kind, left)
+            left = max(0, getattr(st, armor_kind) - over)
+            setattr(st, armor_kind, left)
             if battle.tracing:
                 battle.trace(
                     "armor",
                     f"staged {over} past D: {target.name}'s {armor_kind} armor drops to {left}",
                     actor=target,
                 )
-        if level is not None:
-            self.wound(battle, attacker, target, level, stun)
+        if final is not None:
+            self.wound(battle, attacker, target, final, stun)
 
     def _karma_survive(
         self,
         battle: Battle,
         target: Fighter,
-        code: DamageCode,
+        level: str,
+        staging: int,
         up: int,
         down: int,
         defense_successes: int,
@@ -779,10 +786,10 @@ class ClassicShadowrun(RuleSystem):
         st = target.state
         bought = 0
         while True:
-            level, _ = stage(code.level, up, down)
-            if level is None or not self._would_drop(target, level, stun):
+            final, _ = stage(level, up, down)
+            if final is None or not self._would_drop(target, final, stun):
                 break
-            need = (down + 1) * code.staging - (defense_successes + bought)
+            need = (down + 1) * staging - (defense_successes + bought)
             if st.karma < 2 * need:
                 break
             st.karma -= 2 * need
@@ -820,8 +827,9 @@ class ClassicShadowrun(RuleSystem):
             total = physical + boxes
             physical = total if total < MONITOR_BOXES else MONITOR_BOXES
             overflow += total - physical
-        st.set_boxes(physical, stun_boxes)
-        st.overflow = overflow
+        st._physical, st._stun, st.overflow = physical, stun_boxes, overflow
+        if st.wound_modifiers:  # ``set_boxes``, inline: once per wound
+            st.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun_boxes]
         dealt = physical + stun_boxes + overflow - before
         what = f"{level} wound ({'Stun' if stun else 'Physical'})" if battle.tracing else ""
         battle.damage_dealt(attacker, target, dealt, what)
@@ -869,7 +877,6 @@ class ClassicShadowrun(RuleSystem):
         code = w_weapon.code if w_weapon is not None else UNARMED
         stun = w_weapon.stun if w_weapon is not None else True  # ruling 9: unarmed is Stun
         power = code.power_for(winner.spec.sheet.attributes.strength)
-        code = DamageCode(power=power, strength_based=False, level=code.level, staging=code.staging)
         winner.hits += 1
         body = self.test(
             battle, loser, loser.state.body, power + loser.state.penalty, "Body"
@@ -878,13 +885,15 @@ class ClassicShadowrun(RuleSystem):
             battle,
             winner,
             loser,
-            code,
+            code.level,
+            code.staging,
             net,
             body + loser.state.impact,
             "impact",
             f"impact armor {loser.state.impact}" if battle.tracing else "",
-            stun=stun,
-            beyond_first=self.options.melee_staging == "beyond_first",
+            stun,
+            True,
+            self.options.melee_staging == "beyond_first",
         )
 
     def _melee_roll(
@@ -971,20 +980,18 @@ class ClassicShadowrun(RuleSystem):
                 self.resist_tn(victim, power),
                 "Body",
             ).successes
-            blast = DamageCode(
-                power=power, strength_based=False, level=code.level, staging=code.staging
-            )
             self.apply_attack(
                 battle,
                 thrower,
                 victim,
-                blast,
+                code.level,
+                code.staging,
                 0,
                 body + victim.state.impact,
                 "impact",
                 f"impact armor {victim.state.impact}",
-                stun=weapon.stun,
-                stage_up=False,
+                weapon.stun,
+                False,
             )
 
     @staticmethod
