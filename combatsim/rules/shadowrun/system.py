@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
 from ..base import RuleSystem, register
+from ..levers import field_bounds
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -141,7 +142,7 @@ class SRState:
         "smart",
         "initiative_dice",
         "karma_policy",
-        "dodge_policy",
+        "dodge_spend",
         "take",
         "count",
     )
@@ -174,7 +175,8 @@ class SRState:
         self.ballistic, self.impact = ballistic, impact
         self.body, self.reaction = body, reaction
         self.firearms, self.melee_skill = firearms, melee_skill
-        self.vision, self.karma_policy, self.dodge_policy = vision, karma_policy, dodge_policy
+        self.vision, self.karma_policy = vision, karma_policy
+        self.dodge_spend = _dodge_table(dodge_policy)  # [Dodge Pool left][attack successes]
         self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
         self.smart, self.initiative_dice = smart, initiative_dice
         self.take = None  # the battle's draw of the pool dice, kept at the first test
@@ -679,7 +681,7 @@ class ClassicShadowrun(RuleSystem):
         # untraced, the Dodge and Body tests (no Karma) count straight from the fighter's dice
         roll = None if tracing else st.count or self._counter(battle, target)
         tn = power + st.penalty
-        spend = dodge_dice(st.dodge_policy, st.dodge, attack_successes) if target.can_act else 0
+        spend = st.dodge_spend[st.dodge][attack_successes] if target.can_act else 0
         dodge_successes = 0
         if spend:
             st.dodge -= spend
@@ -1034,6 +1036,20 @@ def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
     if policy == "half":
         return (pool + 1) // 2
     return min(pool, 2 * attack_successes + 1)  # "match"
+
+
+# The Dodge Pool is Quickness at most; an attack has no more successes than Firearms dice.
+DODGE_TABLE_SIZE = 1 + max(
+    field_bounds(models.Attributes, "quickness")[1], field_bounds(models.Skills, "firearms")[1]
+)
+
+
+@functools.cache
+def _dodge_table(policy: str) -> tuple[tuple[int, ...], ...]:
+    """``dodge_dice`` of a policy for every Dodge Pool and attack successes a sheet allows,
+    kept by the fighter's state and read by index once per hit."""
+    sizes = range(DODGE_TABLE_SIZE)
+    return tuple(tuple(dodge_dice(policy, pool, hits) for hits in sizes) for pool in sizes)
 
 
 def _wasted(battle: Battle, first: Fighter, sweep) -> int:
