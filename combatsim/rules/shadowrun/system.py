@@ -66,12 +66,6 @@ def action_scores(result: int, passes: str = "minus7") -> list[int]:
     return [result - 7 * k for k in range(extra_actions(result))]
 
 
-@functools.cache
-def _scores(result: int, passes: str) -> tuple[int, ...]:
-    """``action_scores`` kept as a tuple: every fighter asks for them every turn."""
-    return tuple(action_scores(result, passes))
-
-
 def wound_modifier(boxes: int) -> int:
     """Ruling 7: 1-2 boxes +1, 3-5 boxes +2, 6 or more +3 (per monitor; the two add up)."""
     return 0 if boxes <= 0 else 1 if boxes <= 2 else 2 if boxes <= 5 else 3
@@ -224,6 +218,8 @@ class ClassicShadowrun(RuleSystem):
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets: dict[int, tuple] = {}  # id(spec) -> (spec, _state_values(spec))
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
+        # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
+        self._scores: dict[int, tuple[int, ...]] = {}
 
     def __getstate__(self) -> dict:
         """Pickled (to worker processes) without the last battle's dice counter."""
@@ -273,18 +269,24 @@ class ClassicShadowrun(RuleSystem):
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
-    def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
-        st = fighter.state
-        faces = (st.take or self._take(battle, fighter))(st.initiative_dice)
-        return sum(faces), faces
+    # How a variant rolls its initiative dice, when not as seed 002 does (``ShadowrunD8``)
+    initiative_faces = None
 
     def initiative(self, battle: Battle, fighter: Fighter) -> tuple[int, ...]:
-        """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7)."""
+        """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
+
+        The dice are summed as they fall: no Rule of Six on initiative (seed 002)."""
         st = fighter.state
-        rolled, faces = self.initiative_dice_total(battle, fighter)
+        if self.initiative_faces is None:
+            faces = (st.take or self._take(battle, fighter))(st.initiative_dice)
+        else:
+            faces = self.initiative_faces(battle, fighter)
         penalty = st.penalty
-        result = st.reaction + rolled - penalty
-        scores = _scores(result, self.options.initiative_passes)
+        result = st.reaction + sum(faces) - penalty
+        scores = self._scores.get(result)
+        if scores is None:
+            passes = self.options.initiative_passes
+            scores = self._scores[result] = tuple(action_scores(result, passes))
         if battle.tracing:
             wound = f" - {penalty} wounds" if penalty else ""
             battle.trace(
@@ -541,7 +543,7 @@ class ClassicShadowrun(RuleSystem):
         """
         st = attacker.state
         env = battle.environment
-        distance = battle.distance(attacker, target)
+        distance = math.dist(attacker.position, target.position)  # ``battle.distance``
         if distance <= env.melee_range:
             band, tn = -1, MELEE_TN
         else:
@@ -1016,7 +1018,7 @@ class ShadowrunD8(ClassicShadowrun):
     def pool_dice(self) -> dice.PoolDice:
         return dice.D8_CAPPED if self.options.tn_cap else dice.D8
 
-    def initiative_dice_total(self, battle: Battle, fighter: Fighter) -> tuple[int, list[int]]:
+    def initiative_faces(self, battle: Battle, fighter: Fighter) -> list[int]:
         """Seed 000: no Rule of Seven on initiative, unless the house rule explodes one die."""
         faces = battle.roll.faces(dice.D8, fighter.spec.sheet.initiative_dice)
         if self.options.initiative_rule_of_seven:
@@ -1024,7 +1026,7 @@ class ShadowrunD8(ClassicShadowrun):
             while extra == dice.D8.top:
                 extra = battle.roll.faces(dice.D8, 1)[0]
                 faces.append(extra)
-        return sum(faces), faces
+        return faces
 
 
 def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
