@@ -262,43 +262,48 @@ def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
     """
     top, low, floor = dice.top, dice.low, dice.tn_floor
     plan = _six_plan(dice)
-    needs = {tn: tn - top for tn in range(top + 1, 2 * top + 2)}  # the first re-roll's TN
+    decided = 2 * top + 1  # the highest TN a chain's first re-roll decides
 
     def count(n: int, tn: int) -> tuple[int, bool]:
         faces = take(n)
         tops = faces.count(top)
-        if tn <= top:
-            others, are_successes = plan[tn if tn > floor else floor]
-            counted = 0
-            for face in others:
-                counted += faces.count(face)
-            successes = tops + counted if are_successes else n - counted
-            # a fumble (every die on the low face) has no success: counted only then
-            fumble = not successes and n > 0 and faces.count(low) == n
-            while tops:  # the re-rolls, drawn all the same (a top face keeps the die open)
-                tops = take(tops).count(top)
-            return successes, fumble
-        if not tops:  # nothing reaches a TN above the top face
-            return 0, n > 0 and faces.count(low) == n
-        need = needs.get(tn)
-        if need is None:  # a chain needs more than one re-roll to decide
-            return _climb(take, tops, tn, dice), False
-        successes = 0
-        opens = True  # the next re-roll is a chain's first
-        while tops:
-            draws = take(tops)
-            tops = 0
-            for face in draws:
-                if face == top:
-                    tops += 1
-                    if opens:
-                        successes += 1
-                    opens = False
-                else:
-                    if opens and face >= need:
-                        successes += 1
-                    opens = True
-        return successes, False
+        if tn > top:
+            if not tops:  # nothing reaches a TN above the top face; a fumble: all on the low face
+                return 0, n > 0 and faces[0] == low and faces.count(low) == n
+            if tn > decided:  # a chain needs more than one re-roll to decide
+                return _climb(take, tops, tn, dice), False
+            need = tn - top  # what a chain's first re-roll must show
+            if tops == 1:  # the usual: one die to roll again, and most often once
+                face = take(1)[0]
+                if face != top:
+                    return (1, False) if face >= need else (0, False)
+                successes, opens = 1, False
+            else:
+                successes, opens = 0, True  # whether the next re-roll is a chain's first
+            while tops:
+                draws = take(tops)
+                tops = 0
+                for face in draws:
+                    if face == top:
+                        tops += 1
+                        if opens:
+                            successes += 1
+                        opens = False
+                    else:
+                        if opens and face >= need:
+                            successes += 1
+                        opens = True
+            return successes, False
+        others, are_successes = plan[tn if tn > floor else floor]
+        counted = 0
+        for face in others:
+            counted += faces.count(face)
+        successes = tops + counted if are_successes else n - counted
+        # a fumble (every die on the low face) has no success: looked for only then
+        fumble = not successes and n > 0 and faces[0] == low and faces.count(low) == n
+        while tops:  # the re-rolls, drawn all the same (a top face keeps the die open)
+            tops = take(tops).count(top)
+        return successes, fumble
 
     return count
 
