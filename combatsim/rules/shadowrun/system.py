@@ -617,7 +617,7 @@ class ClassicShadowrun(RuleSystem):
                 *sweep,
             ]
         else:
-            groups = [(target, shots)]
+            groups = ((target, shots),)
         gun = weapon.firing
         power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
         st = attacker.state
@@ -628,6 +628,7 @@ class ClassicShadowrun(RuleSystem):
         roll = None
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
+        fired = 0  # shots taken, added to the attacker's count at the end
         for victim, count in groups:
             tn, notes = self.ranged_tn(battle, attacker, victim, gun, shots, tracing)
             if tracing:
@@ -644,7 +645,7 @@ class ClassicShadowrun(RuleSystem):
             for shot in range(count):
                 if shot and not victim.can_act:
                     break
-                attacker.shots += 1
+                fired += 1
                 if roll is None:
                     successes, fumble = self.count(
                         battle, attacker, firearms, tn, "Firearms", "attack"
@@ -657,6 +658,7 @@ class ClassicShadowrun(RuleSystem):
                     self._fumbled(battle, attacker, fumble)
                 if successes:
                     self.resist_ranged(battle, attacker, victim, gun, power, successes)
+        attacker.shots += fired
         if sweep and battle.tracing:
             battle.trace(
                 "attack",
