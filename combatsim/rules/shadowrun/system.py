@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
@@ -547,58 +548,42 @@ class ClassicShadowrun(RuleSystem):
         if distance <= env.melee_range:
             band, tn = -1, MELEE_TN
         else:
-            band = 0
-            for top in gun.ranges:
-                if distance <= top:
-                    break
-                band += 1
+            band = bisect_left(gun.ranges, distance)  # the first band reaching the target
             tn = RANGE_TN[band]
-        mods: list[tuple[int, str]] | None = [] if explain else None
+        recoil = 0
         if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
-            mod = shots - gun.recoil_reduction
-            if mod < 0:
-                mod = 0
-            tn += mod
-            if mods is not None:
-                mods.append((mod, f"recoil ({shots} shots)"))
-        mod = COVER_TN[target.cover]
-        tn += mod
-        if mods is not None:
-            why = "blind fire" if target.cover == "hidden" else f"{target.cover} cover"
-            mods.append((mod, why))
-        if target.running:
-            tn += 1
-            if mods is not None:
-                mods.append((1, "target running"))
-        elif target.moved_this_turn == 0:
-            tn -= 1
-            if mods is not None:
-                mods.append((-1, "target standing still"))
+            recoil = shots - gun.recoil_reduction
+            if recoil < 0:
+                recoil = 0
+        cover = COVER_TN[target.cover]
+        # the target running +1, standing still -1
+        motion = 1 if target.running else -1 if target.moved_this_turn == 0 else 0
         engaged = battle.opponents_in_melee(attacker)
-        tn += engaged
-        if mods is not None:
-            mods.append((engaged, "attacker in melee"))
+        moving = 0
         if attacker.moved_this_action > 0:
-            mod = 2 if env.ground == "difficult" else 1
-            tn += mod
-            if mods is not None:
-                mods.append((mod, "attacker moving"))
+            moving = 2 if env.ground == "difficult" else 1
         vis = st.vision_tn
         if vis is None:
             vis = st.vision_tn = self._visibility(battle, attacker)
-        tn += vis
         smart = st.smart if gun.smartgun else 0
-        tn += smart + st.penalty
-        if mods is None:
+        tn += recoil + cover + motion + engaged + moving + vis + smart + st.penalty
+        if not explain:
             return tn, None
         if band < 0:
             notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
         else:
             name = ("short", "medium", "long", "extreme")[band]
             notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-        mods.append((vis, f"visibility ({env.visibility}, {st.vision} vision)"))
-        mods.append((smart, "smartgun" if smart == -2 else "smart goggles"))
-        mods.append((st.penalty, "wounds"))
+        mods = [
+            (recoil, f"recoil ({shots} shots)"),
+            (cover, "blind fire" if target.cover == "hidden" else f"{target.cover} cover"),
+            (motion, "target running" if motion > 0 else "target standing still"),
+            (engaged, "attacker in melee"),
+            (moving, "attacker moving"),
+            (vis, f"visibility ({env.visibility}, {st.vision} vision)"),
+            (smart, "smartgun" if smart == -2 else "smart goggles"),
+            (st.penalty, "wounds"),
+        ]
         notes += [f"{why} {mod:+d}" for mod, why in mods if mod]
         return tn, notes
 
