@@ -174,11 +174,12 @@ class Weapon(Strict):
     def code(self) -> DamageCode:
         return DamageCode.parse(self.damage)
 
-    @property
+    # cached: the tactics ask every action (a property would be a Python call each time)
+    @cached_property
     def max_range(self) -> float | None:
         return self.ranges[3] if self.ranges else None
 
-    @property
+    @cached_property
     def can_autofire(self) -> bool:
         return self.autofire
 
