@@ -331,13 +331,12 @@ class Battle:
             acting = [f for f in self.fighters if f.can_act]
             rolls = [initiative(self, f) for f in acting]
             # one tie-break draw per fighter, in order (the same numbers as one at a time);
-            # the position in ``acting`` settles what the draws leave equal, as a stable sort
+            # higher tiebreak first, then the lower draw: one integer key, as the draws are
+            # below TIES; the position in ``acting`` settles what the draws leave equal
             ties = draw_ties(len(acting))
-            order = sorted(
-                zip([-tiebreak(f) for f in acting], ties, range(len(acting)), strict=True)
-            )
+            keys = [tie - tiebreak(f) * TIES for f, tie in zip(acting, ties, strict=True)]
             ends = self.turn_start + TOP
-            for rank, (_, _, i) in enumerate(order):
+            for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
                 f = acting[i]
                 f.penalty_at_roll = penalty(f) if slowed else 0
                 f.turn_ends_at = ends
