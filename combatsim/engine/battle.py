@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL, Event
+from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
 from ..scenario.model import FighterSpec, Scenario
@@ -70,6 +70,15 @@ class Alarm(Event):
         self._ok = True
         self._value = None
         self.env.schedule(self, priority, delay)
+
+    def again(self) -> Alarm:
+        """This alarm, ready to be waited on and set off again once it has gone off (simpy
+        has processed it); a new one while it is still due."""
+        if self.callbacks is not None:
+            return Alarm(self.env)
+        self.callbacks = []
+        self._value = PENDING
+        return self
 
 
 class Fighter:
@@ -331,13 +340,12 @@ class Battle:
             acting = [f for f in self.fighters if f.can_act]
             rolls = [initiative(self, f) for f in acting]
             # one tie-break draw per fighter, in order (the same numbers as one at a time);
-            # the position in ``acting`` settles what the draws leave equal, as a stable sort
+            # higher tiebreak first, then the lower draw: one integer key, as the draws are
+            # below TIES; the position in ``acting`` settles what the draws leave equal
             ties = draw_ties(len(acting))
-            order = sorted(
-                zip([-tiebreak(f) for f in acting], ties, range(len(acting)), strict=True)
-            )
+            keys = [tie - tiebreak(f) * TIES for f, tie in zip(acting, ties, strict=True)]
             ends = self.turn_start + TOP
-            for rank, (_, _, i) in enumerate(order):
+            for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
                 f = acting[i]
                 f.penalty_at_roll = penalty(f) if slowed else 0
                 f.turn_ends_at = ends
@@ -358,8 +366,8 @@ class Battle:
     def _fighter(self, f: Fighter):
         """The fighter's one process: it waits for the turn process to wake it at its first
         action (``Alarm``), acts at its scores, then waits for the next turn."""
+        alarm = f.alarm = Alarm(self.env)
         while True:
-            alarm = f.alarm = Alarm(self.env)
             while True:
                 try:
                     yield alarm
@@ -370,6 +378,7 @@ class Battle:
                     due = False  # its first action moved earlier: time it again
                 break
             yield from self._fighter_turn(f, f.scores, f.turn_ends_at, due)
+            alarm = f.alarm = alarm.again()
 
     def _fighter_turn(self, f: Fighter, scores: list[int], ends: float, due: bool):
         """Act at each of ``scores`` (``due``: the first one's wait is over already)."""

@@ -158,7 +158,7 @@ class RuleSystem(ABC):
     def initiative_penalty(self, fighter: Fighter) -> int: ...
 
     def initiative_tiebreak(self, fighter: Fighter) -> int:
-        """Among equal scores the higher value acts first (then a random draw)."""
+        """Among equal scores the higher value (an integer) acts first, then a random draw."""
         return 0
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027

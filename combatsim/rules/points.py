@@ -20,10 +20,20 @@ class PointPoolRules:
     weapon, ranged, interception=False)``."""
 
     pool: ClassVar[str]
+    _max_pool: ClassVar[str]  # "max_<pool>", named once per class
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "pool" in cls.__dict__:
+            cls._max_pool = "max_" + cls.pool
 
     def _points(self, fighter: Fighter) -> tuple[int, int]:
         st = fighter.state
-        return getattr(st, self.pool), getattr(st, f"max_{self.pool}")
+        return getattr(st, self.pool), getattr(st, self._max_pool)
+
+    def _drained(self, state) -> None:
+        """Called after a hit took points off ``state``'s pool: a system keeps here what
+        depends on the pool (nothing by default)."""
 
     def can_act(self, fighter: Fighter) -> bool:
         return self._points(fighter)[0] > 0
@@ -82,6 +92,8 @@ class PointPoolRules:
                     "armor", f"{target.name}'s armor stops a {what} ({detail})", actor=target
                 )
             return
-        setattr(target.state, self.pool, self._points(target)[0] - dealt)
-        what = f"{what} ({detail}: {dealt} off {self.pool})" if tracing else ""
+        st, pool = target.state, self.pool
+        setattr(st, pool, getattr(st, pool) - dealt)
+        self._drained(st)
+        what = f"{what} ({detail}: {dealt} off {pool})" if tracing else ""
         battle.damage_dealt(attacker, target, dealt, what)

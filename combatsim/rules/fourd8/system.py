@@ -568,35 +568,9 @@ class FourD8(PointPoolRules, RuleSystem):
                     actor=target,
                 )
 
-    def hurt(
-        self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
-        points: int,
-        armor: int,
-        what: str,
-        how: str,
-    ) -> None:
-        """The pool mixin's ``hurt``, reading and writing ``health`` flat."""
-        dealt = points - armor
-        if dealt <= 0:
-            if battle.tracing:
-                battle.trace(
-                    "armor",
-                    f"{target.name}'s armor stops a {what} ({how} = {points} points, armor "
-                    f"{armor})",
-                    actor=target,
-                )
-            return
-        st = target.state
-        st.health -= dealt
-        st.wounded = st.max_health - st.health >= st.wounded_loss
-        if battle.tracing:
-            what = f"{what} ({how} = {points} points, armor {armor}: {dealt} off health)"
-            battle.damage_dealt(attacker, target, dealt, what)
-        else:
-            battle.damage_dealt(attacker, target, dealt, "")
+    def _drained(self, state) -> None:
+        """The wounded modifier follows health (kept here, read by every test)."""
+        state.wounded = state.max_health - state.health >= state.wounded_loss
 
     ranged_attack = _attack
 

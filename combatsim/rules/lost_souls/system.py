@@ -364,35 +364,6 @@ class LostSouls(PointPoolRules, RuleSystem):
         st = fighter.state  # the pool mixin's, read flat
         return min(1.0, (st.max_life - st.life) / st.max_life)
 
-    def hurt(
-        self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
-        points: int,
-        armor: int,
-        what: str,
-        how: str,
-    ) -> None:
-        """The pool mixin's ``hurt``, reading and writing ``life`` flat: armor stops ``armor``
-        points of the hit, the rest comes off life (``what`` and ``how`` only for the trace)."""
-        dealt = points - armor
-        if dealt <= 0:
-            if battle.tracing:
-                battle.trace(
-                    "armor",
-                    f"{target.name}'s armor stops a {what} ({how} = {points} points, armor "
-                    f"{armor})",
-                    actor=target,
-                )
-            return
-        target.state.life -= dealt
-        if battle.tracing:
-            what = f"{what} ({how} = {points} points, armor {armor}: {dealt} off life)"
-            battle.damage_dealt(attacker, target, dealt, what)
-        else:
-            battle.damage_dealt(attacker, target, dealt, "")
-
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
