@@ -21,7 +21,10 @@ import pytest
 
 from combatsim.engine.battle import Battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
+from combatsim.rules.levers import field_bounds
+from combatsim.rules.shadowrun.models import Attributes, Skills
 from combatsim.rules.shadowrun.system import (
+    _dodge_table,
     action_scores,
     blast_power,
     dodge_dice,
@@ -126,6 +129,18 @@ def test_stage(level, up, down, expected):
 )
 def test_dodge_dice_per_policy(policy, pool, hits, spend):
     assert dodge_dice(policy, pool, hits) == spend
+
+
+@pytest.mark.parametrize("policy", ["none", "all", "half", "match"])
+def test_the_dodge_table_reaches_the_largest_pool_and_attack_a_sheet_allows(policy):
+    """A hit reads its Dodge dice from the table: every Dodge Pool (Quickness) and attack
+    successes (Firearms dice) a valid sheet can have must be in it."""
+    quickness = field_bounds(Attributes, "quickness")[1]
+    firearms = field_bounds(Skills, "firearms")[1]
+    table = _dodge_table(policy)
+    for pool in range(quickness + 1):
+        for hits in range(firearms + 1):
+            assert table[pool][hits] == dodge_dice(policy, pool, hits)
 
 
 # ================================================================================================
