@@ -269,7 +269,9 @@ def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
         tops = faces.count(top)
         if tn > top:
             if not tops:  # nothing reaches a TN above the top face; a fumble: all on the low face
-                return 0, n > 0 and faces[0] == low and faces.count(low) == n
+                if n and faces[0] == low and faces.count(low) == n:
+                    return 0, True
+                return 0, False
             if tn > decided:  # a chain needs more than one re-roll to decide
                 return _climb(take, tops, tn, dice), False
             need = tn - top  # what a chain's first re-roll must show
