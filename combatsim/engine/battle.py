@@ -115,6 +115,7 @@ class Fighter:
         "scores",
         "priority",
         "penalty_at_roll",
+        "shift",
         "waiting_shift",
         "turn_ends_at",
         "alarm",
@@ -167,7 +168,8 @@ class Fighter:
         self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
         self.priority = NORMAL + 1
         self.penalty_at_roll = 0
-        self.waiting_shift = 0  # the penalty shift the pending action was timed with
+        self.shift = 0  # how far wounds moved this turn's scores down since the roll
+        self.waiting_shift = 0  # the shift the pending action was timed with
         self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
         self.alarm: Alarm | None = None  # what the fighter waits on between turns
         self.wake: Event | None = None  # the event a held action waits on
@@ -348,6 +350,7 @@ class Battle:
             for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
                 f = acting[i]
                 f.penalty_at_roll = penalty(f) if slowed else 0
+                f.shift = 0
                 f.turn_ends_at = ends
                 f.scores = scores = rolls[i]
                 f.priority = NORMAL + 1 + rank
@@ -382,20 +385,18 @@ class Battle:
 
     def _fighter_turn(self, f: Fighter, scores: list[int], ends: float, due: bool):
         """Act at each of ``scores`` (``due``: the first one's wait is over already)."""
-        system, env = self.system, self.env
-        penalty = system.initiative_penalty
-        slowed = system.initiative_penalties  # False: the penalty is always 0, never asked
+        env = self.env
         for base in scores:
             if due:  # woken at the turn's start timing (wound shift 0)
                 due = False
                 score = base if base < TOP else TOP
                 if self.over or not f.can_act:
                     return
-                retime = slowed and penalty(f) != f.penalty_at_roll
+                retime = f.shift != 0
             else:
                 retime = True
             while retime:
-                shift = penalty(f) - f.penalty_at_roll if slowed else 0
+                shift = f.shift
                 score = base - shift
                 if score > TOP:
                     score = TOP
@@ -416,7 +417,7 @@ class Battle:
                 if self.over or not f.can_act:
                     return
                 # wounds moved the action down while it waited: wait again, for the new score
-                retime = slowed and penalty(f) - f.penalty_at_roll != shift
+                retime = f.shift != shift
             self.score = score
             plan = self._decide(f)
             if plan is None:
@@ -634,7 +635,8 @@ class Battle:
             target.knocked_out_turn = self.turn
             self.fallen = True
         elif acting and target.scores and system.initiative_penalties:
-            shift = system.initiative_penalty(target) - target.penalty_at_roll
+            # wounds move initiative only here: the fighter's shift is kept for its waits
+            target.shift = shift = system.initiative_penalty(target) - target.penalty_at_roll
             if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
                 self._interrupt(target)
 

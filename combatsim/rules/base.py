@@ -137,7 +137,9 @@ class RuleSystem(ABC):
     Armor: ClassVar[type[BaseModel]]
     Tactics: ClassVar[type[BaseModel] | None] = None
     # Can wounds move a fighter's initiative scores (``initiative_penalty`` not always 0)?
-    # Systems whose penalty is always 0 say False, and the engine never asks.
+    # Systems whose penalty is always 0 say False, and the engine never asks. Otherwise the
+    # engine asks when the turn's initiative is rolled and after each ``damage_dealt`` for
+    # the fighter: the penalty may change only with damage reported there.
     initiative_penalties: ClassVar[bool] = True
 
     def __init__(self, options: BaseModel):
