@@ -197,6 +197,7 @@ class Shadowrun2097(RuleSystem):
         self._dodge = o.dodge
         self._failure_disadvantage = o.failure_disadvantage
         self._action_step, self._max_actions = o.action_step, o.max_actions
+        self._scores: dict[int, list[int]] = {}  # initiative result -> action_scores (shared)
         r = o.range_tn
         self._range_tns = (r.short, r.medium, r.long, r.extreme)
         # Conditions as (name, TN modifier, Advantage, Disadvantage), read on every check.
@@ -329,7 +330,11 @@ class Shadowrun2097(RuleSystem):
             self._spend(battle, fighter, "initiative", "+2d6 initiative this turn")
             extra = d6(dice.EDGE_DAMAGE_DICE)
             result += sum(extra)
-        scores = action_scores(result, self._action_step, self._max_actions)
+        scores = self._scores.get(result)
+        if scores is None:
+            scores = self._scores[result] = action_scores(
+                result, self._action_step, self._max_actions
+            )
         if battle.tracing:
             edge = f" + Edge {extra}" if extra else ""
             battle.trace(
