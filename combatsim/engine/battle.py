@@ -190,7 +190,7 @@ class Fighter:
         self.knocked_out_turn: int | None = None
         # opponents in melee, as counted at the battle's layout ``engaged_layout``
         self.engaged, self.engaged_layout = 0, -1
-        self.cover_seen: tuple = (-1, 0.0, None)  # (layout, within, free_cover_point's answer)
+        self.cover_seen: tuple = (-1, 0.0, None)  # (moves, within, free_cover_point's answer)
         self.enemies_seen: tuple = (-1,)  # the tactics' (layout, enemies, distances, nearest)
 
     @staticmethod
@@ -261,6 +261,7 @@ class Battle:
         self.over = False
         self.fallen = True  # someone left the fight since the last victory check
         self.layout = 0  # counts the moves and departures from the fight so far
+        self.moves = 0  # counts the moves so far
 
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
@@ -289,10 +290,9 @@ class Battle:
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else stands at (looked
-        for again only after someone moved or left: a fighter out of cover asks every
-        action)."""
+        for again only after someone moved: a fighter out of cover asks every action)."""
         seen = me.cover_seen
-        if seen[0] == self.layout and seen[1] == within:
+        if seen[0] == self.moves and seen[1] == within:
             return seen[2]
         best, best_d = None, math.inf
         here, dist = me.position, math.dist
@@ -305,7 +305,7 @@ class Battle:
                     break
             else:
                 best, best_d = point, d
-        me.cover_seen = (self.layout, within, best)
+        me.cover_seen = (self.moves, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -595,6 +595,7 @@ class Battle:
         moved = length * t
         f.position = end
         self.layout += 1
+        self.moves += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
         f.cover = self._cover_at(end)
