@@ -31,6 +31,7 @@ import simpy
 from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
+from ..rules.base import RuleSystem
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, plan_action
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -235,7 +236,13 @@ class Battle:
         """``roller`` replaces the dice (tests script faces with it); by default the battle
         rolls from ``rng``."""
         self.scenario = scenario
-        self.system = scenario.system
+        self.system = system = scenario.system
+        # the rule system's begin_action, unless it is the default that does nothing
+        self.begin_action = (
+            system.begin_action
+            if type(system).begin_action is not RuleSystem.begin_action
+            else None
+        )
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
         self.cover_points = [(p.position, p) for p in scenario.environment.cover_points]
@@ -409,6 +416,7 @@ class Battle:
     def _fighter_turn(self, f: Fighter, scores: list[int], ends: float, due: bool):
         """Act at each of ``scores`` (``due``: the first one's wait is over already)."""
         env = self.env
+        begin_action = self.begin_action
         for base in scores:
             if due:  # woken at the turn's start timing (wound shift 0)
                 due = False
@@ -442,9 +450,23 @@ class Battle:
                 # wounds moved the action down while it waited: wait again, for the new score
                 retime = f.shift != shift
             self.score = score
-            plan = self._decide(f)
-            if plan is None:
+            # The start of an action: pools refresh, a lost action is lost, else the tactics
+            # plan it.
+            if begin_action is not None:
+                begin_action(self, f)
+            if f.lose_next_action:
+                why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
+                f.lose_next_action = False
+                if self.tracing:
+                    self.trace("action", f"{f.name} loses this action ({why})", actor=f)
                 continue
+            f.actions += 1
+            f.moved_this_action = 0.0
+            plan = plan_action(self, f)
+            if self.tracing:
+                self.trace(
+                    "decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind
+                )
             if plan.kind == "hold":
                 plan = yield from self._hold(f, plan, ends)
                 if plan is None:
@@ -452,22 +474,6 @@ class Battle:
                         return
                     continue
             self._execute(f, plan)
-
-    def _decide(self, f: Fighter) -> Plan | None:
-        """The start of an action: pools refresh, a lost action is lost, else the tactics plan."""
-        self.system.begin_action(self, f)
-        if f.lose_next_action:
-            why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
-            f.lose_next_action = False
-            if self.tracing:
-                self.trace("action", f"{f.name} loses this action ({why})", actor=f)
-            return None
-        f.actions += 1
-        f.moved_this_action = 0.0
-        plan = plan_action(self, f)
-        if self.tracing:
-            self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
-        return plan
 
     def _hold(self, f: Fighter, plan: Plan, ends: float):
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
@@ -542,7 +548,8 @@ class Battle:
             if self.tracing:
                 self.trace("move", f"{f.name} gives away the hidden position", actor=f)
         if kind == "fire":
-            index = f.weapon_index[id(plan.weapon)]
+            weapon = plan.weapon
+            index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
             ammo = f.ammo
             shots = plan.shots
             if ammo[index] < shots:
