@@ -335,7 +335,8 @@ class Battle:
 
     def _tear_down(self, turns: simpy.Process) -> None:
         """Break the reference cycles a finished battle leaves (processes still waiting, the
-        events that would call them back, the fighters' memos), so that reference counting
+        events that would call them back, the fighters' memos, and what the rule system's
+        states hold of one another: ``end_battle``), so that reference counting
         frees it at once: a batch then leaves the cyclic garbage collector little to do
         (about 3% of a battle's time, measured). Only an optimisation: it reaches into simpy
         where simpy has no public way, and does nothing where that is not there."""
@@ -353,6 +354,7 @@ class Battle:
             queue.clear()
         self.focus.clear()
         self.holders.clear()
+        self.system.end_battle(self)
 
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""

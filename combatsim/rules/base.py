@@ -166,6 +166,11 @@ class RuleSystem(ABC):
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027
         """Nothing refreshes by default."""
 
+    def end_battle(self, battle: Battle) -> None:  # noqa: B027
+        """Called once a battle is over and its result recorded: drop what the fighters'
+        states hold of one another (a target remembered, say), so that the finished battle
+        is freed at once rather than by the cyclic garbage collector. Nothing by default."""
+
     @abstractmethod
     def can_act(self, fighter: Fighter) -> bool: ...
 

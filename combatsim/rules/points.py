@@ -31,6 +31,12 @@ class PointPoolRules:
         st = fighter.state
         return getattr(st, self.pool), getattr(st, self._max_pool)
 
+    def end_battle(self, battle: Battle) -> None:
+        """The targets remembered for aimed follow-ups refer to other fighters: dropped."""
+        for f in battle.fighters:
+            st = f.state
+            st.prev_target = st.this_target = None
+
     def _drained(self, state) -> None:
         """Called after a hit took points off ``state``'s pool: a system keeps here what
         depends on the pool (nothing by default)."""
