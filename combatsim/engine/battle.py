@@ -33,7 +33,7 @@ from simpy.events import NORMAL, PENDING, Event
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
 from ..scenario.model import FighterSpec, Scenario
-from ..tactics.policies import Plan, plan_action
+from ..tactics.policies import Plan, burst_size, plan_action
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
@@ -107,6 +107,8 @@ class Fighter:
         "firearm_index",
         "firearm_range",
         "firearm_autofire",
+        "burst",
+        "full_loads",
         "melee",
         "grenades",
         "reach",
@@ -158,12 +160,14 @@ class Fighter:
             self.melee,
             self.grenades,
             self.reach,
+            self.full_loads,
         ) = static if static is not None else self.static_parts(spec)
         self.firearm_autofire = 1  # most autofire shots, set by the battle from the rule system
+        self.burst = 1  # shots the tactics fire per action with a full firearm (the same)
         self.position: tuple[float, float] = spec.position
         self.cover = spec.cover
         self.state: Any = None
-        self.ammo = [w.ammo if w.ammo is not None else 0 for w in spec.weapons]
+        self.ammo = list(self.full_loads)
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
         self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
@@ -216,6 +220,7 @@ class Fighter:
             next((w for w in spec.weapons if w.kind == "melee"), None),
             [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
             max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
+            tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
         )
 
     def weapon_label(self, weapon) -> str:
@@ -253,10 +258,10 @@ class Battle:
         self.events: list[TraceEvent] = []
         self.fighters = fighters = []
         new_state = self.system.new_state
-        for i, (spec, static, walk, run, autofire) in enumerate(_prepared(scenario)):
+        for i, (spec, static, walk, run, autofire, burst) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
             f.state = new_state(f)
-            f.walk, f.run, f.firearm_autofire = walk, run, autofire
+            f.walk, f.run, f.firearm_autofire, f.burst = walk, run, autofire, burst
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.focus: dict[str, Fighter] = {}
@@ -747,7 +752,9 @@ def _prepared(scenario: Scenario) -> list[tuple]:
         walk, run = scenario.system.movement(fighter)
         firearm = fighter.firearm
         autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
-        parts.append((spec, static, walk, run, autofire))
+        parts.append(
+            (spec, static, walk, run, autofire, burst_size(fighter.tactics, firearm, autofire))
+        )
     if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
         _PREPARED.clear()
     _PREPARED[id(scenario)] = (scenario, parts)

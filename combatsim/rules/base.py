@@ -76,6 +76,7 @@ class Combatant(Protocol):
     firearm_index: int
     firearm_range: float
     firearm_autofire: int
+    burst: int
     melee: Any
     grenades: list[tuple[int, Any]]
     reach: float

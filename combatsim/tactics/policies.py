@@ -157,15 +157,9 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
 
     d_after = d if dest is None else _dist(dest, target.position)
     if d_after <= me.firearm_range:
-        if tactics.fire_mode == "single" or not firearm.can_autofire:
-            shots = 1
-        else:
-            most = me.firearm_autofire
-            if tactics.autofire_rounds is not None and tactics.autofire_rounds < most:
-                most = tactics.autofire_rounds
-            shots = most if most < ammo else ammo
-            if shots < 1:
-                shots = 1
+        shots = me.burst  # burst_size, worked out once per combatant
+        if shots > ammo:
+            shots = ammo if ammo > 0 else 1
         sweep = _sweep(battle, me, target, enemies, shots, firearm) if tactics.sweep else ()
         reason = ""
         if tracing:
@@ -188,6 +182,18 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
             dest=_toward(here, target.position, min(run, d - 0.8 * firearm.max_range)),
         )
     return Plan("walk", f"out of range of {why_target}: walks closer" if tracing else "", dest=dest)
+
+
+def burst_size(tactics, firearm, most: int) -> int:
+    """Shots per action with a full firearm: 1 for single shots (or a weapon that cannot
+    autofire), else the rule system's most (``most``), or fewer if the tactics say
+    ``autofire_rounds``. Fixed for a combatant: the battle works it out once (as
+    ``Fighter.burst``); an action fires at most the rounds left, and at least one."""
+    if firearm is None or tactics.fire_mode == "single" or not firearm.can_autofire:
+        return 1
+    if tactics.autofire_rounds is not None and tactics.autofire_rounds < most:
+        most = tactics.autofire_rounds
+    return most if most > 1 else 1
 
 
 SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk across
