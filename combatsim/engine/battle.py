@@ -264,6 +264,7 @@ class Battle:
             f.walk, f.run, f.firearm_autofire, f.burst = walk, run, autofire, burst
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
+        self.survivor_columns = [(side, f"survivors_{side}") for side in self.sides]
         self.focus: dict[str, Fighter] = {}
         self.turn = 0
         self.score: int | None = None
@@ -704,16 +705,21 @@ class Battle:
             "end_reason": end_reason,
             "turns": self.turn,
         }
-        for side in self.sides:
-            row[f"survivors_{side}"] = sum(1 for f in self.fighters if f.side == side and f.can_act)
+        survivors = dict.fromkeys(self.sides, 0)
+        for f in self.fighters:
+            if f.can_act:
+                survivors[f.side] += 1
+        for side, key in self.survivor_columns:
+            row[key] = survivors[side]
         combatants = []
+        status, record = self.system.status, self.system.record
         for f in self.fighters:
             combatants.append(
                 {
                     "battle": self.index,
                     "name": f.name,
                     "side": f.side,
-                    "status": "fled" if f.fled else self.system.status(f),
+                    "status": "fled" if f.fled else status(f),
                     "standing": f.can_act,
                     "knocked_out_turn": f.knocked_out_turn,
                     "actions": f.actions,
@@ -721,7 +727,7 @@ class Battle:
                     "hits": f.hits,
                     "damage_dealt": f.damage_dealt,
                     "damage_taken": f.damage_taken,
-                    **self.system.record(f),
+                    **record(f),
                 }
             )
         return BattleResult(
