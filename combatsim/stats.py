@@ -195,3 +195,25 @@ def mcnemar_p_value(first_only: int, second_only: int) -> float:
     top = log_term(k)  # the terms grow up to m / 2, and k is below it: the last is the largest
     tail = math.exp(top) * math.fsum(math.exp(log_term(j) - top) for j in range(k + 1))
     return min(1.0, 2 * tail)
+
+
+def paired_comparison(both: int, a_only: int, b_only: int, neither: int) -> dict:
+    """A against B from paired battles (the same seeds): each rate with its Wilson interval,
+    B's rate minus A's with Newcombe's paired 95% interval, the exact McNemar p-value, and
+    whether the interval leaves out 0. The one reading of the four pair counts that
+    ``compare``, sweeps and ``explain`` all print."""
+    n = both + a_only + b_only + neither
+    low, high = paired_difference_interval(both, b_only, a_only, neither)
+    rate_a, ci_a = rate_with_interval(both + a_only, n)
+    rate_b, ci_b = rate_with_interval(both + b_only, n)
+    return {
+        "battles": n,
+        "a": rate_a,
+        "ci95_a": ci_a,
+        "b": rate_b,
+        "ci95_b": ci_b,
+        "difference": None if n == 0 else round((b_only - a_only) / n, 6),
+        "ci95": [round(low, 6), round(high, 6)],
+        "p_value": round(mcnemar_p_value(b_only, a_only), 6),
+        "significant": bool(n and (low > 0 or high < 0)),
+    }

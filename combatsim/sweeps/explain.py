@@ -33,7 +33,7 @@ from ..errors import CombatsimError, UsageError
 from ..metrics import Metric, parse_metric
 from ..output import write_table
 from ..rules.levers import Lever, scenario_value
-from ..stats import half_width, mcnemar_p_value, paired_difference_interval, rate_with_interval
+from ..stats import half_width, paired_comparison, rate_with_interval
 from .api import Options, Result, _about, _load, seal, write_records
 from .fields import FieldPath, apply, label_of
 from .study import Pairing
@@ -97,23 +97,21 @@ def _half(d: dict[str, Any]) -> float:
 def step_difference(pairs: Counter, k: int) -> dict[str, Any]:
     """Variant ``k``'s rate minus the baseline's, from the unit's pair counts, with Newcombe's
     paired 95% interval and the exact McNemar p-value (``combatsim.stats``, as ``compare``)."""
-    both = pairs.get((k, 1, 1), 0)
-    base_only = pairs.get((k, 1, 0), 0)
-    step_only = pairs.get((k, 0, 1), 0)
-    neither = pairs.get((k, 0, 0), 0)
-    n = both + base_only + step_only + neither
-    low, high = paired_difference_interval(both, step_only, base_only, neither)
-    base, base_ci = rate_with_interval(both + base_only, n)
-    rate, rate_ci = rate_with_interval(both + step_only, n)
+    d = paired_comparison(
+        pairs.get((k, 1, 1), 0),
+        pairs.get((k, 1, 0), 0),  # the baseline only
+        pairs.get((k, 0, 1), 0),  # the step only
+        pairs.get((k, 0, 0), 0),
+    )
     return {
-        "battles": n,
-        "base": base,
-        "rate": rate,
-        "ci95_rate": rate_ci,
-        "difference": None if n == 0 else round((step_only - base_only) / n, 6),
-        "ci95": [round(low, 6), round(high, 6)],
-        "p_value": round(mcnemar_p_value(step_only, base_only), 6),
-        "significant": bool(n and (low > 0 or high < 0)),
+        "battles": d["battles"],
+        "base": d["a"],
+        "rate": d["b"],
+        "ci95_rate": d["ci95_b"],
+        "difference": d["difference"],
+        "ci95": d["ci95"],
+        "p_value": d["p_value"],
+        "significant": d["significant"],
     }
 
 

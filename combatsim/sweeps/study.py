@@ -33,7 +33,7 @@ from typing import Any
 from ..backends import Backend
 from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
-from ..stats import half_width, paired_difference_interval, rate_with_interval
+from ..stats import half_width, paired_comparison
 
 STATE = ".combatsim"
 RUN_FILE = "run.json"
@@ -594,8 +594,6 @@ def _pairs_from_json(data: list | None) -> Counter | None:
 def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict[str, Any]]:
     """Per side (by position), and for draws: B's rate minus A's, with Newcombe's paired
     interval and the exact McNemar p-value. ``pairs`` counts ``(winner in A, winner in B)``."""
-    from ..stats import mcnemar_p_value
-
     n = sum(pairs.values())
     rows = []
     outcomes = [(a, b) for a, b in zip(first.sides, second.sides, strict=True)] + [(None, None)]
@@ -603,10 +601,7 @@ def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict
         both = sum(c for (wa, wb), c in pairs.items() if wa == side_a and wb == side_b)
         a_only = sum(c for (wa, wb), c in pairs.items() if wa == side_a and wb != side_b)
         b_only = sum(c for (wa, wb), c in pairs.items() if wa != side_a and wb == side_b)
-        neither = n - both - a_only - b_only
-        low, high = paired_difference_interval(both, b_only, a_only, neither)
-        rate_a, _ = rate_with_interval(both + a_only, n)
-        rate_b, _ = rate_with_interval(both + b_only, n)
+        d = paired_comparison(both, a_only, b_only, n - both - a_only - b_only)
         if side_a is None:
             label = "draws"
         else:
@@ -614,12 +609,12 @@ def paired_differences(first: Tally, second: Tally, pairs: Counter) -> list[dict
         rows.append(
             {
                 "side": label,
-                "a": rate_a,
-                "b": rate_b,
-                "difference": None if n == 0 else round((b_only - a_only) / n, 6),
-                "ci95": [round(low, 6), round(high, 6)],
-                "p_value": round(mcnemar_p_value(b_only, a_only), 6),
-                "significant": bool(n and (low > 0 or high < 0)),
+                "a": d["a"],
+                "b": d["b"],
+                "difference": d["difference"],
+                "ci95": d["ci95"],
+                "p_value": d["p_value"],
+                "significant": d["significant"],
                 "a_only": a_only,
                 "b_only": b_only,
             }
