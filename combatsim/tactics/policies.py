@@ -86,13 +86,8 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 dest=_away(here, nearest.position, run),
             )
 
-    policy = tactics.target
-    if policy == "nearest":
+    if tactics.target == "nearest":  # the usual policy, without a call
         target = nearest
-    elif policy == "focus":
-        target = battle.focus.get(side)
-        if target is None or target.index not in dist or dist[target.index] > me.reach:
-            target = battle.focus[side] = nearest
     else:
         target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
