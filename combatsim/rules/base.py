@@ -125,6 +125,30 @@ class BattleView(Protocol):
     ) -> None: ...
 
 
+class SpecCache:
+    """What a rule system derives from a combatant's spec, kept for every battle of the
+    scenario (a spec is immutable): ``get(spec, make)`` calls ``make(spec)`` once per spec.
+    Keyed by the spec's identity and holding the spec, so its id cannot be reused; pickled
+    empty, since a worker process gets other spec objects."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Any, Any]] = {}
+
+    def get(self, spec: Any, make: Callable[[Any], Any]) -> Any:
+        kept = self._kept.get(id(spec))
+        if kept is None or kept[0] is not spec:
+            kept = self._kept[id(spec)] = (spec, make(spec))
+        return kept[1]
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __reduce__(self):
+        return SpecCache, ()
+
+
 # The names the rule systems' signatures use.
 Battle = BattleView
 Fighter = Combatant

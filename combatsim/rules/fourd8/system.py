@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
-from ..base import RuleSystem, register
+from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
 from . import levers as fourd8_levers
 from . import models
@@ -174,7 +174,7 @@ class FourD8(PointPoolRules, RuleSystem):
         super().__init__(options)
         o, diff = options, options.difficulty
         self._expected: dict[tuple, Fraction] = {}
-        self._kits: dict[int, tuple[object, Kit]] = {}  # id(spec) -> (spec, its Kit)
+        self._kits = SpecCache()  # spec -> its Kit
         self._range_ease = tuple(getattr(o.ease, name) for name in RANGE_NAMES)
         self._cover_ease = dict(diff.cover)
         self._visibility = {vis: (mod, vis.replace("_", " ")) for vis, mod in diff.visibility}
@@ -184,7 +184,7 @@ class FourD8(PointPoolRules, RuleSystem):
     def __getstate__(self) -> dict:
         """Ship the options, not the caches (a worker rebuilds them at its first battle)."""
         state = self.__dict__.copy()
-        state["_kits"], state["_faces"] = {}, None
+        state["_faces"] = None
         return state
 
     def _faces_table(self) -> dict:
@@ -204,13 +204,13 @@ class FourD8(PointPoolRules, RuleSystem):
 
     # --- state, initiative, status -----------------------------------------------------------
     def new_state(self, fighter: Fighter) -> FourD8State:
-        spec = fighter.spec
-        known = self._kits.get(id(spec))
-        if known is None or known[0] is not spec:
-            known = self._kits[id(spec)] = (spec, Kit(self, spec))
-            if self._faces is None:
-                self._faces = self._faces_table()
-        return FourD8State(known[1])
+        return FourD8State(self._kits.get(fighter.spec, self._new_kit))
+
+    def _new_kit(self, spec) -> Kit:
+        """A spec's ``Kit``, and the faces table the first time one is made."""
+        if self._faces is None:
+            self._faces = self._faces_table()
+        return Kit(self, spec)
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import RuleSystem, register
+from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
 from . import levers as ls_levers
 from . import models
@@ -173,7 +173,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         super().__init__(options)
         self._table: dice.ActionTable | None = None
         self._coop: dict[tuple, float] = {}
-        self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
+        self._profiles = SpecCache()  # spec -> its Profile
         # the options read on every roll, flat
         c = options.circumstances
         self._c = CircumstanceDice(
@@ -182,13 +182,6 @@ class LostSouls(PointPoolRules, RuleSystem):
         self._cover = {"none": 0, **c.cover.model_dump()}
         self._visibility = c.visibility.model_dump()
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
-
-    def __getstate__(self) -> dict:
-        """Ship the options and the table, not the per-spec profiles (keyed by ``id``: a
-        worker rebuilds them at its first battle)."""
-        state = self.__dict__.copy()
-        state["_profiles"] = {}
-        return state
 
     # --- the Action Results Table (ruling 18) ----------------------------------------------
     def check_scenario(self, scenario) -> None:
@@ -263,10 +256,10 @@ class LostSouls(PointPoolRules, RuleSystem):
 
     def _profile(self, battle: Battle, fighter: Fighter) -> Profile:
         """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
+        return self._profiles.get(fighter.spec, lambda spec: self._derive(battle, fighter))
+
+    def _derive(self, battle: Battle, fighter: Fighter) -> Profile:
         spec = fighter.spec
-        cached = self._profiles.get(id(spec))
-        if cached is not None and cached[0] is spec:
-            return cached[1]
         table, sheet, tactics = self.table(battle), spec.sheet, spec.rule_tactics
         kits = {id(w): self._make_kit(table, fighter, w) for w in (*spec.weapons, None)}
         # wounded once life lost >= wounded_at x life: an integer loss of at least the ceiling
@@ -285,7 +278,6 @@ class LostSouls(PointPoolRules, RuleSystem):
             kits=kits,
             threat=self._threat(fighter),
         )
-        self._profiles[id(spec)] = (spec, profile)
         return profile
 
     def _kit(self, battle: Battle, fighter: Fighter, weapon) -> Kit:

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import RuleSystem, register
+from ..base import RuleSystem, SpecCache, register
 from ..levers import field_bounds
 from . import levers as sr_levers
 from . import models
@@ -217,7 +217,7 @@ class ClassicShadowrun(RuleSystem):
     def __init__(self, options: models.Options):
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
-        self._sheets: dict[int, tuple] = {}  # id(spec) -> (spec, _state_values(spec))
+        self._sheets = SpecCache()  # spec -> _state_values(spec)
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
@@ -236,11 +236,8 @@ class ClassicShadowrun(RuleSystem):
 
     # --- state ----------------------------------------------------------------------------
     def new_state(self, fighter: Fighter) -> SRState:
-        spec = fighter.spec
-        kept = self._sheets.get(id(spec))
-        if kept is None or kept[0] is not spec:
-            kept = self._sheets[id(spec)] = (spec, self._state_values(spec))
-        return SRState(self.options.wound_modifiers, **kept[1])
+        values = self._sheets.get(fighter.spec, self._state_values)
+        return SRState(self.options.wound_modifiers, **values)
 
     def _state_values(self, spec) -> dict:
         """What a fighter's tests read from its sheet, armor and tactics: worked out once per

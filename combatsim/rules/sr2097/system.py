@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
-from ..base import RuleSystem, register
+from ..base import RuleSystem, SpecCache, register
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -210,14 +210,7 @@ class Shadowrun2097(RuleSystem):
         self._in_reach = condition("enemy in reach", o.attacker_in_melee)
         self._smartlink = condition("smartlink", o.smartlink)
         self._scope = condition("scope", o.scope)
-        self._profiles: dict[int, tuple[object, Profile]] = {}  # id(spec) -> (spec, profile)
-
-    def __getstate__(self) -> dict:
-        # Profiles are keyed by the identity of this process's specs: a copy starts afresh.
-        return {**self.__dict__, "_profiles": {}}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self._profiles = SpecCache()  # spec -> its Profile
 
     # --- state ----------------------------------------------------------------------------
     def levers(self, sheet, armors):
@@ -232,12 +225,7 @@ class Shadowrun2097(RuleSystem):
 
     def profile(self, spec) -> Profile:
         """The fighter's ``Profile``, derived at its first battle and kept for the next."""
-        known = self._profiles.get(id(spec))
-        if known is not None and known[0] is spec:
-            return known[1]
-        p = self._derive(spec)
-        self._profiles[id(spec)] = (spec, p)  # holding the spec keeps its id from being reused
-        return p
+        return self._profiles.get(spec, self._derive)
 
     def _derive(self, spec) -> Profile:
         sheet, armor, o = spec.sheet, spec.armor, self.options
