@@ -153,14 +153,18 @@ def _tallies(dice: PoolDice) -> dict[int, tuple[tuple[int, ...], bool]]:
     """For each TN the first faces can reach (the TN floor and below count as the floor):
     the faces ``counter`` counts to find the successes, and whether they are the successes
     (True) or the failures; whichever list is shorter. TNs not listed take the general way."""
-    low, top, floor = dice.low, dice.top, dice.tn_floor
-    by_target = {
-        target: (tuple(range(target, top + 1)), True)
-        if top - target < target - low
-        else (tuple(range(low, target)), False)
-        for target in range(floor, top + 1)
-    }
+    top, floor = dice.top, dice.tn_floor
+    by_target = {target: _tally(dice, target, top) for target in range(floor, top + 1)}
     return {tn: by_target[max(tn, floor)] for tn in range(floor - 30, top + 1)}
+
+
+def _tally(dice: PoolDice, target: int, upto: int) -> tuple[tuple[int, ...], bool]:
+    """The faces a counter counts against ``target``, the shorter list of the two: those
+    from ``target`` to ``upto`` that succeed (True), or those below ``target`` that fail
+    (False)."""
+    if dice.top - target < target - dice.low:
+        return tuple(range(target, upto + 1)), True
+    return tuple(range(dice.low, target)), False
 
 
 def counter(
@@ -240,14 +244,12 @@ def _climb(take: Callable[[int], Sequence[int]], tops: int, target: int, dice: P
 def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool] | None, ...]:
     """``_tallies`` for the Rule of Six counter, by TN from 0 to the top face: the faces
     besides the top one whose dice succeed (True), or the faces whose dice fail (False)."""
-    low, top, floor = dice.low, dice.top, dice.tn_floor
-    plan: list[tuple[tuple[int, ...], bool] | None] = [None] * (top + 1)
-    for target in range(floor, top + 1):
-        if top - target < target - low:
-            plan[target] = (tuple(range(target, top)), True)  # the top faces are counted anyway
-        else:
-            plan[target] = (tuple(range(low, target)), False)
-    return tuple(plan)
+    top = dice.top
+    # the top faces are counted anyway (they are rolled again): left out of the successes
+    return tuple(
+        _tally(dice, target, top - 1) if target >= dice.tn_floor else None
+        for target in range(top + 1)
+    )
 
 
 def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
