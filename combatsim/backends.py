@@ -47,13 +47,13 @@ WORKERS_PER_CORE = 4  # more processes than this per core only add memory and sw
 STOP_GRACE = 60.0  # seconds to wait, after Ctrl-C, for workers to hand back their chunks
 PARENT_POLL = 0.5  # seconds between a worker's checks that its parent is alive
 DASK_POLL = 0.02  # seconds between looks for finished chunks on a Dask cluster
-LOST_AFTER = 20.0
+LOST_AFTER = 20.0  # seconds a Dask client may stay disconnected before the run gives up
 QUIET = (
     "distributed",
     "distributed.client",
     "distributed.core",
     "distributed.comm",
-)  # seconds a Dask client may stay disconnected before the run gives up
+)  # Dask's loggers, silenced while a client is open: the run reports a lost cluster itself
 
 
 class Backend:
@@ -206,12 +206,21 @@ class DaskBackend(Backend):
                 "an address once Dask is installed: pip install 'combatsim[dask]'",
             ) from None
         _check_reachable(address)
+        # Dask logs its own lines (tracebacks among them) from the client's thread whenever the
+        # scheduler goes away, at any moment until the client is closed; the run says it in one
+        # line instead. So its loggers stay quiet for the client's whole life, not per call.
+        self._quiet = contextlib.ExitStack()
+        self._quiet.enter_context(_quiet_loggers(*QUIET))
         try:
             self._client = Client(address, set_as_default=False, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as err:
+            self._quiet.close()
             raise UsageError(
                 "--scheduler", address, f"the address of a running Dask scheduler ({err})"
             ) from None
+        except BaseException:
+            self._quiet.close()
+            raise
         self.address = address
         threads = self._client.nthreads()
         self.workers = max(1, sum(threads.values()))
@@ -219,12 +228,6 @@ class DaskBackend(Backend):
         self._job_future: Any = None
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
-        # Dask logs its own lines (tracebacks) when the scheduler goes away, while the run and
-        # while the client closes; the run says it in one line instead.
-        with _quiet_loggers(*QUIET):
-            return self._run(job, tasks, on_chunk)
-
-    def _run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
         from distributed import as_completed
 
         client = self._client
@@ -287,9 +290,9 @@ class DaskBackend(Backend):
         )
 
     def close(self) -> None:
-        with _quiet_loggers(*QUIET):
-            _quietly(self._client.close, 5)
-            time.sleep(0)  # let the client's thread finish its last lines while quiet
+        _quietly(self._client.close, 5)
+        time.sleep(0)  # let the client's thread finish its last lines while quiet
+        self._quiet.close()
 
     def describe(self) -> str:
         return f"Dask cluster at {self.address} ({self.workers} worker threads)"

@@ -5,6 +5,7 @@ shipped 4-against-4 firefight, the same on 1 worker, 2 workers and the cluster."
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -133,3 +134,15 @@ def test_workers_and_a_scheduler_do_not_mix(capsys, tmp_path):
     argv = ["sweep", str(toy), "--vary", "turn_limit=5,6", "--workers", "2"]
     assert main([*argv, "--scheduler", "tcp://127.0.0.1:9"]) == 2
     assert one_error_line(capsys).startswith("combatsim: error: --workers: got 2")
+
+
+def test_dask_stays_quiet_while_the_client_is_open_and_is_given_back_its_levels(scheduler):
+    # Dask logs from the client's own thread whenever the scheduler goes away, which can be
+    # between two calls into the backend; quiet only around each call let a traceback through.
+    def levels() -> list[int]:
+        return [logging.getLogger(name).level for name in backends.QUIET]
+
+    before = levels()
+    with backends.make_backend(scheduler=scheduler):
+        assert levels() == [logging.CRITICAL + 1] * len(backends.QUIET)
+    assert levels() == before
