@@ -406,39 +406,29 @@ class Shadowrun2097(RuleSystem):
 
     # --- attack checks --------------------------------------------------------------------
     def conditions(
-        self,
-        battle: Battle,
-        attacker: Fighter,
-        effects: list[Condition],
-        explain: bool = True,
-    ) -> tuple[list[str], list[str], list[str], int, list[str]]:
+        self, battle: Battle, attacker: Fighter, effects: list[Condition]
+    ) -> tuple[int, bool, bool, str | None]:
         """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
-        list the caller made for this check); split them into (Advantage sources, Disadvantage
-        sources, removed conditions, TN modifier, notes). The notes are left empty without
-        ``explain``."""
+        list the caller made for this check) and sum them up: (TN modifier, any Advantage, any
+        Disadvantage, why the visibility's condition was removed or None). ``ranged_attack``
+        does the same inline (it runs on every shot); ``explain`` names them for the trace."""
         st = attacker.state
-        sights = st.profile.sights
+        p = st.profile
         visibility = battle.environment.visibility
-        known = sights.get(visibility)
+        known = p.sights.get(visibility)
         if known is None:  # once per visibility: the sheet does not change
-            known = sights[visibility] = self._sight(visibility, attacker.spec.sheet)
+            known = p.sights[visibility] = self._sight(visibility, attacker.spec.sheet)
         gone, seen = known
-        removed: list[str] = [gone] if gone is not None else []
         if seen is not None:
             effects.append(seen)
-        if st.physical + st.stun >= st.profile.injured_from:  # option injury_disadvantage
+        if st.physical + st.stun >= p.injured_from:  # option injury_disadvantage
             effects.append(_INJURY_DISADVANTAGE[st.step])
-        adv, dis, tn, notes = [], [], 0, []
-        for why, modifier, advantage, disadvantage in effects:
-            if modifier:
-                tn += modifier
-                if explain:
-                    notes.append(f"{why} {modifier:+d}")
-            if advantage:
-                adv.append(why)
-            if disadvantage:
-                dis.append(why)
-        return adv, dis, removed, tn, notes
+        mod, adv, dis = 0, False, False
+        for _, modifier, advantage, disadvantage in effects:
+            mod += modifier
+            adv |= advantage
+            dis |= disadvantage
+        return mod, adv, dis, gone
 
     def _sight(self, visibility: str, sheet: models.Sheet) -> tuple[str | None, Condition | None]:
         """The visibility's condition for this fighter: ``(why it is removed, None)`` when its
@@ -455,42 +445,43 @@ class Shadowrun2097(RuleSystem):
         attacker: Fighter,
         skill: str,
         tn: int,
-        adv: list[str],
-        dis: list[str],
-        removed: list[str],
+        adv: bool,
+        dis: bool,
         what: str,
+        why: Explained | None,
         kind: str = "attack",
     ) -> int:
         """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus.
         Returns the MoS (after doubles): a hit when it is 0 or more.
 
-        ``kind`` says which checks are related for ruling 23: a pending Disadvantage from a
-        failed check joins the conditions (so Advantage cancels it and Edge may remove it) and
-        is spent by this check; this check's own failure tier may leave a new one."""
+        ``adv``/``dis``: some condition gives Advantage/Disadvantage; ``why`` names the
+        conditions (``explain``) when the battle is traced, else None. ``kind`` says which
+        checks are related for ruling 23: a pending Disadvantage from a failed check joins the
+        conditions (so Advantage cancels it and Edge may remove it) and is spent by this
+        check; this check's own failure tier may leave a new one."""
         st = attacker.state
         p = st.profile
         pending = st.pending
-        if pending is not None and pending.applies_to(kind):  # rare: after a bad failure
-            dis = [*dis, pending]
+        if pending is not None and (pending.scope == _ANY or pending.kind == kind):
+            dis = True  # rare: after a bad failure
+            if why is not None:
+                why[1].append(pending)
             st.pending = None
             st.failure_disadvantages += 1
         bonus = p.bonuses[skill]
         # seed "Multiple sources": sources do not stack, both at once is neither
-        if adv:
-            mode = dice.NORMAL if dis else dice.ADVANTAGE
-        else:
-            mode = dice.DISADVANTAGE if dis else dice.NORMAL
+        mode = _MODE[adv][dis]
         use = None
         policy = p.policy
         if (
-            (dis or not adv)
-            and policy.attack != "never"
+            st.edge > policy.reserve
             and self._edge
-            and st.edge > policy.reserve
+            and policy.attack != "never"
+            and (dis or not adv)
         ):
             # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
             option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
-            bought = dice.ADVANTAGE if adv or not dis else dice.NORMAL
+            bought = _ADVANTAGE if adv or not dis else _NORMAL
             p_now = hit_chance(bonus - tn, mode)
             p_edge = hit_chance(bonus - tn, bought, True)
             attack = policy.attack
@@ -516,11 +507,11 @@ class Shadowrun2097(RuleSystem):
         d10 = st.d10
         if d10 is None:
             d10 = st.d10 = battle.roll.taker(1, 10)
-        faces = d10(2 if mode == dice.NORMAL else 3)
+        faces = d10(2 if mode == _NORMAL else 3)
         edge = use is not None
         mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         scope = None
-        if mos < 0 and self._failure_disadvantage:
+        if mos < _PENDING_BELOW and self._failure_disadvantage:  # ruling 23
             tier = dice.mos_tier(mos)
             scope = dice.failure_disadvantage(tier)
             if scope is not None:
@@ -530,13 +521,13 @@ class Shadowrun2097(RuleSystem):
             st.successes += 1
         if double:
             st.doubles += 1
-        if battle.tracing:
+        if why is not None:
             result = dice.resolve_check(faces, bonus, tn, mode, edge)
             _, how = self.skill_bonus(attacker.spec.sheet, skill)
             battle.trace(
                 "roll",
                 f"{what} check: {describe_check(result)}; bonus {bonus} ({how}); "
-                + describe_mode(adv, dis, removed, use)
+                + describe_mode(why[0], why[1], why[2], use)
                 + (describe_pending(st.pending) if scope is not None else ""),
                 actor=attacker,
                 dice=list(result.dice),
@@ -563,49 +554,66 @@ class Shadowrun2097(RuleSystem):
         the further targets of a ``sweep`` tactic are ignored (their rounds are spent with
         the burst).
         """
-        tracing = battle.tracing
         distance = battle.distance(attacker, target)
         top = weapon.ranges
         band = (
             0 if distance <= top[0] else 1 if distance <= top[1] else 2 if distance <= top[2] else 3
         )
         tn = self._range_tns[band]
-        notes = [f"{BANDS[band]} range {distance:.1f} m: {tn}"] if tracing else []
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
-        if dodge:
-            tn += dodge
-            if tracing:
-                notes.append(f"{target.name}'s Dodge {dodge:+d}")
+        tn += dodge
+        st = attacker.state
+        p = st.profile
         effects: list[Condition] = []
         if target.cover != "none":
             effects.append(self._cover[target.cover])
         if target.running:
             effects.append(self._running)
-        if attacker.moved_this_action > 0:
+        moved = attacker.moved_this_action
+        if moved > 0:
             effects.append(self._moving)
         if battle.opponents_in_melee(attacker):
             effects.append(self._in_reach)
-        if weapon.smartgun and attacker.state.profile.smartlink:
+        if weapon.smartgun and p.smartlink:
             effects.append(self._smartlink)
-        if weapon.scope and band >= 2 and attacker.moved_this_action == 0:
+        if weapon.scope and band >= 2 and moved == 0:
             effects.append(self._scope)
-        adv, dis, removed, mod, more = self.conditions(battle, attacker, effects, tracing)
-        tn += mod
+        # The attacker's own conditions, as ``conditions`` adds them (inline: every shot).
+        visibility = battle.environment.visibility
+        known = p.sights.get(visibility)
+        if known is None:  # once per visibility: the sheet does not change
+            known = p.sights[visibility] = self._sight(visibility, attacker.spec.sheet)
+        gone, seen = known
+        if seen is not None:
+            effects.append(seen)
+        if st.physical + st.stun >= p.injured_from:  # option injury_disadvantage
+            effects.append(_INJURY_DISADVANTAGE[st.step])
+        adv = dis = False
+        for _, modifier, advantage, disadvantage in effects:
+            tn += modifier
+            adv |= advantage
+            dis |= disadvantage
         skill = weapon.skill_name
         burst = shots > 1
-        if tracing:
+        why = None
+        what = skill
+        if battle.tracing:
+            why = explain(effects, gone)
+            notes = [f"{BANDS[band]} range {distance:.1f} m: {self._range_tns[band]}"]
+            if dodge:
+                notes.append(f"{target.name}'s Dodge {dodge:+d}")
             mode = f"burst of {shots}" if burst else "single shot"
             battle.trace(
                 "attack",
                 f"{attacker.name} fires {attacker.weapon_label(weapon)} at {target.name} "
-                f"({mode}); TN {tn} = " + ", ".join(notes + more),
+                f"({mode}); TN {tn} = " + ", ".join(notes + why[3]),
                 actor=attacker,
                 tn=tn,
                 shots=shots,
             )
+            what = skill.replace("_", " ").title()
         attacker.shots += 1
-        what = skill.replace("_", " ").title() if tracing else skill
-        mos = self.attack_check(battle, attacker, skill, tn, adv, dis, removed, what)
+        mos = self.attack_check(battle, attacker, skill, tn, adv, dis, what, why)
         if mos >= 0:
             self.hit(battle, attacker, target, weapon, mos, burst)
 
@@ -784,20 +792,23 @@ class Shadowrun2097(RuleSystem):
             elif defence:
                 notes.append(f"{target.name}'s Dodge {defence:+d}")
                 tn += defence
-        adv, dis, removed, mod, more = self.conditions(battle, attacker, [], battle.tracing)
+        effects: list[Condition] = []
+        mod, adv, dis, gone = self.conditions(battle, attacker, effects)
         tn += mod
+        why = None
         if battle.tracing:
+            why = explain(effects, gone)
             verb = "intercepts" if interception else "attacks"
             name = "bare hands" if weapon is FISTS else attacker.weapon_label(weapon)
             battle.trace(
                 "attack",
                 f"{attacker.name} {verb} {target.name} in melee with {name}; TN {tn} = "
-                + ", ".join(notes + more),
+                + ", ".join(notes + why[3]),
                 actor=attacker,
                 tn=tn,
             )
         attacker.shots += 1
-        mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, removed, "Melee")
+        mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, "Melee", why)
         if mos >= 0:
             self.hit(battle, attacker, target, weapon, mos, burst=False)
 
@@ -814,6 +825,29 @@ class Shadowrun2097(RuleSystem):
 
 _DEFAULT_TACTICS = models.Tactics()
 _INJURY_DISADVANTAGE = tuple((f"{name} injury", 0, False, True) for name in INJURY_NAMES)
+_NORMAL, _ADVANTAGE, _DISADVANTAGE, _ANY = dice.NORMAL, dice.ADVANTAGE, dice.DISADVANTAGE, dice.ANY
+_MODE = ((_NORMAL, _DISADVANTAGE), (_ADVANTAGE, _NORMAL))  # [any Advantage][any Disadvantage]
+# Ruling 23 leaves a pending Disadvantage only below this MoS (a marginal failure leaves none):
+# read off the dice layer once, so a check skips the tier lookup on most misses.
+_PENDING_BELOW = min(
+    m for m in range(-30, 0) if dice.failure_disadvantage(dice.mos_tier(m)) is None
+)
+
+Explained = tuple[list[str], list, list[str], list[str]]
+
+
+def explain(effects: list[Condition], gone: str | None) -> Explained:
+    """Name a check's conditions for the trace: (Advantage sources, Disadvantage sources,
+    removed conditions, TN notes), in the order they were found."""
+    adv, dis, notes = [], [], []
+    for why, modifier, advantage, disadvantage in effects:
+        if modifier:
+            notes.append(f"{why} {modifier:+d}")
+        if advantage:
+            adv.append(why)
+        if disadvantage:
+            dis.append(why)
+    return adv, dis, [gone] if gone is not None else [], notes
 
 
 def describe_check(r: dice.CheckResult) -> str:
