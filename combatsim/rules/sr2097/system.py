@@ -507,9 +507,17 @@ class Shadowrun2097(RuleSystem):
         d10 = st.d10
         if d10 is None:
             d10 = st.d10 = battle.roll.taker(1, 10)
-        faces = d10(2 if mode == _NORMAL else 3)
         edge = use is not None
-        mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
+        if mode == _NORMAL:
+            faces = d10(2)
+            a, b = faces
+            if a != b:  # most 2d10 checks: no double, the MoS is the total less the TN
+                mos, double = a + b + bonus - tn, False
+            else:
+                mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
+        else:
+            faces = d10(3)
+            mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         scope = None
         if mos < _PENDING_BELOW and self._failure_disadvantage:  # ruling 23
             tier = dice.mos_tier(mos)
@@ -732,24 +740,23 @@ class Shadowrun2097(RuleSystem):
                     )
         elif policy.lessen != "never" and self._edge and st.edge > 0:
             total = st.physical + st.stun + damage
-            before = injury_step(total - damage, st.thresholds)
-            after = injury_step(total, st.thresholds)
-            if (
-                after > before
-                and after >= MODERATE  # a grazing blow is the lightest injury (seed "Edge" 4)
-                and (policy.lessen == "always" or after >= DOWN)
-            ):
-                cut = total - (step_floor(after, st.thresholds) - 1)
-                self._spend(
-                    battle,
-                    target,
-                    "lessen",
-                    f"lessen the injury {INJURY_NAMES[after]} -> {INJURY_NAMES[after - 1]} "
-                    f"({damage} damage -> {damage - cut})"
-                    if tracing
-                    else "",
-                )
-                damage -= cut
+            # "would_drop" lessens only a hit that takes the fighter down (the last threshold)
+            if policy.lessen == "always" or total >= st.thresholds[-1]:
+                before = injury_step(total - damage, st.thresholds)
+                after = injury_step(total, st.thresholds)
+                # a grazing blow is the lightest injury (seed "Edge" 4)
+                if after > before and after >= MODERATE:
+                    cut = total - (step_floor(after, st.thresholds) - 1)
+                    self._spend(
+                        battle,
+                        target,
+                        "lessen",
+                        f"lessen the injury {INJURY_NAMES[after]} -> {INJURY_NAMES[after - 1]} "
+                        f"({damage} damage -> {damage - cut})"
+                        if tracing
+                        else "",
+                    )
+                    damage -= cut
         if stun:
             st.stun += damage
         else:
