@@ -199,6 +199,25 @@ def test_street_samurai_sword_does_2d6_plus_6_and_4d6_plus_6_on_mos_10(check, da
     assert state(battle, "Thug").physical == sum(damage) + 6
 
 
+@pytest.mark.parametrize(
+    ("check", "mos", "extra"),
+    [((4, 5), 4, 0), ((4, 6), 5, 1), ((6, 8), 9, 1), ((7, 8), 10, 2)],
+)
+def test_mos_damage_dice_change_at_5_and_10(check, mos, extra):
+    """Ruling 14 at its edges: MoS 4 adds nothing, 5 and 9 one d6, 10 two (sword 2d6)."""
+    sc = build(
+        fighter_entry("Samurai", **SAMURAI),
+        target_entry("Thug", position=(1.5, 0), skills={"melee": 8}),
+    )
+    damage = (1,) * (2 + extra)
+    _, result = play(sc, d10(*check), d6(*damage))
+    (roll,) = events(result, "roll")
+    assert roll.data["mos"] == mos
+    (dmg,) = events(result, "damage_roll")
+    assert dmg.data["faces"] == list(damage)
+    assert dice.mos_damage_dice(mos) == extra
+
+
 def test_guard_smg_burst_does_3d6_plus_4_and_fires_three_rounds():
     """Seed example 2: a burst from the guard's SMG is 2d6 + 1d6 (burst) + 4, one check."""
     sc = build(fighter_entry("Guard", skills={"firearms": 4}, weapons=["guard_smg"]))
@@ -240,6 +259,15 @@ def test_pistol_damage_below_pt_is_stopped_and_the_armor_holds_by_default():
     target = state(battle, "Target")
     assert (target.physical, target.pt, target.dr, target.stopped) == (0, 15, 30, 1)
     assert not events(result, "damage")
+
+
+def test_pistol_damage_equal_to_pt_gets_through_less_dr():
+    """Ruling 15 at PT: only damage *below* PT is stopped; 15 vs PT 15 is soaked to 11."""
+    battle, result = play(pistol_vs_jacket(), d10(5, 6), d6(5, 6))  # 11 + 4 = 15
+    (dmg,) = events(result, "damage_roll")
+    assert (dmg.data["total"], dmg.data["dealt"]) == (15, 11)
+    assert dice.apply_armor(15, 15, 30) == 11
+    assert state(battle, "Target").physical == 11
 
 
 def test_armor_degradation_option_wears_down_pt_and_dr_on_a_stopped_hit():

@@ -638,7 +638,8 @@ class Shadowrun2097(RuleSystem):
         strength = code.strength
         if strength is None:  # melee: the wielder's Strength
             strength = p.strength
-        mos_dice = dice.mos_damage_dice(mos)
+        # dice.mos_damage_dice inline (ruling 14): +1d6 on MoS 5-9, +2d6 on 10 or more
+        mos_dice = 0 if mos < 5 else 1 if mos < 10 else 2
         n = code.dice + mos_dice + (dice.BURST_DICE if burst else 0)
         st = target.state
         edge = False
@@ -668,7 +669,8 @@ class Shadowrun2097(RuleSystem):
             d6 = ast.d6 = battle.roll.taker(1, 6)
         faces = d6(n)
         total = sum(faces) + strength
-        dealt = dice.apply_armor(total, st.pt, st.dr)
+        # dice.apply_armor inline (ruling 15): below PT stopped, else DR% (rounded down) soaked
+        dealt = 0 if total < st.pt else total - total * st.dr // 100
         if battle.tracing:
             parts = [f"{code.dice} weapon"]
             if mos_dice:
