@@ -1,9 +1,11 @@
 """Shadowrun: 2097 (seed 003) as a rule system: ``sr2097``.
 
-The seed's rules come from the dice layer (``combatsim.dice.sr2097``) and are never restated
-here: the success check with Advantage, Disadvantage, doubles and Edge (rulings 13-14), the
-MoS damage dice, Nd6 + ST damage with burst and Edge dice, PT/DR armor (ruling 15). This
-module adds what ruling 16 leaves to the scenario, each a ``rules.options`` setting:
+The seed's rules come from the dice layer (``combatsim.dice.sr2097``): the success check with
+Advantage, Disadvantage, doubles and Edge (rulings 13-14), the MoS damage dice, Nd6 + ST
+damage with burst and Edge dice, PT/DR armor (ruling 15). Three one-line cases are restated
+on the hot path, each marked where it stands and pinned by scripted tests that also ask the
+dice layer: a 2d10 check without a double, the MoS damage dice and the armor. This module
+adds what ruling 16 leaves to the scenario, each a ``rules.options`` setting:
 
 * **Attack TN**: the range band's TN (short 15, medium 20, long 25, extreme 30; melee 15)
   + the defender's Dodge (Dodge ranks less the armor's penalty, and in melee the better of that
@@ -511,7 +513,7 @@ class Shadowrun2097(RuleSystem):
         if mode == _NORMAL:
             faces = d10(2)
             a, b = faces
-            if a != b:  # most 2d10 checks: no double, the MoS is the total less the TN
+            if a != b:  # dice.check_outcome inline (most 2d10 checks): no double, MoS = total - TN
                 mos, double = a + b + bonus - tn, False
             else:
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
