@@ -326,6 +326,31 @@ def test_removing_disadvantage_lets_smartlink_advantage_stand():
     assert (roll.data["removed"], roll.data["removed_reason"], roll.data["mos"]) == (2, "lowest", 4)
 
 
+def test_advantage_without_a_double_keeps_the_two_highest_and_the_mos_sets_the_dice():
+    """Three different faces: Advantage drops the lowest; MoS +5 adds 1d6 (the damage roll
+    asks for 3d6, so a wrong MoS fails the script). The dice layer agrees."""
+    sc = build(
+        shooter(night_vision_goggles=True, smartlink=True, weapons=["smart_pistol"]),
+        environment={"visibility": "reduced_light"},
+    )
+    _, result = play(sc, d10(10, 1, 8), d6(1, 1, 1))  # keeps 10 + 8: 30 vs 25, MoS +5
+    assert only_roll(result).data["mos"] == 5
+    (dmg,) = events(result, "damage_roll")
+    assert len(dmg.data["faces"]) == 3
+    assert dice.check_outcome((10, 1, 8), 12 - 25, dice.ADVANTAGE, False) == (5, False)
+
+
+def test_disadvantage_without_a_double_keeps_the_two_lowest_and_the_mos_sets_the_dice():
+    """Three different faces: Disadvantage drops the highest; MoS +4 adds no die (dropping
+    the lowest instead would make it +6 and ask for 3d6)."""
+    sc = build(shooter(), environment={"visibility": "reduced_light"})
+    _, result = play(sc, d10(9, 10, 8), d6(1, 1))  # keeps 9 + 8: 29 vs 25, MoS +4
+    assert only_roll(result).data["mos"] == 4
+    (dmg,) = events(result, "damage_roll")
+    assert len(dmg.data["faces"]) == 2
+    assert dice.check_outcome((9, 10, 8), 12 - 25, dice.DISADVANTAGE, False) == (4, False)
+
+
 def test_smartlink_advantage_and_darkness_disadvantage_cancel():
     sc = build(
         shooter(smartlink=True, weapons=["smart_pistol"]),

@@ -2,10 +2,10 @@
 
 The seed's rules come from the dice layer (``combatsim.dice.sr2097``): the success check with
 Advantage, Disadvantage, doubles and Edge (rulings 13-14), the MoS damage dice, Nd6 + ST
-damage with burst and Edge dice, PT/DR armor (ruling 15). Three one-line cases are restated
+damage with burst and Edge dice, PT/DR armor (ruling 15). A few one-line cases are restated
 on the hot path, each marked where it stands and pinned by scripted tests that also ask the
-dice layer: a 2d10 check without a double, the MoS damage dice and the armor. This module
-adds what ruling 16 leaves to the scenario, each a ``rules.options`` setting:
+dice layer: a 2d10 or 3d10 check without a double, the MoS damage dice and the armor. This
+module adds what ruling 16 leaves to the scenario, each a ``rules.options`` setting:
 
 * **Attack TN**: the range band's TN (short 15, medium 20, long 25, extreme 30; melee 15)
   + the defender's Dodge (Dodge ranks less the armor's penalty, and in melee the better of that
@@ -60,6 +60,13 @@ EDGE_USES = ("attack", "damage", "initiative", "lessen")
 def hit_chance(margin: int, mode: str, edge: bool = False) -> float:
     """P(success) of a check with bonus - TN = ``margin`` (exact, from the dice layer)."""
     return float(dice.p_success(margin, 0, mode, edge))
+
+
+@lru_cache(maxsize=4096)
+def edge_odds(margin: int, mode: str, bought: str) -> tuple[float, float]:
+    """``hit_chance`` of a check as it stands and with Edge buying ``bought``: what the
+    ``low_odds`` Edge policy weighs (one cached call per check that could spend Edge)."""
+    return hit_chance(margin, mode), hit_chance(margin, bought, True)
 
 
 def injury_thresholds(health: int, levels: tuple[float, ...]) -> tuple[int, ...]:
@@ -273,7 +280,7 @@ class Shadowrun2097(RuleSystem):
         )
 
     def new_state(self, fighter: Fighter) -> State:
-        p = self.profile(fighter.spec)
+        p = self._profiles.get(fighter.spec, self._derive)  # self.profile, one call less
         return State(
             p, p.health, p.thresholds, p.dead_at, edge=p.edge, edge_max=p.edge, pt=p.pt, dr=p.dr
         )
@@ -309,14 +316,18 @@ class Shadowrun2097(RuleSystem):
         d6 = st.d6
         if d6 is None:
             d6 = st.d6 = battle.roll.taker(1, 6)
-        faces = d6(p.initiative_dice) if p.initiative_dice else []
+        n = p.initiative_dice
+        faces = d6(n) if n else []
         result = p.reflexes + sum(faces)
-        extra: list[int] = []
+        extra = None
         policy = p.policy
+        when = policy.initiative  # never, first_turn or always
         if (
-            policy.initiative == "always"
-            or (policy.initiative == "first_turn" and battle.turn == 1)
-        ) and (self._edge and st.edge > policy.reserve):
+            when != "never"
+            and (when == "always" or battle.turn == 1)
+            and self._edge
+            and st.edge > policy.reserve
+        ):
             self._spend(battle, fighter, "initiative", "+2d6 initiative this turn")
             extra = d6(dice.EDGE_DAMAGE_DICE)
             result += sum(extra)
@@ -484,8 +495,7 @@ class Shadowrun2097(RuleSystem):
             # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
             option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
             bought = _ADVANTAGE if adv or not dis else _NORMAL
-            p_now = hit_chance(bonus - tn, mode)
-            p_edge = hit_chance(bonus - tn, bought, True)
+            p_now, p_edge = edge_odds(bonus - tn, mode, bought)
             attack = policy.attack
             if (
                 attack == "always"
@@ -519,7 +529,12 @@ class Shadowrun2097(RuleSystem):
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         else:
             faces = d10(3)
-            mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
+            a, b, c = faces
+            if a != b and b != c and a != c:  # inline too: no double, so the usual die goes
+                drop = min(a, b, c) if mode == _ADVANTAGE else max(a, b, c)
+                mos, double = a + b + c - drop + bonus - tn, False
+            else:
+                mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         scope = None
         if mos < _PENDING_BELOW and self._failure_disadvantage:  # ruling 23
             tier = dice.mos_tier(mos)
@@ -597,7 +612,7 @@ class Shadowrun2097(RuleSystem):
         if seen is not None:
             effects.append(seen)
         if st.physical + st.stun >= p.injured_from:  # option injury_disadvantage
-            effects.append(_INJURY_DISADVANTAGE[st.step])
+            effects.append(_INJURY_DISADVANTAGE[injury_step(st.physical + st.stun, p.thresholds)])
         adv = dis = False
         for _, modifier, advantage, disadvantage in effects:
             tn += modifier
