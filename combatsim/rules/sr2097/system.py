@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -148,30 +148,47 @@ class Profile:
     sights: dict  # visibility -> (why it is removed, None) or (None, condition)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class State:
-    """A combatant's mutable state in one battle (its constants are in ``profile``)."""
+    """A combatant's mutable state in one battle (its constants are in ``profile``). Made
+    from the profile by a plain ``__init__``: nine per battle, and the generated one (keyword
+    defaults, a default factory) cost twice as much."""
 
     profile: Profile
     health: int
     thresholds: tuple[int, ...]
     dead_at: int
-    physical: int = 0
-    stun: int = 0
-    edge: int = 0
-    edge_max: int = 0
-    burned: int = 0
-    spent: dict = field(default_factory=lambda: dict.fromkeys(EDGE_USES, 0))
-    pt: int = 0
-    dr: int = 0
-    checks: int = 0
-    successes: int = 0
-    doubles: int = 0
-    stopped: int = 0  # hits the armor's PT stopped
-    pending: PendingDisadvantage | None = None  # ruling 23
-    failure_disadvantages: int = 0  # checks rolled with a pending Disadvantage
-    d10: Callable | None = None  # the battle's d10 and d6 takers, fetched at the first roll
-    d6: Callable | None = None
+    physical: int
+    stun: int
+    edge: int
+    edge_max: int
+    burned: int
+    spent: dict  # Edge points spent per use (EDGE_USES)
+    pt: int
+    dr: int
+    checks: int
+    successes: int
+    doubles: int
+    stopped: int  # hits the armor's PT stopped
+    pending: PendingDisadvantage | None  # ruling 23
+    failure_disadvantages: int  # checks rolled with a pending Disadvantage
+    d10: Callable | None  # the battle's d10 and d6 takers, fetched at the first roll
+    d6: Callable | None
+
+    def __init__(self, p: Profile) -> None:
+        self.profile = p
+        self.health = p.health
+        self.thresholds = p.thresholds
+        self.dead_at = p.dead_at
+        self.physical = self.stun = self.burned = 0
+        self.edge = self.edge_max = p.edge
+        self.spent = dict.fromkeys(EDGE_USES, 0)
+        self.pt = p.pt
+        self.dr = p.dr
+        self.checks = self.successes = self.doubles = self.stopped = 0
+        self.pending = None
+        self.failure_disadvantages = 0
+        self.d10 = self.d6 = None
 
     @property
     def total(self) -> int:
@@ -280,10 +297,7 @@ class Shadowrun2097(RuleSystem):
         )
 
     def new_state(self, fighter: Fighter) -> State:
-        p = self._profiles.get(fighter.spec, self._derive)  # self.profile, one call less
-        return State(
-            p, p.health, p.thresholds, p.dead_at, edge=p.edge, edge_max=p.edge, pt=p.pt, dr=p.dr
-        )
+        return State(self._profiles.get(fighter.spec, self._derive))  # self.profile, inline
 
     def skill_bonus(self, sheet: models.Sheet, skill: str) -> tuple[int, str]:
         """Seed step 4: skill ranks + the two governing attributes; and how it was made."""
