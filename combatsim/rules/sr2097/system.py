@@ -115,9 +115,6 @@ class PendingDisadvantage:
     tier: str
     mos: int
 
-    def applies_to(self, kind: str) -> bool:
-        return self.scope == dice.ANY or self.kind == kind
-
     def __str__(self) -> str:
         return f"{self.tier} on the last {self.kind} check (MoS {self.mos:+d})"
 
@@ -489,6 +486,7 @@ class Shadowrun2097(RuleSystem):
         st = attacker.state
         p = st.profile
         pending = st.pending
+        # a pending Disadvantage applies to any check (ANY) or one of its own kind (RELATED)
         if pending is not None and (pending.scope == _ANY or pending.kind == kind):
             dis = True  # rare: after a bad failure
             if why is not None:
