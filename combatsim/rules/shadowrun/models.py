@@ -204,6 +204,7 @@ class Firing:
         "smartgun",
         "power",
         "level",
+        "rank",
         "staging",
         "stun",
         "armor_kind",
@@ -216,6 +217,7 @@ class Firing:
         self.recoil_reduction = weapon.recoil_compensation + weapon.gyro  # ruling 8
         self.smartgun = weapon.smartgun
         self.power, self.level, self.staging = code.power, code.level, code.staging
+        self.rank = LEVELS.index(code.level)  # the wound level's place in L, M, S, D
         self.stun = weapon.stun
         self.armor_kind = weapon.armor_kind
         self.ballistic = weapon.armor_kind == "ballistic"

@@ -694,6 +694,23 @@ class ClassicShadowrun(RuleSystem):
             if fumble:
                 st.fumbles += 1
         armor = st.ballistic if gun.ballistic else st.impact
+        if roll is not None and not (st.karma and st.karma_policy in ("survive", "both")):
+            # ``apply_attack`` inline (once per hit, untraced, no Karma to buy successes with):
+            # ruling 6, up a level per full Staging Number of the successes beyond the first,
+            # down per full Staging Number of the defender's; each level above D strips a point
+            # of the armor the attack meets
+            staging = gun.staging
+            index = gun.rank + (attack_successes - 1) // staging
+            index -= (body + dodge_successes + armor) // staging
+            if index > 3:
+                if gun.ballistic:
+                    st.ballistic = max(0, armor - index + 3)
+                else:
+                    st.impact = max(0, armor - index + 3)
+                index = 3
+            if index >= 0:
+                self.wound(battle, attacker, target, LEVELS[index], gun.stun)
+            return
         self.apply_attack(
             battle,
             attacker,
