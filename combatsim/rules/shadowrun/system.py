@@ -525,65 +525,6 @@ class ClassicShadowrun(RuleSystem):
                 )
 
     # --- ranged combat -------------------------------------------------------------------
-    def ranged_tn(
-        self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
-        gun: models.Firing,
-        shots: int,
-        explain: bool = True,
-    ) -> tuple[int, list[str] | None]:
-        """Seed 002 Fire Combat steps 1-2: base TN by range band, then the modifiers tables.
-
-        ``gun`` is the weapon's ``firing``. Returns the TN and, with ``explain``, one note per
-        modifier for the trace (None without: an untraced battle builds no text).
-        """
-        st = attacker.state
-        env = battle.environment
-        distance = math.dist(attacker.position, target.position)  # ``battle.distance``
-        if distance <= env.melee_range:
-            band, tn = -1, MELEE_TN
-        else:
-            band = bisect_left(gun.ranges, distance)  # the first band reaching the target
-            tn = RANGE_TN[band]
-        recoil = 0
-        if shots > 1:  # ruling 8: +1 per shot, less recoil compensation and gyro, never below 0
-            recoil = shots - gun.recoil_reduction
-            if recoil < 0:
-                recoil = 0
-        cover = COVER_TN[target.cover]
-        # the target running +1, standing still -1
-        motion = 1 if target.running else -1 if target.moved_this_turn == 0 else 0
-        engaged = battle.opponents_in_melee(attacker)
-        moving = 0
-        if attacker.moved_this_action > 0:
-            moving = 2 if env.ground == "difficult" else 1
-        vis = st.vision_tn
-        if vis is None:
-            vis = st.vision_tn = self._visibility(battle, attacker)
-        smart = st.smart if gun.smartgun else 0
-        tn += recoil + cover + motion + engaged + moving + vis + smart + st.penalty
-        if not explain:
-            return tn, None
-        if band < 0:
-            notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
-        else:
-            name = ("short", "medium", "long", "extreme")[band]
-            notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-        mods = [
-            (recoil, f"recoil ({shots} shots)"),
-            (cover, "blind fire" if target.cover == "hidden" else f"{target.cover} cover"),
-            (motion, "target running" if motion > 0 else "target standing still"),
-            (engaged, "attacker in melee"),
-            (moving, "attacker moving"),
-            (vis, f"visibility ({env.visibility}, {st.vision} vision)"),
-            (smart, "smartgun" if smart == -2 else "smart goggles"),
-            (st.penalty, "wounds"),
-        ]
-        notes += [f"{why} {mod:+d}" for mod, why in mods if mod]
-        return tn, notes
-
     def ranged_attack(
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
     ) -> None:
@@ -592,6 +533,11 @@ class ClassicShadowrun(RuleSystem):
         ``sweep`` holds further ``(target, shots)`` pairs an autofire burst walks across; the
         shots wasted between targets (1 per meter, ruling 8) are already left out of every
         pair, and all shots take the recoil of the whole burst.
+
+        The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
+        band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
+        (ruling 7). The trace names each modifier (``_tn_notes``); an untraced battle builds
+        no text.
         """
         if sweep:
             groups = [
@@ -603,6 +549,20 @@ class ClassicShadowrun(RuleSystem):
         gun = weapon.firing
         power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
         st = attacker.state
+        env = battle.environment
+        # What the attacker brings to every target's TN. Ruling 8: recoil +1 per shot, less
+        # recoil compensation and gyro, never below 0. Moving: +1, +2 on difficult ground.
+        recoil = shots - gun.recoil_reduction if shots > 1 else 0
+        if recoil < 0:
+            recoil = 0
+        moving = 0
+        if attacker.moved_this_action > 0:
+            moving = 2 if env.ground == "difficult" else 1
+        vis = st.vision_tn
+        if vis is None:
+            vis = st.vision_tn = self._visibility(battle, attacker)
+        smart = st.smart if gun.smartgun else 0
+        own = recoil + moving + vis + smart + st.penalty
         firearms = st.firearms
         tracing = battle.tracing
         # Untraced and with no Karma to re-roll with, the attack tests count straight from the
@@ -612,13 +572,26 @@ class ClassicShadowrun(RuleSystem):
             roll = st.count or self._counter(battle, attacker)
         fired = 0  # shots taken, added to the attacker's count at the end
         for victim, count in groups:
-            tn, notes = self.ranged_tn(battle, attacker, victim, gun, shots, tracing)
+            distance = math.dist(attacker.position, victim.position)  # ``battle.distance``
+            if distance <= env.melee_range:
+                band, tn = -1, MELEE_TN
+            else:
+                band = bisect_left(gun.ranges, distance)  # the first band reaching the target
+                tn = RANGE_TN[band]
+            # the target's cover; the target running +1, standing still -1; melee around
+            motion = 1 if victim.running else -1 if victim.moved_this_turn == 0 else 0
+            engaged = battle.opponents_in_melee(attacker)
+            tn += own + COVER_TN[victim.cover] + motion + engaged
             if tracing:
                 mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
+                notes = _tn_notes(
+                    battle, attacker, victim, distance, band, shots, recoil, motion, engaged,
+                    moving, vis, smart,
+                )  # fmt: skip
                 battle.trace(
                     "attack",
                     f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
-                    f"({mode}); TN {tn} = " + ", ".join(notes or ()),
+                    f"({mode}); TN {tn} = " + ", ".join(notes),
                     actor=attacker,
                     tn=tn,
                     shots=count,
@@ -1062,6 +1035,41 @@ def _wasted(battle: Battle, first: Fighter, sweep) -> int:
         wasted += math.ceil(battle.distance(last, victim))
         last = victim
     return wasted
+
+
+def _tn_notes(
+    battle: Battle,
+    attacker: Fighter,
+    target: Fighter,
+    distance: float,
+    band: int,
+    shots: int,
+    recoil: int,
+    motion: int,
+    engaged: int,
+    moving: int,
+    vis: int,
+    smart: int,
+) -> list[str]:
+    """The trace's account of a ranged TN (``ranged_attack``): the range band's TN, then one
+    note per modifier that is not 0."""
+    if band < 0:
+        notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+    else:
+        name = ("short", "medium", "long", "extreme")[band]
+        notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
+    st, cover = attacker.state, target.cover
+    mods = [
+        (recoil, f"recoil ({shots} shots)"),
+        (COVER_TN[cover], "blind fire" if cover == "hidden" else f"{cover} cover"),
+        (motion, "target running" if motion > 0 else "target standing still"),
+        (engaged, "attacker in melee"),
+        (moving, "attacker moving"),
+        (vis, f"visibility ({battle.environment.visibility}, {st.vision} vision)"),
+        (smart, "smartgun" if smart == -2 else "smart goggles"),
+        (st.penalty, "wounds"),
+    ]
+    return notes + [f"{why} {mod:+d}" for mod, why in mods if mod]
 
 
 def melee_weapon(fighter: Fighter):
