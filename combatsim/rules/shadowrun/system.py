@@ -145,7 +145,6 @@ class SRState:
     def __init__(
         self,
         wound_modifiers: bool = True,
-        *,
         dodge_pool: int = 0,
         defense_pool: int = 0,
         karma: int = 0,
@@ -159,8 +158,11 @@ class SRState:
         smart: int = 0,
         initiative_dice: int = 1,
         karma_policy: str = "never",
-        dodge_policy: str = "match",
+        dodge_spend: tuple[tuple[int, ...], ...] | None = None,
     ):
+        """Positional (``new_state`` passes ``_state_values``' tuple), all but the first
+        from the sheet; ``dodge_spend`` is the Dodge policy's ``_dodge_table`` ("match" if
+        None)."""
         self._physical = self._stun = self.penalty = 0
         self.wound_modifiers = wound_modifiers
         self.overflow = self.karma_spent = self.fumbles = self.dodge_spent = 0
@@ -171,7 +173,8 @@ class SRState:
         self.body, self.reaction = body, reaction
         self.firearms, self.melee_skill = firearms, melee_skill
         self.vision, self.karma_policy = vision, karma_policy
-        self.dodge_spend = _dodge_table(dodge_policy)  # [Dodge Pool left][attack successes]
+        # [Dodge Pool left][attack successes] -> Dodge dice spent
+        self.dodge_spend = dodge_spend or _dodge_table("match")
         self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
         self.smart, self.initiative_dice = smart, initiative_dice
         self.take = None  # the battle's draw of the pool dice, kept at the first test
@@ -237,27 +240,28 @@ class ClassicShadowrun(RuleSystem):
     # --- state ----------------------------------------------------------------------------
     def new_state(self, fighter: Fighter) -> SRState:
         values = self._sheets.get(fighter.spec, self._state_values)
-        return SRState(self.options.wound_modifiers, **values)
+        return SRState(self.options.wound_modifiers, *values)
 
-    def _state_values(self, spec) -> dict:
-        """What a fighter's tests read from its sheet, armor and tactics: worked out once per
-        combatant of a scenario and kept by ``new_state``, which every battle calls."""
+    def _state_values(self, spec) -> tuple:
+        """What a fighter's tests read from its sheet, armor and tactics, in ``SRState``'s
+        order: worked out once per combatant of a scenario and kept by ``new_state``, which
+        every battle calls (positional: a keyword call costs more)."""
         sheet, armor, skills = spec.sheet, spec.armor, spec.sheet.skills
-        return dict(
-            dodge_pool=sheet.dodge_pool,
-            defense_pool=sheet.defense_pool,
-            karma=sheet.karma if self.options.instant_karma else 0,
-            ballistic=armor.ballistic if armor else 0,
-            impact=armor.impact if armor else 0,
-            body=sheet.attributes.body,
-            reaction=sheet.attributes.reaction,
-            firearms=skills.firearms,
-            melee_skill=max(skills.armed_combat, skills.unarmed_combat),
-            vision=sheet.vision,
-            smart=-2 if sheet.smartlink else -1 if sheet.smart_goggles else 0,
-            initiative_dice=sheet.initiative_dice,
-            karma_policy=spec.tactics.karma,
-            dodge_policy=spec.tactics.dodge,
+        return (
+            sheet.dodge_pool,
+            sheet.defense_pool,
+            sheet.karma if self.options.instant_karma else 0,
+            armor.ballistic if armor else 0,
+            armor.impact if armor else 0,
+            sheet.attributes.body,
+            sheet.attributes.reaction,
+            skills.firearms,
+            max(skills.armed_combat, skills.unarmed_combat),
+            sheet.vision,
+            -2 if sheet.smartlink else -1 if sheet.smart_goggles else 0,
+            sheet.initiative_dice,
+            spec.tactics.karma,
+            _dodge_table(spec.tactics.dodge),
         )
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
@@ -681,8 +685,24 @@ class ClassicShadowrun(RuleSystem):
                 else:
                     st.impact = max(0, armor - index + 3)
                 index = 3
-            if index >= 0:
-                self.wound(battle, attacker, target, LEVELS[index], gun.stun)
+            if index < 0:
+                return
+            # ``wound`` inline (ruling 7): boxes fill; Stun overflow goes to Physical
+            boxes = BOXES[LEVELS[index]]
+            physical, stun, overflow = st._physical, st._stun, st.overflow
+            before = physical + stun + overflow
+            if gun.stun:
+                total = stun + boxes
+                stun = total if total < MONITOR_BOXES else MONITOR_BOXES
+                boxes = total - stun  # the overflow, now Physical
+            if boxes:
+                total = physical + boxes
+                physical = total if total < MONITOR_BOXES else MONITOR_BOXES
+                overflow += total - physical
+            st._physical, st._stun, st.overflow = physical, stun, overflow
+            if st.wound_modifiers:
+                st.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
+            battle.damage_dealt(attacker, target, physical + stun + overflow - before, "")
             return
         self.apply_attack(
             battle,
