@@ -34,6 +34,7 @@ from combatsim.rules.shadowrun.system import (
 )
 from tests.engine.helpers import (
     WEAPONS,
+    ScriptedRoller,
     ScriptExhausted,
     duel,
     dump,
@@ -201,6 +202,63 @@ def test_staging_above_deadly_strips_armor_of_the_attacks_kind():
     assert (target["ballistic_left"], target["impact_left"]) == (0, 3)
     assert target["physical_boxes"] == 10 and target["status"] == "dying"
     assert (result.winner, result.end_reason, result.turns) == ("A", VICTORY, 1)
+
+
+TASER = {"kind": "firearm", "damage": "6S2", "stun": True, "ranges": [50, 150, 350, 550], "ammo": 9}
+
+
+def _two_shot_taser():
+    """Reaction 10 + 1 = 11: two actions (11 and 4), each a taser hit at TN 3 that Body 1
+    (one die at TN 6, then 9 with the first wound's +3) does not resist: S Stun twice, 6 + 6
+    boxes: a full Stun monitor and 2 boxes of overflow into Physical (ruling 7)."""
+    shooter = member("Zapper", reaction=10, firearms=1, weapons=["taser"])
+    return scenario(
+        {"A": [shooter], "B": [sitting_target(body=1, position=(20, 0))]},
+        weapons={"taser": TASER},
+    )
+
+
+@pytest.mark.parametrize(
+    "make, faces, physical, stun, ballistic",
+    [
+        # Ghost's example: S, 6 boxes
+        (
+            lambda: duel(ghost(), sitting_target(body=2, position=(20, 0))),
+            [1, 1, 3, 4, 5, 5, 3, 2, 3],
+            6,
+            0,
+            0,
+        ),
+        # staged one level past D: a point of ballistic armor goes
+        (
+            lambda: duel(
+                member("Sniper", reaction=5, firearms=6, weapons=["needle"]),
+                sitting_target(body=1, armor="vest", position=(20, 0)),
+            ),
+            [1, 1, 5, 5, 5, 5, 5, 5, 2],
+            10,
+            0,
+            0,
+        ),
+        # Stun overflow into Physical
+        (_two_shot_taser, [1, 1, 3, 2, 3, 2], 2, 10, 0),
+    ],
+)
+def test_an_untraced_hit_stages_and_wounds_as_the_traced_one(
+    make, faces, physical, stun, ballistic
+):
+    """An untraced battle stages a ranged hit and fills the boxes inline (``resist_ranged``),
+    a traced one through ``apply_attack`` and ``wound``: the same faces give the same rows."""
+    sc = make()
+    _, traced, roller = run_scripted(sc, faces)
+    assert roller.left() == [], dump(traced)
+    plain_roller = ScriptedRoller(faces)
+    plain = Battle(sc, rng=None, index=0, trace=False, roller=plain_roller).run()
+    assert plain_roller.left() == [] and plain.trace is None
+    assert (plain.battle, plain.combatants) == (traced.battle, traced.combatants)
+    target = plain.combatants[1]
+    assert (target["physical_boxes"], target["stun_boxes"]) == (physical, stun)
+    assert target["ballistic_left"] == ballistic
 
 
 def test_staging_exactly_to_deadly_keeps_the_armor():
