@@ -136,8 +136,6 @@ class Fighter:
         "damage_dealt",
         "damage_taken",
         "knocked_out_turn",
-        "engaged",
-        "engaged_layout",
         "cover_seen",
         "enemies_seen",
     )
@@ -193,10 +191,9 @@ class Fighter:
         self.damage_dealt = 0
         self.damage_taken = 0
         self.knocked_out_turn: int | None = None
-        # opponents in melee, as counted at the battle's layout ``engaged_layout``
-        self.engaged, self.engaged_layout = 0, -1
         self.cover_seen: tuple = (-1, 0.0, None)  # (moves, within, free_cover_point's answer)
-        self.enemies_seen: tuple = (-1,)  # the tactics' (layout, enemies, distances, nearest)
+        # ``Battle.enemies_in_view``'s memo: (layout, enemies, distances, nearest, in reach)
+        self.enemies_seen: tuple = (-1,)
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> tuple:
@@ -287,19 +284,40 @@ class Battle:
         side = me.side
         return [f for f in self.fighters if f.can_act and f.side != side]
 
-    def opponents_in_melee(self, me: Fighter) -> int:
-        """Standing enemies within melee range (counted again only after someone moved or
-        left the fight: every ranged attack asks)."""
-        if me.engaged_layout == self.layout:
-            return me.engaged
+    def enemies_in_view(self, me: Fighter) -> tuple:
+        """``(layout, enemies, dist, nearest, in_reach)``: the standing enemies of ``me``, the
+        meters to each by index, the nearest (the first of equals, None if none is left) and
+        how many stand within melee range. Measured again only after someone moved or left the
+        fight (the battle's ``layout``): the tactics ask on every action and ``opponents_in_melee``
+        on every ranged attack, so one measure serves both."""
+        seen = me.enemies_seen
+        layout = self.layout
+        if seen[0] == layout:
+            return seen
+        side, here, dist = me.side, me.position, math.dist
         reach = self.melee_range
-        side, at, dist = me.side, me.position, math.dist
-        n = 0
+        enemies = []
+        meters = {}
+        nearest, nearest_d = None, math.inf
+        in_reach = 0
         for f in self.fighters:
-            if f.can_act and f.side != side and dist(at, f.position) <= reach:
-                n += 1
-        me.engaged, me.engaged_layout = n, self.layout
-        return n
+            if f.can_act and f.side != side:
+                d = dist(here, f.position)
+                enemies.append(f)
+                meters[f.index] = d
+                if d < nearest_d:
+                    nearest, nearest_d = f, d
+                if d <= reach:
+                    in_reach += 1
+        me.enemies_seen = seen = (layout, enemies, meters, nearest, in_reach)
+        return seen
+
+    def opponents_in_melee(self, me: Fighter) -> int:
+        """Standing enemies within melee range (``enemies_in_view``)."""
+        seen = me.enemies_seen
+        if seen[0] != self.layout:
+            seen = self.enemies_in_view(me)
+        return seen[4]
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else stands at (looked

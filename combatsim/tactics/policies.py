@@ -49,27 +49,13 @@ class Plan:
 
 
 def plan_action(battle: BattleView, me: Combatant) -> Plan:
-    """Decide one action. The distances to the standing enemies are measured once here (and
-    kept on the fighter until the battle's ``layout`` changes: someone moved or left) and
-    handed to every step that needs them, which only read them."""
+    """Decide one action. The distances to the standing enemies come from the battle
+    (``enemies_in_view``, measured again only after someone moved or left) and are handed to
+    every step that needs them, which only read them."""
     tactics = me.tactics
-    side, here = me.side, me.position
+    here = me.position
     tracing = battle.tracing
-    seen = me.enemies_seen
-    if seen[0] == battle.layout:  # nobody moved or left since: the same enemies, as far
-        _, enemies, dist, nearest = seen
-    else:
-        enemies = []
-        dist = {}  # enemy index -> meters from me
-        nearest, nearest_d = None, math.inf
-        for f in battle.fighters:
-            if f.can_act and f.side != side:
-                d = _dist(here, f.position)
-                enemies.append(f)
-                dist[f.index] = d
-                if d < nearest_d:
-                    nearest, nearest_d = f, d
-        me.enemies_seen = (battle.layout, enemies, dist, nearest)
+    _, enemies, dist, nearest, _ = battle.enemies_in_view(me)
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
     run = me.run
