@@ -141,7 +141,8 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         shots = me.burst  # burst_size, worked out once per combatant
         if shots > ammo:
             shots = ammo if ammo > 0 else 1
-        sweep = _sweep(battle, me, target, enemies, shots, firearm) if tactics.sweep else ()
+        at = here if dest is None else dest  # where it fires from: after the walk
+        sweep = _sweep(battle, at, target, enemies, shots, firearm) if tactics.sweep else ()
         reason = ""
         if tracing:
             mode = f"autofire x{shots}" if shots > 1 else "single shot"
@@ -182,11 +183,13 @@ SWEEP_TARGETS = 3
 
 
 def _sweep(
-    battle: BattleView, me: Combatant, target: Combatant, enemies, shots: int, weapon
+    battle: BattleView, at: Point, target: Combatant, enemies, shots: int, weapon
 ) -> tuple:
-    """Spread an autofire burst over up to 3 close enemies (ruling 8): each gets an even share
-    of the rounds left after one is wasted per meter between neighbours; the first target
-    keeps the remainder. Empty when no second enemy is close enough to get a round."""
+    """Spread an autofire burst fired from ``at`` over up to 3 close enemies (ruling 8): each
+    gets an even share of the rounds left after one is wasted per meter between neighbours;
+    the first target keeps the remainder. Empty when no second enemy is close enough to get a
+    round. Every target is within the weapon's reach of ``at``, where the shooter stands once
+    it has walked with this action (not where it plans from)."""
     chain, wasted, last = [target], 0, target
     for _ in range(SWEEP_TARGETS - 1):
         near = [
@@ -194,7 +197,7 @@ def _sweep(
             for e in enemies
             if e not in chain
             and battle.distance(last, e) <= SWEEP_REACH
-            and battle.distance(me, e) <= weapon.max_range  # never past the weapon's reach
+            and _dist(at, e.position) <= weapon.max_range  # never past the weapon's reach
         ]
         if not near:
             break

@@ -563,6 +563,36 @@ def test_a_sweep_never_reaches_past_the_weapons_extreme_range():
     assert attacks and not any(" at Far " in e.text for e in attacks), dump(result)
 
 
+def test_a_sweep_measures_its_reach_from_where_the_gunner_fires_after_walking():
+    """Ruling 8 sweeping, with a walk in the same action: keeping its range, the gunner walks
+    its 6 m away from T to (6, 0) and fires there. T, at 6 m, is just inside the gun's 6 m;
+    V, 1 m from T, was 1 m from the gunner before the walk but is 6.08 m from where it fires:
+    out of range, so it takes no round (found by hypothesis: it used to be swept, and the
+    attack past the extreme band raised IndexError)."""
+    pistol = {"kind": "firearm", "damage": "4M2", "ranges": [1.5, 3, 4.5, 6], "ammo": 10}
+    gunner = member(
+        "Gunner",
+        quickness=6,
+        firearms=3,
+        weapons=["mp"],
+        tactics={
+            "fire_mode": "autofire",
+            "sweep": True,
+            "movement": "keep_range",
+            "preferred_range": 20,
+        },
+    )
+    sc = scenario(
+        {"A": [gunner], "B": [sitting_target("T"), sitting_target("V", position=(0, 1))]},
+        weapons={"mp": {**pistol, "autofire": True}},
+    )
+    battle, result, _ = run_scripted(sc, [1, 1, 1], then=2)  # every shot misses
+    attacks = events(result, "attack", "Gunner")
+    assert fighter(battle, "Gunner").position == (6.0, 0.0), dump(result)
+    assert attacks and all(" at T " in e.text for e in attacks[:1]), dump(result)
+    assert not any(" at V " in e.text for e in attacks), dump(result)
+
+
 # ================================================================================================
 # Dodge Pool and clean misses (rulings 4 and 5)
 # ================================================================================================
