@@ -182,9 +182,7 @@ SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk acros
 SWEEP_TARGETS = 3
 
 
-def _sweep(
-    battle: BattleView, at: Point, target: Combatant, enemies, shots: int, weapon
-) -> tuple:
+def _sweep(battle: BattleView, at: Point, target: Combatant, enemies, shots: int, weapon) -> tuple:
     """Spread an autofire burst fired from ``at`` over up to 3 close enemies (ruling 8): each
     gets an even share of the rounds left after one is wasted per meter between neighbours;
     the first target keeps the remainder. Empty when no second enemy is close enough to get a
