@@ -388,15 +388,17 @@ class Battle:
         slowed = system.initiative_penalties
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
+            # After anything else due at the same moment (a grenade landing as the turn ends
+            # bursts in this turn), before the next turn starts.
+            turn_end = At(env, TOP, NORMAL + 1)
+            acting, rolls = [], []
             for f in self.fighters:
                 f.ran_this_turn = f.running = False
                 f.moved_this_turn = 0.0
                 f.scores = []
-            # After anything else due at the same moment (a grenade landing as the turn ends
-            # bursts in this turn), before the next turn starts.
-            turn_end = At(env, TOP, NORMAL + 1)
-            acting = [f for f in self.fighters if f.can_act]
-            rolls = [initiative(self, f) for f in acting]
+                if f.can_act:  # initiative, in the fighters' order
+                    acting.append(f)
+                    rolls.append(initiative(self, f))
             # one tie-break draw per fighter, in order (the same numbers as one at a time);
             # higher tiebreak first, then the lower draw: one integer key, as the draws are
             # below TIES; the position in ``acting`` settles what the draws leave equal
