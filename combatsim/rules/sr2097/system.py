@@ -434,8 +434,8 @@ class Shadowrun2097(RuleSystem):
     ) -> tuple[int, bool, bool, str | None]:
         """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
         list the caller made for this check) and sum them up: (TN modifier, any Advantage, any
-        Disadvantage, why the visibility's condition was removed or None). ``ranged_attack``
-        does the same inline (it runs on every shot); ``explain`` names them for the trace."""
+        Disadvantage, why the visibility's condition was removed or None); ``explain`` names
+        them for the trace."""
         st = attacker.state
         p = st.profile
         visibility = battle.environment.visibility
@@ -615,21 +615,8 @@ class Shadowrun2097(RuleSystem):
             effects.append(self._smartlink)
         if weapon.scope and band >= 2 and moved == 0:
             effects.append(self._scope)
-        # The attacker's own conditions, as ``conditions`` adds them (inline: every shot).
-        visibility = battle.environment.visibility
-        known = p.sights.get(visibility)
-        if known is None:  # once per visibility: the sheet does not change
-            known = p.sights[visibility] = self._sight(visibility, attacker.spec.sheet)
-        gone, seen = known
-        if seen is not None:
-            effects.append(seen)
-        if st.physical + st.stun >= p.injured_from:  # option injury_disadvantage
-            effects.append(_INJURY_DISADVANTAGE[injury_step(st.physical + st.stun, p.thresholds)])
-        adv = dis = False
-        for _, modifier, advantage, disadvantage in effects:
-            tn += modifier
-            adv |= advantage
-            dis |= disadvantage
+        mod, adv, dis, gone = self.conditions(battle, attacker, effects)
+        tn += mod
         skill = weapon.skill_name
         burst = shots > 1
         why = None
