@@ -687,22 +687,7 @@ class ClassicShadowrun(RuleSystem):
                 index = 3
             if index < 0:
                 return
-            # ``wound`` inline (ruling 7): boxes fill; Stun overflow goes to Physical
-            boxes = BOXES[LEVELS[index]]
-            physical, stun, overflow = st._physical, st._stun, st.overflow
-            before = physical + stun + overflow
-            if gun.stun:
-                total = stun + boxes
-                stun = total if total < MONITOR_BOXES else MONITOR_BOXES
-                boxes = total - stun  # the overflow, now Physical
-            if boxes:
-                total = physical + boxes
-                physical = total if total < MONITOR_BOXES else MONITOR_BOXES
-                overflow += total - physical
-            st._physical, st._stun, st.overflow = physical, stun, overflow
-            if st.wound_modifiers:
-                st.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
-            battle.damage_dealt(attacker, target, physical + stun + overflow - before, "")
+            self.wound(battle, attacker, target, LEVELS[index], gun.stun)
             return
         self.apply_attack(
             battle,
