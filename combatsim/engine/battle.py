@@ -106,7 +106,6 @@ class Fighter:
         "firearm",
         "firearm_index",
         "firearm_range",
-        "firearm_autofire",
         "burst",
         "full_loads",
         "melee",
@@ -160,8 +159,9 @@ class Fighter:
             self.reach,
             self.full_loads,
         ) = static if static is not None else self.static_parts(spec)
-        self.firearm_autofire = 1  # most autofire shots, set by the battle from the rule system
-        self.burst = 1  # shots the tactics fire per action with a full firearm (the same)
+        # shots the tactics fire per action with a full firearm, set by the battle from the
+        # rule system's most autofire shots
+        self.burst = 1
         self.position: tuple[float, float] = spec.position
         self.cover = spec.cover
         self.state: Any = None
@@ -255,10 +255,10 @@ class Battle:
         self.events: list[TraceEvent] = []
         self.fighters = fighters = []
         new_state = self.system.new_state
-        for i, (spec, static, walk, run, autofire, burst) in enumerate(_prepared(scenario)):
+        for i, (spec, static, walk, run, burst) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
             f.state = new_state(f)
-            f.walk, f.run, f.firearm_autofire, f.burst = walk, run, autofire, burst
+            f.walk, f.run, f.burst = walk, run, burst
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.survivor_columns = [(side, f"survivors_{side}") for side in self.sides]
@@ -429,7 +429,7 @@ class Battle:
         action (``Alarm``), acts at each of its scores, then waits for the next turn.
 
         One generator, not one per turn called with ``yield from``: every wake of a fighter
-        would pass through both frames (about 1% of a battle, measured)."""
+        would pass through both frames (about 2% of a battle, measured)."""
         env = self.env
         begin_action = self.begin_action
         alarm = f.alarm = Alarm(env)
@@ -772,8 +772,9 @@ _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
 
 def _prepared(scenario: Scenario) -> list[tuple]:
     """Per fighter of ``scenario``: its spec, ``Fighter.static_parts``, walk and run meters
-    and the most autofire shots of its firearm (the rule system's ``movement`` and
-    ``max_autofire``); worked out at its first battle and kept (a batch runs thousands)."""
+    (the rule system's ``movement``) and the shots per action (``burst_size`` of the rule
+    system's ``max_autofire``); worked out at its first battle and kept (a batch runs
+    thousands)."""
     kept = _PREPARED.get(id(scenario))
     if kept is not None and kept[0] is scenario:
         return kept[1]
@@ -784,9 +785,7 @@ def _prepared(scenario: Scenario) -> list[tuple]:
         walk, run = scenario.system.movement(fighter)
         firearm = fighter.firearm
         autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
-        parts.append(
-            (spec, static, walk, run, autofire, burst_size(fighter.tactics, firearm, autofire))
-        )
+        parts.append((spec, static, walk, run, burst_size(fighter.tactics, firearm, autofire)))
     if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
         _PREPARED.clear()
     _PREPARED[id(scenario)] = (scenario, parts)

@@ -62,8 +62,8 @@ class Roll(Protocol):
 class Combatant(Protocol):
     """One fighter in a battle, as rules and tactics see it. ``state`` is the rule system's own
     (``new_state``); the rest the engine keeps: the spec, the weapons by kind, walk and run
-    meters (from ``movement``), the first firearm's range and most autofire shots (from
-    ``max_autofire``), position and cover, this turn's movement, the counters of
+    meters (from ``movement``), the first firearm's range and shots per action (``burst``,
+    from ``max_autofire``), position and cover, this turn's movement, the counters of
     combatants.csv, and whether it can still act."""
 
     spec: Any
@@ -75,7 +75,6 @@ class Combatant(Protocol):
     firearm: Any
     firearm_index: int
     firearm_range: float
-    firearm_autofire: int
     burst: int
     melee: Any
     grenades: list[tuple[int, Any]]
