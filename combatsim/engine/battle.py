@@ -33,7 +33,7 @@ from simpy.events import NORMAL, PENDING, Event
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
 from ..scenario.model import FighterSpec, Scenario
-from ..tactics.policies import Plan, burst_size, plan_action
+from ..tactics.policies import Plan, burst_size, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
@@ -532,17 +532,8 @@ class Battle:
             ]
             if in_range:
                 target = min(in_range, key=lambda e: self.distance(f, e))
-                index = f.weapon_index[id(weapon)]
-                shots = 1
-                if weapon.can_autofire and f.tactics.fire_mode == "autofire":
-                    shots = max(
-                        1,
-                        min(
-                            self.system.max_autofire(f, weapon),
-                            f.ammo[index],
-                            f.tactics.autofire_rounds or 99,
-                        ),
-                    )
+                # the weapon held is the fighter's firearm (``plan_action``): its burst
+                shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 return Plan(
                     "fire",
                     f"held action triggered: {target.name} came within range"

@@ -2,8 +2,8 @@
 
 A plan says what one action does (fire, autofire, melee, throw, reload, run, walk, hold) and
 why, in words the trace prints. Policies read the battle; they never roll dice or change
-state (they keep only a memo of distances on the fighter), so the same situation always
-gives the same plan (``random`` targets use the battle's own generator).
+state, so the same situation always gives the same plan (``random`` targets use the
+battle's own generator).
 """
 
 from __future__ import annotations
@@ -138,9 +138,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
 
     d_after = d if dest is None else _dist(dest, target.position)
     if d_after <= me.firearm_range:
-        shots = me.burst  # burst_size, worked out once per combatant
-        if shots > ammo:
-            shots = ammo if ammo > 0 else 1
+        shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
         sweep = _sweep(battle, at, target, enemies, shots, firearm) if tactics.sweep else ()
         reason = ""
@@ -176,6 +174,14 @@ def burst_size(tactics, firearm, most: int) -> int:
     if tactics.autofire_rounds is not None and tactics.autofire_rounds < most:
         most = tactics.autofire_rounds
     return most if most > 1 else 1
+
+
+def shots_now(burst: int, ammo: int) -> int:
+    """Shots this action: the combatant's ``burst`` (``burst_size``), at most the ``ammo``
+    left, and at least one."""
+    if burst <= ammo:
+        return burst
+    return ammo if ammo > 0 else 1
 
 
 SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk across

@@ -482,6 +482,26 @@ def test_a_held_action_fires_when_an_enemy_comes_into_range():
     assert attack.data["tn"] == 10 and "target running +1" in attack.text, dump(result)
 
 
+def test_a_held_autofire_action_fires_the_holders_burst():
+    """A held action that goes off fires as an action would: the tactics' autofire rounds
+    (3, below ruling 8's Firearms + 1 = 5), at most the rounds left in the smg, each an
+    attack test (ruling 5)."""
+    holder = member(
+        "Holder",
+        reaction=5,
+        firearms=4,
+        weapons=["smg"],
+        tactics={"fire_mode": "autofire", "autofire_rounds": 3},
+    )
+    runner = member("Runner", quickness=5, position=(160, 0))
+    battle, result, _ = run_scripted(duel(holder, runner), [1, 1], then=2)  # every shot misses
+    assert [e.data["plan"] for e in events(result, "decide", "Holder")] == ["hold"]
+    (attack,) = events(result, "attack", "Holder")
+    assert attack.data["shots"] == 3, dump(result)
+    assert len(rolls(result, "Firearms", "Holder")) == 3, dump(result)
+    assert fighter(battle, "Holder").ammo == [30 - 3]
+
+
 # ================================================================================================
 # Autofire (ruling 8)
 # ================================================================================================
