@@ -300,6 +300,15 @@ class _Builder:
             mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
             line = mark.line + 1 if mark is not None else None
             problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+            if "maximum nesting depth" in problem:
+                # libyaml (PyYAML >= 6.0.4) caps flow nesting while scanning ahead, before our
+                # own cap sees the events: the same limit, so the same message.
+                self.fail(
+                    line,
+                    (),
+                    Described(f"nesting deeper than {MAX_DEPTH} levels"),
+                    f"at most {MAX_DEPTH} levels of mappings and lists",
+                )
             raise ScenarioError(
                 self.file, "(yaml syntax)", Described(problem), "valid YAML", line
             ) from None
