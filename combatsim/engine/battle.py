@@ -33,7 +33,7 @@ from simpy.events import NORMAL, PENDING, Event
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
 from ..scenario.model import FighterSpec, Scenario
-from ..tactics.policies import Plan, burst_size, plan_action, shots_now
+from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
@@ -130,6 +130,7 @@ class Fighter:
         "moved_this_turn",
         "moved_this_action",
         "actions",
+        "actions_this_turn",
         "shots",
         "hits",
         "damage_dealt",
@@ -186,6 +187,7 @@ class Fighter:
         self.moved_this_action = 0.0
         # counters for combatants.csv
         self.actions = 0
+        self.actions_this_turn = 0
         self.shots = 0
         self.hits = 0
         self.damage_dealt = 0
@@ -259,6 +261,8 @@ class Battle:
             f = Fighter(spec, i, static)
             f.state = new_state(f)
             f.walk, f.run, f.burst = walk, run, burst
+            if f.cover == "none":  # placed on a cover point: it has that cover from the start
+                f.cover = self._cover_at(f.position)
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.survivor_columns = [(side, f"survivors_{side}") for side in self.sides]
@@ -320,10 +324,11 @@ class Battle:
         return seen[4]
 
     def free_cover_point(self, me: Fighter, within: float):
-        """The nearest cover point within ``within`` meters that no one else stands at (looked
-        for again only after someone moved: a fighter out of cover asks every action)."""
+        """The nearest cover point within ``within`` meters that no one else able to act
+        stands at: the fallen and the fled hold no cover (looked for again only after someone
+        moved or left the fight: a fighter out of cover asks every action)."""
         seen = me.cover_seen
-        if seen[0] == self.moves and seen[1] == within:
+        if seen[0] == self.layout and seen[1] == within:
             return seen[2]
         best, best_d = None, math.inf
         here, dist = me.position, math.dist
@@ -332,11 +337,11 @@ class Battle:
             if d > within + 1e-9 or d >= best_d:
                 continue
             for o in self.fighters:
-                if o is not me and dist(o.position, at) < 0.5:
+                if o is not me and o.can_act and dist(o.position, at) < 0.5:
                     break
             else:
                 best, best_d = point, d
-        me.cover_seen = (self.moves, within, best)
+        me.cover_seen = (self.layout, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -395,6 +400,7 @@ class Battle:
             for f in self.fighters:
                 f.ran_this_turn = f.running = False
                 f.moved_this_turn = 0.0
+                f.actions_this_turn = 0
                 f.scores = []
                 if f.can_act:  # initiative, in the fighters' order
                     acting.append(f)
@@ -432,6 +438,7 @@ class Battle:
         would pass through both frames (about 2% of a battle, measured)."""
         env = self.env
         begin_action = self.begin_action
+        system_run_takes_turn = self.system.running_takes_turn
         alarm = f.alarm = Alarm(env)
         while True:
             while True:
@@ -494,6 +501,7 @@ class Battle:
                         self.trace("action", f"{f.name} loses this action ({why})", actor=f)
                     continue
                 f.actions += 1
+                f.actions_this_turn += 1
                 f.moved_this_action = 0.0
                 plan = plan_action(self, f)
                 if self.tracing:
@@ -501,12 +509,21 @@ class Battle:
                         "decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind
                     )
                 if plan.kind == "hold":
+                    if plan.dest is not None:  # walks (toward cover), then holds
+                        self._walk(f, plan.dest)
+                        if not f.can_act or self.over:
+                            self.check_victory()
+                            break
                     plan = yield from self._hold(f, plan, ends)
                     if plan is None:
                         if env.now >= ends:  # the held action ran to the turn's end
                             break
                         continue
                 self._execute(f, plan)
+                if plan.kind in ("run", "flee") and system_run_takes_turn:
+                    if self.tracing and f.can_act:
+                        self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
+                    break
             alarm = f.alarm = alarm.again()
 
     def _hold(self, f: Fighter, plan: Plan, ends: float):
@@ -527,11 +544,10 @@ class Battle:
                 if self.tracing:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
-            in_range = [
-                e for e in self.standing_enemies(f) if self.distance(f, e) <= weapon.max_range
-            ]
+            _, enemies, dist, _, _ = self.enemies_in_view(f)
+            in_range = [e for e in enemies if dist[e.index] <= weapon.max_range]
             if in_range:
-                target = min(in_range, key=lambda e: self.distance(f, e))
+                target = choose_target(self, f, in_range, dist)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 return Plan(
@@ -563,8 +579,7 @@ class Battle:
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
-            walk_left = f.walk - f.moved_this_turn
-            self.move(f, plan.dest, walk_left if walk_left > 0.0 else 0.0)
+            self._walk(f, plan.dest)
         if not f.can_act or self.over:  # taken out on the way (interception)
             self.check_victory()
             return
@@ -599,6 +614,11 @@ class Battle:
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
+
+    def _walk(self, f: Fighter, dest) -> None:
+        """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
+        walk_left = f.walk - f.moved_this_turn
+        self.move(f, dest, walk_left if walk_left > 0.0 else 0.0)
 
     def _grenade(self, thrower: Fighter, weapon, at):
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
@@ -639,9 +659,23 @@ class Battle:
                 + (f", into {f.cover} cover" if f.cover != "none" else ""),
                 actor=f,
             )
+        passed = []  # (where along the way, opponent): interceptions happen in that order
         for enemy in self.standing_enemies(f):
-            if _passes_within(start, end, enemy.position, INTERCEPT_DISTANCE) and f.can_act:
-                self.system.melee_attack(self, enemy, f, enemy.melee, interception=True)
+            t = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
+            if t is not None:
+                passed.append((t, enemy.index, enemy))
+        for t, _, enemy in sorted(passed):
+            if not f.can_act or not enemy.can_act:
+                continue
+            self.system.melee_attack(self, enemy, f, enemy.melee, interception=True)
+            if not f.can_act:  # stopped where it passed the interceptor: it lies there
+                at = start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t
+                f.position = at
+                f.cover = self._cover_at(at)
+                self.layout += 1
+                if self.tracing:
+                    where = f"({at[0]:.1f}, {at[1]:.1f})"
+                    self.trace("move", f"{f.name} falls where it was stopped, at {where}", actor=f)
         if self.holders:
             self._wake_holders("moved")
 
@@ -783,17 +817,18 @@ def _prepared(scenario: Scenario) -> list[tuple]:
     return parts
 
 
-def _passes_within(a, b, p, radius: float) -> bool:
-    """Does the segment a->b pass within ``radius`` of p, other than where it ends?"""
+def _passing_at(a, b, p, radius: float) -> float | None:
+    """Where along the segment a->b (0 to 1) it passes within ``radius`` of p, closest, other
+    than where it ends; None when it does not."""
     ax, ay = a
     dx, dy = b[0] - ax, b[1] - ay
     length2 = dx * dx + dy * dy
     if length2 == 0:
-        return False
+        return None
     t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2))
     if t <= 0.0 or t >= 1.0:  # closest where the mover starts or stops: leaving or closing
-        return False  # in, not passing by
-    return math.dist((ax + t * dx, ay + t * dy), p) <= radius
+        return None  # in, not passing by
+    return t if math.dist((ax + t * dx, ay + t * dy), p) <= radius else None
 
 
 def run_battle(scenario: Scenario, root_seed: int, index: int, trace: bool = False) -> BattleResult:

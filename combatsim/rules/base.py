@@ -90,6 +90,7 @@ class Combatant(Protocol):
     ran_this_turn: bool
     moved_this_turn: float
     moved_this_action: float
+    actions_this_turn: int
     lose_next_action: bool | str
     shots: int
     hits: int
@@ -165,6 +166,9 @@ class RuleSystem(ABC):
     # engine asks when the turn's initiative is rolled and after each ``damage_dealt`` for
     # the fighter: the penalty may change only with damage reported there.
     initiative_penalties: ClassVar[bool] = True
+    # Is running the turn's only action (Shadowrun: 2097)? Then a fighter may run only as its
+    # first action of the turn, and loses the turn's other actions once it has run.
+    running_takes_turn: ClassVar[bool] = False
 
     def __init__(self, options: BaseModel):
         self.options = options
@@ -186,6 +190,11 @@ class RuleSystem(ABC):
     def initiative_tiebreak(self, fighter: Fighter) -> int:
         """Among equal scores the higher value (an integer) acts first, then a random draw."""
         return 0
+
+    def may_run(self, fighter: Fighter) -> bool:
+        """May the fighter run with this action? Always, unless running takes the whole turn
+        and the fighter has acted before in it (its ``actions_this_turn`` counts this one)."""
+        return not self.running_takes_turn or fighter.actions_this_turn <= 1
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027
         """Nothing refreshes by default."""

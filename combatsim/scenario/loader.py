@@ -225,6 +225,7 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             f"nothing: {system.name} has no rule-specific tactics",
             line_of(lines, path + ("tactics", "rules")),
         )
+    _check_reload(tactics, weapons, member, sheet, source, path, lines)
     base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
     out = []
     for k in range(member.count):
@@ -248,6 +249,26 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             )
         )
     return out
+
+
+def _check_reload(tactics, weapons, member, sheet, source, path, lines) -> None:
+    """``reload_below`` above the firearm's magazine would reload after every action, for
+    ever: refused, naming the magazine."""
+    firearm = next(
+        ((w, n) for w, n in zip(weapons, sheet.weapons, strict=True) if w.kind == "firearm"),
+        None,
+    )
+    if firearm is None or firearm[0].ammo is None or tactics.reload_below <= firearm[0].ammo:
+        return
+    where = path + ("tactics",) if "reload_below" in member.tactics else path[:2] + ("tactics",)
+    raise ScenarioError(
+        source,
+        format_path(where + ("reload_below",)),
+        tactics.reload_below,
+        f"at most {firearm[0].ammo}, the rounds of the {firearm[1]}'s magazine (reload when "
+        "fewer than this many are left)",
+        line_of(lines, where + ("reload_below",)),
+    )
 
 
 def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:

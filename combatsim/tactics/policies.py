@@ -55,79 +55,63 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     tactics = me.tactics
     here = me.position
     tracing = battle.tracing
-    _, enemies, dist, nearest, _ = battle.enemies_in_view(me)
+    _, enemies, dist, nearest, in_reach = battle.enemies_in_view(me)
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
-    run = me.run
     walk_left = me.walk - me.moved_this_turn
     if walk_left < 0.0:
         walk_left = 0.0
 
-    if tactics.fall_back and not me.ran_this_turn:
+    if tactics.fall_back and not me.ran_this_turn and battle.system.may_run(me):
         harm = battle.system.harm(me)
         if harm >= tactics.fall_back_at:
             return Plan(
                 "flee",
                 f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if tracing else "",
-                dest=_away(here, nearest.position, run),
+                dest=_away(here, nearest.position, me.run),
             )
 
-    if tactics.target == "nearest":  # the usual policy, without a call
-        target = nearest
+    firearm = me.firearm
+    if firearm is None:
+        return _close_in(battle, me, enemies, dist, nearest, walk_left)
+    melee = me.melee
+    if melee is not None and in_reach:  # an enemy in reach of a blade or club: use it
+        reach = battle.melee_range
+        near = [e for e in enemies if dist[e.index] <= reach]
+        target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist)
+        why = f"in reach of {target.name} ({tactics.target})" if tracing else ""
+        return Plan("melee", why, target, melee)
+    if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
+        if me.ammo[me.firearm_index] < firearm.ammo:
+            return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
+        return Plan("none", "ran this turn: cannot shoot until the next turn")
+    if me.grenades and tactics.grenades != "never":  # thrown from here, without a walk
+        grenade = _grenade_plan(battle, me, enemies, dist)
+        if grenade is not None:
+            return grenade
+
+    # Where the fighter will fire from: take_cover walks toward the nearest free cover point,
+    # however far; the other movements walk only relative to the target (below).
+    dest = None
+    if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
+        cover = battle.free_cover_point(me, math.inf)
+        if cover is not None:
+            dest = _toward(here, cover.position, walk_left)
+            dist = {e.index: _dist(dest, e.position) for e in enemies}
+            nearest = min(enemies, key=lambda e: dist[e.index])
+    reach = me.firearm_range
+    if tactics.target == "nearest" and dist[nearest.index] <= reach:
+        target = nearest  # the usual case, without a call
     else:
         target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
     why_target = f"{target.name} ({tactics.target})" if tracing else ""
+    if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
+        dest = _approach(me, target, walk_left, d)
+        if dest is not None:
+            d = _dist(dest, target.position)
 
-    firearm = me.firearm
-    melee = me.melee
-    reach = battle.melee_range
-    if melee is not None and d <= reach:  # in reach with a blade or club: use it
-        return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
-    if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
-        if firearm is not None and me.ammo[me.firearm_index] < firearm.ammo:
-            return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
-        return Plan("none", "ran this turn: cannot shoot until the next turn")
-
-    if me.grenades and tactics.grenades != "never":
-        grenade = _grenade_plan(battle, me, enemies, target, dist)
-        if grenade is not None:
-            return grenade
-    if firearm is None:  # a melee fighter closes in
-        if d <= reach:
-            return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
-        if d - walk_left <= reach:
-            return Plan(
-                "melee",
-                f"walks {d - reach + 0.01:.1f} m into reach of {why_target}" if tracing else "",
-                target,
-                melee,
-                dest=_toward(here, target.position, d - reach + 0.01),
-            )
-        if not me.ran_this_turn:
-            return Plan(
-                "run",
-                f"runs at {why_target}" if tracing else "",
-                dest=_toward(here, target.position, min(run, d - reach + 0.01)),
-            )
-        return Plan(
-            "walk",
-            f"walks toward {why_target}" if tracing else "",
-            dest=_toward(here, target.position, walk_left),
-        )
-
-    index = me.firearm_index
-    ammo = me.ammo[index]
-    # Where to walk with this action (None: stay)
-    movement = tactics.movement
-    dest = None
-    if walk_left > 0 and movement != "hold":
-        if movement == "take_cover":
-            if me.cover == "none":  # already behind cover: stay there
-                point = battle.free_cover_point(me, walk_left)
-                dest = point.position if point is not None else None
-        else:
-            dest = _approach(me, target, walk_left, d)
+    ammo = me.ammo[me.firearm_index]
     if ammo < tactics.reload_below:
         return Plan(
             "reload",
@@ -135,9 +119,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
             weapon=firearm,
             dest=dest,
         )
-
-    d_after = d if dest is None else _dist(dest, target.position)
-    if d_after <= me.firearm_range:
+    if d <= reach:
         shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
         sweep = _sweep(battle, at, target, enemies, shots, firearm) if tactics.sweep else ()
@@ -149,19 +131,84 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
             reason = f"{mode} at {why_target}{moved}"
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
-    if tactics.movement == "hold":
-        return Plan(
-            "hold",
-            f"holds fire until an enemy comes within {firearm.max_range:g} m" if tracing else "",
-            weapon=firearm,
-        )
-    if not me.ran_this_turn:
+    return _out_of_reach(battle, me, target, d, dest, why_target)
+
+
+def _out_of_reach(
+    battle: BattleView, me: Combatant, target: Combatant, d: float, dest, why_target: str
+) -> Plan:
+    """No enemy within the gun's reach from where the fighter will stand (``choose_target``
+    prefers one that is): ``hold`` and ``take_cover`` wait with a held action (after walking
+    toward cover, if it is on its way); ``advance`` and ``keep_range`` close in, and so does
+    ``take_cover`` when no free cover is left anywhere."""
+    tracing = battle.tracing
+    movement = me.tactics.movement
+    reach = me.firearm_range
+    if movement == "hold" or (
+        movement == "take_cover" and (me.cover != "none" or dest is not None)
+    ):
+        reason = ""
+        if tracing:
+            where = " in cover" if me.cover != "none" else ""
+            if dest is not None:
+                where = f" after walking {_dist(me.position, dest):.1f} m toward cover"
+            reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
+        return Plan("hold", reason, weapon=me.firearm, dest=dest)
+    why = "no free cover left: " if movement == "take_cover" and tracing else ""
+    if not me.ran_this_turn and battle.system.may_run(me):
         return Plan(
             "run",
-            f"out of range of {why_target}: runs closer" if tracing else "",
-            dest=_toward(here, target.position, min(run, d - 0.8 * firearm.max_range)),
+            f"{why}{why_target} is out of range: runs closer" if tracing else "",
+            dest=_toward(me.position, target.position, min(me.run, d - 0.8 * reach)),
         )
-    return Plan("walk", f"out of range of {why_target}: walks closer" if tracing else "", dest=dest)
+    walk_left = me.walk - me.moved_this_turn
+    return Plan(
+        "walk",
+        f"{why}{why_target} is out of range: walks closer" if tracing else "",
+        dest=_toward(me.position, target.position, max(0.0, walk_left)),
+    )
+
+
+def _close_in(battle: BattleView, me: Combatant, enemies, dist, nearest, walk_left) -> Plan:
+    """A fighter without a firearm fights in melee (unarmed when it has no melee weapon),
+    walking into reach when it can, else running at its target. Running does not stop a
+    melee attack: only shooting and throwing (seed 002 Weapon Modifiers)."""
+    tracing = battle.tracing
+    reach = battle.melee_range
+    if me.tactics.target == "nearest" and dist[nearest.index] <= reach + walk_left:
+        target = nearest
+    else:
+        target = choose_target(battle, me, enemies, dist, nearest)
+    d = dist[target.index]
+    why_target = f"{target.name} ({me.tactics.target})" if tracing else ""
+    melee = me.melee
+    if d <= reach:
+        return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
+    if me.grenades and me.tactics.grenades != "never" and not me.running:
+        grenade = _grenade_plan(battle, me, enemies, dist, target)
+        if grenade is not None:
+            return grenade
+    if walk_left <= 0.0 and me.ran_this_turn:
+        return Plan("none", f"ran this turn: {why_target} is out of reach" if tracing else "")
+    if d - walk_left <= reach:
+        return Plan(
+            "melee",
+            f"walks {d - reach + 0.01:.1f} m into reach of {why_target}" if tracing else "",
+            target,
+            melee,
+            dest=_toward(me.position, target.position, d - reach + 0.01),
+        )
+    if not me.ran_this_turn and battle.system.may_run(me):
+        return Plan(
+            "run",
+            f"runs at {why_target}" if tracing else "",
+            dest=_toward(me.position, target.position, min(me.run, d - reach + 0.01)),
+        )
+    return Plan(
+        "walk",
+        f"walks toward {why_target}" if tracing else "",
+        dest=_toward(me.position, target.position, walk_left),
+    )
 
 
 def burst_size(tactics, firearm, most: int) -> int:
@@ -226,36 +273,65 @@ def choose_target(
     nearest: Combatant | None = None,
 ) -> Combatant:
     """The enemy the fighter's ``target`` policy picks; ``dist``: meters to each enemy by
-    index, ``nearest``: the first of the nearest (both worked out here when not given)."""
+    index from where the fighter will attack, ``nearest``: the first of the nearest (both
+    worked out here when not given).
+
+    Every policy chooses among the enemies within the fighter's reach (its longest gun's
+    range; without a gun, melee range plus what it can still walk) and looks at the others
+    only when none is in reach (``target_in_reach: false``: always at all of them). ``focus``
+    keeps the side's target until it falls; a member that cannot reach it picks its own
+    nearest target this action and leaves the side's focus as it is."""
     if dist is None:
         dist = {e.index: _dist(me.position, e.position) for e in enemies}
     if nearest is None:
         nearest = min(enemies, key=lambda e: dist[e.index])
-    policy = me.tactics.target
+    tactics = me.tactics
+    policy = tactics.target
+    reach = _reach(battle, me)
+    pool = enemies
+    if tactics.target_in_reach:
+        in_reach = [e for e in enemies if dist[e.index] <= reach]
+        if in_reach:
+            pool = in_reach
+    if policy == "nearest":
+        return nearest  # the nearest is in reach whenever any is
     if policy == "random":
-        return enemies[battle.roll.below(len(enemies))]
+        return pool[battle.roll.below(len(pool))]
     if policy == "weakest":
         harm = battle.system.harm
-        return max(enemies, key=lambda e: (harm(e), -dist[e.index]))
+        return max(pool, key=lambda e: (harm(e), -dist[e.index]))
     if policy == "most_dangerous":
         threat = battle.system.threat
-        return max(enemies, key=lambda e: (threat(e), -dist[e.index]))
-    if policy == "focus":
-        current = battle.focus.get(me.side)
-        if current is None or current.index not in dist or dist[current.index] > me.reach:
-            current = nearest
-            battle.focus[me.side] = current
+        return max(pool, key=lambda e: (threat(e), -dist[e.index]))
+    # focus: the side's target until it falls
+    current = battle.focus.get(me.side)
+    if current is None or not battle.is_standing(current):  # none yet, or it fell
+        current = min(pool, key=lambda e: dist[e.index])
+        battle.focus[me.side] = current
+    if current in pool:
         return current
-    return nearest
+    return min(pool, key=lambda e: dist[e.index])  # out of my reach: my own, this action
+
+
+def _reach(battle: BattleView, me: Combatant) -> float:
+    """How far the fighter can attack this action: its longest gun's range, or without one,
+    melee range plus the meters it may still walk."""
+    if me.firearm is not None:
+        return me.firearm_range
+    walk_left = me.walk - me.moved_this_turn
+    return battle.melee_range + (walk_left if walk_left > 0.0 else 0.0)
 
 
 def _grenade_plan(
     battle: BattleView,
     me: Combatant,
     enemies: list[Combatant],
-    target: Combatant,
     dist: dict[int, float],
+    target: Combatant | None = None,
 ) -> Plan | None:
+    """A throw from where the fighter stands: ``always`` at its target (``choose_target``
+    when not given), ``clustered`` at the enemy whose blast catches the most enemies and
+    no friend."""
     policy = me.tactics.grenades
     tracing = battle.tracing
     for i, w in me.grenades:
@@ -263,6 +339,8 @@ def _grenade_plan(
             continue
         radius = battle.system.blast_radius(w)
         if policy == "always":
+            if target is None:
+                target = choose_target(battle, me, enemies, dist)
             d = dist[target.index]
             if d <= w.max_range and d > radius:
                 return Plan(
@@ -297,9 +375,13 @@ def _grenade_plan(
 
 def _approach(me: Combatant, target: Combatant, walk_left: float, dist: float) -> Point | None:
     """Movement ``advance`` / ``keep_range``: walk toward ``preferred_range`` of the target
-    (``dist`` meters away), or back off to it; None: stay."""
+    (``dist`` meters away), or back off to it; None: stay. A preferred range beyond the gun's
+    reach counts as just inside it: backing off never takes the target out of range."""
     tactics = me.tactics
-    gap = dist - tactics.preferred_range
+    preferred = tactics.preferred_range
+    if preferred > me.firearm_range - 0.01:
+        preferred = me.firearm_range - 0.01
+    gap = dist - preferred
     if gap > 0.5:
         return _toward(me.position, target.position, min(walk_left, gap))
     if tactics.movement == "keep_range" and gap < -0.5:

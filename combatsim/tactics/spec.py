@@ -21,6 +21,11 @@ class Tactics(BaseModel):
         description="nearest enemy; weakest (most hurt); most_dangerous (highest threat); "
         "focus (the whole side shoots the first member's target); random",
     )
+    target_in_reach: bool = Field(
+        True,
+        description="choose the target among the enemies the fighter can reach (its gun's "
+        "range; in melee, reach plus its walk) whenever one is; false: among all of them",
+    )
     fire_mode: Literal["single", "autofire"] = Field(
         "autofire", description="autofire when the weapon can, else single shots"
     )
@@ -43,8 +48,8 @@ class Tactics(BaseModel):
     movement: Literal["hold", "advance", "keep_range", "take_cover"] = Field(
         "hold",
         description="hold position; advance to preferred_range (melee fighters close in); "
-        "keep_range (advance or back off to preferred_range); take_cover (walk to the nearest "
-        "free cover point, then hold)",
+        "keep_range (advance or back off to preferred_range, never past the gun's reach); "
+        "take_cover (walk to the nearest free cover point however far, then hold there)",
     )
     preferred_range: float = Field(10.0, ge=0, le=MAX_DISTANCE, description="meters")
     fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")

@@ -199,7 +199,14 @@ def scenarios(draw):
 
 
 def build(data):
-    return build_scenario(copy.deepcopy(data), "<hypothesis>", Path("."))
+    data = copy.deepcopy(data)
+    for side in data["sides"]:  # reload_below above a magazine is refused: keep it within
+        for m in side["members"]:
+            guns = [WEAPONS[w] for w in m.get("weapons", []) if WEAPONS[w]["kind"] == "firearm"]
+            wanted = {**side.get("tactics", {}), **m.get("tactics", {})}.get("reload_below", 1)
+            if guns and wanted > guns[0]["ammo"]:
+                m.setdefault("tactics", {})["reload_below"] = guns[0]["ammo"]
+    return build_scenario(data, "<hypothesis>", Path("."))
 
 
 class CheckedBattle(Battle):

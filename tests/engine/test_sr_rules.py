@@ -585,8 +585,9 @@ def test_a_sweep_never_reaches_past_the_weapons_extreme_range():
 
 def test_a_sweep_measures_its_reach_from_where_the_gunner_fires_after_walking():
     """Ruling 8 sweeping, with a walk in the same action: keeping its range, the gunner walks
-    its 6 m away from T to (6, 0) and fires there. T, at 6 m, is just inside the gun's 6 m;
-    V, 1 m from T, was 1 m from the gunner before the walk but is 6.08 m from where it fires:
+    away from T and fires: its preferred 20 m is past the gun's 6 m, so it backs off to just
+    inside them, (5.99, 0). V, 1 m from T, was 1 m from the gunner before the walk but is
+    6.07 m from where it fires:
     out of range, so it takes no round (found by hypothesis: it used to be swept, and the
     attack past the extreme band raised IndexError)."""
     pistol = {"kind": "firearm", "damage": "4M2", "ranges": [1.5, 3, 4.5, 6], "ammo": 10}
@@ -608,7 +609,7 @@ def test_a_sweep_measures_its_reach_from_where_the_gunner_fires_after_walking():
     )
     battle, result, _ = run_scripted(sc, [1, 1, 1], then=2)  # every shot misses
     attacks = events(result, "attack", "Gunner")
-    assert fighter(battle, "Gunner").position == (6.0, 0.0), dump(result)
+    assert fighter(battle, "Gunner").position == pytest.approx((5.99, 0.0)), dump(result)
     assert attacks and all(" at T " in e.text for e in attacks[:1]), dump(result)
     assert not any(" at V " in e.text for e in attacks), dump(result)
 
@@ -938,7 +939,7 @@ def intercept_scenario(bouncer_at=(5, 0.5), bouncer=None, runner_reaction=5, tur
         reaction=runner_reaction,
         quickness=5,
         body=2,
-        tactics={"target": "most_dangerous"},
+        tactics={"target": "most_dangerous", "target_in_reach": False},  # past the Bouncer
     )
     bouncer = bouncer or sitting_target("Bouncer", unarmed_combat=2, position=bouncer_at)
     boss = sitting_target("Boss", firearms=1, position=(20, 0))

@@ -765,21 +765,23 @@ class ClassicShadowrun(RuleSystem):
         defense_successes: int,
         stun: bool,
     ) -> tuple[int, int]:
-        """Ruling 11: 2 Karma buy one success; spent when the wound would take the fighter out."""
+        """Ruling 11: 2 Karma buy one success; spent when the wound would take the fighter out,
+        and only when the Karma left buys enough successes to keep it in the fight (nothing is
+        spent on a wound that drops the fighter anyway)."""
         st = target.state
-        bought = 0
+        bought, staged_down = 0, down
         while True:
-            final, _ = stage(level, up, down)
+            final, _ = stage(level, up, staged_down)
             if final is None or not self._would_drop(target, final, stun):
                 break
-            need = (down + 1) * staging - (defense_successes + bought)
-            if st.karma < 2 * need:
-                break
-            st.karma -= 2 * need
-            st.karma_spent += 2 * need
-            bought += need
-            down += 1
-        if bought and battle.tracing:
+            bought += (staged_down + 1) * staging - (defense_successes + bought)
+            staged_down += 1
+        if not bought or st.karma < 2 * bought:
+            return down, 0
+        st.karma -= 2 * bought
+        st.karma_spent += 2 * bought
+        down = staged_down
+        if battle.tracing:
             battle.trace(
                 "karma",
                 f"{target.name} spends {2 * bought} Karma for {bought} success(es)",

@@ -207,6 +207,7 @@ class Shadowrun2097(RuleSystem):
 
     name = "sr2097"
     initiative_penalties = False  # initiative_penalty is always 0
+    running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon
