@@ -193,7 +193,8 @@ class Fighter:
         self.damage_dealt = 0
         self.damage_taken = 0
         self.knocked_out_turn: int | None = None
-        self.cover_seen: tuple = (-1, 0.0, None)  # (moves, within, free_cover_point's answer)
+        # (layout, claims, within, free_cover_point's answer)
+        self.cover_seen: tuple = (-1, -1, 0.0, None)
         # ``Battle.enemies_in_view``'s memo: (layout, enemies, distances, nearest, in reach)
         self.enemies_seen: tuple = (-1,)
 
@@ -250,6 +251,8 @@ class Battle:
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
         self.cover_points = [(p.position, p) for p in scenario.environment.cover_points]
+        self.cover_claims: dict[int, Fighter] = {}  # cover point (index) -> who walks to it
+        self.claims = 0  # counts the claims so far
         self.index = index
         self.roll = roller if roller is not None else Roller(rng)
         self.env = simpy.Environment()
@@ -325,23 +328,40 @@ class Battle:
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else able to act
-        stands at: the fallen and the fled hold no cover (looked for again only after someone
-        moved or left the fight: a fighter out of cover asks every action)."""
+        stands at or is walking to, which ``me`` then claims: a side's fighters spread over
+        the cover instead of all making for the same point. The fallen and the fled hold no
+        cover. Looked for again only after someone moved, left the fight or claimed a point
+        (a fighter out of cover asks every action)."""
         seen = me.cover_seen
-        if seen[0] == self.layout and seen[1] == within:
-            return seen[2]
-        best, best_d = None, math.inf
+        if seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
+            return seen[3]
+        best, best_k, best_d = None, -1, math.inf
         here, dist = me.position, math.dist
-        for at, point in self.cover_points:
+        claimed = self.cover_claims
+        for k, (at, point) in enumerate(self.cover_points):
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
+            holder = claimed.get(k)
+            if (
+                holder is not None
+                and holder is not me
+                and holder.can_act
+                and holder.cover == "none"
+            ):
+                continue  # someone still on its way there
             for o in self.fighters:
                 if o is not me and o.can_act and dist(o.position, at) < 0.5:
                     break
             else:
-                best, best_d = point, d
-        me.cover_seen = (self.layout, within, best)
+                best, best_k, best_d = point, k, d
+        if best is not None and claimed.get(best_k) is not me:
+            for k, holder in list(claimed.items()):
+                if holder is me:
+                    del claimed[k]
+            claimed[best_k] = me
+            self.claims += 1
+        me.cover_seen = (self.layout, self.claims, within, best)
         return best
 
     # --- trace -------------------------------------------------------------------------------
@@ -382,6 +402,7 @@ class Battle:
         if queue is not None:
             queue.clear()
         self.focus.clear()
+        self.cover_claims.clear()
         self.holders.clear()
         self.system.end_battle(self)
 

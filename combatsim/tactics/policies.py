@@ -90,11 +90,12 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         if grenade is not None:
             return grenade
 
-    # Where the fighter will fire from: take_cover walks toward the nearest free cover point,
-    # however far; the other movements walk only relative to the target (below).
+    # Where the fighter will fire from: take_cover walks toward the nearest free cover point
+    # within cover_within, over as many walks as it takes; the other movements walk only
+    # relative to the target (below).
     dest = None
     if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
-        cover = battle.free_cover_point(me, math.inf)
+        cover = battle.free_cover_point(me, tactics.cover_within)
         if cover is not None:
             dest = _toward(here, cover.position, walk_left)
             dist = {e.index: _dist(dest, e.position) for e in enemies}

@@ -52,6 +52,13 @@ class Tactics(BaseModel):
         "take_cover (walk to the nearest free cover point however far, then hold there)",
     )
     preferred_range: float = Field(10.0, ge=0, le=MAX_DISTANCE, description="meters")
+    cover_within: float = Field(
+        10.0,
+        ge=0,
+        le=MAX_DISTANCE,
+        description="take_cover: how far (meters) a fighter goes for a free cover point, over "
+        "as many walks as it takes",
+    )
     fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")
     fall_back_at: float = Field(0.5, gt=0, le=1, description="harm share that counts as badly hurt")
     grenades: Literal["never", "clustered", "always"] = Field(
