@@ -79,7 +79,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         reach = battle.melee_range
         near = [e for e in enemies if dist[e.index] <= reach]
         target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist)
-        why = f"in reach of {target.name} ({tactics.target})" if tracing else ""
+        why = f"in reach of {_why(battle, me, target)}" if tracing else ""
         return Plan("melee", why, target, melee)
     if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
         if me.ammo[me.firearm_index] < firearm.ammo:
@@ -106,7 +106,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     else:
         target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
-    why_target = f"{target.name} ({tactics.target})" if tracing else ""
+    why_target = _why(battle, me, target) if tracing else ""
     if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
         dest = _approach(me, target, walk_left, d)
         if dest is not None:
@@ -181,7 +181,7 @@ def _close_in(battle: BattleView, me: Combatant, enemies, dist, nearest, walk_le
     else:
         target = choose_target(battle, me, enemies, dist, nearest)
     d = dist[target.index]
-    why_target = f"{target.name} ({me.tactics.target})" if tracing else ""
+    why_target = _why(battle, me, target) if tracing else ""
     melee = me.melee
     if d <= reach:
         return Plan("melee", f"in reach of {why_target}" if tracing else "", target, melee)
@@ -312,6 +312,17 @@ def choose_target(
     if current in pool:
         return current
     return min(pool, key=lambda e: dist[e.index])  # out of my reach: my own, this action
+
+
+def _why(battle: BattleView, me: Combatant, target: Combatant) -> str:
+    """The trace's words for the choice of ``target``: the policy, and for ``focus`` on
+    another enemy than the side's, that the side's is out of reach."""
+    policy = me.tactics.target
+    if policy == "focus":
+        focus = battle.focus.get(me.side)
+        if focus is not None and focus is not target:
+            return f"{target.name} (focus on {focus.name} is out of reach)"
+    return f"{target.name} ({policy})"
 
 
 def _reach(battle: BattleView, me: Combatant) -> float:
