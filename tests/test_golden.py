@@ -1,0 +1,60 @@
+"""Golden results: every shipped scenario's first battles, pinned battle by battle.
+
+A change to the engine, a rule system or a tactic that moves any result fails here. When
+the move is meant (a rule fixed, a tactic corrected), regenerate the file and say in the
+commit which scenarios moved and why:
+
+    python tests/test_golden.py --update
+
+Each scenario keeps, for its first ``BATTLES`` battles from its own seed, the winner and
+turns of each battle (readable in a diff) and a digest of every combatant's record (the
+rest, exactly).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).with_name("golden") / "shipped.json"
+BATTLES = 30
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
+    (ROOT / "scenarios" / "tactics").glob("*.yaml")
+)
+
+
+def fingerprint(path: Path) -> dict:
+    from combatsim import load_scenario
+    from combatsim.engine.battle import run_battle
+
+    scenario = load_scenario(path)
+    outcomes, digest = [], hashlib.sha256()
+    for i in range(BATTLES):
+        result = run_battle(scenario, scenario.seed, i)
+        outcomes.append(f"{result.winner or 'draw'}@{result.turns}")
+        for row in result.combatants:
+            digest.update(json.dumps(row, sort_keys=True, default=str).encode())
+    return {"battles": " ".join(outcomes), "combatants_sha256": digest.hexdigest()}
+
+
+def key(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=key)
+def test_shipped_results_are_unchanged(path):
+    pinned = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert key(path) in pinned, f"{key(path)}: no golden results (python {__file__} --update)"
+    assert fingerprint(path) == pinned[key(path)]
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
+    GOLDEN.parent.mkdir(exist_ok=True)
+    table = {key(p): fingerprint(p) for p in SCENARIOS}
+    GOLDEN.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {GOLDEN.relative_to(ROOT)}: {len(table)} scenarios x {BATTLES} battles")
