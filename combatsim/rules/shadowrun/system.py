@@ -14,7 +14,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import RuleSystem, SpecCache, register
+from ..base import RuleSystem, SpecCache, blast_distance, register
 from ..levers import field_bounds
 from . import levers as sr_levers
 from . import models
@@ -82,7 +82,8 @@ def blast_power(power: int, falloff: float, distance: float, rule: str = "full_m
     Ruling 25 (the default, ``full_meters``): the Power falls by ``falloff`` for each *full*
     meter, ``power - falloff x floor(distance)``. ``exact``: ``power - falloff x distance``,
     rounded up. Power 12, falloff 2 at 1.5 m: 10 by full meters, 9 exactly. A fractional
-    result (a falloff of 1.5, say) is rounded up.
+    result (a falloff of 1.5, say) is rounded up. ``distance`` is measured by
+    ``blast_distance``, so a whole number of meters is exactly that number here.
     """
     if rule == "full_meters":
         return math.ceil(power - falloff * math.floor(distance))
@@ -380,6 +381,14 @@ class ClassicShadowrun(RuleSystem):
         beyond it is hurt)."""
         reach = weapon.code.power / weapon.blast_falloff
         return math.ceil(reach) if self.options.blast_distance == "full_meters" else reach
+
+    def in_blast(self, weapon, distance: float) -> bool:
+        """Hurt by the blast: a Power above 0 left at ``distance`` (``blast_power``), so the
+        tactics count exactly whom ``grenade_blast`` reaches; at the edge, nobody."""
+        power = blast_power(
+            weapon.code.power, weapon.blast_falloff, distance, self.options.blast_distance
+        )
+        return power > 0
 
     # --- tests ----------------------------------------------------------------------------
     def test(
@@ -935,25 +944,23 @@ class ClassicShadowrun(RuleSystem):
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
     ) -> None:
-        """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25);
-        everyone inside resists with Body and impact armor (no attacker staging)."""
+        """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
+        measured by ``blast_distance``); everyone inside resists with Body and impact armor
+        (no attacker staging)."""
         code = weapon.code
         for victim in battle.fighters:
             if victim.spec.sheet is None or self.status(victim) == "dead":
                 continue
+            distance = blast_distance(at, victim.position)
             power = blast_power(
-                code.power,
-                weapon.blast_falloff,
-                math.dist(victim.position, at),
-                self.options.blast_distance,
+                code.power, weapon.blast_falloff, distance, self.options.blast_distance
             )
             if power <= 0:
                 continue
             if battle.tracing:
                 battle.trace(
                     "blast",
-                    f"{victim.name} is {math.dist(victim.position, at):.1f} m from the "
-                    f"blast: Power {power}",
+                    f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
                     actor=victim,
                 )
             body = self.test(
