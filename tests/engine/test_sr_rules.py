@@ -15,13 +15,17 @@ rifle, TN 4 - 1 "target standing still" = 3) unless a test says otherwise.
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import pytest
 from scipy import stats
 
+from combatsim.dice.shadowrun import D6, D8, exact_outcomes
 from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
+from combatsim.engine.roll import Roller
 from combatsim.rules.base import blast_distance
 from combatsim.rules.levers import field_bounds
 from combatsim.rules.shadowrun.models import Attributes, Skills
@@ -721,6 +725,121 @@ def test_a_fumble_on_the_last_action_of_a_turn_costs_the_next_turns_first():
     assert roller.left() == []
     assert [e.turn for e in events(result, "attack", "Shooter")] == [1, 3]
     assert result.end_reason == TURN_LIMIT and result.winner is None
+
+
+# ================================================================================================
+# Instant Karma re-rolls (rulings 11 and 26)
+# ================================================================================================
+
+
+def karma_shooter(options=None):
+    """Reaction 10 + 1 = 11: actions at 11 and 4, two rifle dice at TN 3 each; 1 Karma point
+    that the ``attack`` policy spends re-rolling a test with no success."""
+    shooter = member(
+        "Shooter", reaction=10, firearms=2, weapons=["rifle"], karma=1, tactics={"karma": "attack"}
+    )
+    return duel(shooter, options={"instant_karma": "on", **(options or {})})
+
+
+@pytest.mark.parametrize("first", [[2, 2], [1, 1]])  # no success; a fumble (negated by Karma)
+def test_a_karma_reroll_showing_all_ones_is_a_fumble_that_costs_the_next_action(first):
+    """Ruling 26: the re-roll of both dice shows [1, 1], 0 successes: a fumble, and the
+    attacker loses its action at 4 (ruling 2). The point spent does not negate it."""
+    _, result, roller = run_scripted(karma_shooter(), [1, 1, *first, 1, 1])
+    assert roller.left() == [], dump(result)
+    (karma,) = events(result, "karma", "Shooter")
+    assert karma.text.endswith("-> 0, a fumble)"), karma.text
+    (attack_roll,) = rolls(result, "Firearms", "Shooter")
+    assert attack_roll.data["dice"] == [[1], [1]] and attack_roll.data["fumble"]
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11]
+    assert len(events(result, "fumble", "Shooter")) == 1
+    (lost,) = events(result, "action", "Shooter")
+    assert lost.score == 4 and "loses this action" in lost.text
+    shooter = result.combatants[0]
+    assert (shooter["fumbles"], shooter["karma_spent"]) == (1, 1)
+
+
+@pytest.mark.parametrize("first", [[2, 2], [1, 1]])
+def test_with_karma_reroll_fumbles_off_a_reroll_never_fumbles(first):
+    """The option off keeps the earlier reading: the re-rolled [1, 1] is a plain miss, and the
+    shooter fires again at 4 ([2, 2], a miss; no Karma left to re-roll it)."""
+    sc = karma_shooter({"karma_reroll_fumbles": "off"})
+    _, result, roller = run_scripted(sc, [1, 1, *first, 1, 1, 2, 2])
+    assert roller.left() == [], dump(result)
+    (karma,) = events(result, "karma", "Shooter")
+    assert karma.text.endswith("-> 0)"), karma.text
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11, 4]
+    assert not events(result, "fumble")
+    assert (result.combatants[0]["fumbles"], result.combatants[0]["karma_spent"]) == (0, 1)
+
+
+@pytest.mark.parametrize("option", ["on", "off"])
+@pytest.mark.parametrize(
+    "faces",
+    [
+        [1, 1, 2, 2, 1, 1],  # no success, re-rolled to [1, 1]
+        [1, 1, 1, 1, 1, 1],  # a fumble, re-rolled to [1, 1]
+        [1, 1, 1, 1, 1, 3],  # a fumble, re-rolled to one success: a hit
+        [1, 1, 2, 1, 6, 1],  # re-rolled to a 6 (rolled again) and a 1: a hit
+    ],
+)
+def test_an_untraced_karma_reroll_counts_as_the_traced_one(option, faces):
+    """The untraced test (``count``) and the traced one (``_traced_test``) re-roll the same
+    faces to the same successes, fumble and fumble cost, with the option on and off (every
+    face after the script is a 2: the target's Body, the second action's attack)."""
+    sc = karma_shooter({"karma_reroll_fumbles": option})
+    _, traced, roller = run_scripted(sc, faces, then=2)
+    plain_roller = ScriptedRoller(faces, then=2)
+    plain = Battle(sc, rng=None, index=0, trace=False, roller=plain_roller).run()
+    assert plain_roller.dealt == roller.dealt
+    assert (plain.battle, plain.combatants) == (traced.battle, traced.combatants)
+
+
+class _Faces(Roller):
+    """Deals the given pool faces (d6 or d8) in order, then ``then`` for every further one."""
+
+    def __init__(self, faces, then):
+        super().__init__(rng=None)
+        self.faces, self.then = list(faces), then
+
+    def _take(self, low, high, k):
+        out, self.faces = self.faces[:k], self.faces[k:]
+        return out + [self.then] * (k - len(out))
+
+
+@pytest.mark.parametrize("tracing", [False, True])
+@pytest.mark.parametrize("option", ["on", "off"])
+@pytest.mark.parametrize(("system", "kind", "tn"), [("sr-classic", D6, 6), ("sr-d8", D8, 7)])
+def test_the_exact_outcome_of_a_two_die_test_with_a_karma_reroll(system, kind, tn, option, tracing):
+    """Every equally likely pair of first faces and pair of re-rolled faces through the rule
+    system's own test: the outcome's exact law is the first roll's when it has a success, else
+    the re-roll's (``exact_outcomes``). The fumble after a re-roll (ruling 26) is P(no success)
+    x P(both on 1): 25/36 x 1/36 = 25/1296 on the d6 at TN 6, 49/64 x 1/64 = 49/4096 on the d8
+    at TN 7; with the option off, none. At these TNs a re-rolled top face (a d6's 6) decides
+    nothing, so every further face is dealt as ``low + 1``."""
+    shooter = member("Shooter", firearms=2, weapons=["rifle"], karma=1, tactics={"karma": "attack"})
+    sc = scenario(
+        {"A": [shooter], "B": [sitting_target(position=(20, 0))]},
+        options={"instant_karma": "on", "karma_reroll_fumbles": option},
+        system=system,
+    )
+    faces = range(kind.low, kind.top + 1)
+    counted = {}
+    for dealt in itertools.product(faces, repeat=4):
+        # the first pair, the Rule of Six's re-rolls of its top faces, then the Karma re-roll
+        script = [*dealt[:2], *[kind.low + 1] * (dealt[:2].count(6) * (kind is D6)), *dealt[2:]]
+        battle = Battle(sc, rng=None, trace=tracing, roller=_Faces(script, kind.low + 1))
+        outcome = sc.system.count(battle, fighter(battle, "Shooter"), 2, tn, "test", "attack")
+        counted[outcome] = counted.get(outcome, 0) + Fraction(1, kind.sides**4)
+    first = exact_outcomes(2, tn, kind)
+    missed = first[(0, False)] + first[(0, True)]
+    law = {k: p for k, p in first.items() if k[0] > 0}
+    for k, p in first.items():
+        k = (k[0], k[1] and option == "on")
+        law[k] = law.get(k, 0) + missed * p
+    assert {k: p for k, p in counted.items() if p} == {k: p for k, p in law.items() if p}
+    fumble = Fraction(25, 1296) if kind is D6 else Fraction(49, 4096)
+    assert counted.get((0, True), 0) == (fumble if option == "on" else 0)
 
 
 # ================================================================================================

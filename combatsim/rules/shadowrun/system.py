@@ -209,7 +209,7 @@ class SRState:
 
 @register
 class ClassicShadowrun(RuleSystem):
-    """``sr-classic``: the d6 game of seed 002 with rulings 1-11."""
+    """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
     Options = models.Options
@@ -437,11 +437,14 @@ class ClassicShadowrun(RuleSystem):
             and not st.karma_rerolled
         ):
             st.karma_rerolled = True
-            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
+            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating the fumble)
             st.karma_spent += 1
-            again, _ = roll(n - successes, tn)
-            successes += again
-            fumble = False
+            kept = successes  # the dice that succeeded stay (none: this test had no success)
+            again, fumble = roll(n - kept, tn)
+            successes = kept + again
+            # ruling 26: a fumble when every die of the test shows 1 (0 on the D8) after the
+            # re-roll, so none was kept; with the option off, a re-roll never fumbles
+            fumble = fumble and not kept and self.options.karma_reroll_fumbles
         if fumble and st is not None:
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
@@ -487,7 +490,7 @@ class ClassicShadowrun(RuleSystem):
             rerollable = result.fumble or result.successes == 0
             if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
                 fighter.state.karma_rerolled = True
-                # Ruling 11: 1 point re-rolls all failed dice of a test (and so negates a fumble).
+                # Ruling 11: 1 point re-rolls all failed dice of a test (so negates its fumble).
                 fighter.state.karma -= 1
                 fighter.state.karma_spent += 1
                 target = kind.effective_tn(tn)
@@ -499,12 +502,15 @@ class ClassicShadowrun(RuleSystem):
                 before = result
                 _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
                 result = dice.count(kept + rerolled, target, kind)
-                result = dice.PoolResult(result.successes, False, result.totals)
+                # Ruling 26: every die of the test on 1 after the re-roll is a fumble again
+                # (``count`` looks at kept and re-rolled dice); off: a re-roll never fumbles.
+                if result.fumble and not self.options.karma_reroll_fumbles:
+                    result = dice.PoolResult(result.successes, False, result.totals)
                 battle.trace(
                     "karma",
                     f"{fighter.name} spends 1 Karma to re-roll failed dice "
                     f"({before.successes} successes{', a fumble' if before.fumble else ''} "
-                    f"-> {result.successes})",
+                    f"-> {result.successes}{', a fumble' if result.fumble else ''})",
                     actor=fighter,
                 )
                 chains = kept + rerolled
