@@ -1,7 +1,7 @@
 """Classic Shadowrun in the battle engine: worked examples with given faces.
 
 The pure helpers of ``combatsim.rules.shadowrun.system`` are checked against the seed's tables
-(seed 002) and the rulings (../shared/RULINGS.md). Everything else runs a real ``Battle`` on a
+(seed 002) and the rulings (docs/rules-sr-classic.md). Everything else runs a real ``Battle`` on a
 ``ScriptedRoller``: the faces are given in the order the battle draws them (see
 ``tests/engine/helpers.py``), the script must be used up exactly (a rule that rolls one die too
 many or too few fails), and the checks read the trace, the records and the fighters' final

@@ -3,7 +3,7 @@
 Every number a fight needs: initiative and the Extra Action Table, target numbers from range,
 the Weapon Modifiers and Visibility tables, attack and resistance tests, the Dodge and Defense
 Pools, staging, armor, condition monitors and Instant Karma. Each rule cites the seed section
-or the ruling (../shared/RULINGS.md) it implements.
+or the ruling (numbered as in docs/rules-sr-classic.md) it implements.
 """
 
 from __future__ import annotations
