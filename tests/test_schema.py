@@ -87,3 +87,17 @@ def test_schema_command_prints_json(capsys):
 def test_schema_of_an_unknown_system_suggests_one(capsys):
     assert main(["schema", "sr2079"]) == 2
     assert "did you mean 'sr2097'?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("system", ["sr-classic", "sr-d8"])
+def test_schema_command_shows_the_karma_reroll_option_with_the_rulings_default(system, capsys):
+    """Ruling 26's switch, on by default, is in the schema an editor reads, and the schema
+    accepts it as a scenario writes it (YAML's on/off are booleans)."""
+    assert main(["schema", system]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    ref = schema["properties"]["rules"]["properties"]["options"]["$ref"]
+    option = schema["$defs"][ref.split("/")[-1]]["properties"]["karma_reroll_fumbles"]
+    assert option["default"] is True and "ruling 26" in option["description"]
+    data = yaml.safe_load((ROOT / "scenarios" / "sr-firefight-4v4.yaml").read_text())
+    data["rules"] = {"system": system, "options": yaml.safe_load("{karma_reroll_fumbles: off}")}
+    assert _errors(scenario_schema(system), data) == []

@@ -23,6 +23,8 @@ every number the rules decide. A subclass provides:
 * ``ranged_attack``, ``melee_attack``, ``throw_grenade``, ``grenade_blast``: resolve an
   attack against the battle and return nothing; they record to the battle's trace and
   counters and apply damage through the battle, which handles knock-outs.
+* ``blast_radius(weapon)`` and optionally ``in_blast(weapon, distance)``: who a grenade's
+  blast catches, at a distance measured by ``blast_distance`` (ruling 25).
 * ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
 * optionally ``levers(sheet, armors)``: the knobs of a combatant a game master can turn
   (attributes, skills, pools, initiative dice, armor grades, karma or edge), as
@@ -38,6 +40,7 @@ and the rules; the tactics import this interface; the rules import this interfac
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -152,6 +155,23 @@ class SpecCache:
 # The names the rule systems' signatures use.
 Battle = BattleView
 Fighter = Combatant
+
+WHOLE_METER_SLACK = 1e-9  # ruling 25: how near a whole number of meters counts as it
+
+
+def blast_distance(burst: Sequence[float], position: Sequence[float]) -> float:
+    """Meters from a grenade's burst to a fighter, as every blast rule and tactic measures them.
+
+    Ruling 25: a distance that is a whole number of meters in exact arithmetic counts as that
+    number, whatever floating point makes of it. A fighter standing on the aim point of a
+    grenade that deviated 5 m at 60 degrees is 5 m from the burst, though ``math.dist`` may
+    give 4.999999999999999 (one full meter short) or 5.000000000000001 (outside a 5 m blast).
+    A distance within ``WHOLE_METER_SLACK`` of a whole number is that number (coordinates are
+    bounded by ``bounds.MAX_COORDINATE``, where floating point errs by far less than that).
+    """
+    distance = math.dist(burst, position)
+    whole = round(distance)
+    return float(whole) if abs(distance - whole) <= WHOLE_METER_SLACK else distance
 
 
 class RuleSystem(ABC):
@@ -277,6 +297,12 @@ class RuleSystem(ABC):
 
     @abstractmethod
     def blast_radius(self, weapon: Any) -> float: ...
+
+    def in_blast(self, weapon: Any, distance: float) -> bool:
+        """Is a fighter ``distance`` meters from the burst (``blast_distance``) caught in the
+        blast? The tactics ask this of friends and enemies before throwing. Default: within
+        ``blast_radius``, its edge included."""
+        return distance <= self.blast_radius(weapon)
 
     def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
         """Most shots one autofire action may fire (1 when the weapon cannot autofire).

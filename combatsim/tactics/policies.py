@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..rules.base import blast_distance
+
 if TYPE_CHECKING:
     from ..rules.base import BattleView, Combatant
 
@@ -346,15 +348,15 @@ def _grenade_plan(
     no friend."""
     policy = me.tactics.grenades
     tracing = battle.tracing
+    in_blast = battle.system.in_blast  # whom the blast would catch, as the blast itself decides
     for i, w in me.grenades:
         if me.ammo[i] <= 0:
             continue
-        radius = battle.system.blast_radius(w)
         if policy == "always":
             if target is None:
                 target = choose_target(battle, me, enemies, dist)
             d = dist[target.index]
-            if d <= w.max_range and d > radius:
+            if d <= w.max_range and not in_blast(w, blast_distance(target.position, me.position)):
                 return Plan(
                     "grenade",
                     f"throws at {target.name} (grenades: always)" if tracing else "",
@@ -370,9 +372,9 @@ def _grenade_plan(
             aim = e.position
             if dist[e.index] > w.max_range:
                 continue
-            if any(_dist(f.position, aim) <= radius for f in friends):
+            if any(in_blast(w, blast_distance(aim, f.position)) for f in friends):
                 continue
-            count = sum(_dist(x.position, aim) <= radius for x in enemies)
+            count = sum(in_blast(w, blast_distance(aim, x.position)) for x in enemies)
             if count > best_count:
                 best, best_count = aim, count
         if best is not None and best_count >= me.tactics.grenade_min_targets:

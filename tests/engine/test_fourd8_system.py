@@ -17,6 +17,7 @@ Three kinds, kept apart:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from fractions import Fraction
 from itertools import product
@@ -462,6 +463,16 @@ def test_a_failed_throw_lands_as_many_meters_off_as_it_missed_by():
     battle, result = play(grenade_fight(), [8, 1, 1] + [7, 6, 6, 6], angles=[0.0])
     assert "lands 4 m off" in events(result, "grenade", "Thrower")[0].text
     assert by_name(battle, "Near").state.health == 12
+
+
+@pytest.mark.parametrize("degrees", [k * 15 for k in range(24)])
+def test_a_fighter_on_the_aim_point_of_a_throw_3_m_off_is_inside_a_3_m_blast(degrees):
+    """Total 24 against 21: 3 m off, in any direction. Near stands on the aim point, exactly
+    3 m from the burst whatever floating point makes of it (5 of these 24 directions give
+    3.0000000000000004): the blast's edge is inside."""
+    battle, result = play(grenade_fight(), [8, 1, 1] + [7, 6, 6, 5], angles=[math.radians(degrees)])
+    assert "lands 3 m off" in events(result, "grenade", "Thrower")[0].text
+    assert by_name(battle, "Near").state.health == 12 - 6
 
 
 # --- exact kill time of a one-sided fight -------------------------------------------------------

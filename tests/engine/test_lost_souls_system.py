@@ -17,6 +17,7 @@ Three kinds, kept apart:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -455,6 +456,20 @@ def test_a_failed_throw_lands_two_meters_off_per_tier_below_success():
     battle, result = play(grenade_duel(), [9, 1, 1] + [3, 10], angles=[0.0])
     assert "lands 4 m off" in events(result, "grenade", "Thrower")[0].text
     assert by_name(battle, "Near").state.life == 10
+
+
+@pytest.mark.parametrize("degrees", [k * 15 for k in range(24)])
+def test_a_fighter_on_the_aim_point_of_a_throw_3_m_off_is_inside_a_3_m_blast(degrees):
+    """Mediocre, two tiers below Passable, at 1.5 m a tier: 3 m off in any direction. Near
+    stands on the aim point, exactly 3 m from the burst whatever floating point makes of it (5
+    of these 24 directions give 3.0000000000000004): the blast's edge is inside."""
+    thrower = fighter_entry(
+        "Thrower", weapons=("bomb",), abilities={"throwing": 5}, tactics={"grenades": "always"}
+    )
+    sc = build({"A": [thrower], "B": [target("Near", position=(15.0, 0.0))]}, {"grenade_miss": 1.5})
+    battle, result = play(sc, [9, 1] + [3, 10], angles=[math.radians(degrees)])
+    assert "lands 3 m off" in events(result, "grenade", "Thrower")[0].text
+    assert by_name(battle, "Near").state.life == 10 - 4
 
 
 # --- the Action Results Table as data (ruling 18) -----------------------------------------------

@@ -1,7 +1,7 @@
 """Classic Shadowrun in the battle engine: worked examples with given faces.
 
 The pure helpers of ``combatsim.rules.shadowrun.system`` are checked against the seed's tables
-(seed 002) and the rulings (../shared/RULINGS.md). Everything else runs a real ``Battle`` on a
+(seed 002) and the rulings (docs/rules-sr-classic.md). Everything else runs a real ``Battle`` on a
 ``ScriptedRoller``: the faces are given in the order the battle draws them (see
 ``tests/engine/helpers.py``), the script must be used up exactly (a rule that rolls one die too
 many or too few fails), and the checks read the trace, the records and the fighters' final
@@ -15,12 +15,18 @@ rifle, TN 4 - 1 "target standing still" = 3) unless a test says otherwise.
 
 from __future__ import annotations
 
+import itertools
 import math
+from fractions import Fraction
 
 import pytest
+from scipy import stats
 
-from combatsim.engine.battle import Battle
+from combatsim.dice.shadowrun import D6, D8, exact_outcomes
+from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
+from combatsim.engine.roll import Roller
+from combatsim.rules.base import blast_distance
 from combatsim.rules.levers import field_bounds
 from combatsim.rules.shadowrun.models import Attributes, Skills
 from combatsim.rules.shadowrun.system import (
@@ -723,6 +729,121 @@ def test_a_fumble_on_the_last_action_of_a_turn_costs_the_next_turns_first():
 
 
 # ================================================================================================
+# Instant Karma re-rolls (rulings 11 and 26)
+# ================================================================================================
+
+
+def karma_shooter(options=None):
+    """Reaction 10 + 1 = 11: actions at 11 and 4, two rifle dice at TN 3 each; 1 Karma point
+    that the ``attack`` policy spends re-rolling a test with no success."""
+    shooter = member(
+        "Shooter", reaction=10, firearms=2, weapons=["rifle"], karma=1, tactics={"karma": "attack"}
+    )
+    return duel(shooter, options={"instant_karma": "on", **(options or {})})
+
+
+@pytest.mark.parametrize("first", [[2, 2], [1, 1]])  # no success; a fumble (negated by Karma)
+def test_a_karma_reroll_showing_all_ones_is_a_fumble_that_costs_the_next_action(first):
+    """Ruling 26: the re-roll of both dice shows [1, 1], 0 successes: a fumble, and the
+    attacker loses its action at 4 (ruling 2). The point spent does not negate it."""
+    _, result, roller = run_scripted(karma_shooter(), [1, 1, *first, 1, 1])
+    assert roller.left() == [], dump(result)
+    (karma,) = events(result, "karma", "Shooter")
+    assert karma.text.endswith("-> 0, a fumble)"), karma.text
+    (attack_roll,) = rolls(result, "Firearms", "Shooter")
+    assert attack_roll.data["dice"] == [[1], [1]] and attack_roll.data["fumble"]
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11]
+    assert len(events(result, "fumble", "Shooter")) == 1
+    (lost,) = events(result, "action", "Shooter")
+    assert lost.score == 4 and "loses this action" in lost.text
+    shooter = result.combatants[0]
+    assert (shooter["fumbles"], shooter["karma_spent"]) == (1, 1)
+
+
+@pytest.mark.parametrize("first", [[2, 2], [1, 1]])
+def test_with_karma_reroll_fumbles_off_a_reroll_never_fumbles(first):
+    """The option off keeps the earlier reading: the re-rolled [1, 1] is a plain miss, and the
+    shooter fires again at 4 ([2, 2], a miss; no Karma left to re-roll it)."""
+    sc = karma_shooter({"karma_reroll_fumbles": "off"})
+    _, result, roller = run_scripted(sc, [1, 1, *first, 1, 1, 2, 2])
+    assert roller.left() == [], dump(result)
+    (karma,) = events(result, "karma", "Shooter")
+    assert karma.text.endswith("-> 0)"), karma.text
+    assert [e.score for e in events(result, "attack", "Shooter")] == [11, 4]
+    assert not events(result, "fumble")
+    assert (result.combatants[0]["fumbles"], result.combatants[0]["karma_spent"]) == (0, 1)
+
+
+@pytest.mark.parametrize("option", ["on", "off"])
+@pytest.mark.parametrize(
+    "faces",
+    [
+        [1, 1, 2, 2, 1, 1],  # no success, re-rolled to [1, 1]
+        [1, 1, 1, 1, 1, 1],  # a fumble, re-rolled to [1, 1]
+        [1, 1, 1, 1, 1, 3],  # a fumble, re-rolled to one success: a hit
+        [1, 1, 2, 1, 6, 1],  # re-rolled to a 6 (rolled again) and a 1: a hit
+    ],
+)
+def test_an_untraced_karma_reroll_counts_as_the_traced_one(option, faces):
+    """The untraced test (``count``) and the traced one (``_traced_test``) re-roll the same
+    faces to the same successes, fumble and fumble cost, with the option on and off (every
+    face after the script is a 2: the target's Body, the second action's attack)."""
+    sc = karma_shooter({"karma_reroll_fumbles": option})
+    _, traced, roller = run_scripted(sc, faces, then=2)
+    plain_roller = ScriptedRoller(faces, then=2)
+    plain = Battle(sc, rng=None, index=0, trace=False, roller=plain_roller).run()
+    assert plain_roller.dealt == roller.dealt
+    assert (plain.battle, plain.combatants) == (traced.battle, traced.combatants)
+
+
+class _Faces(Roller):
+    """Deals the given pool faces (d6 or d8) in order, then ``then`` for every further one."""
+
+    def __init__(self, faces, then):
+        super().__init__(rng=None)
+        self.faces, self.then = list(faces), then
+
+    def _take(self, low, high, k):
+        out, self.faces = self.faces[:k], self.faces[k:]
+        return out + [self.then] * (k - len(out))
+
+
+@pytest.mark.parametrize("tracing", [False, True])
+@pytest.mark.parametrize("option", ["on", "off"])
+@pytest.mark.parametrize(("system", "kind", "tn"), [("sr-classic", D6, 6), ("sr-d8", D8, 7)])
+def test_the_exact_outcome_of_a_two_die_test_with_a_karma_reroll(system, kind, tn, option, tracing):
+    """Every equally likely pair of first faces and pair of re-rolled faces through the rule
+    system's own test: the outcome's exact law is the first roll's when it has a success, else
+    the re-roll's (``exact_outcomes``). The fumble after a re-roll (ruling 26) is P(no success)
+    x P(both on 1): 25/36 x 1/36 = 25/1296 on the d6 at TN 6, 49/64 x 1/64 = 49/4096 on the d8
+    at TN 7; with the option off, none. At these TNs a re-rolled top face (a d6's 6) decides
+    nothing, so every further face is dealt as ``low + 1``."""
+    shooter = member("Shooter", firearms=2, weapons=["rifle"], karma=1, tactics={"karma": "attack"})
+    sc = scenario(
+        {"A": [shooter], "B": [sitting_target(position=(20, 0))]},
+        options={"instant_karma": "on", "karma_reroll_fumbles": option},
+        system=system,
+    )
+    faces = range(kind.low, kind.top + 1)
+    counted = {}
+    for dealt in itertools.product(faces, repeat=4):
+        # the first pair, the Rule of Six's re-rolls of its top faces, then the Karma re-roll
+        script = [*dealt[:2], *[kind.low + 1] * (dealt[:2].count(6) * (kind is D6)), *dealt[2:]]
+        battle = Battle(sc, rng=None, trace=tracing, roller=_Faces(script, kind.low + 1))
+        outcome = sc.system.count(battle, fighter(battle, "Shooter"), 2, tn, "test", "attack")
+        counted[outcome] = counted.get(outcome, 0) + Fraction(1, kind.sides**4)
+    first = exact_outcomes(2, tn, kind)
+    missed = first[(0, False)] + first[(0, True)]
+    law = {k: p for k, p in first.items() if k[0] > 0}
+    for k, p in first.items():
+        k = (k[0], k[1] and option == "on")
+        law[k] = law.get(k, 0) + missed * p
+    assert {k: p for k, p in counted.items() if p} == {k: p for k, p in law.items() if p}
+    fumble = Fraction(25, 1296) if kind is D6 else Fraction(49, 4096)
+    assert counted.get((0, True), 0) == (fumble if option == "on" else 0)
+
+
+# ================================================================================================
 # Melee (ruling 9)
 # ================================================================================================
 
@@ -922,6 +1043,143 @@ def test_a_bystander_one_and_a_half_meters_from_the_burst(rule, power):
     assert f"1.5 m from the blast: Power {power}" in blasts["Bystander"], dump(result)
     (body,) = rolls(result, "Body", "Bystander")
     assert body.data["tn"] == power
+
+
+# A 12S2 grenade loses 2 Power per full meter: Power 12 - 2 x n at n full meters, nobody hurt
+# from 6 m on. Thrown with one die (at most one success, never an extra one) it deviates the
+# whole 2D6 m. The target stands on the aim point, where floating point errs most (``math.dist``
+# of a 6 m deviation from (30, -5) falls short of 6 in about a third of all directions).
+BLAST_12S2 = {"kind": "grenade", "damage": "12S2", "ranges": [5, 10, 20, 40], "ammo": 1}
+AIM = (30.0, -5.0)
+
+
+def aimed_blast(options=None):
+    """A grenadier 20 m from a sitting target (long range, TN 7: one die, no extra success)."""
+    thrower = member(
+        "Grenadier",
+        reaction=5,
+        throwing=1,
+        weapons=["nade"],
+        position=(AIM[0] - 20, AIM[1]),
+        tactics={"grenades": "always"},
+    )
+    return duel(
+        thrower,
+        sitting_target(body=3, position=AIM),
+        weapons={"nade": {**BLAST_12S2, "blast_falloff": 2}},
+        options=options,
+    )
+
+
+# every 15 degrees: the six and eight compass directions and the diagonals between them
+DIRECTIONS = [k * 15 for k in range(24)]
+
+
+@pytest.mark.parametrize("degrees", DIRECTIONS)
+@pytest.mark.parametrize("deviation", range(1, 13))
+@pytest.mark.parametrize("aim", [AIM, (10.0, 0.0), (3.0, 7.0), (-12.3, 4.7)])
+def test_a_fighter_on_the_aim_point_is_exactly_the_deviation_from_the_burst(
+    aim, deviation, degrees
+):
+    """Ruling 25: the burst lands ``deviation`` m off the aim (as ``throw_grenade`` places it),
+    so the fighter standing on the aim point is that whole number of meters away."""
+    angle = math.radians(degrees)
+    burst = (aim[0] + deviation * math.cos(angle), aim[1] + deviation * math.sin(angle))
+    assert blast_distance(burst, aim) == deviation
+    assert blast_distance(aim, burst) == deviation
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "meters"),
+    [
+        ((10, 0), (13, 4), 5.0),  # 3-4-5
+        ((0.1, 0.2), (3.1, 4.2), 5.0),  # 3-4-5 off the grid: 5.000000000000001 by math.dist
+        ((30, -5), (-6, 10), 39.0),  # 36-15-39
+        ((10, 0), (10, 1.5), 1.5),  # not a whole number: as measured
+        ((0, 0), (1, 1), math.sqrt(2)),
+        ((0, 0), (0, 5.99), 5.99),
+        ((0, 0), (0, 0), 0.0),
+    ],
+)
+def test_blast_distance_counts_a_whole_number_of_meters_as_that_number(a, b, meters):
+    assert blast_distance(a, b) == meters
+
+
+@pytest.mark.parametrize("degrees", DIRECTIONS)
+@pytest.mark.parametrize(
+    ("faces", "power"), [([1, 1], 8), ([1, 2], 6), ([2, 2], 4), ([2, 3], 2), ([3, 3], None)]
+)
+@pytest.mark.parametrize("rule", ["full_meters", "exact"])
+def test_the_target_on_the_aim_point_resists_power_less_falloff_per_whole_meter(
+    rule, faces, power, degrees
+):
+    """2D6 = 2..6 m off in any direction: Power 12 - 2 x 2, ... 12 - 2 x 5 = 2 whatever
+    floating point makes of the distance; at 6 m the target is at the blast's edge: unhurt."""
+    sc = aimed_blast({"blast_distance": rule})
+    body = [2, 2, 2] if power else []
+    battle, result, roller = run_scripted(
+        sc, [1, 1, 2, *faces, *body], angles=[math.radians(degrees)]
+    )
+    assert roller.left() == [], dump(result)
+    (throw,) = [e for e in events(result, "grenade", "Grenadier") if "throws" in e.text]
+    assert f"deviates {sum(faces)} - 3 x 0 = {sum(faces)} m" in throw.text
+    blasts = events(result, "blast", "Target")
+    if power is None:
+        assert not blasts and not rolls(result, "Body"), dump(result)
+        assert result.combatants[1]["status"] == "unhurt"
+        return
+    (blast,) = blasts
+    assert f"is {sum(faces)}.0 m from the blast: Power {power}" in blast.text, dump(result)
+    (body_roll,) = rolls(result, "Body", "Target")
+    assert body_roll.data["tn"] == power
+
+
+@pytest.mark.parametrize("rule", ["full_meters", "exact"])
+def test_the_blast_edge_is_outside_for_the_tactics_as_for_the_blast(rule):
+    """Whom the tactics count inside a blast is whom the blast hurts: a 12S2 losing 2 per
+    meter reaches 5.99 m, not 6 (nor 6 m measured as 5.999999999999999)."""
+    sc = aimed_blast({"blast_distance": rule})
+    system, weapon = sc.system, sc.sides[0].fighters[0].weapons[0]
+    assert system.in_blast(weapon, 5.99) and not system.in_blast(weapon, 6.0)
+    angle = math.radians(225)
+    short = (AIM[0] + 6 * math.cos(angle), AIM[1] + 6 * math.sin(angle))
+    assert math.dist(short, AIM) < 6  # what floating point makes of it
+    assert not system.in_blast(weapon, blast_distance(short, AIM))
+
+
+def test_a_grenadier_standing_at_the_blast_edge_throws_at_its_target():
+    """Tactics ``grenades: always`` throw when the thrower is outside the blast around its
+    target: 6 m from it, a 12S2 losing 2 per meter leaves it unhurt."""
+    thrower = member(
+        "Grenadier", reaction=5, throwing=1, weapons=["nade"], tactics={"grenades": "always"}
+    )
+    sc = duel(
+        thrower,
+        sitting_target(body=3, position=(6 * math.cos(2), 6 * math.sin(2))),
+        weapons={"nade": {**BLAST_12S2, "blast_falloff": 2}},
+    )
+    # it throws (one die, no success): 2D6 = 12 m off, along +x: nobody hurt
+    _, result, roller = run_scripted(sc, [1, 1, 2, 6, 6])
+    assert roller.left() == [], dump(result)
+    assert [e.actor for e in events(result, "grenade")] == ["Grenadier", "Grenadier"]
+    assert not events(result, "blast")
+
+
+def test_the_aimed_at_target_is_unhurt_as_often_as_the_deviation_rule_gives():
+    """Sampled battles against the exact chance. The target stands on the aim point and a
+    one-die throw deviates the whole 2D6 m (ruling 10): outside the 12S2 blast (Power 0 from 6
+    full meters, ruling 25) with 2D6 >= 6, 26 of 36 rolls: 13/18; inside, Power 2 or more
+    against Body 3 with no armor stages S down at most one level, so it is always hurt.
+
+    A two-sided binomial test at alpha 1e-6 with fixed seeds (a false failure once in a
+    million seeds). Measured by ``math.dist`` alone, a third of the 6 m throws would count 5
+    full meters: 13/18 - 5/36 x 1/3 = 0.676, ten standard errors away at 10,000 battles.
+    """
+    sc = aimed_blast()
+    n = 10_000
+    unhurt = sum(run_battle(sc, 2025, i).combatants[1]["status"] == "unhurt" for i in range(n))
+    p = stats.binomtest(unhurt, n, 13 / 18).pvalue
+    assert p >= 1e-6, f"{unhurt} of {n} unhurt, expected {n * 13 / 18:.0f}: p = {p:.2g}"
 
 
 # ================================================================================================

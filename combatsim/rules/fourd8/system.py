@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
-from ..base import RuleSystem, SpecCache, register
+from ..base import RuleSystem, SpecCache, blast_distance, register
 from ..points import PointPoolRules
 from . import levers as fourd8_levers
 from . import models
@@ -612,11 +612,13 @@ class FourD8(PointPoolRules, RuleSystem):
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
     ) -> None:
-        """Everyone within the blast radius takes the grenade's damage, less armor."""
+        """Everyone within the blast radius, its edge included, takes the grenade's damage,
+        less armor; the distance is ``blast_distance``'s, so a fighter on the aim point of a
+        throw that landed 3 m off is 3 m away, inside a 3 m blast."""
         for victim in battle.fighters:
             if self.status(victim) == "dead":
                 continue
-            if math.dist(victim.position, at) > weapon.blast_radius:
+            if not self.in_blast(weapon, blast_distance(at, victim.position)):
                 continue
             armor = max(0, victim.state.armor - weapon.pierce)
             self.hurt(battle, thrower, victim, weapon.damage, armor, "blast", f"{weapon.damage}")

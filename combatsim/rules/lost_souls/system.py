@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import RuleSystem, SpecCache, register
+from ..base import RuleSystem, SpecCache, blast_distance, register
 from ..points import PointPoolRules
 from . import levers as ls_levers
 from . import models
@@ -716,12 +716,14 @@ class LostSouls(PointPoolRules, RuleSystem):
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
     ) -> None:
-        """Everyone within the blast radius takes multiplier x ``blast_points``, less armor."""
+        """Everyone within the blast radius, its edge included, takes multiplier x
+        ``blast_points``, less armor; the distance is ``blast_distance``'s, so a fighter on the
+        aim point of a throw that landed 3 m off is 3 m away, inside a 3 m blast."""
         points = weapon.multiplier * self.options.blast_points
         for victim in battle.fighters:
             if self.status(victim) == "dead":
                 continue
-            if math.dist(victim.position, at) > weapon.blast_radius:
+            if not self.in_blast(weapon, blast_distance(at, victim.position)):
                 continue
             armor = max(0, victim.state.armor - weapon.armor_piercing)
             how = f"{weapon.multiplier} x {self.options.blast_points}"

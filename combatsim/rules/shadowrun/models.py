@@ -52,8 +52,16 @@ class Options(Strict):
         description="full_meters: Power - falloff x floor(distance) (ruling 25); exact: "
         "Power - falloff x distance, rounded up",
     )
+    # Ruling 26: a Karma re-roll is a roll like any other, so it can fumble.
+    karma_reroll_fumbles: bool = Field(
+        True,
+        description="on: a test whose Instant Karma re-roll leaves every die on 1 (0 on the D8) "
+        "is a fumble with its usual cost (ruling 26); off: a re-roll never fumbles",
+    )
 
-    _on_off = field_validator("wound_modifiers", "instant_karma", mode="before")(_on_off)
+    _on_off = field_validator(
+        "wound_modifiers", "instant_karma", "karma_reroll_fumbles", mode="before"
+    )(_on_off)
 
 
 class D8Options(Options):

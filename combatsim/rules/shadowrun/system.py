@@ -3,7 +3,7 @@
 Every number a fight needs: initiative and the Extra Action Table, target numbers from range,
 the Weapon Modifiers and Visibility tables, attack and resistance tests, the Dodge and Defense
 Pools, staging, armor, condition monitors and Instant Karma. Each rule cites the seed section
-or the ruling (../shared/RULINGS.md) it implements.
+or the ruling (numbered as in docs/rules-sr-classic.md) it implements.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import RuleSystem, SpecCache, register
+from ..base import RuleSystem, SpecCache, blast_distance, register
 from ..levers import field_bounds
 from . import levers as sr_levers
 from . import models
@@ -82,7 +82,8 @@ def blast_power(power: int, falloff: float, distance: float, rule: str = "full_m
     Ruling 25 (the default, ``full_meters``): the Power falls by ``falloff`` for each *full*
     meter, ``power - falloff x floor(distance)``. ``exact``: ``power - falloff x distance``,
     rounded up. Power 12, falloff 2 at 1.5 m: 10 by full meters, 9 exactly. A fractional
-    result (a falloff of 1.5, say) is rounded up.
+    result (a falloff of 1.5, say) is rounded up. ``distance`` is measured by
+    ``blast_distance``, so a whole number of meters is exactly that number here.
     """
     if rule == "full_meters":
         return math.ceil(power - falloff * math.floor(distance))
@@ -208,7 +209,7 @@ class SRState:
 
 @register
 class ClassicShadowrun(RuleSystem):
-    """``sr-classic``: the d6 game of seed 002 with rulings 1-11."""
+    """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
     Options = models.Options
@@ -381,6 +382,14 @@ class ClassicShadowrun(RuleSystem):
         reach = weapon.code.power / weapon.blast_falloff
         return math.ceil(reach) if self.options.blast_distance == "full_meters" else reach
 
+    def in_blast(self, weapon, distance: float) -> bool:
+        """Hurt by the blast: a Power above 0 left at ``distance`` (``blast_power``), so the
+        tactics count exactly whom ``grenade_blast`` reaches; at the edge, nobody."""
+        power = blast_power(
+            weapon.code.power, weapon.blast_falloff, distance, self.options.blast_distance
+        )
+        return power > 0
+
     # --- tests ----------------------------------------------------------------------------
     def test(
         self,
@@ -428,11 +437,14 @@ class ClassicShadowrun(RuleSystem):
             and not st.karma_rerolled
         ):
             st.karma_rerolled = True
-            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating a fumble)
+            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating the fumble)
             st.karma_spent += 1
-            again, _ = roll(n - successes, tn)
-            successes += again
-            fumble = False
+            kept = successes  # the dice that succeeded stay (none: this test had no success)
+            again, fumble = roll(n - kept, tn)
+            successes = kept + again
+            # ruling 26: a fumble when every die of the test shows 1 (0 on the D8) after the
+            # re-roll, so none was kept; with the option off, a re-roll never fumbles
+            fumble = fumble and not kept and self.options.karma_reroll_fumbles
         if fumble and st is not None:
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
@@ -478,7 +490,7 @@ class ClassicShadowrun(RuleSystem):
             rerollable = result.fumble or result.successes == 0
             if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
                 fighter.state.karma_rerolled = True
-                # Ruling 11: 1 point re-rolls all failed dice of a test (and so negates a fumble).
+                # Ruling 11: 1 point re-rolls all failed dice of a test (so negates its fumble).
                 fighter.state.karma -= 1
                 fighter.state.karma_spent += 1
                 target = kind.effective_tn(tn)
@@ -490,12 +502,15 @@ class ClassicShadowrun(RuleSystem):
                 before = result
                 _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
                 result = dice.count(kept + rerolled, target, kind)
-                result = dice.PoolResult(result.successes, False, result.totals)
+                # Ruling 26: every die of the test on 1 after the re-roll is a fumble again
+                # (``count`` looks at kept and re-rolled dice); off: a re-roll never fumbles.
+                if result.fumble and not self.options.karma_reroll_fumbles:
+                    result = dice.PoolResult(result.successes, False, result.totals)
                 battle.trace(
                     "karma",
                     f"{fighter.name} spends 1 Karma to re-roll failed dice "
                     f"({before.successes} successes{', a fumble' if before.fumble else ''} "
-                    f"-> {result.successes})",
+                    f"-> {result.successes}{', a fumble' if result.fumble else ''})",
                     actor=fighter,
                 )
                 chains = kept + rerolled
@@ -937,25 +952,23 @@ class ClassicShadowrun(RuleSystem):
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
     ) -> None:
-        """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25);
-        everyone inside resists with Body and impact armor (no attacker staging)."""
+        """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
+        measured by ``blast_distance``); everyone inside resists with Body and impact armor
+        (no attacker staging)."""
         code = weapon.code
         for victim in battle.fighters:
             if victim.spec.sheet is None or self.status(victim) == "dead":
                 continue
+            distance = blast_distance(at, victim.position)
             power = blast_power(
-                code.power,
-                weapon.blast_falloff,
-                math.dist(victim.position, at),
-                self.options.blast_distance,
+                code.power, weapon.blast_falloff, distance, self.options.blast_distance
             )
             if power <= 0:
                 continue
             if battle.tracing:
                 battle.trace(
                     "blast",
-                    f"{victim.name} is {math.dist(victim.position, at):.1f} m from the "
-                    f"blast: Power {power}",
+                    f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
                     actor=victim,
                 )
             body = self.test(
