@@ -134,3 +134,30 @@ def test_with_no_free_cover_anywhere_it_closes_in_as_advance_does():
     ), dump(result)
     assert battle.free_cover_point(fighter(battle, "Cov"), math.inf) is None
     assert fighter(battle, "Cov").position[0] > 0
+
+
+def test_with_its_walk_spent_on_the_way_to_cover_it_holds_rather_than_run_off():
+    """Two actions a turn (Reaction 10 + 6 = 16: at 16 and 9). At 16 the fighter walks its 3 m
+    toward the cover point 30 m away and shoots the Near target down; at 9 it has no walk left
+    and the other target is out of reach: it holds where it is, on its way to cover, and walks
+    on the next turn. Found writing these tests: it said "no free cover left" (there was) and
+    ran 12 m at the far target, away from cover."""
+
+    def make(limit):
+        cov = gunner("Cov", reaction=10, firearms=6, tactics={"movement": "take_cover"})
+        near = sitting_target("Near", body=1, position=(5, 0))
+        return scenario(
+            {"A": [cov], "B": [near, sitting_target("Far", position=(300, 0))]},
+            environment={"cover_points": [{"position": [0, -30], "cover": "partial"}]},
+            turn_limit=limit,
+        )
+
+    # initiative 6, 1, 1; six 5s at TN 4: 6 successes, M staged up 2 to D; Body 1 fails
+    faces = [6, 1, 1, 5, 5, 5, 5, 5, 5, 2]
+    states = after_each_turn(make, 2, "Cov", faces=faces, then=1)
+    assert [p for p, _ in states] == [(0, -3), (0, -6)]
+    battle, result, _ = run_prepared(make(1), faces, then=1)
+    assert not fighter(battle, "Near").can_act, dump(result)
+    (_, first, _), (_, second, why) = decisions(result, "Cov")
+    assert (first, second) == ("fire", "hold"), dump(result)
+    assert "no free cover" not in why and why.startswith("no enemy within 150 m"), why
