@@ -161,7 +161,12 @@ def _out_of_reach(
                 where = f" after walking {_dist(me.position, dest):.1f} m toward cover"
             elif to_cover:
                 where = " on its way to cover (no walk left this turn)"
-            reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
+            at = me.position if dest is None else dest
+            enemies = battle.enemies_in_view(me)[1]
+            if any(_dist(at, e.position) <= reach for e in enemies):  # target_in_reach: false
+                reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
+            else:
+                reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
         return Plan("hold", reason, weapon=me.firearm, dest=dest)
     why = "no free cover left: " if movement == "take_cover" and tracing else ""
     if not me.ran_this_turn and battle.system.may_run(me):
