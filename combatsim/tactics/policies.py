@@ -96,9 +96,11 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     # within cover_within, over as many walks as it takes; the other movements walk only
     # relative to the target (below).
     dest = None
-    if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
+    to_cover = False  # on its way to a free cover point (it may have no walk left this turn)
+    if tactics.movement == "take_cover" and me.cover == "none":
         cover = battle.free_cover_point(me, tactics.cover_within)
-        if cover is not None:
+        to_cover = cover is not None
+        if to_cover and walk_left > 0:
             dest = _toward(here, cover.position, walk_left)
             dist = {e.index: _dist(dest, e.position) for e in enemies}
             nearest = min(enemies, key=lambda e: dist[e.index])
@@ -134,30 +136,44 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
             reason = f"{mode} at {why_target}{moved}"
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
-    return _out_of_reach(battle, me, target, d, dest, why_target)
+    return _out_of_reach(battle, me, target, d, dest, why_target, to_cover)
 
 
 def _out_of_reach(
-    battle: BattleView, me: Combatant, target: Combatant, d: float, dest, why_target: str
+    battle: BattleView,
+    me: Combatant,
+    target: Combatant,
+    d: float,
+    dest,
+    why_target: str,
+    to_cover: bool = False,
 ) -> Plan:
     """No enemy within the gun's reach from where the fighter will stand (``choose_target``
     prefers one that is): ``hold`` and ``take_cover`` wait with a held action (after walking
-    toward cover, if it is on its way); ``advance`` and ``keep_range`` close in, and so does
-    ``take_cover`` when no free cover is left anywhere."""
+    toward cover, if it is on its way: ``to_cover``, even with no walk left this turn);
+    ``advance`` and ``keep_range`` close in, and so does ``take_cover`` when no free cover is
+    left anywhere."""
     tracing = battle.tracing
     movement = me.tactics.movement
     reach = me.firearm_range
-    if movement == "hold" or (
-        movement == "take_cover" and (me.cover != "none" or dest is not None)
-    ):
+    if movement == "hold" or (movement == "take_cover" and (me.cover != "none" or to_cover)):
         reason = ""
         if tracing:
             where = " in cover" if me.cover != "none" else ""
             if dest is not None:
                 where = f" after walking {_dist(me.position, dest):.1f} m toward cover"
-            reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
+            elif to_cover:
+                where = " on its way to cover (no walk left this turn)"
+            at = me.position if dest is None else dest
+            enemies = battle.enemies_in_view(me)[1]
+            if any(_dist(at, e.position) <= reach for e in enemies):  # target_in_reach: false
+                reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
+            else:
+                reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
         return Plan("hold", reason, weapon=me.firearm, dest=dest)
-    why = "no free cover left: " if movement == "take_cover" and tracing else ""
+    why = ""
+    if movement == "take_cover" and tracing:
+        why = f"no free cover within {me.tactics.cover_within:g} m: "
     if not me.ran_this_turn and battle.system.may_run(me):
         return Plan(
             "run",

@@ -1,0 +1,63 @@
+"""Movement ``advance``: walk toward ``preferred_range`` of the target, firing when in reach.
+
+An advancing fighter walks (with its action) toward its target until it stands at its
+preferred range, never backing off; a preferred range beyond the gun's reach counts as just
+inside it, so it fires as soon as its walk brings the target within reach; when even the walk
+leaves the target out of reach it runs closer and says so truly. Fighters fire single shots
+with Firearms 1 and every face is a 2: every shot misses, one action a turn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.engine.helpers import dump, fighter, scenario, sitting_target
+from tests.tactics.helpers import after_each_turn, decisions, gunner, run_prepared, shots_at
+
+
+def advance_scenario(target_x: float, preferred: float, limit: int = 1):
+    gun = gunner("Adv", tactics={"movement": "advance", "preferred_range": preferred})
+    return scenario({"A": [gun], "B": [sitting_target(position=(target_x, 0))]}, turn_limit=limit)
+
+
+def test_it_walks_to_its_preferred_range_firing_every_action_then_stands():
+    """30 m off, preferred 20: 3 m a turn (Quickness 3) while farther than 20.5 m, firing
+    after each walk; then it stands and fires."""
+    states = after_each_turn(lambda n: advance_scenario(30, 20, n), 5, "Adv", then=2)
+    assert [p[0] for p, _ in states] == [3, 6, 9, 10, 10]
+    _, result, _ = run_prepared(advance_scenario(30, 20, 5), then=2)
+    assert [kind for _, kind, _ in decisions(result, "Adv")] == ["fire"] * 5, dump(result)
+    reasons = [reason for _, _, reason in decisions(result, "Adv")]
+    assert reasons[0] == "single shot at Target (nearest), after walking 3.0 m"
+    assert reasons[4] == "single shot at Target (nearest)"
+
+
+def test_it_never_backs_off():
+    """5 m off, preferred 20: ``advance`` stays and fires (``keep_range`` would back off)."""
+    battle, result, _ = run_prepared(advance_scenario(5, 20, 2), then=2)
+    assert fighter(battle, "Adv").position == (0, 0)
+    assert len(shots_at(result, "Adv")) == 2
+
+
+@pytest.mark.parametrize("preferred", [149.99, 200, 1000])
+def test_a_preferred_range_past_the_guns_reach_still_brings_it_within_reach(preferred):
+    """152 m off, the smg reaching 150: it walks to just inside 150 m (2.01 m) and fires.
+    Regression: a preferred range past the reach kept it from walking, and the target out of
+    range made it run instead."""
+    battle, result, _ = run_prepared(advance_scenario(152, preferred), then=2)
+    ((_, kind, reason),) = decisions(result, "Adv")
+    assert kind == "fire" and reason.endswith("after walking 2.0 m"), dump(result)
+    assert fighter(battle, "Adv").position == pytest.approx((2.01, 0))
+    assert shots_at(result, "Adv") == [(1, "Adv", "Target")]
+
+
+def test_out_of_reach_even_after_its_walk_it_runs_closer_and_says_so_truly():
+    """300 m off: even 3 m closer the target is out of reach; it runs (Quickness 3 x 4 = 12 m)
+    and cannot shoot that turn."""
+    battle, result, _ = run_prepared(advance_scenario(300, 10), then=2)
+    ((_, kind, reason),) = decisions(result, "Adv")
+    assert (kind, reason) == ("run", "Target (nearest) is out of range: runs closer")
+    assert fighter(battle, "Adv").position == (12, 0)
+    assert math.dist((0, 0), (300, 0)) > 150 and not shots_at(result)

@@ -1,0 +1,84 @@
+"""Movement ``hold``: never move; fire at an enemy within the gun's reach, else hold fire.
+
+A holding fighter with a gun fires whenever a standing enemy is within the gun's reach, whatever
+its target policy (every policy chooses among the enemies in reach while one is); with none in
+reach it holds its action, saying truly that no enemy is within the gun's range, and fires the
+moment one comes within it. Fighters fire single shots with Firearms 1 (one die a shot) and
+every face is a 2 unless said otherwise: every shot misses, one action a turn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.engine.helpers import dump, fighter, member, scenario, sitting_target
+from tests.tactics.helpers import PISTOL, decisions, gunner, hurt, run_prepared, shots_at
+
+# Per target policy: the enemy it would pick among all of them stands out of the smg's 150 m
+# ("Far", 200 m off) and another ("Near", 100 m) within them; and how to make it so.
+FAVOURITE_OUT_OF_REACH = {
+    "nearest": ({}, None),  # the nearest is within reach whenever any enemy is
+    "weakest": ({}, hurt("Far")),
+    "most_dangerous": ({"weapons": ["toy", "rifle"], "firearms": 6}, None),
+    "random": ({}, None),  # Far comes first: the draw of 0 picks it among all of them
+    "focus": ({}, None),
+}
+
+
+@pytest.mark.parametrize("policy", sorted(FAVOURITE_OUT_OF_REACH))
+@pytest.mark.parametrize("movement", ["hold", "take_cover"])
+def test_it_never_holds_fire_while_an_enemy_stands_within_reach(policy, movement):
+    """Regression: weakest, most_dangerous and random picked the enemy out of reach and held
+    fire (or ran at it) while another stood within the gun's reach."""
+    far_kw, prepare = FAVOURITE_OUT_OF_REACH[policy]
+    far_kw = {"weapons": ["toy"], **far_kw}  # a toy gun first: Far never fires or moves
+    far = member("Far", position=(200, 0), tactics={"dodge": "none", "movement": "hold"}, **far_kw)
+    near = sitting_target("Near", position=(0, 100))
+    holder = gunner("Holder", tactics={"movement": movement, "target": policy})
+    sc = scenario({"A": [holder], "B": [far, near]}, turn_limit=2)
+    battle, result, _ = run_prepared(sc, prepare=prepare, then=2)
+    assert [kind for _, kind, _ in decisions(result, "Holder")] == ["fire", "fire"], dump(result)
+    assert shots_at(result, "Holder") == [(1, "Holder", "Near"), (2, "Holder", "Near")]
+    assert fighter(battle, "Holder").position == (0, 0)
+
+
+def test_it_fires_at_an_enemy_in_reach_and_never_moves():
+    sc = scenario({"A": [gunner("Holder")], "B": [sitting_target(position=(120, 0))]}, turn_limit=3)
+    battle, result, _ = run_prepared(sc, then=2)
+    assert fighter(battle, "Holder").position == (0, 0)
+    assert shots_at(result, "Holder") == [(t, "Holder", "Target") for t in (1, 2, 3)]
+    assert not [e for e in result.trace if e.kind == "move"], dump(result)
+
+
+@pytest.mark.parametrize("weapon, reach", [("smg", 150), ("pistol", 90)])
+def test_with_no_enemy_in_reach_it_holds_and_says_so_truly(weapon, reach):
+    """Its reason names the gun's reach, and no enemy is within it."""
+    holder = gunner("Holder", weapons=[weapon])
+    sc = scenario(
+        {"A": [holder], "B": [sitting_target(position=(reach + 1, 0))]},
+        weapons={"pistol": PISTOL},
+        turn_limit=2,
+    )
+    battle, result, _ = run_prepared(sc, then=2)
+    assert decisions(result, "Holder") == [
+        (t, "hold", f"no enemy within {reach} m: holds fire until one comes in range")
+        for t in (1, 2)
+    ]
+    assert math.dist(fighter(battle, "Holder").position, (reach + 1, 0)) > reach
+    assert fighter(battle, "Holder").position == (0, 0) and not shots_at(result)
+
+
+def test_a_held_action_fires_when_an_enemy_comes_within_reach_and_only_then():
+    """The runner (Quickness 5, unarmed) starts 160 m off and runs 20 m at the holder: the
+    holder's held action goes off then, at the runner within the smg's 150 m."""
+    holder = gunner("Holder", reaction=5)
+    runner = member("Runner", quickness=5, position=(160, 0))
+    battle, result, _ = run_prepared(scenario({"A": [holder], "B": [runner]}), [1, 1, 2])
+    assert [kind for _, kind, _ in decisions(result, "Holder")] == ["hold"]
+    assert shots_at(result) == [(1, "Holder", "Runner")], dump(result)
+    (attack,) = [e for e in result.trace if e.kind == "attack"]
+    assert attack.score == 2  # the runner's action: the held action went off as it moved
+    assert math.dist((0, 0), fighter(battle, "Runner").position) <= 150
+    assert fighter(battle, "Holder").position == (0, 0)
