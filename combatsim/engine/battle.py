@@ -540,6 +540,8 @@ class Battle:
                         if env.now >= ends:  # the held action ran to the turn's end
                             break
                         continue
+                    if self.tracing:  # the held action's own decision (one "decide" an action)
+                        self.trace("held", f"{f.name}: {plan.kind} - {plan.reason}", actor=f)
                 self._execute(f, plan)
                 if plan.kind in ("run", "flee") and system_run_takes_turn:
                     if self.tracing and f.can_act:

@@ -295,7 +295,7 @@ def choose_target(
     index from where the fighter will attack, ``nearest``: the first of the nearest (both
     worked out here when not given).
 
-    Every policy chooses among the enemies within the fighter's reach (its longest gun's
+    Every policy chooses among the enemies within the fighter's reach (its gun's extreme
     range; without a gun, melee range plus what it can still walk) and looks at the others
     only when none is in reach (``target_in_reach: false``: always at all of them). ``focus``
     keeps the side's target until it falls; a member that cannot reach it picks its own
@@ -344,7 +344,7 @@ def _why(battle: BattleView, me: Combatant, target: Combatant) -> str:
 
 
 def _reach(battle: BattleView, me: Combatant) -> float:
-    """How far the fighter can attack this action: its longest gun's range, or without one,
+    """How far the fighter can attack this action: its gun's extreme range, or without one,
     melee range plus the meters it may still walk."""
     if me.firearm is not None:
         return me.firearm_range
