@@ -137,6 +137,7 @@ class Fighter:
         "damage_taken",
         "knocked_out_turn",
         "cover_seen",
+        "cover_claim",
         "enemies_seen",
     )
 
@@ -195,6 +196,7 @@ class Fighter:
         self.knocked_out_turn: int | None = None
         # (layout, claims, within, free_cover_point's answer)
         self.cover_seen: tuple = (-1, -1, 0.0, None)
+        self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo: (layout, enemies, distances, nearest, in reach)
         self.enemies_seen: tuple = (-1,)
 
@@ -260,12 +262,10 @@ class Battle:
         self.events: list[TraceEvent] = []
         self.fighters = fighters = []
         new_state = self.system.new_state
-        for i, (spec, static, walk, run, burst) in enumerate(_prepared(scenario)):
+        for i, (spec, static, walk, run, burst, cover) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
             f.state = new_state(f)
-            f.walk, f.run, f.burst = walk, run, burst
-            if f.cover == "none":  # placed on a cover point: it has that cover from the start
-                f.cover = self._cover_at(f.position)
+            f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.survivor_columns = [(side, f"survivors_{side}") for side in self.sides]
@@ -335,20 +335,16 @@ class Battle:
         seen = me.cover_seen
         if seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
             return seen[3]
-        best, best_k, best_d = None, -1, math.inf
         here, dist = me.position, math.dist
+        best, best_k, best_d = None, -1, math.inf
         claimed = self.cover_claims
         for k, (at, point) in enumerate(self.cover_points):
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
             holder = claimed.get(k)
-            if (
-                holder is not None
-                and holder is not me
-                and holder.can_act
-                and holder.cover == "none"
-            ):
+            on_its_way = holder is not None and holder.can_act and holder.cover == "none"
+            if on_its_way and holder is not me:
                 continue  # someone still on its way there
             for o in self.fighters:
                 if o is not me and o.can_act and dist(o.position, at) < 0.5:
@@ -356,10 +352,10 @@ class Battle:
             else:
                 best, best_k, best_d = point, k, d
         if best is not None and claimed.get(best_k) is not me:
-            for k, holder in list(claimed.items()):
-                if holder is me:
-                    del claimed[k]
+            if me.cover_claim >= 0 and claimed.get(me.cover_claim) is me:
+                del claimed[me.cover_claim]
             claimed[best_k] = me
+            me.cover_claim = best_k
             self.claims += 1
         me.cover_seen = (self.layout, self.claims, within, best)
         return best
@@ -673,7 +669,7 @@ class Battle:
         self.moves += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
-        f.cover = self._cover_at(end)
+        f.cover = _cover_at(self.cover_points, end)
         if self.tracing:
             self.trace(
                 "move",
@@ -694,7 +690,7 @@ class Battle:
             if not f.can_act:  # stopped where it passed the interceptor: it lies there
                 at = start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t
                 f.position = at
-                f.cover = self._cover_at(at)
+                f.cover = _cover_at(self.cover_points, at)
                 self.layout += 1
                 if self.tracing:
                     where = f"({at[0]:.1f}, {at[1]:.1f})"
@@ -714,12 +710,6 @@ class Battle:
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
             self.check_victory()
-
-    def _cover_at(self, at) -> str:
-        for position, point in self.cover_points:
-            if math.dist(at, position) < 0.5:
-                return point.cover
-        return "none"
 
     # --- damage and victory ---------------------------------------------------------------------
     def damage_dealt(
@@ -818,22 +808,35 @@ class Battle:
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
 
 
+def _cover_at(points: list[tuple], at) -> str:
+    """The cover of the first of ``points`` ((position, CoverPoint) pairs) within half a
+    meter of ``at``; "none" when there is none."""
+    for position, point in points:
+        if math.dist(at, position) < 0.5:
+            return point.cover
+    return "none"
+
+
 def _prepared(scenario: Scenario) -> list[tuple]:
     """Per fighter of ``scenario``: its spec, ``Fighter.static_parts``, walk and run meters
-    (the rule system's ``movement``) and the shots per action (``burst_size`` of the rule
-    system's ``max_autofire``); worked out at its first battle and kept (a batch runs
-    thousands)."""
+    (the rule system's ``movement``), the shots per action (``burst_size`` of the rule
+    system's ``max_autofire``) and its cover where it starts; worked out at its first battle
+    and kept (a batch runs thousands)."""
     kept = _PREPARED.get(id(scenario))
     if kept is not None and kept[0] is scenario:
         return kept[1]
     parts = []
+    points = [(p.position, p) for p in scenario.environment.cover_points]
     for i, spec in enumerate(scenario.fighters):
         static = Fighter.static_parts(spec)
         fighter = Fighter(spec, i, static)
         walk, run = scenario.system.movement(fighter)
         firearm = fighter.firearm
         autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
-        parts.append((spec, static, walk, run, burst_size(fighter.tactics, firearm, autofire)))
+        burst = burst_size(fighter.tactics, firearm, autofire)
+        # placed on a cover point: it has that point's cover from the start
+        cover = spec.cover if spec.cover != "none" else _cover_at(points, spec.position)
+        parts.append((spec, static, walk, run, burst, cover))
     if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
         _PREPARED.clear()
     _PREPARED[id(scenario)] = (scenario, parts)

@@ -80,7 +80,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     if melee is not None and in_reach:  # an enemy in reach of a blade or club: use it
         reach = battle.melee_range
         near = [e for e in enemies if dist[e.index] <= reach]
-        target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist)
+        target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist, reach=reach)
         why = f"in reach of {_why(battle, me, target)}" if tracing else ""
         return Plan("melee", why, target, melee)
     if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
@@ -96,19 +96,16 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     # within cover_within, over as many walks as it takes; the other movements walk only
     # relative to the target (below).
     dest = None
-    to_cover = False  # on its way to a free cover point (it may have no walk left this turn)
-    if tactics.movement == "take_cover" and me.cover == "none":
+    if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
         cover = battle.free_cover_point(me, tactics.cover_within)
-        to_cover = cover is not None
-        if to_cover and walk_left > 0:
+        if cover is not None:
             dest = _toward(here, cover.position, walk_left)
-            dist = {e.index: _dist(dest, e.position) for e in enemies}
-            nearest = min(enemies, key=lambda e: dist[e.index])
+            dist, nearest = _measured_from(dest, enemies)
     reach = me.firearm_range
     if tactics.target == "nearest" and dist[nearest.index] <= reach:
         target = nearest  # the usual case, without a call
     else:
-        target = choose_target(battle, me, enemies, dist, nearest)
+        target = choose_target(battle, me, enemies, dist, nearest, reach)
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
     if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
@@ -136,26 +133,25 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
                 mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
             reason = f"{mode} at {why_target}{moved}"
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
-    return _out_of_reach(battle, me, target, d, dest, why_target, to_cover)
+    return _out_of_reach(battle, me, target, d, dest, why_target)
 
 
 def _out_of_reach(
-    battle: BattleView,
-    me: Combatant,
-    target: Combatant,
-    d: float,
-    dest,
-    why_target: str,
-    to_cover: bool = False,
+    battle: BattleView, me: Combatant, target: Combatant, d: float, dest, why_target: str
 ) -> Plan:
     """No enemy within the gun's reach from where the fighter will stand (``choose_target``
     prefers one that is): ``hold`` and ``take_cover`` wait with a held action (after walking
-    toward cover, if it is on its way: ``to_cover``, even with no walk left this turn);
-    ``advance`` and ``keep_range`` close in, and so does ``take_cover`` when no free cover is
-    left anywhere."""
+    toward cover, if it is on its way, even with no walk left this turn); ``advance`` and
+    ``keep_range`` close in, and so does ``take_cover`` when no free cover is left within
+    ``cover_within``."""
     tracing = battle.tracing
     movement = me.tactics.movement
     reach = me.firearm_range
+    to_cover = (  # on its way to a free cover point (asked here: rarely needed)
+        movement == "take_cover"
+        and me.cover == "none"
+        and (dest is not None or battle.free_cover_point(me, me.tactics.cover_within) is not None)
+    )
     if movement == "hold" or (movement == "take_cover" and (me.cover != "none" or to_cover)):
         reason = ""
         if tracing:
@@ -290,10 +286,12 @@ def choose_target(
     enemies: list[Combatant],
     dist: dict[int, float] | None = None,
     nearest: Combatant | None = None,
+    reach: float | None = None,
 ) -> Combatant:
     """The enemy the fighter's ``target`` policy picks; ``dist``: meters to each enemy by
     index from where the fighter will attack, ``nearest``: the first of the nearest (both
-    worked out here when not given).
+    worked out here when not given), ``reach``: how far it can attack (``_reach`` when not
+    given).
 
     Every policy chooses among the enemies within the fighter's reach (its gun's extreme
     range; without a gun, melee range plus what it can still walk) and looks at the others
@@ -306,14 +304,18 @@ def choose_target(
         nearest = min(enemies, key=lambda e: dist[e.index])
     tactics = me.tactics
     policy = tactics.target
-    reach = _reach(battle, me)
+    if policy == "nearest":
+        return nearest  # the nearest is in reach whenever any is
+    if reach is None:
+        reach = _reach(battle, me)
+    focus = battle.focus.get(me.side) if policy == "focus" else None
+    if focus is not None and focus in enemies and dist[focus.index] <= reach:
+        return focus  # the usual case of focus: the side's target, standing and in reach
     pool = enemies
     if tactics.target_in_reach:
         in_reach = [e for e in enemies if dist[e.index] <= reach]
         if in_reach:
             pool = in_reach
-    if policy == "nearest":
-        return nearest  # the nearest is in reach whenever any is
     if policy == "random":
         return pool[battle.roll.below(len(pool))]
     if policy == "weakest":
@@ -323,13 +325,22 @@ def choose_target(
         threat = battle.system.threat
         return max(pool, key=lambda e: (threat(e), -dist[e.index]))
     # focus: the side's target until it falls
-    current = battle.focus.get(me.side)
-    if current is None or not battle.is_standing(current):  # none yet, or it fell
-        current = min(pool, key=lambda e: dist[e.index])
-        battle.focus[me.side] = current
-    if current in pool:
-        return current
+    if focus is None or not battle.is_standing(focus):  # none yet, or it fell
+        focus = min(pool, key=lambda e: dist[e.index])
+        battle.focus[me.side] = focus
+    if focus in pool:
+        return focus
     return min(pool, key=lambda e: dist[e.index])  # out of my reach: my own, this action
+
+
+def _measured_from(at: Point, enemies) -> tuple[dict[int, float], Combatant]:
+    """Meters from ``at`` to each enemy by index, and the first of the nearest."""
+    dist, nearest, nearest_d = {}, None, math.inf
+    for e in enemies:
+        d = dist[e.index] = _dist(at, e.position)
+        if d < nearest_d:
+            nearest, nearest_d = e, d
+    return dist, nearest
 
 
 def _why(battle: BattleView, me: Combatant, target: Combatant) -> str:
