@@ -134,6 +134,56 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     assert (out / "summary.json").read_bytes() == (reference / "summary.json").read_bytes()
 
 
+# The command line, with a Ctrl-C (or SIGTERM) sent from inside, right after the process forked
+# its first worker: the moment a signal used to be raised in an at-fork callback, where Python
+# drops it ("Exception ignored"), so that the run went on to its end and exited 0.
+SIGNAL_AT_FORK = """
+import os, signal, sys
+from combatsim.cli import main
+
+armed = True
+
+
+def send():
+    global armed
+    if armed:
+        armed = False
+        if sys.argv[1] == "SIGINT":
+            os.killpg(0, signal.SIGINT)  # to the process group, as Ctrl-C in a terminal
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)  # to this process alone, as `kill PID`
+
+
+os.register_at_fork(after_in_parent=send)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@needs_proc
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_workers_start_stops_the_run(tmp_path, name):
+    toy = toy_files(tmp_path / "scenarios")
+    out, battles = tmp_path / "cut", 4000
+    argv = ["run", str(toy), "--battles", str(battles), "--chunk-size", "200"]
+    argv += ["--records", "battles", "--workers", "2", "--quiet", "--out", str(out)]
+    run = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_FORK, name, *argv],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        start_new_session=True,  # its own process group: the SIGINT reaches nothing else
+    )
+    assert run.returncode == 130, run.stderr
+    assert "Traceback" not in run.stderr and "Exception ignored" not in run.stderr, run.stderr
+    assert "combatsim: interrupted: wrote the " in run.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] and summary["battles_completed"] < battles
+    kept = sum(c["stop"] - c["start"] for c in journal_lines(out))
+    assert summary["battles_completed"] == kept
+
+
 @needs_proc
 def test_sigterm_stops_a_sweep_as_ctrl_c_does_and_leaves_no_worker(tmp_path):
     toy = toy_files(tmp_path / "scenarios")
