@@ -10,7 +10,9 @@ Ctrl-C (``KeyboardInterrupt``) in the calling process stops the run and ``run`` 
 having handed over every finished battle: on one worker the chunk in progress up to its last
 finished battle; on worker processes, each chunk in flight too, for its workers are told to
 stop after the battle they are in and hand back what they finished (within ``STOP_GRACE``
-seconds; a second Ctrl-C stops waiting). Chunks in flight on a Dask cluster are dropped.
+seconds; a second Ctrl-C stops waiting). Chunks in flight on a Dask cluster are dropped. A
+Ctrl-C that comes while worker processes start is held until they have started, then taken
+like any other (see ``HELD``).
 
 Worker processes never outlive the run: they ignore Ctrl-C (the calling process decides what
 to keep), treat SIGTERM as "stop soon", and end within ``PARENT_POLL`` seconds of noticing that
@@ -106,27 +108,15 @@ class ProcessBackend(Backend):
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
         queue = iter(tasks)
-        first = list(islice(queue, IN_FLIGHT_PER_WORKER * self.workers))
-        if not first:
-            return False
-        # No more processes than there are tasks to give them (a round may have only a few).
-        wanted = min(self.workers, len(first))
-        if self._pool is None or self._job is not job or self._size < wanted:
-            self.close()
-            context = multiprocessing.get_context()
-            self._stop = context.Event()
-            self._pool = ProcessPoolExecutor(
-                max_workers=wanted,
-                mp_context=context,
-                initializer=_install,
-                initargs=(job, self._stop, os.getpid()),
-            )
-            self._job, self._size = job, wanted
-        pool = self._pool
         running: dict[Future, Task] = {}
         try:
+            first = list(islice(queue, IN_FLIGHT_PER_WORKER * self.workers))
+            if not first:
+                return False
+            # No more processes than there are tasks to give them (a round may have only a few).
+            pool = self._start(job, min(self.workers, len(first)))
             for task in first:
-                running[pool.submit(_run_installed, task)] = task
+                _submit(pool, task, running)
             while running:
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f].start):
@@ -138,7 +128,7 @@ class ProcessBackend(Backend):
                         raise KeyboardInterrupt
                     on_chunk(chunk)
                     for task in islice(queue, 1):
-                        running[pool.submit(_run_installed, task)] = task
+                        _submit(pool, task, running)
         except KeyboardInterrupt:
             self._hand_back(running, on_chunk)
             return True
@@ -147,10 +137,26 @@ class ProcessBackend(Backend):
             raise
         return False
 
+    def _start(self, job: Job, wanted: int) -> ProcessPoolExecutor:
+        """The pool for ``job`` with at least ``wanted`` workers (they start on first submit)."""
+        if self._pool is None or self._job is not job or self._size < wanted:
+            self.close()
+            context = multiprocessing.get_context()
+            self._stop = context.Event()
+            self._pool = ProcessPoolExecutor(
+                max_workers=wanted,
+                mp_context=context,
+                initializer=_install,
+                initargs=(job, self._stop, os.getpid()),
+            )
+            self._job, self._size = job, wanted
+        return self._pool
+
     def _hand_back(self, running: dict[Future, Task], on_chunk: OnChunk) -> None:
         """After Ctrl-C: have the workers stop after their current battle, keep every chunk
         they hand back (whole or the battles finished), then end the workers."""
-        self._stop.set()
+        if self._stop is not None:  # None: Ctrl-C came before a pool was ever made
+            self._stop.set()
         for future in running:
             future.cancel()  # not started yet: nothing to keep
         started = [f for f in running if not f.cancelled()]
@@ -191,6 +197,34 @@ class ProcessBackend(Backend):
                 process.kill()
         for process in processes:
             process.join()
+
+
+# Signals held while worker processes are started. A Ctrl-C (or SIGTERM, which the command
+# line turns into one) that lands while this process forks a worker is raised inside an at-fork
+# callback (``logging`` registers one), where Python prints "Exception ignored" and drops it:
+# the run would go on to the end and exit 0. And a worker forked before it ignores Ctrl-C would
+# die of it. Held, the signal waits until the worker is started and is then raised here, where
+# the run stops as for any other Ctrl-C; the worker inherits the held mask and lets the signal
+# through only once it ignores Ctrl-C (``_install``).
+HELD = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: nothing is forked
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    try:
+        yield
+    finally:  # a signal that came meanwhile is raised here
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _submit(pool: ProcessPoolExecutor, task: Task, running: dict[Future, Task]) -> None:
+    """Submit ``task``, which may start worker processes, with Ctrl-C held (see ``HELD``)."""
+    with _signals_held():
+        running[pool.submit(_run_installed, task)] = task
 
 
 class DaskBackend(Backend):
@@ -376,6 +410,8 @@ def _install(job: Job, stop: Any, parent: int) -> None:
     # Ctrl-C reaches the whole process group; only the parent decides what to keep.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if hasattr(signal, "pthread_sigmask"):  # started with them held (``_submit``)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 

@@ -1,14 +1,18 @@
 """Faults: a real Ctrl-C (SIGINT to the process group) on two workers keeps every finished
-battle, chunks in flight included; SIGTERM stops a run as Ctrl-C does; ``kill -9`` of the parent
-leaves no worker behind; chunk files that vanish mid-run are reported, not papered over; a
-damaged or foreign ``--resume`` folder is one line.
+battle, chunks in flight included; a Ctrl-C or SIGTERM while the workers start is not lost;
+SIGTERM stops a run as Ctrl-C does; ``kill -9`` of the parent leaves no worker behind; chunk
+files that vanish mid-run are reported, not papered over; a damaged or foreign ``--resume``
+folder is one line.
 
 The subprocess tests poll for what they wait on with generous deadlines (the machine may be a
-loaded 2-core one): no sleep assumes a speed.
+loaded 2-core one): no sleep assumes a speed. A Ctrl-C meant to cut a run short is sent while
+the run is paused with chunks left (``ctrl_c_with_work_left``), never at a moment the run may
+already have finished.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from combatsim.backends import IN_FLIGHT_PER_WORKER
 from combatsim.batch import simulate
 from combatsim.cli import main
 from combatsim.commands import run as run_command
@@ -83,12 +88,39 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def alive(pid: int) -> bool:
+def state(pid: int) -> str:
+    """The process's state letter (R, S, T for stopped, Z for a zombie...); "" if it is gone."""
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
-        return False
-    return state != "Z"
+        return ""
+
+
+def alive(pid: int) -> bool:
+    return state(pid) not in ("", "Z")
+
+
+def ctrl_c_with_work_left(
+    process: subprocess.Popen, out: Path, chunks: int, workers: int = 2
+) -> int:
+    """Ctrl-C (SIGINT to the process group) at a moment the run surely has chunks left.
+
+    The group is paused (SIGSTOP) first, so nothing moves between reading the journal and the
+    signal; the run takes the signal when it goes on (SIGCONT). However busy the machine, the
+    signal cannot come after the run's last chunk, as a plain ``killpg`` could. Fails if the run
+    was too near its end (the chunks in flight, which may all come back whole). Returns the
+    chunks in the journal when the signal was sent.
+    """
+    os.killpg(process.pid, signal.SIGSTOP)
+    try:
+        wait_for(lambda: state(process.pid) == "T", "paused run", process)
+        done = len(journal_lines(out))
+        assert done + IN_FLIGHT_PER_WORKER * workers < chunks, f"at {done} of {chunks} chunks"
+        os.killpg(process.pid, signal.SIGINT)
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the run ended before the pause
+            os.killpg(process.pid, signal.SIGCONT)
+    return done
 
 
 # --- Ctrl-C and SIGTERM with worker processes ---------------------------------------------------
@@ -107,7 +139,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     process = start([*argv, "--out", str(out)])
     wait_for(lambda: len(journal_lines(out)) >= 1, "finished chunk", process)
     wait_for(lambda: len(descendants(process.pid)) >= 2, "two workers", process)
-    os.killpg(process.pid, signal.SIGINT)
+    ctrl_c_with_work_left(process, out, chunks=battles // size)
     _, err = process.communicate(timeout=DEADLINE)
     assert process.returncode == 130, err
     assert "Traceback" not in err and "combatsim: interrupted: wrote the " in err
@@ -132,6 +164,56 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     write_results(simulate(load_scenario(toy), battles, records="battles", workers=2), reference)
     assert (out / "battles.csv").read_bytes() == (reference / "battles.csv").read_bytes()
     assert (out / "summary.json").read_bytes() == (reference / "summary.json").read_bytes()
+
+
+# The command line, with a Ctrl-C (or SIGTERM) sent from inside, right after the process forked
+# its first worker: the moment a signal used to be raised in an at-fork callback, where Python
+# drops it ("Exception ignored"), so that the run went on to its end and exited 0.
+SIGNAL_AT_FORK = """
+import os, signal, sys
+from combatsim.cli import main
+
+armed = True
+
+
+def send():
+    global armed
+    if armed:
+        armed = False
+        if sys.argv[1] == "SIGINT":
+            os.killpg(0, signal.SIGINT)  # to the process group, as Ctrl-C in a terminal
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)  # to this process alone, as `kill PID`
+
+
+os.register_at_fork(after_in_parent=send)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@needs_proc
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_the_workers_start_stops_the_run(tmp_path, name):
+    toy = toy_files(tmp_path / "scenarios")
+    out, battles = tmp_path / "cut", 4000
+    argv = ["run", str(toy), "--battles", str(battles), "--chunk-size", "200"]
+    argv += ["--records", "battles", "--workers", "2", "--quiet", "--out", str(out)]
+    run = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AT_FORK, name, *argv],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        start_new_session=True,  # its own process group: the SIGINT reaches nothing else
+    )
+    assert run.returncode == 130, run.stderr
+    assert "Traceback" not in run.stderr and "Exception ignored" not in run.stderr, run.stderr
+    assert "combatsim: interrupted: wrote the " in run.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] and summary["battles_completed"] < battles
+    kept = sum(c["stop"] - c["start"] for c in journal_lines(out))
+    assert summary["battles_completed"] == kept
 
 
 @needs_proc

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.output import write_results
 from combatsim.scenario import load_scenario
+from tests.test_faults import ctrl_c_with_work_left, needs_proc
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 ROOT = Path(__file__).parent.parent
@@ -224,16 +224,17 @@ def test_resume_must_run_where_the_run_started(cut, tmp_path, monkeypatch, capsy
 # --- a real Ctrl-C ----------------------------------------------------------------------------
 
 
+@needs_proc
 def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_completes(tmp_path):
     """The real thing: the command on two worker processes, SIGINT to its process group (what
     Ctrl-C in a terminal sends), exit code 130, then ``--resume``: the same files as a run of
     the same battles that was never interrupted (here, written through the library)."""
     toy = toy_files(tmp_path / "scenarios")
     out = tmp_path / "cut"
-    # enough battles that the run is still going when the signal comes, even on a fast engine
-    # and a busy machine (about ten seconds of work on two workers)
-    battles = 12000
-    argv = ["run", str(toy), "--battles", str(battles), "--chunk-size", "200"]
+    # seconds of work on two workers; the signal comes while chunks are left however fast
+    # the engine or busy the machine (``ctrl_c_with_work_left``)
+    battles, size = 12000, 200
+    argv = ["run", str(toy), "--battles", str(battles), "--chunk-size", str(size)]
     argv += ["--records", "battles"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "combatsim", *argv, "--workers", "2", "--quiet"]
@@ -253,7 +254,7 @@ def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_comp
             break
         time.sleep(0.05)
     assert process.poll() is None, process.communicate()
-    os.killpg(process.pid, signal.SIGINT)
+    ctrl_c_with_work_left(process, out, chunks=battles // size)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     assert "combatsim: interrupted: wrote the " in err and "Traceback" not in err
