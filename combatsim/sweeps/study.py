@@ -168,8 +168,6 @@ class Study:
         self.interrupted = False
         self.out = Path(out) if out is not None else None
         self.state = self.out / STATE if self.out is not None else None
-        # Whether the folder held results before this run (so stale ones may be removed).
-        self.had_results = self.out is not None and (self.out / "summary.json").exists()
         # Without a folder, kept records stay in memory: variant -> chunk start -> rows.
         self._rows: dict[int, dict[int, tuple[list, list | None]]] = {}
         self._journal = None
@@ -648,6 +646,6 @@ def fingerprint(
 
 
 def _write_text(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    from ..folder import replace_text
+
+    replace_text(path, text + "\n")
