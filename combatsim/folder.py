@@ -34,6 +34,7 @@ LOCK = ".combatsim.lock"
 MANIFEST = ".combatsim-files.json"
 STATE = ".combatsim"  # an unfinished run's journal (combatsim.sweeps.study)
 MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
+COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal
 MAX_SCANNED = 10_000  # entries looked at when checking a folder for foreign files
 TEMPORARY = re.compile(r"^\..+\.\d+\.tmp$")  # ``.NAME.PID.tmp``, see ``create_exclusive``
@@ -48,17 +49,38 @@ class FolderFault(CombatsimError):
 
 
 def fault(folder: str | os.PathLike, err: OSError) -> FolderFault:
-    """``err`` (raised while writing into ``folder``) as one line saying what to do."""
+    """``err`` (raised while writing into ``folder``) as one line saying what to do; when the
+    folder still holds the unfinished run's journal, how to finish it."""
+    shown = os.fspath(folder)
     why = err.strerror or type(err).__name__
-    if err.errno == errno.ENOSPC or err.errno == errno.EDQUOT:
-        then = "free some space, then finish the run with --resume (finished battles are kept)"
+    command = unfinished_command(Path(shown))
+    then = f"combatsim {command} --resume {shown}" if command else None
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        todo = "free some space, then " + (f"finish the run with: {then}" if then else "run again")
     elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        then = "choose a folder you may write in (--out)"
+        todo = (
+            f"make it writable, then finish the run with: {then}"
+            if then
+            else "choose a folder you may write in"
+        )
     elif err.errno in (errno.ENOENT, errno.ENOTDIR, errno.ESTALE):
-        then = "the folder was removed or replaced while the run wrote to it; run it again"
+        todo = "it was removed or replaced while the run wrote to it; run it again"
     else:
-        then = "check the folder, then run again"
-    return FolderFault(f"{os.fspath(folder)}: cannot write the results there ({why}); {then}")
+        todo = f"check it, then finish the run with: {then}" if then else "check it, then run again"
+    kept = "; the finished battles are kept" if then else ""
+    return FolderFault(f"{shown}: cannot write the results there ({why}){kept}; {todo}")
+
+
+def unfinished_command(folder: Path) -> str | None:
+    """The command of the unfinished run whose journal ``folder`` holds, if any."""
+    run_file = folder / STATE / "run.json"
+    try:
+        if not run_file.is_file() or run_file.stat().st_size > MAX_MANIFEST:
+            return None
+        command = json.loads(run_file.read_text(encoding="utf-8"))["meta"]["command"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return command if command in COMMANDS else None
 
 
 class Holder:
