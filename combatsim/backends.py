@@ -133,7 +133,7 @@ class ProcessBackend(Backend):
             self._hand_back(running, on_chunk)
             return True
         except BaseException:
-            self._terminate()
+            self._wind_down(running)
             raise
         return False
 
@@ -151,6 +151,22 @@ class ProcessBackend(Backend):
             )
             self._job, self._size = job, wanted
         return self._pool
+
+    def _wind_down(self, running: dict[Future, Task]) -> None:
+        """After an error here (a chunk that could not be written): stop the workers after
+        their current battle, let them hand their chunks back (dropped), then end them.
+
+        Killing a worker while it sends a chunk back would leave half a message in the
+        result pipe; the pool's manager thread would then wait for the rest forever and the
+        process could never exit. Idle workers are safe to end."""
+        if self._stop is not None:
+            self._stop.set()
+        for future in running:
+            future.cancel()
+        started = [f for f in running if not f.cancelled()]
+        with contextlib.suppress(KeyboardInterrupt):
+            wait(started, timeout=STOP_GRACE)
+        self._terminate()
 
     def _hand_back(self, running: dict[Future, Task], on_chunk: OnChunk) -> None:
         """After Ctrl-C: have the workers stop after their current battle, keep every chunk

@@ -7,9 +7,10 @@ several scenarios or variants, ``table.csv`` and ``table.parquet`` (one row per 
 ``summary_table``). The same scenario and seed
 give byte-identical files: floats in a fixed format, JSON keys sorted, ``\\n`` line endings,
 nothing about when or how (workers, backend, chunks) the batch ran. A draw's ``winner`` is an
-empty cell. Each file is written to a temporary file in the output folder and moved over the
-old one with ``os.replace``, so a reader never sees a half-written file and a failed run
-leaves the previous results whole.
+empty cell. Each file is written to a new temporary file in the output folder (created with
+``O_EXCL``, never through a symbolic link) and moved over the old one with ``os.replace``, so a
+reader never sees a half-written file and a failed run leaves the previous results whole. In a
+folder a run holds (``combatsim.folder.writing``) each file is recorded in its manifest first.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .engine.records import BattleResult
+from .folder import write_atomic
 
 BATTLES_CSV = "battles.csv"
 COMBATANTS_CSV = "combatants.csv"
@@ -81,13 +83,8 @@ def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[P
     folder.mkdir(parents=True, exist_ok=True)
     paths = [write_csv(frame, folder / csv_name)]
     parquet = folder / parquet_name
-    temp = parquet.with_name(f".{parquet.name}.{os.getpid()}.tmp")
-    try:
-        _parquet_ready(frame).to_parquet(temp, index=False)
-        os.replace(temp, parquet)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    ready = _parquet_ready(frame)
+    write_atomic(parquet, lambda f: ready.to_parquet(f, index=False), binary=True)
     return [*paths, parquet]
 
 
@@ -219,16 +216,9 @@ def _write_csv(frame, f: IO[str]) -> None:
 
 def _write_atomic(path: Path, write: Callable[[IO[str]], object]) -> Path:
     # A temporary file named by hand, not mkstemp: mkstemp's files are private (0600), and
-    # the results should get the permissions any new file in the folder gets.
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temp, "w", encoding="utf-8", newline="") as f:
-            write(f)
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    return path
+    # the results should get the permissions any new file in the folder gets. It is created
+    # with O_EXCL and O_NOFOLLOW: a link planted there is never followed.
+    return write_atomic(path, write)
 
 
 # --- terminal text ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError, did_you_mean
+from .folder import fault, owns, write_atomic, writing
 from .output import COMBATANTS_CSV, SUMMARY_JSON
 
 REPORT_HTML = "report.html"
@@ -135,12 +136,29 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 
     ``side``: the side whose win rate the heatmap shows (default: the first side; for a
-    balance search, the side it aimed at).
+    balance search, the side it aimed at). The folder is held for the while (no run writes
+    into it meanwhile), and a folder that cannot be written is one line.
     """
+    if not (Path(folder) / SUMMARY_JSON).is_file():
+        raise UsageError("DIR", str(folder), "a results folder with a summary.json in it")
+    with writing(folder, force=True, argument="DIR"):
+        try:
+            return _render(Path(folder), side)
+        except OSError as err:
+            raise fault(folder, err) from None
+
+
+def save_figure(fig, path: Path) -> Path:
+    """A figure as PNG, written whole or not at all, never through a link."""
+    return write_atomic(
+        path, lambda f: fig.savefig(f, format="png", dpi=110, metadata={"Software": None}), True
+    )
+
+
+def _render(folder: Path, side: str | None) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
-    folder = Path(folder)
     explained = _explain_summary(folder)
     if explained is not None:  # combatsim explain: its own page (report_explain.py)
         from .report_explain import render_explain_report
@@ -155,7 +173,8 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
     plots_dir = folder / PLOTS_DIR
     plots_dir.mkdir(parents=True, exist_ok=True)
     for stale in PLOT_NAMES:  # a plot this run does not draw must not linger from an older one
-        (plots_dir / f"{stale}.png").unlink(missing_ok=True)
+        if owns(plots_dir / f"{stale}.png"):
+            (plots_dir / f"{stale}.png").unlink(missing_ok=True)
     finished = [r for r in rows if r.summary["battles_completed"]]
     casualties = _casualties(summary, folder) if summary.get("kind", "run") == "run" else None
     plots: list[Plot] = []
@@ -174,9 +193,8 @@ def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Pa
             if plot is not None:
                 plots.append(plot)
     page = folder / REPORT_HTML
-    temp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
-    temp.write_text(_html(summary, rows, names, sides, plots, casualties), encoding="utf-8")
-    os.replace(temp, page)
+    text = _html(summary, rows, names, sides, plots, casualties)
+    write_atomic(page, lambda f: f.write(text))
     return [p.path for p in plots] + [page]
 
 
@@ -938,7 +956,7 @@ def _save(fig, folder: Path, name: str, title: str, caption: str) -> Plot:
     import matplotlib.pyplot as plt
 
     path = folder / f"{name}.png"
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    save_figure(fig, path)
     plt.close(fig)
     return Plot(name, title, caption, path)
 

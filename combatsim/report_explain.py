@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .folder import write_atomic
+
 TORNADO = "tornado"
 MAX_BARS = 25
 DOWN_COLOR = "#1f77b4"
@@ -35,9 +37,8 @@ def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) ->
         chart = tornado_chart(summary, plots / f"{TORNADO}.png")
         paths.append(chart)
     page = folder / "report.html"
-    temp = page.with_name(f".{page.name}.{os.getpid()}.tmp")
-    temp.write_text(_html(summary, chart), encoding="utf-8")
-    os.replace(temp, page)
+    text = _html(summary, chart)
+    write_atomic(page, lambda f: f.write(text))
     return [*paths, page]
 
 
@@ -83,7 +84,9 @@ def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) ->
     ax.set_title(
         f"What decides {summary['metric']['describe']}: {summary['scenario']}", fontsize=10
     )
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    from .report import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)
     return path
 

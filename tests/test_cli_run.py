@@ -320,7 +320,7 @@ def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_p
 def test_records_none_writes_only_the_summary(loaded, tmp_path, capsys):
     argv = ["run", "scenarios/dockside.yaml", "--battles", "30", "--records", "none"]
     assert main([*argv, "--out", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".combatsim-files.json", "summary.json"]
     assert capsys.readouterr().out.rstrip().endswith(f"results in {tmp_path}: summary.json")
 
 

@@ -127,6 +127,7 @@ def test_a_resumed_run_writes_the_files_run_always_wrote(toy, tmp_path, monkeypa
     assert main([*argv, "--out", str(tmp_path / "whole"), "--workers", "1"]) == 0
     whole = files_of(tmp_path / "whole")
     assert sorted(whole) == [
+        ".combatsim-files.json",
         "battles.csv",
         "casualties.csv",
         "casualties.parquet",

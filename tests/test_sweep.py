@@ -554,9 +554,9 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     assert main([*argv, "--workers", "1", "--out", str(tmp_path / "one")]) == 0
     assert main([*argv, "--workers", "2", "--out", str(tmp_path / "two")]) == 0
     files = sorted(p.relative_to(tmp_path / "one") for p in (tmp_path / "one").rglob("*.*"))
-    # summary, table and casualties files; records (the scenario as written, rifle and vest,
-    # is one of the grid's variants)
-    assert len(files) == 5 + 4 * 2
+    # summary, table and casualties files and the manifest; records (the scenario as
+    # written, rifle and vest, is one of the grid's variants)
+    assert len(files) == 6 + 4 * 2
     for name in files:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     table = pd.read_csv(tmp_path / "one" / "table.csv")
@@ -583,9 +583,11 @@ def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_i
         battles=20,
         runner=toy_runner,
         out=out,
+        force=True,  # write beside the user's files
     )
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == [
+        ".combatsim-files.json",
         "casualties.csv",
         "casualties.parquet",
         "notes.txt",

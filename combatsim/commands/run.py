@@ -82,13 +82,14 @@ def run_study(args, command: str, keys, out: Path, resumed, study, describe, hin
     ``study(**options)`` with the batch options under a progress display, write the report
     if ``--report`` asked for it, print ``describe(result)`` and where the files went (and
     ``hint`` when no report was written), and exit 130 with a note if it was interrupted."""
-    progress = progress_display(args)
-    try:
-        result = study(**batch_options(args, command, keys, out, resumed, progress))
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = with_report(args, out, result.files)
+    with holding(args, out, resumed):
+        progress = progress_display(args)
+        try:
+            result = study(**batch_options(args, command, keys, out, resumed, progress))
+        finally:
+            if progress is not None:
+                progress.finish()
+        files = with_report(args, out, result.files)
     if not args.quiet:
         print(describe(result))
         print(f"\nresults in {out}: {listing(out, files)}")
@@ -97,6 +98,15 @@ def run_study(args, command: str, keys, out: Path, resumed, study, describe, hin
     if result.interrupted:
         return say_interrupted(result, command, out)
     return 0
+
+
+def holding(args: argparse.Namespace, out: Path, resumed: bool):
+    """Hold the output folder for the whole command, the report included (see
+    ``combatsim.folder.writing``): one writer at a time, foreign files refused unless
+    ``--force``."""
+    from ..folder import writing
+
+    return writing(out, force=args.force, resume=resumed)
 
 
 def with_report(args: argparse.Namespace, out: Path, files) -> list:
@@ -161,6 +171,11 @@ def add_batch_options(p, records: str | None, battles: int | None) -> None:
         help="finish the interrupted run in DIR (only --workers, --scheduler, --quiet apply)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display and no summary")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder holding files combatsim did not write (they are kept)",
+    )
 
 
 def check_batch_options(args: argparse.Namespace) -> None:
@@ -199,7 +214,9 @@ def check_out(argument: str, value: str | os.PathLike) -> Path:
     parts = text.split(os.sep)
     if len(text) > 4096 or any(len(os.fsencode(part)) > 255 for part in parts):
         raise UsageError(argument, f"{text[:40]}... ({len(text)} characters)", "a shorter name")
-    path = Path(text)
+    from ..folder import check_folder
+
+    path = check_folder(argument, text)  # not a file, not a link to nowhere
     for place in (path, *path.parents):
         try:
             exists, is_dir = place.exists(), place.is_dir()
@@ -335,6 +352,7 @@ def batch_options(
         "resume": resumed,
         "chunk_size": args.chunk_size,
         "meta": run_meta(args, command, keys),
+        "force": args.force,
     }
 
 
@@ -423,18 +441,20 @@ def _run(args: argparse.Namespace) -> int:
 
     from ..sweeps import api
 
-    progress = progress_display(args)
-    options = batch_options(args, "run", KEYS, out, resumed, progress, records=records)
-    common = {"battles": args.battles, "seed": args.seed, "precision": args.precision}
-    try:
-        if single:
-            result = api.run_one(scenarios[0], **common, **options)
-        else:
-            result = api.run_many(scenarios, **common, **options)
-    finally:
-        if progress is not None:
-            progress.finish()
-    files = with_report(args, out, result.files)
+    check_out("--out", out)  # the default folder too: results/NAME may be a file
+    with holding(args, out, resumed):
+        progress = progress_display(args)
+        options = batch_options(args, "run", KEYS, out, resumed, progress, records=records)
+        common = {"battles": args.battles, "seed": args.seed, "precision": args.precision}
+        try:
+            if single:
+                result = api.run_one(scenarios[0], **common, **options)
+            else:
+                result = api.run_many(scenarios, **common, **options)
+        finally:
+            if progress is not None:
+                progress.finish()
+        files = with_report(args, out, result.files)
     if not args.quiet:
         print(_text(result, single))
         print(f"\nresults in {out}: {listing(out, files)}")

@@ -14,6 +14,7 @@ they run. ``combatsim.api`` is the friendlier face (all cores, a progress bar).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,10 +26,10 @@ import pandas as pd
 from ..backends import make_backend
 from ..batch import CHUNK_SIZE, Runner, summarize, table
 from ..errors import UsageError, check_range
+from ..folder import fault, writing
+from ..folder import remove_stale as _remove_stale
 from ..output import (
     BATTLES_CSV,
-    CASUALTIES_CSV,
-    CASUALTIES_PARQUET,
     COMBATANTS_CSV,
     SUMMARY_JSON,
     casualty_table,
@@ -56,16 +57,6 @@ from .targets import check_aim, parse_aim
 
 RECORDS_DIR = "records"
 DIFFERENCES_CSV = "differences.csv"
-# Result files a folder may hold from an earlier run (see ``remove_stale``).
-OUTPUTS = (
-    BATTLES_CSV,
-    COMBATANTS_CSV,
-    "table.csv",
-    "table.parquet",
-    DIFFERENCES_CSV,
-    CASUALTIES_CSV,
-    CASUALTIES_PARQUET,
-)
 
 
 @dataclass
@@ -142,7 +133,8 @@ class Options:
     ``runner``: runs one battle (default ``combatsim.engine.run_battle``); ``progress(done,
     total)`` is called after each chunk; ``out``: a folder to write and journal into (then
     ``resume=True`` finishes an interrupted run there); ``chunk_size``: battles per unit of
-    work (no number depends on it); ``meta``: stored with the run for ``resume``.
+    work (no number depends on it); ``meta``: stored with the run for ``resume``; ``force``:
+    write into a folder holding files combatsim did not write (they are left as they are).
     """
 
     battles: int = 1000
@@ -158,6 +150,7 @@ class Options:
     resume: bool = False
     chunk_size: int = CHUNK_SIZE
     meta: dict[str, Any] | None = None
+    force: bool = False
 
     def study(
         self,
@@ -204,6 +197,27 @@ class Options:
 # --- the functions ----------------------------------------------------------------------------
 
 
+def holds_folder(function: Callable[..., Result]) -> Callable[..., Result]:
+    """Run ``function`` holding its ``out`` folder (``combatsim.folder.writing``): no other
+    run writes there meanwhile, a folder holding files combatsim did not write is refused
+    unless ``force=True``, and a fault of the folder (removed, read-only, full) is one line."""
+
+    @functools.wraps(function)
+    def held(*args: Any, **options: Any) -> Result:
+        out = options.get("out")
+        if out is None:
+            return function(*args, **options)
+        force, resume = bool(options.get("force")), bool(options.get("resume"))
+        with writing(out, force=force, resume=resume, argument="out", force_flag="force=True"):
+            try:
+                return function(*args, **options)
+            except OSError as err:
+                raise fault(out, err) from None
+
+    return held
+
+
+@holds_folder
 def sweep(scenario, vary, **options: Any) -> Result:
     """Run ``scenario`` (a file or a loaded ``Scenario``) under every combination of ``vary``.
 
@@ -247,6 +261,7 @@ def sweep(scenario, vary, **options: Any) -> Result:
     return _finish(study, "sweep", summary, summaries, labels, list(range(len(variants))), complete)
 
 
+@holds_folder
 def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
     """Several scenarios (files or loaded ``Scenario``s), each under its own seed unless
     ``seed`` is given: one table row each. ``options``: see ``Options``."""
@@ -282,6 +297,7 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
     return _finish(study, "runs", summary, summaries, labels, list(range(len(loaded))), complete)
 
 
+@holds_folder
 def run_one(scenario, **options: Any) -> Result:
     """One scenario, written as ``combatsim run`` always has: ``battles.csv`` and
     ``combatants.csv`` (as ``records`` keeps them; default ``"all"``), ``casualties.csv``
@@ -318,6 +334,7 @@ def run_one(scenario, **options: Any) -> Result:
     return seal(study, folder, result, summary, complete)
 
 
+@holds_folder
 def compare(
     a, b=None, *, a_sets: Sequence[Any] = (), b_sets: Sequence[Any] = (), **options: Any
 ) -> Result:
@@ -386,10 +403,11 @@ def compare(
     result.extra["differences"] = frame
     if opts.out is not None:
         result.files.append(write_csv(frame, Path(opts.out) / DIFFERENCES_CSV))
-        remove_stale(Path(opts.out), result.files, study.had_results)
+        remove_stale(Path(opts.out), result.files)
     return result
 
 
+@holds_folder
 def balance(
     scenario,
     vary,
@@ -678,7 +696,7 @@ def seal(
     when the run is complete, else closed so that ``--resume`` can finish it."""
     result.files.append(write_summary(summary, folder / SUMMARY_JSON))
     if stale:
-        remove_stale(folder, result.files, study.had_results)
+        remove_stale(folder, result.files)
     if complete:
         study.cleanup()
     else:
@@ -686,28 +704,7 @@ def seal(
     return result
 
 
-def remove_stale(folder: Path, written: Sequence[Path], had_results: bool = True) -> None:
-    """Remove what an earlier run left in ``folder`` and this run did not write again.
-
-    Only in a folder that held results before (a ``summary.json``), and only combatsim's own
-    names: the result files, ``records/NNNN/*.csv``, ``plots/*.png`` of the report's names and
-    ``report.html``.
-    """
-    if not had_results:
-        return
-    from ..report import PLOT_NAMES, REPORT_HTML
-
-    kept = {Path(p).resolve() for p in written}
-    candidates = [folder / name for name in (*OUTPUTS, REPORT_HTML)]
-    records = folder / RECORDS_DIR
-    if records.is_dir():
-        for sub in records.iterdir():
-            if sub.is_dir() and sub.name.isdigit():
-                candidates += [sub / BATTLES_CSV, sub / COMBATANTS_CSV]
-    candidates += [folder / "plots" / f"{name}.png" for name in PLOT_NAMES]
-    for path in candidates:
-        if path.is_file() and path.resolve() not in kept:
-            path.unlink()
-    for sub in [*(records.iterdir() if records.is_dir() else ()), records, folder / "plots"]:
-        if sub.is_dir() and not any(sub.iterdir()):
-            sub.rmdir()
+def remove_stale(folder: Path, written: Sequence[Path]) -> None:
+    """Remove what an earlier run wrote in ``folder`` (its manifest lists it) and this run did
+    not write again; nothing else is ever removed (``combatsim.folder.remove_stale``)."""
+    _remove_stale(folder, written)

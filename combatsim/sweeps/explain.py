@@ -34,7 +34,7 @@ from ..metrics import Metric, parse_metric
 from ..output import write_table
 from ..rules.levers import Lever, scenario_value
 from ..stats import half_width, paired_comparison, rate_with_interval
-from .api import Options, Result, _about, _load, seal, write_records
+from .api import Options, Result, _about, _load, holds_folder, seal, write_records
 from .fields import FieldPath, apply, label_of
 from .study import Pairing
 
@@ -167,6 +167,7 @@ def _armors(scenario) -> dict[str, Any]:
 # --- the function -----------------------------------------------------------------------------
 
 
+@holds_folder
 def explain(
     scenario,
     side: str | None = None,

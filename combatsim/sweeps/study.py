@@ -18,6 +18,8 @@ run that was never stopped. The folder's ``.combatsim`` is removed when the run 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -168,8 +170,6 @@ class Study:
         self.interrupted = False
         self.out = Path(out) if out is not None else None
         self.state = self.out / STATE if self.out is not None else None
-        # Whether the folder held results before this run (so stale ones may be removed).
-        self.had_results = self.out is not None and (self.out / "summary.json").exists()
         # Without a folder, kept records stay in memory: variant -> chunk start -> rows.
         self._rows: dict[int, dict[int, tuple[list, list | None]]] = {}
         self._journal = None
@@ -255,6 +255,11 @@ class Study:
                 self.interrupted = True
         except BackendLost as err:
             raise BackendLost(f"{err}{self._resume_hint()}") from None
+        except OSError:  # the folder went away, or filled up: close what can be closed
+            with contextlib.suppress(OSError):
+                self.close()
+            self._journal = None
+            raise
         for unit in units:
             self._advance(unit)
 
@@ -289,6 +294,7 @@ class Study:
     def _commit(self, chunk: Chunk) -> None:
         unit = self._unit_of[chunk.task.variants]
         if self.state is not None:
+            self._check_journal()
             self._write_records(chunk)
             line = {
                 "variants": list(chunk.task.variants),
@@ -370,13 +376,24 @@ class Study:
 
     # --- the folder ---------------------------------------------------------------------------
 
+    def _check_journal(self) -> None:
+        """Fail (``FileNotFoundError``) once the journal is no longer in the folder: the
+        folder was removed or replaced, and writing on would only recreate it piecemeal."""
+        try:
+            there = os.stat(self.state / JOURNAL)
+        except OSError:
+            there = None
+        if there is None or not os.path.samestat(there, os.fstat(self._journal.fileno())):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(self.out))
+
     def _write_records(self, chunk: Chunk) -> None:
         for k, variant in enumerate(chunk.task.variants):
             for kind, rows in (("battles", chunk.battles), ("combatants", chunk.combatants)):
                 if rows is None or not rows[k]:
                     continue
                 path = self._chunk_file(variant, kind, chunk.task.start, chunk.stop)
-                path.parent.mkdir(parents=True, exist_ok=True)
+                path.parent.parent.mkdir(exist_ok=True)  # never the folder itself, if it went
+                path.parent.mkdir(exist_ok=True)
                 from ..output import write_csv
 
                 write_csv(table(rows[k]), path)
@@ -648,6 +665,6 @@ def fingerprint(
 
 
 def _write_text(path: Path, text: str) -> None:
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text + "\n", encoding="utf-8")
-    os.replace(temp, path)
+    from ..folder import replace_text
+
+    replace_text(path, text + "\n")

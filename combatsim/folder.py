@@ -1,0 +1,400 @@
+"""Output folders: one writer at a time, and only a run's own files ever replaced or removed.
+
+A command that writes results holds its folder for the whole run (``writing``): an OS file
+lock on ``.combatsim.lock`` in the folder (``fcntl.flock``), which the OS releases when the
+process ends however it ends, so a crashed run never leaves the folder locked and
+``--resume`` just works. The lock file names the holder (its PID and command), so a second run
+into the same folder is refused in one line that says who is using it.
+
+Every result file is recorded in ``.combatsim-files.json`` (the manifest) before it is moved
+into place. A new run removes only files the manifest lists and it did not write again, and
+refuses a folder holding anything else (a file the user put there, results of an older
+version) unless told to write beside it (``--force``, ``force=True``).
+
+A fault of the folder itself (removed, replaced by a file, read-only, full) is a
+``FolderFault``: one line naming the folder and what went wrong.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import CombatsimError, UsageError
+
+LOCK = ".combatsim.lock"
+MANIFEST = ".combatsim-files.json"
+STATE = ".combatsim"  # an unfinished run's journal (combatsim.sweeps.study)
+MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
+COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
+MAX_SHOWN = 3  # foreign files named in the refusal
+MAX_SCANNED = 10_000  # entries looked at when checking a folder for foreign files
+TEMPORARY = re.compile(r"^\..+\.\d+\.tmp$")  # ``.NAME.PID.tmp``, see ``create_exclusive``
+
+
+class FolderInUse(CombatsimError):
+    """Another process holds the output folder."""
+
+
+class FolderFault(CombatsimError):
+    """The output folder cannot be written (gone, a file, read-only, full...)."""
+
+
+def fault(folder: str | os.PathLike, err: OSError) -> FolderFault:
+    """``err`` (raised while writing into ``folder``) as one line saying what to do; when the
+    folder still holds the unfinished run's journal, how to finish it."""
+    shown = os.fspath(folder)
+    why = err.strerror or type(err).__name__
+    command = unfinished_command(Path(shown))
+    then = f"combatsim {command} --resume {shown}" if command else None
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
+        todo = "free some space, then " + (f"finish the run with: {then}" if then else "run again")
+    elif err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        todo = (
+            f"make it writable, then finish the run with: {then}"
+            if then
+            else "choose a folder you may write in"
+        )
+    elif err.errno in (errno.ENOENT, errno.ENOTDIR, errno.ESTALE):
+        todo = "it was removed or replaced while the run wrote to it; run it again"
+    else:
+        todo = f"check it, then finish the run with: {then}" if then else "check it, then run again"
+    kept = "; the finished battles are kept" if then else ""
+    return FolderFault(f"{shown}: cannot write the results there ({why}){kept}; {todo}")
+
+
+def unfinished_command(folder: Path) -> str | None:
+    """The command of the unfinished run whose journal ``folder`` holds, if any."""
+    run_file = folder / STATE / "run.json"
+    try:
+        if not run_file.is_file() or run_file.stat().st_size > MAX_MANIFEST:
+            return None
+        command = json.loads(run_file.read_text(encoding="utf-8"))["meta"]["command"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return command if command in COMMANDS else None
+
+
+class Holder:
+    """A folder this process holds: its lock file's descriptor and the manifest."""
+
+    def __init__(self, folder: Path, fd: int):
+        self.folder, self.fd, self.depth = folder, fd, 1
+        self.files: set[str] = set()
+
+    def save(self) -> None:
+        text = json.dumps(sorted(self.files), indent=1) + "\n"
+        replace_text(self.folder / MANIFEST, text)
+
+
+_HELD: dict[Path, Holder] = {}  # absolute folder path -> its holder, in this process
+
+
+@contextlib.contextmanager
+def writing(
+    out: str | os.PathLike,
+    *,
+    force: bool = False,
+    resume: bool = False,
+    argument: str = "--out",
+    force_flag: str = "--force",
+) -> Iterator[Holder]:
+    """Hold ``out`` (made if missing) for writing until the block ends.
+
+    Refuses, in one line, a folder another process holds, a path that is no folder, and
+    (unless ``force`` or ``resume``) a folder holding files combatsim did not write. Nested
+    calls for one folder in one process share the hold.
+    """
+    folder = Path(os.path.abspath(check_folder(argument, out)))
+    held = _HELD.get(folder)
+    if held is not None:
+        held.depth += 1
+        try:
+            yield held
+        finally:
+            held.depth -= 1
+        return
+    holder = _acquire(folder, out, argument)
+    _HELD[folder] = holder
+    try:
+        holder.files = _read_manifest(folder)
+        if not force and not resume:
+            _refuse_foreign(folder, argument, out, holder.files, force_flag)
+        yield holder
+    finally:
+        del _HELD[folder]
+        _release(holder)
+
+
+def check_folder(argument: str, out: str | os.PathLike | None) -> Path:
+    """``out`` as a path, or a one-line error: empty, not a path, a dangling link, a file."""
+    if out is None or not isinstance(out, str | os.PathLike):
+        raise UsageError(argument, out, "a folder name (a str or a Path)")
+    text = os.fspath(out)
+    if not isinstance(text, str) or not text.strip():
+        raise UsageError(argument, text, "a folder name (not empty)")
+    if "\0" in text:
+        raise UsageError(argument, text.replace("\0", "\\0"), "a folder name without NUL bytes")
+    path = Path(text)
+    if path.is_symlink() and not path.exists():
+        target = os.readlink(path)
+        raise UsageError(
+            argument, text, f"a folder (it is a symbolic link to {target}, which does not exist)"
+        )
+    if path.exists() and not path.is_dir():
+        raise UsageError(argument, text, "a folder (it is a file)")
+    return path
+
+
+def _acquire(folder: Path, shown: str | os.PathLike, argument: str) -> Holder:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(argument, os.fspath(shown), "a folder (it is a file)") from None
+    except OSError as err:
+        raise fault(shown, err) from None
+    lock = folder / LOCK
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise UsageError(
+                    argument, os.fspath(shown), f"a folder whose {LOCK} is not a symbolic link"
+                ) from None
+            raise fault(shown, err) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise FolderInUse(
+                f"{os.fspath(shown)}: another combatsim run is writing there ({holder}); "
+                "wait for it to finish, or choose another folder"
+            ) from None
+        except OSError as err:
+            os.close(fd)
+            raise fault(shown, err) from None
+        # The previous holder may have removed the file between our open and lock: retry.
+        try:
+            same = os.path.samestat(os.fstat(fd), os.lstat(lock))
+        except OSError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        text = f"{os.getpid()}\n{_command()}\n".encode("utf-8", "replace")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text, 0)
+    except OSError as err:
+        _release(Holder(folder, fd))
+        raise fault(shown, err) from None
+    return Holder(folder, fd)
+
+
+def _release(holder: Holder) -> None:
+    """Remove the lock file while still holding it (so no one locks a file about to go),
+    then let go of it."""
+    with contextlib.suppress(OSError):
+        os.unlink(holder.folder / LOCK)
+    os.close(holder.fd)
+
+
+def _command() -> str:
+    words = [Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:]]
+    if words[0] in ("__main__.py", "-m"):
+        words[0] = "combatsim"
+    text = " ".join(words)
+    return "".join(c if c.isprintable() else "?" for c in text)[:300]
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        lines = os.pread(fd, 1000, 0).decode("utf-8", "replace").splitlines()
+    except OSError:
+        lines = []
+    pid = lines[0].strip() if lines and lines[0].strip().isdigit() else "?"
+    command = "".join(c if c.isprintable() else "?" for c in (lines[1] if len(lines) > 1 else ""))
+    return f"PID {pid}: {command[:200] or 'command unknown'}"
+
+
+def _read_manifest(folder: Path) -> set[str]:
+    """The files earlier runs recorded writing here; nothing if the manifest is unusable."""
+    path = folder / MANIFEST
+    try:
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MANIFEST:
+            return set()
+        names = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(names, list):
+        return set()
+    return {n for n in names if isinstance(n, str) and _inside(n)}
+
+
+def _inside(relative: str) -> bool:
+    parts = Path(relative).parts
+    return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
+
+
+def _refuse_foreign(folder: Path, argument: str, shown, owned: set[str], force_flag: str) -> None:
+    foreign = foreign_files(folder, owned)
+    if not foreign:
+        return
+    names = ", ".join(foreign[:MAX_SHOWN]) + (
+        f" and {len(foreign) - MAX_SHOWN} more" if len(foreign) > MAX_SHOWN else ""
+    )
+    raise UsageError(
+        argument,
+        os.fspath(shown),
+        f"a new or empty folder, or one holding only combatsim's results; add {force_flag} "
+        "to write beside the files already there (none of them is removed)",
+        hint=f"it holds files combatsim did not write: {names}",
+    )
+
+
+def foreign_files(folder: Path, owned: set[str]) -> list[str]:
+    """Entries of ``folder`` (relative, sorted) that are neither listed in ``owned`` nor
+    combatsim's own bookkeeping, nor folders holding only such files."""
+    found: list[str] = []
+    scanned = 0
+
+    def visit(directory: Path, prefix: str) -> bool:
+        """Whether ``directory`` holds nothing foreign (adding what is to ``found``)."""
+        nonlocal scanned
+        clean = True
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            return True
+        for entry in entries:
+            scanned += 1
+            if scanned > MAX_SCANNED:
+                found.append("...")
+                return False
+            rel = prefix + entry.name
+            if not prefix and entry.name in (LOCK, MANIFEST, STATE):
+                continue
+            if rel in owned or TEMPORARY.match(entry.name):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if visit(Path(entry.path), rel + "/"):
+                    continue
+                clean = False
+                continue
+            found.append(rel)
+            clean = False
+        return clean
+
+    visit(folder, "")
+    return found
+
+
+def holder_of(path: str | os.PathLike) -> tuple[Holder, str] | None:
+    """The held folder ``path`` lies in, with ``path`` relative to it (None if none)."""
+    absolute = Path(os.path.abspath(path))
+    for folder, holder in _HELD.items():
+        if absolute.is_relative_to(folder):
+            return holder, absolute.relative_to(folder).as_posix()
+    return None
+
+
+def claim(path: str | os.PathLike) -> None:
+    """Record ``path`` in its held folder's manifest before it is written (a run that dies
+    mid-write leaves no file its next run does not recognise). Files outside any held
+    folder, and the unfinished run's own bookkeeping, are not recorded."""
+    found = holder_of(path)
+    if found is None:
+        return
+    holder, rel = found
+    if rel.split("/")[0] in (STATE, LOCK, MANIFEST) or rel in holder.files:
+        return
+    holder.files.add(rel)
+    holder.save()
+
+
+def owns(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is listed in its held folder's manifest (written by combatsim)."""
+    found = holder_of(path)
+    return found is not None and found[1] in found[0].files
+
+
+def remove_stale(folder: str | os.PathLike, written) -> None:
+    """Remove the files the manifest of ``folder`` (held) lists and this run did not write
+    (``written``); then the manifest lists only those. Nothing unlisted is touched, nor a
+    listed name that is now a link or a folder; emptied folders go."""
+    found = holder_of(Path(folder) / MANIFEST)
+    if found is None:
+        return
+    holder = found[0]
+    kept = set()
+    for path in written:
+        rel = holder_of(path)
+        if rel is not None and rel[0] is holder:
+            kept.add(rel[1])
+    for rel in sorted(holder.files - kept, reverse=True):
+        path = holder.folder / rel
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(path.lstat().st_mode):
+                path.unlink()
+        parent = path.parent
+        while parent != holder.folder:
+            try:
+                parent.rmdir()  # only when empty
+            except OSError:
+                break
+            parent = parent.parent
+    holder.files = kept
+    holder.save()
+
+
+# --- files created safely ---------------------------------------------------------------------
+
+
+def create_exclusive(path: Path, binary: bool = False):
+    """A new temporary file beside ``path`` (``.NAME.PID.tmp``), opened for writing: created
+    with ``O_EXCL`` and ``O_NOFOLLOW``, so nothing already there (a link planted to make the
+    run write elsewhere, a leftover) is ever opened. Returns ``(temp_path, file)``."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for attempt in range(100):
+        suffix = f".{attempt}" if attempt else ""
+        temp = path.with_name(f".{path.name}.{os.getpid()}{suffix}.tmp")
+        try:
+            fd = os.open(temp, flags, 0o666)  # the umask applies, as for any new file
+        except FileExistsError:
+            continue
+        if binary:
+            return temp, os.fdopen(fd, "wb")
+        return temp, os.fdopen(fd, "w", encoding="utf-8", newline="")
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
+
+
+def write_atomic(path: Path, write, binary: bool = False) -> Path:
+    """Write ``path`` whole or not at all: ``write(f)`` fills a new temporary file
+    (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``)."""
+    claim(path)
+    temp, f = create_exclusive(path, binary)
+    try:
+        with f:
+            write(f)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return path
+
+
+def replace_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a new temporary file and ``os.replace``."""
+    write_atomic(path, lambda f: f.write(text))
