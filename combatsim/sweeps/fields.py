@@ -436,7 +436,7 @@ def _sweep_models():
 
     from ..bounds import MAX_SEED, STRICT
     from ..commands.run import MAX_BATTLES
-    from ..names import Name
+    from ..names import Name  # noqa: F401 - pydantic reads it from the annotation below
     from .study import MIN_PRECISION
 
     class Strict(BaseModel):
