@@ -12,11 +12,15 @@ shown: ``for_terminal`` on the terminal, ``plain_plot_text`` in plots, ``<bdi>``
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Annotated
+from typing import Annotated, ParamSpec, TypeVar
 
 from pydantic import AfterValidator
 
+P = ParamSpec("P")
+R = TypeVar("R")
 MAX_NAME = 100  # characters of a name
 FORMULA_STARTS = "=+-@"
 NAME_RULE = (
@@ -68,3 +72,16 @@ def plain_plot_text() -> AbstractContextManager:
     import matplotlib
 
     return matplotlib.rc_context({"text.parse_math": False})
+
+
+def plots_text_as_written(draw: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a function that draws plots so it draws under ``plain_plot_text``: titles,
+    labels, legends and tick labels made while it runs (saving included) show names as
+    written."""
+
+    @functools.wraps(draw)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> R:
+        with plain_plot_text():
+            return draw(*args, **kwargs)
+
+    return drawn

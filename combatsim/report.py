@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError, did_you_mean
+from .names import plots_text_as_written
 from .output import COMBATANTS_CSV, SUMMARY_JSON
 
 REPORT_HTML = "report.html"
@@ -131,6 +132,7 @@ def _explain_summary(folder: Path) -> dict[str, Any] | None:
     return summary if summary.get("kind") == "explain" else None
 
 
+@plots_text_as_written
 def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Path]:
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 

@@ -15,12 +15,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .names import plots_text_as_written
+
 TORNADO = "tornado"
 MAX_BARS = 25
 DOWN_COLOR = "#1f77b4"
 UP_COLOR = "#d62728"
 
 
+@plots_text_as_written
 def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) -> list[Path]:
     """Write ``plots/tornado.png`` and ``report.html`` into ``folder``; return their paths."""
     import matplotlib
@@ -41,6 +44,7 @@ def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) ->
     return [*paths, page]
 
 
+@plots_text_as_written
 def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) -> Path:
     """The levers' down-step and up-step effects with their intervals, largest at the top."""
     import matplotlib.pyplot as plt
