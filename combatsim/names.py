@@ -13,6 +13,7 @@ shown: ``for_terminal`` on the terminal, ``plain_plot_text`` in plots, ``<bdi>``
 from __future__ import annotations
 
 import functools
+import html
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Annotated, ParamSpec, TypeVar
@@ -64,6 +65,18 @@ def for_terminal(text: object) -> str:
         c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii")
         for c in text
     )
+
+
+def html_name(name: object) -> str:
+    """A name in an HTML page: escaped, and isolated in ``<bdi>`` so right-to-left text in it
+    cannot reorder the words and numbers around it."""
+    return f"<bdi>{html.escape(str(name))}</bdi>"
+
+
+def isolated(name: object) -> str:
+    """A name inside plain text (a page's title, a caption): isolated with the Unicode
+    first-strong isolate characters, the plain-text form of ``<bdi>``."""
+    return f"\u2068{name}\u2069"
 
 
 def plain_plot_text() -> AbstractContextManager:
