@@ -27,6 +27,7 @@ from .commands import schema as schema_command
 from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
+from .names import for_terminal
 
 EXIT_USAGE = 2
 COMMANDS = [
@@ -47,7 +48,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is a single line (the command and what was wrong)."""
 
     def error(self, message: str):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, for_terminal(f"{self.prog}: error: {message}") + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except CombatsimError as err:
-        print(f"combatsim: error: {err}", file=sys.stderr)
+        print(for_terminal(f"combatsim: error: {err}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `combatsim ... | head` is not an error
         sys.stderr.close()

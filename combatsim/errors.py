@@ -70,7 +70,9 @@ class ScenarioError(CombatsimError):
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line is not None else self.file
-        found = str(self.found) if isinstance(self.found, Problem) else f"found {self.found!r}"
+        found = (
+            str(self.found) if isinstance(self.found, Problem) else f"found {_shown(self.found)}"
+        )
         hint = f" ({self.hint})" if self.hint else ""
         text = f"{where}: {self.path}: {found}{hint}; allowed: {self.allowed}"
         return f"{text} (referred to by {self.via})" if self.via else text
@@ -81,6 +83,19 @@ class ScenarioError(CombatsimError):
         self.via = f"{where}: {path}" + (f", {self.via}" if self.via else "")
         self.args = (*self.args[:6], self.via)
         return self
+
+
+MAX_SHOWN = 80  # characters of a value quoted in an error; a longer one is cut, saying so
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, which escapes control characters, cut to ``MAX_SHOWN`` characters so
+    that a 100,000-character name makes a one-line error of readable length."""
+    text = repr(value)
+    if len(text) <= MAX_SHOWN:
+        return text
+    size = f" ({len(value):,} characters)" if isinstance(value, str) else ""
+    return f"{text[: MAX_SHOWN - 20]}...{size}"
 
 
 def did_you_mean(found: object, choices: Iterable[object]) -> str | None:

@@ -13,6 +13,7 @@ import os
 from itertools import accumulate
 from pathlib import Path
 
+from .names import plots_text_as_written
 from .odds import Grid
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
@@ -26,6 +27,7 @@ def cumulative(pmf: list[float]) -> tuple[list[float], list[float]]:
     return [min(1.0, x) for x in at_least], [min(1.0, x) for x in at_most]
 
 
+@plots_text_as_written
 def plot_distribution(
     title: str, outcome: str, values: list, series: dict[str, list[float]], path: str | os.PathLike
 ) -> Path:
@@ -62,6 +64,7 @@ def plot_distribution(
     return _save(fig, path)
 
 
+@plots_text_as_written
 def plot_grid(grid: Grid, path: str | os.PathLike) -> Path:
     """The grid as a heatmap of P(success), percentages in the cells."""
     plt, _ = _pyplot()

@@ -34,6 +34,9 @@ from typing import Any
 
 from .errors import UsageError, did_you_mean
 from .folder import fault, owns, write_atomic, writing
+from .names import html_name as _n
+from .names import isolated as _iso
+from .names import plots_text_as_written
 from .output import COMBATANTS_CSV, SUMMARY_JSON
 
 REPORT_HTML = "report.html"
@@ -132,6 +135,7 @@ def _explain_summary(folder: Path) -> dict[str, Any] | None:
     return summary if summary.get("kind") == "explain" else None
 
 
+@plots_text_as_written
 def render_report(folder: str | os.PathLike, side: str | None = None) -> list[Path]:
     """Write ``plots/*.png`` and ``report.html`` into ``folder``; return their paths.
 
@@ -442,7 +446,7 @@ def _lines(summary, rows, names, colors, folder) -> Plot:
         "seeds, so differences between neighbouring values come from the change, not luck."
     )
     if len(groups) > 1:
-        caption += f" One panel per {names[1]}."
+        caption += f" One panel per {_iso(names[1])}."
     if any(r.baseline for r in grid):
         caption += f" The dotted line marks the scenario {AS_WRITTEN}."
     elif extra:
@@ -657,14 +661,15 @@ def _heatmap(rows, names, focus, folder) -> Plot:
     fig.colorbar(image, ax=ax, format=_percent(), label=wrap(f"{focus} win rate", 30))
     ax.set_title(wrap(f"{focus} win rate: {first} x {second}", 50), fontsize=11)
     caption = (
-        f"Win rate of {focus} for every {first} and {second}; below each rate, how far its 95% "
+        f"Win rate of {_iso(focus)} for every {_iso(first)} and {_iso(second)}; below each rate, "
+        "how far its 95% "
         "interval reaches (in percentage points)"
         + (", then the share of draws" if draws_any else "")
         + ". Blue: the side wins more often than not."
         + (f" The framed cell is the scenario {AS_WRITTEN}." if marked is not None else "")
         + " Another side: combatsim report DIR --side NAME."
     )
-    return _save(fig, folder, "heatmap", f"{first} x {second}", caption)
+    return _save(fig, folder, "heatmap", f"{_iso(first)} x {_iso(second)}", caption)
 
 
 def _difference_plot(summary, colors, folder) -> Plot:
@@ -1058,13 +1063,13 @@ def _html(summary, rows, names, sides, plots, casualties=None) -> str:
     e = html.escape
     kind = summary.get("kind", "run")
     colors = side_colors(sides, _side_counts(rows))
-    heading = _heading(summary, rows)
+    title, name = _heading(summary, rows)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{e(heading)}</title>",
+        f"<title>{e(title + (': ' + _iso(name) if name is not None else ''))}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>{e(heading)}</h1>",
+        f"<h1>{e(title)}{': ' + _n(name) if name is not None else ''}</h1>",
         f'<p class="meta">{e(_meta_line(summary, rows))}</p>',
     ]
     if summary.get("interrupted"):
@@ -1093,10 +1098,11 @@ def _html(summary, rows, names, sides, plots, casualties=None) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _heading(summary, rows) -> str:
+def _heading(summary, rows) -> tuple[str, str | None]:
+    """The page's title and the scenario's name it is about (None for a batch)."""
     kind = summary.get("kind", "run")
     if kind == "runs":
-        return f"Batch of {len(rows)} scenario{'s' if len(rows) != 1 else ''}"
+        return f"Batch of {len(rows)} scenario{'s' if len(rows) != 1 else ''}", None
     title = {
         "run": "Battle results",
         "sweep": "Sweep",
@@ -1104,7 +1110,7 @@ def _heading(summary, rows) -> str:
         "balance": "Balance search",
     }[kind]
     head = rows[0].summary if rows else summary
-    return f"{title}: {summary.get('scenario') or head.get('scenario', '')}"
+    return title, summary.get("scenario") or head.get("scenario", "")
 
 
 def _meta_line(summary, rows) -> str:
@@ -1114,7 +1120,7 @@ def _meta_line(summary, rows) -> str:
         sources = [r.summary.get("source", "") for r in rows]
         folder = os.path.commonpath(sources) if sources and all(sources) else ""
         if folder and not folder.endswith((".yaml", ".yml")):
-            bits.append(f"from {folder}")
+            bits.append(f"from {_iso(folder)}")
         systems = sorted({r.summary.get("system", "") for r in rows} - {""})
         if systems:
             bits.append("rule systems " + ", ".join(systems))
@@ -1124,7 +1130,7 @@ def _meta_line(summary, rows) -> str:
             else f"seed {summary['seed']}"
         )
     elif summary.get("source"):
-        bits.append(f"{summary['source']} ({summary.get('system', '')})")
+        bits.append(f"{_iso(summary['source'])} ({summary.get('system', '')})")
     if kind != "runs" and summary.get("seed") is not None:
         bits.append(f"seed {summary['seed']}")
     total = summary.get("battles_completed")
@@ -1162,7 +1168,7 @@ def _headline(summary, colors) -> list[str]:
     kind = summary.get("kind", "run")
     if kind == "run" and summary.get("battles_completed"):
         bits = [
-            f"{_swatch(colors[s])}<b>{e(s)}</b> win {st['win_rate']:.1%} "
+            f"{_swatch(colors[s])}<b>{_n(s)}</b> win {st['win_rate']:.1%} "
             f"<small>({st['ci95'][0]:.1%}–{st['ci95'][1]:.1%})</small>"
             for s, st in ((s, summary["sides"][s]) for s in colors if s in summary["sides"])
             if st["win_rate"] is not None
@@ -1184,12 +1190,12 @@ def _headline(summary, colors) -> list[str]:
             verdict += " (no value did)" if not best.get("meets") else ""
         text = (
             f"<p><b>Aim: {e(_aim_text(aim))}.</b> The search chose "
-            f"{e(summary['vary']['name'])} = {e(str(best['value']))}: {e(aim.phrase)} "
+            f"{_n(summary['vary']['name'])} = {_n(best['value'])}: {e(aim.phrase)} "
             f"{rate:.1%} (95% interval {best['ci95'][0]:.1%} – {best['ci95'][1]:.1%}), "
             f"{verdict}."
         )
         if aim.rate != "win" and best.get("win_rate") is not None and summary.get("side"):
-            text += f" At that value {e(summary['side'])} win {best['win_rate']:.1%}."
+            text += f" At that value {_n(summary['side'])} win {best['win_rate']:.1%}."
         target = summary["target"]
         across = [
             n
@@ -1197,18 +1203,16 @@ def _headline(summary, colors) -> list[str]:
             if (n.get("rate", n["win_rate"]) - target) * (rate - target) < 0
         ]
         if aim.op == "=" and across and not best["target_in_interval"]:
-            text += (
-                f" The aim lies between {e(str(best['value']))} and {e(str(across[0]['value']))}."
-            )
+            text += f" The aim lies between {_n(best['value'])} and {_n(across[0]['value'])}."
         return [text + "</p>"]
     if kind == "compare":
         out = ["<ul>"]
         for key in ("a", "b"):
             one = summary[key]
-            what = f"{one['scenario']} ({one['source']})"
+            what = f"{_n(one['scenario'])} ({_n(one['source'])})"
             if one.get("changes"):
-                what += f" with {one['changes']}"
-            out.append(f"<li><b>{key.upper()}:</b> {e(what)}</li>")
+                what += f" with {_n(one['changes'])}"
+            out.append(f"<li><b>{key.upper()}:</b> {what}</li>")
         out.append("</ul>")
         out.append(
             "<div class='scroll'><table><tr><th class='label'>side</th><th>A</th><th>B</th>"
@@ -1220,7 +1224,7 @@ def _headline(summary, colors) -> list[str]:
             verdict = "significant" if d["significant"] else "not significant (could be noise)"
             color = DRAW_COLOR if d["side"] == "draws" else colors.get(d["side"], NEUTRAL)
             out.append(
-                f"<tr><td class='label'>{_swatch(color)}{e(d['side'])}</td>"
+                f"<tr><td class='label'>{_swatch(color)}{_n(d['side'])}</td>"
                 f"<td>{_pct(d['a'])}</td><td>{_pct(d['b'])}</td>"
                 f"<td>{d['difference'] * 100:+.1f} pts</td>"
                 f"<td>{d['ci95'][0] * 100:+.1f} to {d['ci95'][1] * 100:+.1f}</td>"
@@ -1236,8 +1240,9 @@ def _table_html(summary, rows, names, sides, colors) -> str:
     kind = summary.get("kind", "run")
     best = (summary.get("best") or {}).get("variant") if kind == "balance" else None
     labels = names or ["scenario"]
-    head = "".join(f"<th class='label'>{e(n)}</th>" for n in labels)
-    head += "<th>battles</th>" + "".join(f"<th>{_swatch(colors[s])}{e(s)} wins</th>" for s in sides)
+    head = "".join(f"<th class='label'>{_n(n)}</th>" for n in labels)
+    head += "<th>battles</th>"
+    head += "".join(f"<th>{_swatch(colors[s])}{_n(s)} wins</th>" for s in sides)
     head += f"<th>{_swatch(DRAW_COLOR)}draws</th><th>turns (mean)</th>"
     aim = _aim(summary) if kind == "balance" else None
     if aim is not None and aim.rate != "win":
@@ -1248,7 +1253,7 @@ def _table_html(summary, rows, names, sides, colors) -> str:
         s = r.summary
         cells = ""
         for k, n in enumerate(labels):
-            text = e(_value(r.values.get(n)) if names else r.label)
+            text = _n(_value(r.values.get(n)) if names else r.label)
             if r.baseline and k == 0:
                 text += f" <span class='tag'>{AS_WRITTEN}</span>"
             cells += f"<td class='label'>{text}</td>"
@@ -1304,11 +1309,11 @@ def _runs_table_html(rows, colors) -> str:
             cells = ""
             if k == 0:
                 cells += (
-                    f"<td class='label'{span}>{e(r.label)}</td>"
+                    f"<td class='label'{span}>{_n(r.label)}</td>"
                     f"<td class='label nowrap'{span}>{e(s.get('system', ''))}</td>"
                     f"<td{span}>{s['battles_completed']:,}</td>"
                 )
-            cells += f"<td class='label'>{_swatch(colors[side])}{e(side)}</td>"
+            cells += f"<td class='label'>{_swatch(colors[side])}{_n(side)}</td>"
             cells += _rate_cell(s["sides"].get(side))
             if k == 0:
                 cells += _rate_cell(s["draws"], "rate").replace("<td>", f"<td{span}>", 1)
@@ -1329,13 +1334,13 @@ def _casualty_table_html(casualties, colors) -> str:
         r for c in casualties for r in [(c, False)] + [(k, True) for k in c.get("copy_entries", ())]
     ]
     for c, copy in rows:
-        who = f"anyone of {c['side']}" if c.get("level") == "side" else c["who"]
+        who = f"anyone of {_n(c['side'])}" if c.get("level") == "side" else _n(c["who"])
         if c.get("copies"):
-            who += f" (any of {c['copies']})"
+            who += e(f" (any of {c['copies']})")
         indent = " style='padding-left:1.6em'" if copy else ""
         body.append(
-            f"<tr><td class='label'{indent}>{e(who)}</td>"
-            f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{e(c['side'])}</td>"
+            f"<tr><td class='label'{indent}>{who}</td>"
+            f"<td class='label'>{_swatch(colors.get(c['side'], NEUTRAL))}{_n(c['side'])}</td>"
             + _rate_cell({"rate": c["down_rate"], "ci95": c["down_ci95"]}, "rate")
             + _rate_cell({"rate": c["dead_rate"], "ci95": c["dead_ci95"]}, "rate")
             + "</tr>"

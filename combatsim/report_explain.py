@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .folder import write_atomic
+from .names import html_name as _n
+from .names import isolated as _iso
+from .names import plots_text_as_written
 
 TORNADO = "tornado"
 MAX_BARS = 25
@@ -23,6 +26,7 @@ DOWN_COLOR = "#1f77b4"
 UP_COLOR = "#d62728"
 
 
+@plots_text_as_written
 def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) -> list[Path]:
     """Write ``plots/tornado.png`` and ``report.html`` into ``folder``; return their paths."""
     import matplotlib
@@ -42,6 +46,7 @@ def render_explain_report(folder: str | os.PathLike, summary: dict[str, Any]) ->
     return [*paths, page]
 
 
+@plots_text_as_written
 def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) -> Path:
     """The levers' down-step and up-step effects with their intervals, largest at the top."""
     import matplotlib.pyplot as plt
@@ -125,13 +130,13 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>What decides {e(what)}: {e(summary['scenario'])}</title>",
+        f"<title>What decides {e(what)}: {e(_iso(summary['scenario']))}</title>",
         f"<style>{STYLE}</style></head><body>",
-        f"<h1>What decides {e(what)}: {e(summary['scenario'])}</h1>",
-        f"<p>{e(summary['source'])}, {e(summary['system'])}, seed {summary['seed']}. As written: "
+        f"<h1>What decides {e(what)}: {_n(summary['scenario'])}</h1>",
+        f"<p>{_n(summary['source'])}, {e(summary['system'])}, seed {summary['seed']}. As written: "
         f"{_pct(base['rate'])} (95% interval {_pct(base['ci95'][0])} - {_pct(base['ci95'][1])})."
         "</p>",
-        "<ul>" + "".join(f"<li>{e(line)}</li>" for line in summary["text"]) + "</ul>",
+        "<ul>" + "".join(f'<li dir="auto">{e(line)}</li>' for line in summary["text"]) + "</ul>",
         f'<p class="note">{e(summary["note"])}</p>',
     ]
     if chart is not None:
@@ -158,7 +163,7 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
         parts.append(
             "<tr>"
             + "".join(
-                f'<td class="label">{e(c)}</td>' if k in (1, 2, 3) else f"<td>{e(c)}</td>"
+                f'<td class="label">{_n(c)}</td>' if k in (1, 2, 3) else f"<td>{e(c)}</td>"
                 for k, c in enumerate(cells)
             )
             + "</tr>"

@@ -12,6 +12,7 @@ import argparse
 import textwrap
 from typing import Any
 
+from ..names import for_terminal
 from . import examples
 
 WIDTH = 100
@@ -48,17 +49,17 @@ def _list(args: argparse.Namespace) -> int:
         print("rule systems: " + ", ".join(system_names()))
         print("shipped catalogues:")
         for path, system in shipped_catalogues():
-            print(f"  {str(path):<48} {system}")
+            print(for_terminal(f"  {str(path):<48} {system}"))
         print("\nmore: combatsim list SYSTEM, or combatsim list FILE")
         return 0
     title, files, sections = entries(args.target)
-    print(title)
+    print(for_terminal(title))
     for path in files:
-        print(f"  from {path}")
+        print(for_terminal(f"  from {path}"))
     for key, section in sections.items():
         print(f"\n{key} ({len(section)})")
         for name, entry in section.items():
-            print(_line(name, entry))
+            print(for_terminal(_line(name, entry)))
     return 0
 
 

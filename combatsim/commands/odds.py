@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from ..names import for_terminal
 from . import examples
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def _emit(args: argparse.Namespace, result: tuple[dict, odds.Table]) -> int:
         outcome, values, series = odds.distribution(payload)
         path = plot_distribution(table.title, outcome, values, series, args.plot)
         if not args.json:
-            print(f"\nplot: {path}")
+            print(for_terminal(f"\nplot: {path}"))
     return 0
 
 
@@ -95,7 +96,7 @@ def _emit_grid(args: argparse.Namespace, result: tuple[dict, odds.Table, odds.Gr
 
         path = plot_grid(grid, args.plot)
         if not args.json:
-            print(f"\nplot: {path}")
+            print(for_terminal(f"\nplot: {path}"))
     return 0
 
 

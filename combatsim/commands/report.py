@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..names import for_terminal
 from . import examples
 
 
@@ -33,6 +34,6 @@ def _report(args: argparse.Namespace) -> int:
     from ..report import render_report
 
     paths = render_report(args.folder, args.side)
-    print(f"report: {paths[-1]}")
-    print("plots: " + ", ".join(str(p) for p in paths[:-1]))
+    print(for_terminal(f"report: {paths[-1]}"))
+    print(for_terminal("plots: " + ", ".join(str(p) for p in paths[:-1])))
     return 0

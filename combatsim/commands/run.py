@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, check_range
+from ..names import for_terminal
 from . import examples
 
 EXIT_INTERRUPTED = 130
@@ -91,8 +92,8 @@ def run_study(args, command: str, keys, out: Path, resumed, study, describe, hin
                 progress.finish()
         files = with_report(args, out, result.files)
     if not args.quiet:
-        print(describe(result))
-        print(f"\nresults in {out}: {listing(out, files)}")
+        print(for_terminal(describe(result)))
+        print(for_terminal(f"\nresults in {out}: {listing(out, files)}"))
         if hint and not getattr(args, "report", False):
             print(hint)
     if result.interrupted:
@@ -368,8 +369,10 @@ def say_interrupted(result, command: str, out: Path) -> int:
     done = result.summary["battles_completed"]
     of = f" of {result.summary['battles_requested']}" if result.kind == "run" else ""
     print(
-        f"combatsim: interrupted: wrote the {done}{of} battles that finished to {out}\n"
-        f"combatsim: continue with: combatsim {command} --resume {out}",
+        for_terminal(
+            f"combatsim: interrupted: wrote the {done}{of} battles that finished to {out}\n"
+            f"combatsim: continue with: combatsim {command} --resume {out}"
+        ),
         file=sys.stderr,
     )
     return EXIT_INTERRUPTED
@@ -456,8 +459,8 @@ def _run(args: argparse.Namespace) -> int:
                 progress.finish()
         files = with_report(args, out, result.files)
     if not args.quiet:
-        print(_text(result, single))
-        print(f"\nresults in {out}: {listing(out, files)}")
+        print(for_terminal(_text(result, single)))
+        print(for_terminal(f"\nresults in {out}: {listing(out, files)}"))
     if result.interrupted:
         return say_interrupted(result, "run", out)
     return 0
@@ -509,6 +512,6 @@ def _trace(scenario, seed: int, index: int) -> int:
     from ..output import format_trace
 
     result = battle_runner()(scenario, seed, index, trace=True)
-    print(f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}")
-    print(format_trace(result, [side.name for side in scenario.sides]))
+    print(for_terminal(f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"))
+    print(for_terminal(format_trace(result, [side.name for side in scenario.sides])))
     return 0

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import CombatsimError, UsageError
+from ..names import for_terminal
 from ..scenario import load_file
 from . import examples, run
 
@@ -68,18 +69,20 @@ def _validate(args: argparse.Namespace) -> int:
             # one-line error, for a missing file, a folder, a device or a bad name too)
             loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
-            print(f"combatsim: error: {err}", file=sys.stderr)
+            print(for_terminal(f"combatsim: error: {err}"), file=sys.stderr)
             status = EXIT_INVALID
             continue
         if isinstance(loaded, dict):
             counts = ", ".join(f"{len(v)} {k}" for k, v in loaded.items())
-            print(f"ok: {path} (catalogue: {counts})")
+            print(for_terminal(f"ok: {path} (catalogue: {counts})"))
             continue
         scenario = loaded
         combatants = sum(len(side.fighters) for side in scenario.sides)
         print(
-            f"ok: {path} (scenario {scenario.name}, {combatants} combatants, "
-            f"system {scenario.system.name})"
+            for_terminal(
+                f"ok: {path} (scenario {scenario.name}, {combatants} combatants, "
+                f"system {scenario.system.name})"
+            )
         )
     return status
 

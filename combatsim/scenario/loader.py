@@ -174,10 +174,15 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
         if member.archetype is None and err.allowed.endswith("(required)"):
             # A member without an archetype must spell out its whole sheet; nearly always
             # the archetype was forgotten, so say that rather than "attributes: found nothing".
+            missing = [
+                f"{name!r}"
+                for name, field in system.Sheet.model_fields.items()
+                if field.is_required() and name not in sheet_data
+            ] or [repr(err.path.split(".")[-1])]
             raise ScenarioError(
                 source,
                 format_path(path),
-                Problem(f"a member without an archetype and without {err.path.split('.')[-1]!r}"),
+                Problem(f"a member without an archetype and without {', '.join(missing)}"),
                 "archetype: NAME, where NAME is "
                 + _known(sections["archetypes"], "archetype")
                 + "; or every field of the sheet written out",
@@ -375,7 +380,8 @@ def _unknown(section: dict, what: str, name: str, source, path, lines, index=Non
 def _known(section: dict, what: str) -> str:
     names = sorted(section)
     if not names:
-        return f"a {what} defined in the scenario or its catalogues (none are)"
+        article = "an" if what[0] in "aeiou" else "a"
+        return f"{article} {what} defined in the scenario or its catalogues (none are)"
     shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
     return f"a known {what}: {shown}"
 

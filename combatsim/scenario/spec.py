@@ -20,6 +20,7 @@ from ..bounds import (
     Coordinate,
     Spacing,
 )
+from ..names import Name
 
 Visibility = Literal["normal", "full_darkness", "glare", "mist", "reduced_light", "smoke"]
 CoverLevel = Literal["none", "partial", "full", "hidden"]
@@ -60,7 +61,7 @@ class MemberSpec(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True, allow_inf_nan=False)
 
-    name: str | None = None
+    name: Name | None = None
     archetype: str | None = None
     count: int = Field(1, ge=1, le=100)
     position: tuple[Coordinate, Coordinate] = Field((0.0, 0.0), description="[x, y] in meters")
@@ -72,15 +73,15 @@ class MemberSpec(BaseModel):
 
 
 class SideSpecFile(Strict):
-    name: str
+    name: Name
     tactics: dict[str, Any] = Field(default_factory=dict)
     members: list[MemberSpec] = Field(min_length=1, max_length=MAX_MEMBERS)
 
 
 class CatalogueSections(Strict):
-    weapons: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    armor: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    archetypes: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    weapons: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    armor: dict[Name, dict[str, Any]] = Field(default_factory=dict)
+    archetypes: dict[Name, dict[str, Any]] = Field(default_factory=dict)
 
 
 class CatalogueFile(CatalogueSections):
@@ -89,7 +90,7 @@ class CatalogueFile(CatalogueSections):
 
 
 class ScenarioFile(CatalogueSections):
-    name: str
+    name: Name
     description: str = ""
     rules: RulesSpec = RulesSpec()
     catalogues: list[str] = Field(default_factory=list)

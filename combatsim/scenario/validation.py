@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import Described, Problem, ScenarioError, did_you_mean
+from ..names import MAX_NAME, NAME_RULE, name_problem
 from .yamlio import LineMap, format_path, line_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -60,6 +61,11 @@ def to_scenario_error(
     loc = tuple(first["loc"])
     kind = first["type"]
     hint = None
+    if loc and loc[-1] == "[key]":  # a bad key of a mapping: name the mapping, not the key
+        line = line_of(lines, path + loc[:-1])
+        loc = loc[:-2]
+    else:
+        line = None
     # position, spacing: one message for every way a pair's shape goes wrong; a number in it
     # that is out of bounds or not finite keeps its own message (see bounds.py)
     pair = None if kind in _BOUND_ERRORS else _pair_at(model, loc)
@@ -83,8 +89,11 @@ def to_scenario_error(
         allowed = first["msg"].replace("Input should be ", "").replace("Value error, ", "")
         if kind in ("literal_error", "enum"):
             hint = did_you_mean(found, re.findall(r"'([^']*)'", first["ctx"]["expected"]))
+        elif allowed == NAME_RULE and isinstance(found, str) and len(found) <= MAX_NAME:
+            hint = name_problem(found)  # (a longer one's length is shown with it)
     full = path + loc
-    return ScenarioError(file, format_path(full), found, allowed, line_of(lines, full), hint)
+    line = line if line is not None else line_of(lines, full)
+    return ScenarioError(file, format_path(full), found, allowed, line, hint)
 
 
 def _pair_at(model: type[BaseModel], loc: tuple) -> int | None:

@@ -436,13 +436,14 @@ def _sweep_models():
 
     from ..bounds import MAX_SEED, STRICT
     from ..commands.run import MAX_BATTLES
+    from ..names import Name  # noqa: F401 - pydantic reads it from the annotation below
     from .study import MIN_PRECISION
 
     class Strict(BaseModel):
         model_config = STRICT
 
     class VaryEntry(Strict):
-        name: str | None = None
+        name: Name | None = None  # heads a column of the results' CSV files
         path: str
         values: list[Any] | str = Field(min_length=1, max_length=MAX_VALUES)
 
@@ -454,6 +455,16 @@ def _sweep_models():
         vary: list[VaryEntry] = Field(min_length=1, max_length=MAX_VARIES)
 
     return SweepFile
+
+
+def _check_labels(pairs: Sequence[tuple[Any, Any]]) -> None:
+    """A sweep file's text labels go into the results' CSV files and reports as names do:
+    the same rule (see ``combatsim.names``)."""
+    from ..names import NAME_RULE, name_problem
+
+    for label, _ in pairs:
+        if isinstance(label, str) and name_problem(label) is not None:
+            raise UsageError("values", label, NAME_RULE, name_problem(label))
 
 
 @dataclass(frozen=True)
@@ -505,6 +516,7 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
                 pairs = parse_values(entry.values, "values")
             else:
                 pairs = [(label_of(v), v) for v in entry.values]
+            _check_labels(pairs)
             varies.append(make_vary(entry.name or fp.text, fp, pairs))
         except UsageError as err:
             key = "path" if err.argument == "field path" else "values"
@@ -514,6 +526,7 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
                 err.found,
                 err.allowed,
                 lines.get((*where, key)),
+                err.hint,
             ) from None
     scenario = None
     if spec.scenario is not None:

@@ -107,6 +107,9 @@ def entry(name: str, position=(0.0, 0.0), weapons=("pistol",), rules=None, **she
         "position": list(position),
         "weapons": list(weapons),
         "tactics": tactics,
+        "abilities": {},
+        "energy": 8,
+        "health": 12,  # every member writes its numbers
         **sheet,
     }
 

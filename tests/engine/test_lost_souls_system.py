@@ -86,6 +86,9 @@ def fighter_entry(name: str, position=(0.0, 0.0), weapons=("pistol",), rules=Non
         "position": list(position),
         "weapons": list(weapons),
         "tactics": tactics,
+        "abilities": {},
+        "life": 10,
+        "reflexes": 5,  # every member writes its numbers
         **sheet,
     }
 

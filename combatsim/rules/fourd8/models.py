@@ -197,14 +197,18 @@ class Options(Strict):
 
 class Sheet(Strict):
     """A combatant. ``abilities`` are ability bonuses (seed 004 "Abilities"), negative for a
-    weakness; ``energy`` limits the positive bonuses one task may use."""
+    weakness; ``energy`` limits the positive bonuses one task may use.
 
-    abilities: dict[str, Bonus] = Field(default_factory=dict)
+    ``abilities``, ``energy`` and ``health`` have no default: a member fights with numbers its
+    archetype or its own entry writes, never with numbers nobody chose.
+    """
+
+    abilities: dict[str, Bonus] = Field(description="ability -> bonus (negative: a weakness)")
     occupation_skills: tuple[str, ...] = Field(
         (), description="the occupation's bonus skills: no -8 for lacking them"
     )
-    energy: int = Field(8, ge=0, le=100, description="limit on the total bonuses of one task")
-    health: int = Field(12, ge=1, le=1000, description="down at 0")
+    energy: int = Field(ge=0, le=100, description="limit on the total bonuses of one task")
+    health: int = Field(ge=1, le=1000, description="down at 0")
     move: float = Field(5.0, ge=0, le=100, description="meters walked with an action")
     run_multiplier: float = Field(3.0, ge=1, le=10)
     chance_modifier: int = Field(

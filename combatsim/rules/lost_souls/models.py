@@ -127,11 +127,15 @@ class Options(Strict):
 class Sheet(Strict):
     """A combatant. ``abilities`` give each ability's Action Results Table column (its label:
     1-10 in the shipped table); a weapon's ability the sheet lacks is rolled on the table's
-    first (weakest) column."""
+    first (weakest) column.
 
-    abilities: dict[str, int | str] = Field(default_factory=dict)
-    life: int = Field(10, ge=1, le=1000, description="life points; down at 0")
-    reflexes: int = Field(5, ge=0, le=50, description="initiative is reflexes + 1d10")
+    ``abilities``, ``life`` and ``reflexes`` have no default: a member fights with numbers its
+    archetype or its own entry writes, never with numbers nobody chose.
+    """
+
+    abilities: dict[str, int | str] = Field(description="ability -> Action Results Table column")
+    life: int = Field(ge=1, le=1000, description="life points; down at 0")
+    reflexes: int = Field(ge=0, le=50, description="initiative is reflexes + 1d10")
     move: float = Field(5.0, ge=0, le=100, description="meters walked with an action")
     run_multiplier: float = Field(3.0, ge=1, le=10, description="running covers move x this")
     karma: int = Field(0, ge=0, le=100, description="Karma points; 2 buy a bonus die (ruling 19)")

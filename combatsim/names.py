@@ -1,0 +1,100 @@
+"""What a user-given name may be, and how any user text is shown safely.
+
+A name (a scenario's, a side's, a member's, a catalogue entry's key) is shown on the terminal,
+in plots, in HTML pages and in CSV files that spreadsheets open. So a name is refused at load
+unless it is short printable text: at most ``MAX_NAME`` characters, no control or
+bidirectional-override characters (which could rewrite a terminal line or reverse the text
+after them), and no leading ``=``, ``+``, ``-`` or ``@`` (which a spreadsheet runs as a formula).
+
+Text that is not a checked name (a file's path, an old results file) is escaped where it is
+shown: ``for_terminal`` on the terminal, ``plain_plot_text`` in plots, ``<bdi>`` in HTML.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Annotated, ParamSpec, TypeVar
+
+from pydantic import AfterValidator
+
+P = ParamSpec("P")
+R = TypeVar("R")
+MAX_NAME = 100  # characters of a name
+FORMULA_STARTS = "=+-@"
+NAME_RULE = (
+    f"printable text of 1 to {MAX_NAME} characters, without control or bidirectional "
+    f"characters, not starting with {', '.join(FORMULA_STARTS)}"
+)
+
+
+def name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be a name, or None when it can."""
+    if not text:
+        return "empty"
+    if len(text) > MAX_NAME:
+        return f"{len(text):,} characters"
+    bad = next((c for c in text if not c.isprintable()), None)
+    if bad is not None:
+        return f"{bad!r} is a control or formatting character"
+    if text[0] in FORMULA_STARTS:
+        return f"a spreadsheet reads a leading {text[0]!r} as a formula"
+    return None
+
+
+def check_name(text: str) -> str:
+    """A pydantic validator: ``text`` if it is a valid name, else ValueError (the rule)."""
+    if name_problem(text) is not None:
+        raise ValueError(NAME_RULE)
+    return text
+
+
+Name = Annotated[str, AfterValidator(check_name)]
+
+
+def for_terminal(text: object) -> str:
+    """``text`` with every non-printable character but the newline escaped (``\\r``,
+    ``\\x1b``, ``\\u202e``), so a file name or old result cannot move the cursor, clear the
+    screen, forge a line or reverse what follows."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )
+
+
+def html_name(name: object) -> str:
+    """A name in an HTML page: escaped, and isolated in ``<bdi>`` so right-to-left text in it
+    cannot reorder the words and numbers around it."""
+    return f"<bdi>{html.escape(str(name))}</bdi>"
+
+
+def isolated(name: object) -> str:
+    """A name inside plain text (a page's title, a caption): isolated with the Unicode
+    first-strong isolate characters, the plain-text form of ``<bdi>``."""
+    return f"\u2068{name}\u2069"
+
+
+def plain_plot_text() -> AbstractContextManager:
+    """matplotlib settings under which every text is drawn as written: a ``$`` in a name is a
+    dollar sign, not the start of mathematics (which would fail on ``$\\x$``)."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def plots_text_as_written(draw: Callable[P, R]) -> Callable[P, R]:
+    """Decorate a function that draws plots so it draws under ``plain_plot_text``: titles,
+    labels, legends and tick labels made while it runs (saving included) show names as
+    written."""
+
+    @functools.wraps(draw)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> R:
+        with plain_plot_text():
+            return draw(*args, **kwargs)
+
+    return drawn
