@@ -33,7 +33,13 @@ from typing import Any
 from ..backends import Backend
 from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
-from ..limits import DEFAULT_MAX_BATTLES, MIN_PRECISION
+from ..limits import (
+    DEFAULT_MAX_BATTLES,
+    MAX_BATTLES,
+    MAX_CHUNK_SIZE,
+    MAX_SEED,
+    MIN_PRECISION,
+)
 from ..stats import half_width, paired_comparison
 
 STATE = ".combatsim"
@@ -59,9 +65,9 @@ class Settings:
 
     def __post_init__(self):
         if self.seed is not None:
-            check_range("seed", self.seed, 0)
-        check_range("battles", self.battles, 1)
-        check_range("chunk_size", self.chunk_size, 1)
+            check_range("seed", self.seed, 0, MAX_SEED)
+        check_range("battles", self.battles, 1, MAX_BATTLES)
+        check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
         check_records(self.records)
         if self.precision is not None:
             if not MIN_PRECISION <= self.precision < 0.5:
