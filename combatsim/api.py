@@ -190,7 +190,7 @@ def _call(
     """Run ``function`` with the CLI's defaults: every core, a progress bar unless quiet."""
     from .progress import Progress
 
-    check_run_arguments(battles, seed, workers, quiet, options)
+    battles, seed, workers = check_run_arguments(battles, seed, workers, quiet, options)
 
     progress = options.pop("progress", None)
     bar = None
@@ -243,20 +243,22 @@ RECORDS = ("none", "battles", "all")
 SCENARIO = "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario"
 
 
-def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) -> None:
+def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) -> tuple:
     """The bounds of ``combatsim run``'s options (``combatsim.limits``), for the API's keyword
-    arguments: a wrong type or a number past its bound is a ``UsageError`` naming it."""
+    arguments: a wrong type or a number past its bound is a ``UsageError`` naming it. Returns
+    ``battles``, ``seed`` and ``workers`` as plain ints (a numpy integer would reach the
+    summary's JSON), and makes ``options``' integers plain too."""
     battles = _integer("battles", battles, 1, MAX_BATTLES)
     if seed is not None:
-        _integer("seed", seed, 0, MAX_SEED)
+        seed = _integer("seed", seed, 0, MAX_SEED)
     if workers is not None:
-        _integer("workers", workers, 1, MAX_WORKERS)
+        workers = _integer("workers", workers, 1, MAX_WORKERS)
     if not isinstance(quiet, bool):
         raise UsageError("quiet", _shown(quiet), "True or False")
     if "chunk_size" in options:
-        _integer("chunk_size", options["chunk_size"], 1, MAX_CHUNK_SIZE)
+        options["chunk_size"] = _integer("chunk_size", options["chunk_size"], 1, MAX_CHUNK_SIZE)
     if "max_battles" in options:
-        _integer("max_battles", options["max_battles"], 1, MAX_BATTLES)
+        options["max_battles"] = _integer("max_battles", options["max_battles"], 1, MAX_BATTLES)
     precision = options.get("precision")
     if precision is not None:
         if isinstance(precision, bool) or not isinstance(precision, int | float):
@@ -276,6 +278,7 @@ def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) 
     for name in ("runner", "progress"):
         if options.get(name) is not None and not callable(options[name]):
             raise UsageError(name, _shown(options[name]), "a function, or None")
+    return battles, seed, workers
 
 
 def _integer(argument: str, value: Any, low: int, high: int) -> int:
