@@ -13,10 +13,25 @@ docs/api.md is the reference.
 
 from __future__ import annotations
 
+import operator
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .errors import Described, UsageError, check_range
+from .limits import (
+    MAX_BATTLES,
+    MAX_CHUNK_SIZE,
+    MAX_SEED,
+    MAX_SETS,
+    MAX_VALUES,
+    MAX_VARIANTS,
+    MAX_VARIES,
+    MAX_WORKERS,
+    MIN_PRECISION,
+)
 
 if TYPE_CHECKING:
     from .sweeps.api import Result
@@ -41,7 +56,7 @@ def simulate(
     cores); ``quiet``: no progress bar."""
     from .sweeps import api
 
-    return _call(api.run_one, (scenario,), battles, seed, workers, quiet, options)
+    return _call(api.run_one, (_scenario(scenario),), battles, seed, workers, quiet, options)
 
 
 def run_many(
@@ -57,7 +72,8 @@ def run_many(
     seed unless ``seed`` is given: one ``table`` row per scenario."""
     from .sweeps import api
 
-    return _call(api.run_many, (_scenario_list(scenarios),), battles, seed, workers, quiet, options)
+    found = _scenario_list(scenarios)
+    return _call(api.run_many, (found,), battles, seed, workers, quiet, options)
 
 
 def sweep(
@@ -76,7 +92,8 @@ def sweep(
     variant; every variant runs the same battle seeds."""
     from .sweeps import api
 
-    return _call(api.sweep, (scenario, vary), battles, seed, workers, quiet, options)
+    args = (_scenario(scenario), _vary(vary))
+    return _call(api.sweep, args, battles, seed, workers, quiet, options)
 
 
 def compare(
@@ -97,8 +114,9 @@ def compare(
     a paired 95% interval and p-value."""
     from .sweeps import api
 
-    sets = {"a_sets": _listed(a_sets), "b_sets": _listed(b_sets)}
-    return _call(api.compare, (a, b), battles, seed, workers, quiet, {**sets, **options})
+    sets = {"a_sets": _listed(a_sets, "a_sets"), "b_sets": _listed(b_sets, "b_sets")}
+    args = (_scenario(a, "a"), None if b is None else _scenario(b, "b"))
+    return _call(api.compare, args, battles, seed, workers, quiet, {**sets, **options})
 
 
 def balance(
@@ -120,10 +138,16 @@ def balance(
     ``best`` is the value found, with its rate and 95% interval."""
     from .sweeps import api
 
+    if isinstance(target, bool) or not isinstance(target, str | int | float):
+        raise UsageError(
+            "target", _shown(target), "a rate (0.5) or a target ('runners down <= 0.3')"
+        )
+    _text("side", side, optional=True)
+    if search not in ("auto", "grid", "bisect"):
+        raise UsageError("search", _shown(search), "'auto', 'grid' or 'bisect'")
     keywords = {"search": search, **options}
-    return _call(
-        api.balance, (scenario, vary, side, target), battles, seed, workers, quiet, keywords
-    )
+    args = (_scenario(scenario), _vary(vary), side, target)
+    return _call(api.balance, args, battles, seed, workers, quiet, keywords)
 
 
 def explain(
@@ -145,10 +169,13 @@ def explain(
     ``summary["text"]`` says the gist (docs/explain.md)."""
     from .sweeps import explain as explaining
 
+    _text("side", side, optional=True)
+    _text("metric", metric)
+    if only is not None:
+        only = [_text("only", name) for name in _listed(only, "only")]
     keywords = {"only": only, **options}
-    return _call(
-        explaining.explain, (scenario, side, metric), battles, seed, workers, quiet, keywords
-    )
+    args = (_scenario(scenario), side, metric)
+    return _call(explaining.explain, args, battles, seed, workers, quiet, keywords)
 
 
 def _call(
@@ -162,6 +189,8 @@ def _call(
 ) -> Result:
     """Run ``function`` with the CLI's defaults: every core, a progress bar unless quiet."""
     from .progress import Progress
+
+    battles, seed, workers = check_run_arguments(battles, seed, workers, quiet, options)
 
     progress = options.pop("progress", None)
     bar = None
@@ -182,7 +211,6 @@ def _scenario_list(scenarios) -> list:
         folder = Path(scenarios)
         if not folder.is_dir():
             return [scenarios]
-        from .errors import UsageError
         from .scenario import is_catalogue
 
         found = [
@@ -193,8 +221,154 @@ def _scenario_list(scenarios) -> list:
         if not found:
             raise UsageError("scenarios", str(scenarios), "a folder with scenario files in it")
         return found
-    return list(scenarios)
+    if isinstance(scenarios, Mapping) or not isinstance(scenarios, Iterable):
+        raise UsageError(
+            "scenarios", _shown(scenarios), "a folder, or a list of scenario files or Scenarios"
+        )
+    return [_scenario(s, "scenarios[]") for s in _bounded(scenarios, "scenarios", MAX_VARIANTS)]
 
 
-def _listed(sets) -> list:
-    return [sets] if isinstance(sets, str) else list(sets)
+def _listed(sets, argument: str) -> list:
+    """A text as a list of one, or the items of a list (at most ``MAX_SETS``)."""
+    if isinstance(sets, str):
+        return [sets]
+    if isinstance(sets, Mapping) or not isinstance(sets, Iterable):
+        raise UsageError(argument, _shown(sets), "a text or a list of texts")
+    return _bounded(sets, argument, MAX_SETS)
+
+
+# --- arguments, checked before anything is loaded or run --------------------------------------
+
+RECORDS = ("none", "battles", "all")
+SCENARIO = "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario"
+
+
+def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) -> tuple:
+    """The bounds of ``combatsim run``'s options (``combatsim.limits``), for the API's keyword
+    arguments: a wrong type or a number past its bound is a ``UsageError`` naming it. Returns
+    ``battles``, ``seed`` and ``workers`` as plain ints (a numpy integer would reach the
+    summary's JSON), and makes ``options``' integers plain too."""
+    battles = _integer("battles", battles, 1, MAX_BATTLES)
+    if seed is not None:
+        seed = _integer("seed", seed, 0, MAX_SEED)
+    if workers is not None:
+        workers = _integer("workers", workers, 1, MAX_WORKERS)
+    if not isinstance(quiet, bool):
+        raise UsageError("quiet", _shown(quiet), "True or False")
+    if "chunk_size" in options:
+        options["chunk_size"] = _integer("chunk_size", options["chunk_size"], 1, MAX_CHUNK_SIZE)
+    if "max_battles" in options:
+        options["max_battles"] = _integer("max_battles", options["max_battles"], 1, MAX_BATTLES)
+    precision = options.get("precision")
+    if precision is not None:
+        if isinstance(precision, bool) or not isinstance(precision, int | float):
+            raise UsageError("precision", _shown(precision), "a number, e.g. 0.02")
+        if not MIN_PRECISION <= precision < 0.5:
+            raise UsageError("precision", precision, f"a number from {MIN_PRECISION} to below 0.5")
+        if "max_battles" in options:
+            _integer("max_battles", options["max_battles"], battles, MAX_BATTLES)
+    if options.get("records") is not None and options["records"] not in RECORDS:
+        raise UsageError("records", _shown(options["records"]), "'none', 'battles' or 'all'")
+    out = options.get("out")
+    if out is not None and not isinstance(out, str | os.PathLike):
+        raise UsageError("out", _shown(out), "a folder name (a str or Path) or None")
+    if not isinstance(options.get("resume", False), bool):
+        raise UsageError("resume", _shown(options["resume"]), "True or False")
+    _text("scheduler", options.get("scheduler"), optional=True)
+    for name in ("runner", "progress"):
+        if options.get(name) is not None and not callable(options[name]):
+            raise UsageError(name, _shown(options[name]), "a function, or None")
+    return battles, seed, workers
+
+
+def _integer(argument: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int (numpy integers too; not True or 3.0) within ``low..high``."""
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise UsageError(argument, _shown(value), f"an integer from {low} to {high}")
+    return check_range(argument, operator.index(value), low, high)
+
+
+def _text(argument: str, value: Any, optional: bool = False) -> Any:
+    if value is None and optional:
+        return value
+    if not isinstance(value, str):
+        raise UsageError(argument, _shown(value), "a text" + (" or None" if optional else ""))
+    return value
+
+
+def _scenario(value: Any, argument: str = "scenario") -> Any:
+    """A scenario file's name or a loaded ``Scenario``, else a ``UsageError`` saying so (a
+    dict or a number would fail deep inside, with a message about something else)."""
+    if isinstance(value, str | os.PathLike):
+        return value
+    from .scenario import Scenario
+
+    if isinstance(value, Scenario):
+        return value
+    raise UsageError(argument, _shown(value), SCENARIO)
+
+
+def _vary(vary: Any) -> Any:
+    """``sweep``'s and ``balance``'s ``vary`` in one of its forms, every list of values
+    counted before it is listed (``range(1, 10**9)`` is refused at once)."""
+    from .sweeps.fields import Vary
+
+    if isinstance(vary, str | Vary):
+        return vary
+    if isinstance(vary, Mapping):
+        if len(vary) > MAX_VARIES:
+            raise UsageError("vary", f"{len(vary)} fields", f"at most {MAX_VARIES} varied fields")
+        out = {}
+        for key, values in vary.items():
+            _text("vary", key)
+            out[key] = values if isinstance(values, str) else _values(key, values)
+        return out
+    if not isinstance(vary, Iterable):
+        raise UsageError(
+            "vary", _shown(vary), "'[NAME:]PATH=VALUES', a list of them, or {PATH: values}"
+        )
+    items = _bounded(vary, "vary", MAX_VARIES, "varied fields")
+    for item in items:
+        if not isinstance(item, str | Vary):
+            raise UsageError("vary", _shown(item), "'[NAME:]PATH=VALUES' texts")
+    return items
+
+
+def _values(argument: str, values: Any) -> list:
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise UsageError(argument, _shown(values), "a list of values, or a text such as '2..6'")
+    listed = _bounded(values, argument, MAX_VALUES, "values")
+    if not listed:
+        raise UsageError(argument, Described("no values"), "at least one value")
+    return listed
+
+
+def _bounded(items: Iterable, argument: str, cap: int, what: str = "items") -> list:
+    """The items as a list, refused past ``cap`` without listing them: a sized collection by
+    its length (``len(range(...))`` costs nothing), anything else read up to ``cap + 1``."""
+    too_many = UsageError(
+        argument, Described(f"more than {cap:,} {what}"), f"at most {cap:,} {what}"
+    )
+    try:
+        count = len(items)  # type: ignore[arg-type]
+    except TypeError:
+        count = None
+    except OverflowError:  # range(10**20): more than fits a length
+        raise too_many from None
+    if count is not None and count > cap:
+        raise UsageError(argument, Described(f"{count:,} {what}"), f"at most {cap:,} {what}")
+    listed = list(islice(items, cap + 1))
+    if len(listed) > cap:
+        raise too_many
+    return listed
+
+
+def _shown(value: Any) -> Any:
+    """A value for a message: itself when short, else its type and length."""
+    text = repr(value)
+    if len(text) <= 60 and not isinstance(value, dict):
+        return value
+    if not hasattr(value, "__len__"):
+        return Described(f"a {type(value).__name__}")
+    count = len(value)
+    return Described(f"a {type(value).__name__} of {count:,} item{'' if count == 1 else 's'}")

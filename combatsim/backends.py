@@ -40,11 +40,11 @@ from typing import Any
 
 from .batch import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
 from .errors import BackendLost, UsageError, check_range
+from .limits import MAX_WORKERS
 
 OnChunk = Callable[[Chunk], None]
 IN_FLIGHT_PER_WORKER = 2  # enough to keep a worker busy while its last result travels back
 CONNECT_TIMEOUT = "10s"  # how long to try reaching a Dask scheduler
-MAX_WORKERS = 1024  # the largest --workers accepted at all
 WORKERS_PER_CORE = 4  # more processes than this per core only add memory and switching
 STOP_GRACE = 60.0  # seconds to wait, after Ctrl-C, for workers to hand back their chunks
 PARENT_POLL = 0.5  # seconds between a worker's checks that its parent is alive

@@ -13,6 +13,8 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
+from .limits import MAX_SEED  # noqa: F401 (the scenario's seed has the --seed bounds)
+
 # Refuse unknown keys, freeze the model, and refuse NaN and infinities in every float field.
 STRICT = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -22,7 +24,6 @@ MAX_DISTANCE = 100_000.0  # meters: ranges, reaches, distances walked
 MAX_SHARE_FACTOR = 100.0  # a share of health or life (dead_at, injury levels)
 MAX_MODIFIER = 1_000  # a modifier added to a roll's target or chance
 MAX_AMOUNT = 10_000  # rounds of ammunition, points of damage or armor
-MAX_SEED = 2**64 - 1  # root seeds: numpy's SeedSequence takes any, 64 bits are plenty
 MAX_SIDES = 16
 MAX_MEMBERS = 1_000  # member entries of one side
 MAX_COMBATANTS = 2_000  # combatants of a scenario, all sides and copies together

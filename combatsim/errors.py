@@ -120,3 +120,26 @@ def check_range(argument: str, value: int, low: int | None = None, high: int | N
         hi = "inf" if high is None else str(high)
         raise UsageError(argument, value, f"an integer from {lo} to {hi}")
     return value
+
+
+def parse_integer(argument: str, text: str) -> int:
+    """``text`` as an integer, refusing more than ``MAX_DIGITS`` digits before Python converts
+    it (a 5,000-digit number would otherwise end in Python's own ValueError)."""
+    from .limits import MAX_DIGITS
+
+    digits = text.strip().lstrip("+-")
+    if len(digits) > MAX_DIGITS and digits.isdigit():
+        raise UsageError(
+            argument, Described(f"a number of {len(digits):,} digits"), too_many_digits()
+        )
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(argument, text, "an integer") from None
+
+
+def too_many_digits() -> str:
+    """What is allowed of an integer written in an argument."""
+    from .limits import MAX_DIGITS
+
+    return f"an integer of at most {MAX_DIGITS} digits"

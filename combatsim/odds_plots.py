@@ -10,9 +10,11 @@ the percentages written in the cells. Everything comes from the exact distributi
 from __future__ import annotations
 
 import os
+import secrets
 from itertools import accumulate
 from pathlib import Path
 
+from .errors import UsageError
 from .names import plots_text_as_written
 from .odds import Grid
 
@@ -113,16 +115,36 @@ def _pyplot():
     return plt, PercentFormatter(1.0, decimals=0)
 
 
+# Metadata that would make the same picture differ from run to run (a version, a date).
+PLAIN = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Date": None},
+}
+
+
 def _save(fig, path: str | os.PathLike) -> Path:
+    """Write the picture in the format its suffix names, whole or not at all: into a new
+    temporary file beside it, then renamed over it. A file that cannot be written (no such
+    folder possible, no permission, a full disk) is one ``--plot`` error."""
     import matplotlib.pyplot as plt
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.stem}.{os.getpid()}.tmp{path.suffix}")
+    kind = path.suffix.lower().lstrip(".")
+    temp = None
     try:
-        fig.savefig(temp, dpi=110, metadata={"Software": None})
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.parent / f".plot.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(temp, flags, 0o666), "wb") as out:
+            fig.savefig(out, format=kind, dpi=110, metadata=PLAIN.get(kind))
         os.replace(temp, path)
+        temp = None
+    except OSError as err:
+        why = err.strerror or str(err)
+        raise UsageError("--plot", str(path), f"a file that can be written ({why})") from None
     finally:
-        temp.unlink(missing_ok=True)
+        if temp is not None:
+            temp.unlink(missing_ok=True)
         plt.close(fig)
     return path

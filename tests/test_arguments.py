@@ -4,6 +4,7 @@ line and leaves a journal that ``--resume`` finishes on this machine."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import signal
@@ -205,3 +206,115 @@ from tests.test_sweep import toy_runner
 run.battle_runner = lambda: toy_runner
 sys.exit(main(sys.argv[1:]))
 """
+
+
+# --- integers, field paths and --plot files: one line each ------------------------------------
+
+BIG = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "TOY", "--vary", f"turn_limit=1..{BIG}"],
+        ["sweep", "TOY", "--vary", f"turn_limit={BIG}"],
+        ["sweep", "TOY", "--vary", f"turn_limit=1..3/{BIG}"],
+        ["sweep", "TOY", "--vary", f"sides[{BIG}].name=x"],
+        ["compare", "TOY", "--b", f"turn_limit={BIG}"],
+        ["odds", "sr", "--grid", "--dice", f"1..{BIG}", "--tn", "5"],
+        ["odds", "sr", "--grid", "--dice", "1..3", "--tn", BIG],
+        ["odds", "sr", "--dice", BIG, "--tn", "5"],
+        ["odds", "2097", "--grid", f"--bonus=-{BIG}..3", "--tn", "20"],
+        ["odds", "lost-souls", "--net", "0", "--column", BIG],
+    ],
+    ids=lambda argv: " ".join(a[:12] for a in argv),
+)
+def test_an_integer_of_thousands_of_digits_is_one_short_line(toy, capsys, argv):
+    argv = [str(toy) if a == "TOY" else a for a in argv]
+    assert main([*argv, "--quiet"] if argv[0] != "odds" else argv) == 2
+    line = one_error_line(capsys)
+    assert "allowed: an integer of at most 100 digits" in line
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize("option", ["--battles", "--seed", "--chunk-size", "--trace"])
+def test_an_integer_option_of_thousands_of_digits_is_one_short_line(toy, capsys, option):
+    with pytest.raises(SystemExit) as caught:
+        main(["run", str(toy), option, BIG])
+    assert caught.value.code == 2
+    line = one_error_line(capsys)
+    assert f"argument {option}: got a number of 5,000 digits" in line and len(line) < 200
+
+
+def test_a_vary_path_thousands_of_keys_deep_is_one_line(toy, capsys):
+    deep = ".".join(["a"] * 5000)
+    assert main(["sweep", str(toy), "--vary", f"{deep}=1", "--quiet"]) == 2
+    line = one_error_line(capsys)
+    assert "allowed: a path of at most 50 keys and [..]" in line and len(line) < 300
+
+
+def test_a_path_of_fifty_steps_parses_and_fifty_one_do_not():
+    from combatsim.errors import UsageError
+    from combatsim.sweeps.fields import FieldPath
+
+    assert len(FieldPath.parse("a" + "[0]" * 49).steps) == 50
+    with pytest.raises(UsageError, match="at most 50 keys"):
+        FieldPath.parse("a" + "[0]" * 50)
+
+
+def _odds_plot(path: str) -> list[str]:
+    return ["odds", "sr", "--dice", "6", "--tn", "5", "--plot", path]
+
+
+@pytest.mark.parametrize(
+    "name, allowed",
+    [
+        ("odds.jpg", "a file name ending in .png, .pdf or .svg"),
+        ("odds", "a file name ending in .png, .pdf or .svg"),
+        ("FOLDER", "a file name, not a folder"),
+        ("/dev/null", "a file name ending in .png, .pdf or .svg"),
+        ("/dev/null/odds.png", "a file name in a folder (/dev/null is a file)"),
+        ("x" * 300 + ".png", "a shorter file name (at most 255 bytes a part)"),
+        ("", "a file name ending in .png, .pdf or .svg"),
+    ],
+    ids=["jpg", "no-suffix", "folder", "dev-null", "inside-a-file", "long", "empty"],
+)
+def test_a_plot_file_that_cannot_be_written_is_refused_before_computing(
+    tmp_path, capsys, monkeypatch, name, allowed
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FOLDER").mkdir()
+    assert main(_odds_plot(name)) == 2
+    out = capsys.readouterr()
+    assert out.out == ""  # refused before the odds were worked out and printed
+    assert "Traceback" not in out.err and out.err.count("\n") == 1, out.err
+    assert "--plot: got " in out.err and allowed in out.err and len(out.err) < 300
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FOLDER"]
+
+
+@pytest.mark.parametrize(
+    "suffix, start", [(".svg", b"<?xml"), (".pdf", b"%PDF"), (".PNG", b"\x89PNG")]
+)
+def test_odds_draw_svg_and_pdf_as_well_as_png(tmp_path, capsys, suffix, start):
+    target = tmp_path / "new" / f"odds{suffix}"
+    assert main(_odds_plot(str(target))) == 0
+    assert target.read_bytes().startswith(start)
+    assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temporary left
+
+
+def test_a_plot_that_fails_to_write_is_one_line_and_keeps_the_old_file(
+    tmp_path, capsys, monkeypatch
+):
+    from matplotlib.figure import Figure
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    target = tmp_path / "odds.png"
+    target.write_bytes(b"the old picture")
+    monkeypatch.setattr(Figure, "savefig", full)
+    assert main(_odds_plot(str(target))) == 2
+    line = one_error_line(capsys)
+    assert "--plot: got" in line and "a file that can be written (No space left on device)" in line
+    assert target.read_bytes() == b"the old picture"
+    assert [p.name for p in tmp_path.iterdir()] == ["odds.png"]

@@ -24,3 +24,15 @@ def examples(*lines: str) -> dict[str, Any]:
     """``add_parser`` keywords for an epilog of examples: ``# comment`` lines and commands."""
     text = "examples:\n" + "\n".join(f"  {line}" for line in lines)
     return {"epilog": text, "formatter_class": ExampleFormatter}
+
+
+def integer(text: str) -> int:
+    """argparse's ``type`` for an integer option: at most ``MAX_DIGITS`` digits (Python's own
+    conversion of a 5,000-digit number is a ValueError traceback, and slow well before)."""
+    from ..errors import UsageError, parse_integer
+
+    try:
+        return parse_integer("", text)
+    except UsageError as err:
+        found = err.found if err.allowed != "an integer" else repr(text[:40])
+        raise argparse.ArgumentTypeError(f"got {found}; allowed: {err.allowed}") from None

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UsageError
+from ..errors import UsageError, parse_integer
 from ..names import for_terminal
-from . import examples
+from . import examples, integer
 
 if TYPE_CHECKING:
     from .. import odds
@@ -53,7 +55,9 @@ def add_parser(sub) -> None:
     sr.add_argument("--d8", action="store_true", help="Shadowrun D8 variant (faces 0-7)")
     sr.add_argument("--tn-cap", action="store_true", help="D8 house rule: TN above 21 impossible")
     sr.add_argument("--compare", action="store_true", help="d6 against d8 for TN 2-20")
-    sr.add_argument("--need", type=int, default=1, help="with --grid: successes needed (default 1)")
+    sr.add_argument(
+        "--need", type=integer, default=1, help="with --grid: successes needed (default 1)"
+    )
     _json_flag(sr)
     sr.set_defaults(handler=_sr)
     _add_other_systems(systems)
@@ -64,7 +68,8 @@ def _json_flag(parser: argparse.ArgumentParser, grid: bool = True) -> None:
     parser.add_argument(
         "--plot",
         metavar="FILE.png",
-        help="also draw the distribution (exactly / at least / at most), or the grid's heatmap",
+        help="also draw the distribution (exactly / at least / at most), or the grid's heatmap "
+        "(.png, .pdf or .svg)",
     )
     if grid:
         parser.add_argument(
@@ -72,6 +77,34 @@ def _json_flag(parser: argparse.ArgumentParser, grid: bool = True) -> None:
             action="store_true",
             help="P(success) over ranges of the two numbers (LO..HI) as a table",
         )
+
+
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def check_plot(value: str | None) -> None:
+    """Refuse a ``--plot`` file that could not be written, before anything is computed: a
+    picture format other than PNG, PDF or SVG, a name no file system takes, a folder or a
+    device (``/dev/null``) where the picture would go."""
+    if value is None:
+        return
+    from ..sweeps.fields import shortened
+
+    found = shortened(value.replace("\0", "\\0"))
+    if "\0" in value or not value.strip():
+        raise UsageError("--plot", found, "a file name ending in .png, .pdf or .svg")
+    if len(value) > 4096 or any(len(os.fsencode(part)) > 255 for part in value.split(os.sep)):
+        raise UsageError("--plot", found, "a shorter file name (at most 255 bytes a part)")
+    path = Path(value)
+    if path.is_dir():
+        raise UsageError("--plot", found, "a file name, not a folder (e.g. DIR/odds.png)")
+    if path.suffix.lower() not in PLOT_FORMATS:
+        raise UsageError("--plot", found, "a file name ending in .png, .pdf or .svg")
+    if path.exists() and not path.is_file():
+        raise UsageError("--plot", found, "a regular file (it is a device, pipe or socket)")
+    inside = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    if inside is not None:
+        raise UsageError("--plot", found, f"a file name in a folder ({inside} is a file)")
 
 
 def _emit(args: argparse.Namespace, result: tuple[dict, odds.Table]) -> int:
@@ -118,6 +151,7 @@ def _values(text: str | None, argument: str, grid: bool) -> list[int] | int:
 
 
 def _sr(args: argparse.Namespace) -> int:
+    check_plot(args.plot)
     from .. import odds  # numpy and the exact tables: only for this command
 
     if args.grid:
@@ -198,7 +232,7 @@ def _add_other_systems(systems) -> None:
             "combatsim odds 4d8 --chance 18 --plot degree.png",
         ),
     )
-    p.add_argument("--chance", type=int, required=True, help="ease + ability bonuses")
+    p.add_argument("--chance", type=integer, required=True, help="ease + ability bonuses")
     p.add_argument(
         "--over32",
         choices=["automatic", "doubles", "bonus"],
@@ -210,6 +244,7 @@ def _add_other_systems(systems) -> None:
 
 
 def _sr2097(args: argparse.Namespace) -> int:
+    check_plot(args.plot)
     from .. import odds  # numpy and the exact tables: only for this command
 
     mode = (
@@ -227,17 +262,21 @@ def _sr2097(args: argparse.Namespace) -> int:
 
 
 def _lost_souls(args: argparse.Namespace) -> int:
+    check_plot(args.plot)
     from .. import odds  # numpy and the exact tables: only for this command
 
     if args.grid:
         if args.column is not None:
             raise UsageError("--column", args.column, "nothing with --grid (it shows every one)")
         return _emit_grid(args, odds.lost_souls_grid(_values(args.net, "--net", True)))
-    column = int(args.column) if args.column is not None and args.column.isdigit() else args.column
+    column = args.column
+    if column is not None and column.isascii() and column.isdigit():
+        column = parse_integer("--column", column)
     return _emit(args, odds.lost_souls_odds(_values(args.net, "--net", False), column))
 
 
 def _fourd8(args: argparse.Namespace) -> int:
+    check_plot(args.plot)
     from .. import odds  # numpy and the exact tables: only for this command
 
     return _emit(args, odds.fourd8_odds(args.chance, args.over32))

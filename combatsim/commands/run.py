@@ -20,19 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, check_range
+from ..limits import (
+    DEFAULT_MAX_BATTLES,
+    MAX_BATTLES,
+    MAX_CHUNK_SIZE,
+    MAX_SEED,
+    MAX_WORKERS,
+    MIN_PRECISION,
+)
 from ..names import for_terminal
-from . import examples
+from . import examples, integer
 
 EXIT_INTERRUPTED = 130
 DEFAULT_BATTLES = 1000
 # Bounds of the batch options (docs/limits.md); repeated here so ``--help`` needs no numpy.
-MAX_BATTLES = 100_000_000  # per scenario or variant
-MAX_WORKERS = 1024  # accepted; at most 4 per core and one per task are started
-MAX_SEED = 2**64 - 1
-MAX_CHUNK_SIZE = 1_000_000
-MIN_PRECISION = 0.0001
 CHUNK_SIZE = 250  # the batch layer's; repeated so ``--help`` needs no pandas
-DEFAULT_MAX_BATTLES = 1_000_000
 RECORDS = ("none", "battles", "all")
 # Options that do not change any number of a run, so ``--resume`` accepts them.
 RUN_ONLY = ("workers", "scheduler", "quiet")
@@ -61,7 +63,7 @@ def add_parser(sub) -> None:
     add_batch_options(p, records=None, battles=DEFAULT_BATTLES)
     p.add_argument(
         "--trace",
-        type=int,
+        type=integer,
         metavar="K",
         help="run only battle K (counting from 0) and print it blow by blow; writes no files",
     )
@@ -126,14 +128,14 @@ def add_batch_options(p, records: str | None, battles: int | None) -> None:
     shown = "all for one scenario, none for several" if records is None else records
     p.add_argument(
         "--battles",
-        type=int,
+        type=integer,
         default=battles,
         help="battles per scenario or variant (default 1000); with --precision, the first round",
     )
-    p.add_argument("--seed", type=int, help="root seed (default: the scenario's seed)")
+    p.add_argument("--seed", type=integer, help="root seed (default: the scenario's seed)")
     p.add_argument("--out", metavar="DIR", help="output folder (default under results/)")
     p.add_argument(
-        "--workers", type=int, help="worker processes on this machine (default: all cores)"
+        "--workers", type=integer, help="worker processes on this machine (default: all cores)"
     )
     p.add_argument(
         "--scheduler",
@@ -154,14 +156,14 @@ def add_batch_options(p, records: str | None, battles: int | None) -> None:
     )
     p.add_argument(
         "--max-battles",
-        type=int,
+        type=integer,
         default=DEFAULT_MAX_BATTLES,
         metavar="N",
         help=f"with --precision, stop at N battles per variant (default {DEFAULT_MAX_BATTLES:,})",
     )
     p.add_argument(
         "--chunk-size",
-        type=int,
+        type=integer,
         default=CHUNK_SIZE,
         metavar="N",
         help=f"battles per unit of work (default {CHUNK_SIZE}); results do not depend on it",

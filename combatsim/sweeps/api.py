@@ -574,6 +574,8 @@ def _sets(sets: Sequence[Any], argument: str) -> list[tuple[FieldPath, Any]]:
                 raise UsageError(argument, item, "PATH=VALUE with a single value")
             out.append((vary.path, vary.values[0][1]))
         else:
+            if isinstance(item, str | bytes) or not isinstance(item, Sequence) or len(item) != 2:
+                raise UsageError(argument, item, "'PATH=VALUE' or a (path, value) pair")
             path, value = item
             out.append((FieldPath.parse(path) if isinstance(path, str) else path, value))
     return out

@@ -35,15 +35,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CombatsimError, ScenarioError, UsageError, did_you_mean
+from ..errors import (
+    CombatsimError,
+    Described,
+    ScenarioError,
+    UsageError,
+    did_you_mean,
+    parse_integer,
+    too_many_digits,
+)
+from ..limits import MAX_DIGITS, MAX_PATH_STEPS, MAX_VALUES, MAX_VARIANTS, MAX_VARIES
 from ..safeyaml import load_yaml, parse_yaml
 
 ALL = "*"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DIGITS = re.compile(r"\d+")
 _RANGE = re.compile(r"^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*(?:/\s*(\d+)\s*)?$")
-MAX_VALUES = 10_000  # values of one varied field
-MAX_VARIES = 16  # varied fields of one sweep
-MAX_VARIANTS = 10_000  # combinations of a sweep's values
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,12 @@ class FieldPath:
                     raise UsageError("field path", text, "a ] closing every [")
                 steps.append(_selector(rest[1:close], text))
                 rest = rest[close + 1 :]
+            if len(steps) > MAX_PATH_STEPS:
+                raise UsageError(
+                    "field path",
+                    Described(f"{text[:40]}... (more than {MAX_PATH_STEPS} steps)"),
+                    f"a path of at most {MAX_PATH_STEPS} keys and [..] (a file nests no deeper)",
+                )
             if not rest:
                 return cls(text, tuple(steps))
             if not rest.startswith("."):
@@ -101,7 +114,7 @@ def _selector(inner: str, text: str) -> Step:
     if inner == ALL:
         return ALL
     if re.fullmatch(r"-?\d+", inner):
-        return int(inner)
+        return parse_integer("field path", inner)
     if len(inner) >= 2 and inner[0] == inner[-1] and inner[0] in "'\"":
         inner = inner[1:-1]
     if not inner:
@@ -207,6 +220,9 @@ def parse_values(text: str, argument: str = "values") -> list[tuple[Any, Any]]:
     table's cell) is the number for a number and the text as written otherwise.
     """
     out: list[tuple[Any, Any]] = []
+    longest = max((len(run) for run in _DIGITS.findall(text)), default=0)
+    if longest > MAX_DIGITS:
+        raise UsageError(argument, Described(f"a number of {longest:,} digits"), too_many_digits())
     for item in _split_top_level(text):
         match = _RANGE.match(item)
         if match:
@@ -307,8 +323,15 @@ def parse_vary(spec: str, argument: str = "--vary") -> Vary:
     try:
         path = FieldPath.parse(left)
     except UsageError as err:
-        raise UsageError(argument, spec, err.allowed) from None
+        raise UsageError(argument, shortened(spec), err.allowed) from None
     return make_vary(name or path.text, path, parse_values(values, argument))
+
+
+def shortened(text: str, keep: int = 60) -> str:
+    """``text``, or its start and its length when it is too long to echo on one line."""
+    if len(text) <= 2 * keep:
+        return text
+    return Described(f"{text[:keep]!r}... ({len(text):,} characters)")
 
 
 def make_vary(name: str, path: FieldPath | str, values: Sequence[tuple[Any, Any]]) -> Vary:
@@ -434,10 +457,9 @@ def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list)
 def _sweep_models():
     from pydantic import BaseModel, Field
 
-    from ..bounds import MAX_SEED, STRICT
-    from ..commands.run import MAX_BATTLES
+    from ..bounds import STRICT
+    from ..limits import MAX_BATTLES, MAX_SEED, MIN_PRECISION
     from ..names import Name  # noqa: F401 - pydantic reads it from the annotation below
-    from .study import MIN_PRECISION
 
     class Strict(BaseModel):
         model_config = STRICT

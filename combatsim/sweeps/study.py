@@ -35,15 +35,20 @@ from typing import Any
 from ..backends import Backend
 from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
+from ..limits import (
+    DEFAULT_MAX_BATTLES,
+    MAX_BATTLES,
+    MAX_CHUNK_SIZE,
+    MAX_SEED,
+    MIN_PRECISION,
+)
 from ..stats import half_width, paired_comparison
 
 STATE = ".combatsim"
 RUN_FILE = "run.json"
 JOURNAL = "journal.jsonl"
 FORMAT = 1
-MIN_PRECISION = 0.0001  # a finer target needs more than 10^8 battles per variant
 MAX_RUN_FILE = 1 << 20  # bytes: a run file holds the arguments and settings only
-DEFAULT_MAX_BATTLES = 1_000_000
 GROWTH = 4  # a precision round at most quadruples the battles so far
 MARGIN = 1.1  # and aims a little past the estimate, so most units need only one more round
 WIDE_TASK = 8  # a task of a wide unit holds about this many chunks' worth of battles
@@ -62,9 +67,9 @@ class Settings:
 
     def __post_init__(self):
         if self.seed is not None:
-            check_range("seed", self.seed, 0)
-        check_range("battles", self.battles, 1)
-        check_range("chunk_size", self.chunk_size, 1)
+            check_range("seed", self.seed, 0, MAX_SEED)
+        check_range("battles", self.battles, 1, MAX_BATTLES)
+        check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
         check_records(self.records)
         if self.precision is not None:
             if not MIN_PRECISION <= self.precision < 0.5:

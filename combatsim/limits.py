@@ -1,0 +1,22 @@
+"""The bounds of every argument a run takes, in the CLI and the Python API alike.
+
+One source for the numbers: ``combatsim run --battles``, ``combatsim.simulate(battles=...)``
+and a sweep file's ``battles:`` are all checked against the same constant. This module imports
+nothing, so ``combatsim --help`` and ``import combatsim`` stay quick; ``docs/limits.md`` lists
+the numbers for users.
+"""
+
+from __future__ import annotations
+
+MAX_BATTLES = 100_000_000  # per scenario or variant
+DEFAULT_MAX_BATTLES = 1_000_000  # with a precision target, when no maximum is given
+MAX_WORKERS = 1024  # accepted; at most 4 per core and one per task are started
+MAX_SEED = 2**64 - 1  # root seeds: numpy's SeedSequence takes any, 64 bits are plenty
+MAX_CHUNK_SIZE = 1_000_000
+MIN_PRECISION = 0.0001  # a finer target needs more than 10^8 battles per variant
+MAX_VALUES = 10_000  # values of one varied field
+MAX_VARIES = 16  # varied fields of one sweep
+MAX_VARIANTS = 10_000  # combinations of a sweep's values; scenarios of one batch in the API
+MAX_SETS = 1_000  # fields set on one side of a comparison
+MAX_DIGITS = 100  # digits of an integer written in an argument (a seed needs 20)
+MAX_PATH_STEPS = 50  # keys and [..] of a field path: as deep as a file may nest
