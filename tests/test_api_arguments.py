@@ -26,11 +26,12 @@ def toy(tmp_path) -> Path:
 
 
 def refused(match: str, function, *args, **kwargs) -> str:
-    """Call ``function``, expect a ``UsageError`` matching ``match`` within a second."""
+    """Call ``function``, expect a ``UsageError`` matching ``match`` up front: in seconds, not
+    after listing a billion values (a guard against blow-ups, not a speed target)."""
     started = time.monotonic()
     with pytest.raises(UsageError, match=match) as caught:
         function(*args, **{"quiet": True, "runner": toy_runner, **kwargs})
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 10
     return str(caught.value)
 
 

@@ -30,7 +30,9 @@ from combatsim.sweeps.fields import load_sweep_file
 
 ROOT = Path(__file__).parent.parent
 SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml"))
-FAST = 1.0  # seconds: "well under a second" on the development machine, with room to spare
+# seconds: a guard against blow-ups (an alias bomb, a runaway loop), not a speed target; these
+# take well under a second, and a loaded shared 2-core machine must not make them fail
+FAST = 10.0
 
 
 @pytest.fixture
@@ -280,7 +282,7 @@ def test_a_two_megabyte_one_line_file_is_read_quickly(tmp_path):
     assert len(text) > 2_000_000
     started = time.monotonic()
     data, lines = safeyaml.parse_yaml(text, "big.yaml")
-    assert time.monotonic() - started < 3 * FAST  # was 8 s; about 0.5 s on two cores
+    assert time.monotonic() - started < 3 * FAST  # about 0.5 s on two cores
     assert data["a"][-1] == 329_999 and lines[("a", 5)] == 1
 
 
