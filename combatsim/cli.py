@@ -71,9 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     previous = _stop_on_sigterm()
     try:
+        args = build_parser().parse_args(argv)
         return args.handler(args)
     except CombatsimError as err:
         print(for_terminal(f"combatsim: error: {err}"), file=sys.stderr)

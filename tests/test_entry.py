@@ -1,0 +1,51 @@
+"""A Ctrl-C or SIGTERM while the program is still loading ends the command cleanly (exit 130,
+one line), like one at any other moment: the signal is sent from an audit hook at the moment
+pydantic's compiled core is imported, the middle of loading."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEND_WHILE_LOADING = """
+import os, signal, sys
+def hook(event, args):
+    if event == "import" and args[0] == "pydantic_core._pydantic_core":
+        os.kill(os.getpid(), signal.{signal})
+sys.addaudithook(hook)
+sys.argv = ["combatsim", "validate", "scenarios/sr-firefight-4v4.yaml"]
+from combatsim.entry import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("signal", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_loading_is_exit_130_in_one_line(signal):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", SEND_WHILE_LOADING.format(signal=signal)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (130, "combatsim: interrupted\n")
+
+
+def test_without_a_signal_the_command_runs():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "combatsim", "validate", "scenarios/sr-firefight-4v4.yaml"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("ok: "), done
