@@ -74,7 +74,8 @@ TIERS = (
 
 REMOVED_LOWEST = "lowest"
 REMOVED_HIGHEST = "highest"
-REMOVED_KEEPS_DOUBLE = "keeps double"
+REMOVED_KEEPS_DOUBLE = "keeps double"  # the doubles rule made another die go: a double kept
+REMOVED_BREAKS_DOUBLE = "breaks double"  # ... or a double broken up
 
 DOUBLE_BONUS = 5  # seed "Rolling Double": +5 / -5 to MoS
 BURST_DICE = 1  # seed "Variable damage rolls", guard example
@@ -220,7 +221,8 @@ class CheckResult:
 
     ``total`` is kept dice + bonus as read off the table; ``mos`` is after the doubles rule and
     ``success`` is ``mos >= 0``. ``removed_reason`` says why the third die went: ``"lowest"``
-    (Advantage), ``"highest"`` (Disadvantage) or ``"keeps double"``; ``None`` on a 2d10 check.
+    (Advantage), ``"highest"`` (Disadvantage), or, when the doubles rule made another die go,
+    ``"keeps double"`` or ``"breaks double"`` (what the kept pair is); ``None`` on a 2d10 check.
     """
 
     dice: tuple[int, ...]
@@ -266,8 +268,8 @@ def resolve_check(
         usual = min(faces) if advantage else max(faces)
         if removed == usual:
             reason = REMOVED_LOWEST if advantage else REMOVED_HIGHEST
-        else:
-            reason = REMOVED_KEEPS_DOUBLE
+        else:  # the doubles rule decided: say what it did to the kept pair
+            reason = REMOVED_KEEPS_DOUBLE if kept[0] == kept[1] else REMOVED_BREAKS_DOUBLE
     return CheckResult(
         dice=faces,
         kept=kept,

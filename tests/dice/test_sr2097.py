@@ -115,6 +115,14 @@ def test_advantage_keeps_a_double_instead_of_the_highest_die_when_the_margin_is_
     assert (r.mos, r.double, r.tier, r.extra_damage_dice) == (11, True, sr.COMPLETE_SUCCESS, 2)
 
 
+def test_disadvantage_breaks_up_a_double_that_would_succeed_and_says_so():
+    r = sr.resolve_check((8, 10, 8), 10, 20, sr.DISADVANTAGE)
+    # (8, 8) = 26 succeeds and the double makes it 6 + 5 = 11; (10, 8) = 28 is MoS 8: the GM
+    # removes an 8, not the highest die. The label says the double was broken, not kept.
+    assert r.removed == 8 and sorted(r.kept) == [8, 10] and not r.double
+    assert (r.removed_reason, r.mos) == (sr.REMOVED_BREAKS_DOUBLE, 8)
+
+
 def test_advantage_removes_the_lowest_when_the_double_would_fail():
     r = sr.resolve_check((8, 8, 10), 10, 27, ADV)
     # (8, 8) = 26 fails and costs 5 more; (8, 10) = 28 succeeds with MoS 1.
