@@ -512,38 +512,47 @@ class Battle:
                 if begin_action is not None:
                     begin_action(self, f)
                 if f.lose_next_action:
-                    why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
-                    f.lose_next_action = False
-                    if self.tracing:
-                        self.trace("action", f"{f.name} loses this action ({why})", actor=f)
+                    self._lose_action(f)
                     continue
-                f.actions += 1
-                f.actions_this_turn += 1
-                f.moved_this_action = 0.0
-                plan = plan_action(self, f)
-                if self.tracing:
-                    self.trace(
-                        "decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind
-                    )
+                plan = self._plan(f)
                 if plan.kind == "hold":
-                    if plan.dest is not None:  # walks (toward cover), then holds
-                        self._walk(f, plan.dest)
-                        if not f.can_act or self.over:
-                            self.check_victory()
-                            break
-                    plan = yield from self._hold(f, plan, ends)
-                    if plan is None:
-                        if env.now >= ends:  # the held action ran to the turn's end
+                    plan = yield from self._walk_and_hold(f, plan, ends)
+                    if plan is None:  # wasted, or out of the fight: at the turn's end, or not
+                        if env.now >= ends or not f.can_act or self.over:
                             break
                         continue
-                    if self.tracing:  # the held action's own decision (one "decide" an action)
-                        self.trace("held", f"{f.name}: {plan.kind} - {plan.reason}", actor=f)
                 self._execute(f, plan)
                 if plan.kind in ("run", "flee") and system_run_takes_turn:
                     if self.tracing and f.can_act:
                         self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
                     break
             alarm = f.alarm = alarm.again()
+
+    def _lose_action(self, f: Fighter) -> None:
+        """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
+        why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
+        f.lose_next_action = False
+        if self.tracing:
+            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
+
+    def _plan(self, f: Fighter) -> Plan:
+        """Count the action and have the tactics plan it."""
+        f.actions += 1
+        f.actions_this_turn += 1
+        f.moved_this_action = 0.0
+        plan = plan_action(self, f)
+        if self.tracing:
+            self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
+        return plan
+
+    def _walk_and_hold(self, f: Fighter, plan: Plan, ends: float):
+        """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
+        if plan.dest is not None:
+            self._walk(f, plan.dest)
+            if not f.can_act or self.over:
+                self.check_victory()
+                return None
+        return (yield from self._hold(f, plan, ends))
 
     def _hold(self, f: Fighter, plan: Plan, ends: float):
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
@@ -569,15 +578,11 @@ class Battle:
                 target = choose_target(self, f, in_range, dist)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
-                return Plan(
-                    "fire",
-                    f"held action triggered: {target.name} came within range"
-                    if self.tracing
-                    else "",
-                    target=target,
-                    weapon=weapon,
-                    shots=shots,
-                )
+                why = ""
+                if self.tracing:  # the held action's own decision ("decide" stays one an action)
+                    why = f"held action triggered: {target.name} came within range"
+                    self.trace("held", f"{f.name}: fire - {why}", actor=f)
+                return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
 
     def _wake_holders(self, cause: str) -> None:
