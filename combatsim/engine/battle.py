@@ -806,6 +806,7 @@ class Battle:
 
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
+PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
 def _cover_at(points: list[tuple], at) -> str:
@@ -837,7 +838,10 @@ def _prepared(scenario: Scenario) -> list[tuple]:
         # placed on a cover point: it has that point's cover from the start
         cover = spec.cover if spec.cover != "none" else _cover_at(points, spec.position)
         parts.append((spec, static, walk, run, burst, cover))
-    if len(_PREPARED) >= 64:  # a long sweep makes many scenarios: keep the newest few
+    # A long sweep makes many scenarios: keep the newest few, and few fighters' worth, so that
+    # variants built one at a time (``explain``'s) are not all kept alive here.
+    kept_fighters = sum(len(parts) for _, parts in _PREPARED.values())
+    if len(_PREPARED) >= 64 or kept_fighters + len(parts) > PREPARED_FIGHTERS:
         _PREPARED.clear()
     _PREPARED[id(scenario)] = (scenario, parts)
     return parts
