@@ -303,6 +303,8 @@ class Battle:
         layout = self.layout
         if seen[0] == layout:
             return seen
+        if len(self.fighters) < SHARED_LISTS:
+            return self._enemies_measured(me)
         _, enemies, indexes, positions = self._standing_enemies_of(me.side)
         meters_list = list(map(math.dist, repeat(me.position, len(positions)), positions))
         meters = dict(zip(indexes, meters_list, strict=True))
@@ -310,6 +312,26 @@ class Battle:
         reach = self.melee_range
         in_reach = sum(1 for d in meters_list if d <= reach)
         me.enemies_seen = seen = (layout, enemies, meters, nearest, in_reach)
+        return seen
+
+    def _enemies_measured(self, me: Fighter) -> tuple:
+        """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
+        side, here, dist = me.side, me.position, math.dist
+        reach = self.melee_range
+        enemies = []
+        meters = {}
+        nearest, nearest_d = None, math.inf
+        in_reach = 0
+        for f in self.fighters:
+            if f.can_act and f.side != side:
+                d = dist(here, f.position)
+                enemies.append(f)
+                meters[f.index] = d
+                if d < nearest_d:
+                    nearest, nearest_d = f, d
+                if d <= reach:
+                    in_reach += 1
+        me.enemies_seen = seen = (self.layout, enemies, meters, nearest, in_reach)
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
@@ -811,6 +833,7 @@ class Battle:
 
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
+SHARED_LISTS = 64  # fighters from which a side's enemies are listed once for all
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
