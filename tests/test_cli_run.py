@@ -386,7 +386,8 @@ def test_a_run_that_may_take_hours_says_so_before_it_starts(capsys):
     the shipped 4v4 is well under an hour and says nothing."""
     from types import SimpleNamespace
 
-    big = SimpleNamespace(fighters=[None] * 2000, turn_limit=1000)
+    side = SimpleNamespace(fighters=[None] * 1000)
+    big = SimpleNamespace(sides=[side, side], turn_limit=1000)
     run_command.warn_if_long([big], None)
     line = capsys.readouterr().err
     assert line.count("\n") == 1 and "days of CPU" in line and "2,000 combatants" in line

@@ -454,8 +454,12 @@ LONG_RUN = 3600.0  # CPU seconds past which a run says what it may cost before i
 
 def worst_cpu_seconds(scenario, battles: int) -> float:
     """The CPU time of ``battles`` battles that all last to the turn limit (most end sooner)."""
-    n = len(scenario.fighters)
+    n = _fighters(scenario)
     return battles * scenario.turn_limit * (n * TURN_PER_FIGHTER + n * n * TURN_PER_PAIR)
+
+
+def _fighters(scenario) -> int:
+    return sum(len(side.fighters) for side in scenario.sides)
 
 
 def warn_if_long(scenarios, battles: int | None) -> None:
@@ -464,12 +468,12 @@ def warn_if_long(scenarios, battles: int | None) -> None:
     seconds = sum(worst_cpu_seconds(s, battles) for s in scenarios)
     if seconds < LONG_RUN:
         return
-    big = max(scenarios, key=lambda s: len(s.fighters))
+    big = max(scenarios, key=_fighters)
     hours = seconds / 3600
     cost = f"{hours / 24:,.0f} days" if hours >= 48 else f"{hours:,.0f} h"
     print(
         f"combatsim: this run could take up to about {cost} of CPU ({battles:,} battles of up "
-        f"to {len(big.fighters):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it and "
+        f"to {_fighters(big):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it and "
         "keeps what it finished",
         file=sys.stderr,
     )
