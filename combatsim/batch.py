@@ -340,7 +340,7 @@ class Job:
     seed (the same for all variants of a sweep) and which records to keep. Shipped to each
     worker once."""
 
-    scenarios: tuple[Any, ...]
+    scenarios: Sequence[Any]  # a tuple, or variants built on demand (see ``one_at_a_time``)
     runner: Runner
     seeds: tuple[int, ...]
     records: str = "all"
@@ -393,7 +393,7 @@ class ChunkBuilder:
         self.chunk = Chunk(
             task,
             task.start,
-            [Tally.empty(job.scenarios[v]) for v in task.variants],
+            [empty_tally(job.scenarios, v) for v in task.variants],
             [[] for _ in task.variants] if keep_battles else None,
             [[] for _ in task.variants] if keep_combatants else None,
             Counter() if len(task.variants) >= 2 else None,
@@ -403,6 +403,9 @@ class ChunkBuilder:
         """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
         finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
         job, chunk = self.job, self.chunk
+        if one_at_a_time(job.scenarios) and job.pairing is not None:
+            return self._run_variant_by_variant(stop)
+        key = getattr(job.pairing, "key", None) or (lambda result: result)
         for index in range(self.task.start, self.task.stop):
             if stop is not None and stop():
                 break
@@ -410,18 +413,57 @@ class ChunkBuilder:
                 job.runner(job.scenarios[v], job.seeds[v], index) for v in self.task.variants
             ]
             for k, result in enumerate(results):
-                chunk.tallies[k].add(result)
-                if chunk.battles is not None:
-                    chunk.battles[k].append(result.battle)
-                if chunk.combatants is not None:
-                    chunk.combatants[k].extend(result.combatants)
+                self._keep(k, result)
             if chunk.pairs is not None:
                 if job.pairing is not None:
-                    chunk.pairs.update(job.pairing(results))
+                    chunk.pairs.update(job.pairing([key(r) for r in results]))
                 else:
                     chunk.pairs[(results[0].winner, results[1].winner)] += 1
             chunk.stop = index + 1
         return chunk
+
+    def _run_variant_by_variant(self, stop: Callable[[], bool] | None) -> Chunk:
+        """The task's battles for one variant after another, so that only one variant is
+        built at a time (``explain``'s variants are made on demand: all of them at once would
+        take memory growing with the square of the scenario). Each variant's tally and records
+        get its battles in index order, and the pairing the same keys, so the chunk is the one
+        the battle-by-battle loop makes. Stopped part way, nothing is finished for every
+        variant: the chunk hands back no battle."""
+        job, chunk, task = self.job, self.chunk, self.task
+        keys: list[list[Any]] = [[] for _ in range(task.start, task.stop)]
+        for k, variant in enumerate(task.variants):
+            scenario = job.scenarios[variant]
+            for index in range(task.start, task.stop):
+                if stop is not None and stop():
+                    return chunk
+                result = job.runner(scenario, job.seeds[variant], index)
+                self._keep(k, result)
+                keys[index - task.start].append(job.pairing.key(result))
+            del scenario  # before the next one is built
+        for each in keys:
+            chunk.pairs.update(job.pairing(each))
+        chunk.stop = task.stop
+        return chunk
+
+    def _keep(self, k: int, result: BattleResult) -> None:
+        chunk = self.chunk
+        chunk.tallies[k].add(result)
+        if chunk.battles is not None:
+            chunk.battles[k].append(result.battle)
+        if chunk.combatants is not None:
+            chunk.combatants[k].extend(result.combatants)
+
+
+def one_at_a_time(scenarios: Sequence[Any]) -> bool:
+    """Whether ``scenarios`` builds each variant when it is asked for (``explain``'s): then
+    a variant is asked for once per task, and never all of them at once."""
+    return getattr(scenarios, "one_at_a_time", False)
+
+
+def empty_tally(scenarios: Sequence[Any], variant: int) -> Tally:
+    """The empty tally of a variant; a sequence built on demand says it without building."""
+    make = getattr(scenarios, "empty_tally", None)
+    return make(variant) if make is not None else Tally.empty(scenarios[variant])
 
 
 def run_task(job: Job, task: Task) -> Chunk:

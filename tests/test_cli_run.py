@@ -379,3 +379,21 @@ def test_a_folder_run_prints_one_row_per_scenario_and_side_within_120_characters
     assert len(table) - 1 == expected_rows == len(summary["runs"]) * 2
     firsts = [line.split()[0] for line in table[1:] if not line.startswith("   ")]
     assert firsts == [Path(run["source"]).stem for run in summary["runs"]]
+
+
+def test_a_run_that_may_take_hours_says_so_before_it_starts(capsys):
+    """2,000 combatants x 1,000 turns x 1,000 battles is days of CPU: one line on stderr first;
+    the shipped 4v4 is well under an hour and says nothing."""
+    from types import SimpleNamespace
+
+    side = SimpleNamespace(fighters=[None] * 1000)
+    big = SimpleNamespace(sides=[side, side], turn_limit=1000)
+    run_command.warn_if_long([big], None)
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "days of CPU" in line and "2,000 combatants" in line
+    assert "1,000 battles" in line and "Ctrl-C stops it and keeps what it finished" in line
+    from combatsim.scenario import load_scenario
+
+    shipped = Path(__file__).resolve().parents[1] / "scenarios" / "sr-firefight-4v4.yaml"
+    run_command.warn_if_long([load_scenario(shipped)], 1000)
+    assert capsys.readouterr().err == ""

@@ -281,3 +281,79 @@ def test_casualty_metric_counts_battles_where_who_ends_down(duel):
     assert result.summary["baseline"]["rate"] == entry["down_rate"]
     assert result.summary["metric"]["describe"] == "Mark's down rate"
     assert _row(result, "firearms")["difference_up"] > 0
+
+
+def test_explain_builds_its_variants_one_at_a_time(duel, monkeypatch):
+    """Every variant is a whole scenario: holding them all takes memory growing with the
+    square of the members. With the small-scenario cache off, at most the variant being run
+    (and the one being built) is alive at any time, however many there are."""
+    import gc
+    import weakref
+
+    from combatsim.engine import battle
+    from combatsim.sweeps import explain as explain_module
+
+    monkeypatch.setattr(explain_module, "KEPT_FIGHTERS", 0)
+    monkeypatch.setattr(battle, "PREPARED_FIGHTERS", 0)
+    live, most, built = [], [0], [0]  # weak references to every variant built
+
+    def counting(*args, **kwargs):
+        gc.collect()
+        most[0] = max(most[0], sum(ref() is not None for ref in live))
+        variant = apply(*args, **kwargs)
+        live.append(weakref.ref(variant))
+        built[0] += 1
+        return variant
+
+    monkeypatch.setattr(explain_module, "apply", counting)
+    result = explain(duel, only=["Ace"], battles=6, chunk_size=2, workers=1)
+    variants = result.summary["variants"] - 1
+    assert variants >= 10 and result.summary["battles_completed"] == 6
+    assert built[0] >= 2 * variants  # checked once, then built again for each task
+    assert most[0] <= 1
+
+
+def _chunk_of(job, task):
+    from combatsim.batch import ChunkBuilder
+
+    chunk = ChunkBuilder(job, task).run()
+    return chunk.stop, [t.to_json() for t in chunk.tallies], chunk.battles, chunk.pairs
+
+
+def test_variants_built_on_demand_run_to_the_same_chunk(duel):
+    """Run variant by variant (each built once per task), a task of explain's variants gives
+    the tallies, records and pairs that running all of them battle by battle gives."""
+    from combatsim.batch import Job, Tally, Task
+    from combatsim.sweeps.explain import MetricPairing, StepVariants
+
+    base = load_scenario(duel)
+    variants = StepVariants(base, scenario_levers(base))
+    pairing = MetricPairing(parse_metric("win", base, None))
+    seeds = (SEED,) * len(variants)
+    lazy = Job(variants, run_battle, seeds, "battles", pairing)
+    built = Job(tuple(variants[k] for k in range(len(variants))), run_battle, seeds, "battles")
+    built = Job(built.scenarios, run_battle, seeds, "battles", pairing)
+    task = Task(tuple(range(len(variants))), 3, 11)
+    stop, tallies, battles, pairs = _chunk_of(lazy, task)
+    stop2, tallies2, battles2, pairs2 = _chunk_of(built, task)
+    assert (stop, battles, pairs) == (stop2, battles2, pairs2) and stop == 11
+    assert tallies[0] == tallies2[0]  # the baseline in full
+    thin = ("battles", "wins", "draws", "end_reasons", "turns")
+    for mine, theirs in zip(tallies[1:], tallies2[1:], strict=True):
+        assert {k: mine[k] for k in thin} == {k: theirs[k] for k in thin}
+    assert isinstance(variants.empty_tally(1), Tally)
+
+
+def test_variants_built_on_demand_stopped_part_way_hand_back_nothing(duel):
+    from combatsim.batch import ChunkBuilder, Job, Task
+    from combatsim.sweeps.explain import MetricPairing, StepVariants
+
+    base = load_scenario(duel)
+    variants = StepVariants(base, scenario_levers(base))
+    pairing = MetricPairing(parse_metric("win", base, None))
+    job = Job(variants, run_battle, (SEED,) * len(variants), "none", pairing)
+    calls = iter(range(1000))
+    chunk = ChunkBuilder(job, Task(tuple(range(len(variants))), 0, 5)).run(
+        stop=lambda: next(calls) > 7
+    )
+    assert chunk.stop == 0  # no battle index finished for every variant

@@ -447,6 +447,8 @@ def _run(args: argparse.Namespace) -> int:
     from ..sweeps import api
 
     check_out("--out", out)  # the default folder too: results/NAME may be a file
+    if not args.quiet:
+        warn_if_long(scenarios, args.battles)
     with holding(args, out, resumed):
         progress = progress_display(args)
         options = batch_options(args, "run", KEYS, out, resumed, progress, records=records)
@@ -466,6 +468,40 @@ def _run(args: argparse.Namespace) -> int:
     if result.interrupted:
         return say_interrupted(result, "run", out)
     return 0
+
+
+# CPU seconds of one turn: a part per fighter, and a part per pair of fighters (each looks at
+# every enemy), measured on the 4v4 and on 2,000 fighters that walk toward each other.
+TURN_PER_FIGHTER = 5e-5
+TURN_PER_PAIR = 2.8e-7
+LONG_RUN = 3600.0  # CPU seconds past which a run says what it may cost before it starts
+
+
+def worst_cpu_seconds(scenario, battles: int) -> float:
+    """The CPU time of ``battles`` battles that all last to the turn limit (most end sooner)."""
+    n = _fighters(scenario)
+    return battles * scenario.turn_limit * (n * TURN_PER_FIGHTER + n * n * TURN_PER_PAIR)
+
+
+def _fighters(scenario) -> int:
+    return sum(len(side.fighters) for side in scenario.sides)
+
+
+def warn_if_long(scenarios, battles: int | None) -> None:
+    """One line on stderr before a run that may keep the machine busy for hours."""
+    battles = battles or DEFAULT_BATTLES
+    seconds = sum(worst_cpu_seconds(s, battles) for s in scenarios)
+    if seconds < LONG_RUN:
+        return
+    big = max(scenarios, key=_fighters)
+    hours = seconds / 3600
+    cost = f"{hours / 24:,.0f} days" if hours >= 48 else f"{hours:,.0f} h"
+    print(
+        f"combatsim: this run could take up to about {cost} of CPU ({battles:,} battles of up "
+        f"to {_fighters(big):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it and "
+        "keeps what it finished",
+        file=sys.stderr,
+    )
 
 
 def _text(result, single: bool) -> str:

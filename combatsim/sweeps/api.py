@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..backends import make_backend
-from ..batch import CHUNK_SIZE, Runner, summarize, table
+from ..batch import CHUNK_SIZE, Runner, one_at_a_time, summarize, table
 from ..errors import UsageError, check_range
 from ..folder import fault, writing
 from ..folder import remove_stale as _remove_stale
@@ -174,7 +174,7 @@ class Options:
             self.records if self.records is not None else records,
         )
         return Study(
-            list(scenarios),
+            scenarios if one_at_a_time(scenarios) else list(scenarios),
             settings,
             _runner(self.runner),
             units=units,

@@ -19,6 +19,7 @@ step's interval is within +-P, and the run journals and resumes like every other
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -42,6 +43,7 @@ DEFAULT_BATTLES = 1000
 MAX_COUNT = 100  # MemberSpec.count's bound
 SUMMARY_LEVERS = 3  # levers that matter, named in the plain-language summary
 SUMMARY_FLAT = 2  # and levers that do not
+KEPT_FIGHTERS = 4000  # fighters of built variants kept for the next task
 
 
 @dataclass(frozen=True)
@@ -80,10 +82,13 @@ class MetricPairing(Pairing):
     def name(self) -> str:  # enters the run's fingerprint
         return f"explain:{self.metric.name}"
 
-    def __call__(self, results: Sequence[Any]) -> list[tuple[int, int, int]]:
-        base = self.metric(results[0])
+    def key(self, result: Any) -> int:
+        return self.metric(result)
+
+    def __call__(self, keys: Sequence[int]) -> list[tuple[int, int, int]]:
+        base = keys[0]
         # k = 0 is the baseline against itself: its rate, even with no lever to try.
-        return [(k, base, self.metric(r) if k else base) for k, r in enumerate(results)]
+        return [(k, base, value if k else base) for k, value in enumerate(keys)]
 
     def precision(self, tallies: Sequence[Tally], pairs: Counter) -> float:
         steps = range(1, len(tallies))
@@ -164,6 +169,88 @@ def _armors(scenario) -> dict[str, Any]:
     return armors
 
 
+# --- the variants -----------------------------------------------------------------------------
+
+
+class StepVariants(Sequence):
+    """The baseline (0) and each valid lever step (1, 2, ...), each built when asked for.
+
+    A variant is a whole scenario, so holding all of them (a few per member) would take memory
+    growing with the square of the members; here only the recipe is kept (a field path and a
+    value), and the batch layer asks for one variant at a time (``one_at_a_time``). Every
+    step is built once up front, one by one, to check it (as ``sweep`` does) and learn its
+    sides. Only the baseline is tallied in full; a step's tally counts wins and turns (its
+    pairs with the baseline are what ``explain`` reports), so its size does not grow with the
+    members either.
+    """
+
+    one_at_a_time = True
+
+    def __init__(self, base, levers: Sequence[MemberLever]):
+        self.base = base
+        self._built: dict[int, Any] = {}  # variants kept while small (see ``__getitem__``)
+        self._kept = 0  # their fighters
+        self.recipes: list[tuple[str, Any, str]] = []  # (path, value, label) per step
+        self.shapes: list[tuple[tuple[str, ...], tuple[int, ...], int]] = []
+        self.steps: list[tuple[MemberLever, str, int]] = []  # (lever, way, variant)
+        self.skipped: list[dict[str, Any]] = []
+        for item in levers:
+            for way, value in item.lever.steps:
+                label = f"{item.path}={value}"
+                try:
+                    built = self._build(item.path, scenario_value(value), label)
+                except CombatsimError as err:
+                    self.skipped.append(
+                        {"path": item.path, "value": label_of(value), "why": str(err)}
+                    )
+                    continue
+                self.steps.append((item, way, len(self.recipes) + 1))
+                self.recipes.append((item.path, scenario_value(value), label))
+                self.shapes.append(_shape(built))
+                del built
+
+    def _build(self, path: str, value: Any, label: str):
+        return apply(self.base, [(FieldPath.parse(path), value)], label)
+
+    def __len__(self) -> int:
+        return 1 + len(self.recipes)
+
+    def __getitem__(self, k: int):
+        """Variant ``k``, built now; kept for the next task only while all the kept ones
+        together have at most ``KEPT_FIGHTERS`` fighters (a small scenario's variants are
+        built once per worker; a large one's, whose battles cost more, once per task)."""
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        if k == 0:
+            return self.base
+        built = self._built.get(k)
+        if built is None:
+            built = self._build(*self.recipes[k - 1])
+            fighters = sum(self.shapes[k - 1][1])
+            if self._kept + fighters <= KEPT_FIGHTERS:
+                self._built[k] = built
+                self._kept += fighters
+        return built
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_built": {}, "_kept": 0}  # a worker builds its own
+
+    def empty_tally(self, k: int) -> Tally:
+        if k == 0:
+            return Tally.empty(self.base)
+        sides, fighters, turn_limit = self.shapes[k - 1]
+        return Tally(sides, fighters, turn_limit, wins=dict.fromkeys(sides, 0))
+
+    def recipe(self) -> str:
+        """What the run's fingerprint needs besides the base scenario: how each step is made."""
+        return json.dumps([[p, label] for p, _, label in self.recipes], default=str)
+
+
+def _shape(scenario) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+    sides = tuple(side.name for side in scenario.sides)
+    return sides, tuple(len(side.fighters) for side in scenario.sides), int(scenario.turn_limit)
+
+
 # --- the function -----------------------------------------------------------------------------
 
 
@@ -193,17 +280,8 @@ def explain(
     base = _load(scenario)
     chosen = parse_metric(metric, base, side)
     levers = scenario_levers(base, only)
-    variants, steps, skipped = [base], [], []
-    for item in levers:
-        for way, value in item.lever.steps:
-            path = FieldPath.parse(item.path)
-            try:
-                built = apply(base, [(path, scenario_value(value))], f"{item.path}={value}")
-            except CombatsimError as err:
-                skipped.append({"path": item.path, "value": label_of(value), "why": str(err)})
-                continue
-            steps.append((item, way, len(variants)))
-            variants.append(built)
+    variants = StepVariants(base, levers)
+    steps, skipped = variants.steps, variants.skipped
     root = base.seed if opts.seed is None else opts.seed
     unit = tuple(range(len(variants)))
     study = opts.study(variants, "explain", root, units=[unit], pairing=MetricPairing(chosen))

@@ -33,7 +33,18 @@ from pathlib import Path
 from typing import Any
 
 from ..backends import Backend
-from ..batch import Chunk, Job, Runner, Tally, Task, check_records, split, table
+from ..batch import (
+    Chunk,
+    Job,
+    Runner,
+    Tally,
+    Task,
+    check_records,
+    empty_tally,
+    one_at_a_time,
+    split,
+    table,
+)
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
 from ..limits import (
     DEFAULT_MAX_BATTLES,
@@ -120,15 +131,20 @@ class Pairing:
 
     A subclass is a picklable object (it travels to the workers inside the ``Job``) with a
     ``name`` that changes whenever what it counts changes (it enters the run's fingerprint),
-    and provides ``__call__(results)``: the keys to count for one battle index, given the
-    results of the unit's variants in order (JSON-ready tuples of numbers, text or None);
-    and ``precision(tallies, pairs)``: how far the widest interval it reports reaches from
-    its estimate, for ``--precision``.
+    and provides ``key(result)``: what of one battle's result it needs (kept, per variant,
+    until every variant of the unit ran that battle index; the default keeps the result);
+    ``__call__(keys)``: the keys to count for one battle index, given those of the unit's
+    variants in order (JSON-ready tuples of numbers, text or None); and
+    ``precision(tallies, pairs)``: how far the widest interval it reports reaches from its
+    estimate, for ``--precision``.
     """
 
     name: str = "pairing"
 
-    def __call__(self, results: Sequence[Any]) -> Iterator[tuple]:
+    def key(self, result: Any) -> Any:
+        return result
+
+    def __call__(self, keys: Sequence[Any]) -> Iterator[tuple]:
         raise NotImplementedError
 
     def precision(self, tallies: Sequence[Tally], pairs: Counter) -> float:
@@ -156,15 +172,21 @@ class Study:
         progress: Callable[[int, int], None] | None = None,
         pairing: Pairing | None = None,
     ):
-        self.scenarios = list(scenarios)
+        # Variants built on demand (``explain``'s) stay so: never all built at once.
+        lazy = one_at_a_time(scenarios)
+        self.scenarios = scenarios if lazy else list(scenarios)
         self.settings = settings
-        seeds = tuple(s.seed if settings.seed is None else settings.seed for s in self.scenarios)
+        if settings.seed is None:
+            seeds = tuple(s.seed for s in self.scenarios)
+        else:
+            seeds = (settings.seed,) * len(self.scenarios)
         self.seeds = seeds
-        self.job = Job(tuple(scenarios), runner, seeds, settings.records, pairing)
+        shared = self.scenarios if lazy else tuple(self.scenarios)
+        self.job = Job(shared, runner, seeds, settings.records, pairing)
         self.units = [
             Unit(
                 tuple(u),
-                [Tally.empty(self.scenarios[v]) for v in u],
+                [empty_tally(self.scenarios, v) for v in u],
                 Counter() if len(u) >= 2 else None,
                 pairing,
             )
@@ -341,7 +363,7 @@ class Study:
         for unit in self.units:
             if variant in unit.variants:
                 k = unit.variants.index(variant)
-                total = Tally.empty(self.scenarios[variant]).merge(unit.tallies[k])
+                total = empty_tally(self.scenarios, variant).merge(unit.tallies[k])
                 for chunk in unit.available.values():
                     total.merge(chunk.tallies[k])
                 return total
@@ -512,7 +534,7 @@ class Study:
         if len(tallies) != len(variants):
             raise ValueError(f"{len(tallies)} tallies for {len(variants)} variants")
         for variant, tally in zip(variants, tallies, strict=True):
-            empty = Tally.empty(self.scenarios[variant])
+            empty = empty_tally(self.scenarios, variant)
             if (tally.sides, tally.fighters) != (empty.sides, empty.fighters):
                 raise ValueError(f"a tally of other sides {list(tally.sides)}")
             if tally.battles != stop - start:
@@ -654,6 +676,10 @@ def fingerprint(
     digest.update(json.dumps([command, settings.to_json()], sort_keys=True).encode())
     if pairing is not None:
         digest.update(pairing.encode())
+    recipe = getattr(scenarios, "recipe", None)
+    if recipe is not None:  # variants built on demand: the base and how each is made
+        digest.update(recipe().encode())
+        scenarios = [scenarios[0]]
     for scenario in scenarios:
         data = getattr(scenario, "data", None)
         if isinstance(data, dict):
