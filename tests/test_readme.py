@@ -21,12 +21,26 @@ def test_scenario_format_example_validates():
     assert len(scenario.sides) == 2 and scenario.fighters
 
 
-def test_quick_start_runs_a_shipped_scenario():
+def quick_start() -> list[str]:
+    """The quick start's two commands."""
     quick = README[README.index("## Quick start") :].split("```")[1]
-    first = quick.strip().splitlines()[1]
-    run = first.split("&&")[1].split()
-    assert run[:2] == ["combatsim", "run"] and (ROOT / run[2]).is_file()
+    return quick.strip().splitlines()[1:3]
+
+
+def test_quick_start_runs_a_shipped_scenario_in_a_virtual_environment():
+    first = [step.split() for step in quick_start()[0].split("&&")]
+    assert first[0] == ["python3", "-m", "venv", ".venv"]  # a bare pip install is refused
+    assert first[1] == [".venv/bin/pip", "install", "."]
+    run = first[2]
+    assert run[:2] == [".venv/bin/combatsim", "run"] and (ROOT / run[2]).is_file()
     assert build_parser().parse_args(run[1:]).command == "run"
+
+
+def test_ci_runs_the_quick_starts_test_command_verbatim():
+    second = quick_start()[1]
+    assert second.startswith("python3 -m venv .venv && ") and "pytest" in second
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith(second + " ") for line in ci), second
 
 
 def test_readme_is_a_front_door():
