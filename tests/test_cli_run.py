@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -397,3 +398,21 @@ def test_a_run_that_may_take_hours_says_so_before_it_starts(capsys):
     shipped = Path(__file__).resolve().parents[1] / "scenarios" / "sr-firefight-4v4.yaml"
     run_command.warn_if_long([load_scenario(shipped)], 1000)
     assert capsys.readouterr().err == ""
+
+
+def test_a_study_counts_its_variants_in_the_estimate(tmp_path, capsys):
+    """A sweep of 12 values runs 13 scenarios' worth of battles: a scenario of 40 minutes of
+    worst-case CPU becomes a warning; explain, whose levers are counted later, says 'each
+    variant'."""
+    from types import SimpleNamespace
+
+    side = SimpleNamespace(fighters=[None] * 100)
+    mid = SimpleNamespace(sides=[side, side], turn_limit=100)
+    seconds = run_command.worst_cpu_seconds(mid, 1000)
+    assert seconds < run_command.LONG_RUN  # alone, no word
+    variants = math.ceil(run_command.LONG_RUN / seconds) + 1
+    run_command.warn_if_long([mid], 1000, variants)
+    line = capsys.readouterr().err
+    assert line.startswith("combatsim: this run could take") and f"x {variants:,} variants" in line
+    run_command.warn_if_long([mid], 1000 * variants, each=True)
+    assert capsys.readouterr().err.startswith("combatsim: each variant of this study could take")

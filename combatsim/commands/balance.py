@@ -81,6 +81,8 @@ def _balance(args: argparse.Namespace) -> int:
     vary = parse_vary(args.vary)
     scenario = run.load_scenario(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-balance"
+    if not args.quiet:  # at worst every value is tried
+        run.warn_if_long([scenario], args.battles, len(vary.values))
     return run.run_study(
         args,
         "balance",

@@ -70,6 +70,8 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         default = f"{Path(args.a).stem}-compare"
     out = Path(args.out) if args.out else Path("results") / default
+    if not args.quiet:
+        run.warn_if_long([first, second or first], args.battles)
     return run.run_study(
         args,
         "compare",

@@ -67,6 +67,8 @@ def _explain(args: argparse.Namespace) -> int:
 
     scenario = run.load_scenario(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-explain"
+    if not args.quiet:  # its levers are counted later: the estimate is per variant
+        run.warn_if_long([scenario], args.battles, each=True)
     return run.run_study(
         args,
         "explain",

@@ -487,19 +487,23 @@ def _fighters(scenario) -> int:
     return sum(len(side.fighters) for side in scenario.sides)
 
 
-def warn_if_long(scenarios, battles: int | None) -> None:
-    """One line on stderr before a run that may keep the machine busy for hours."""
+def warn_if_long(scenarios, battles: int | None, variants: int = 1, each: bool = False) -> None:
+    """One line on stderr before a run that may keep the machine busy for hours: the battles
+    of ``scenarios``, each run ``variants`` times (a study's variants); ``each``: the count of
+    variants is not known yet, so the estimate is for each of them."""
     battles = battles or DEFAULT_BATTLES
-    seconds = sum(worst_cpu_seconds(s, battles) for s in scenarios)
+    seconds = variants * sum(worst_cpu_seconds(s, battles) for s in scenarios)
     if seconds < LONG_RUN:
         return
     big = max(scenarios, key=_fighters)
     hours = seconds / 3600
     cost = f"{hours / 24:,.0f} days" if hours >= 48 else f"{hours:,.0f} h"
+    what = "each variant of this study" if each else "this run"
+    times = f" x {variants:,} variants" if variants > 1 else ""
     print(
-        f"combatsim: this run could take up to about {cost} of CPU ({battles:,} battles of up "
-        f"to {_fighters(big):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it and "
-        "keeps what it finished",
+        f"combatsim: {what} could take up to about {cost} of CPU ({battles:,} battles{times} "
+        f"of up to {_fighters(big):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it "
+        "and keeps what it finished",
         file=sys.stderr,
     )
 

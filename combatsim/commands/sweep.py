@@ -10,6 +10,7 @@ See ``combatsim.sweeps.fields`` for the path and value syntax.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from ..errors import ScenarioError, UsageError
@@ -73,6 +74,8 @@ def _sweep(args: argparse.Namespace) -> int:
         scenario = run.load_scenario(path)
     except ScenarioError as err:
         raise (spec.referring(err) if spec and not args.scenario else err) from None
+    if not args.quiet:
+        run.warn_if_long([scenario], battles, math.prod(len(v.values) for v in varies) + 1)
     return run.run_study(
         args,
         "sweep",
