@@ -280,6 +280,8 @@ class Battle:
         self.fallen = True  # someone left the fight since the last victory check
         self.layout = 0  # counts the moves and departures from the fight so far
         self.moves = 0  # counts the moves so far
+        self.roster = 0  # counts the departures from (and returns to) the fight so far
+        self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
 
     # --- queries used by rules and tactics ---------------------------------------------------
@@ -303,14 +305,31 @@ class Battle:
         layout = self.layout
         if seen[0] == layout:
             return seen
-        if len(self.fighters) < SHARED_LISTS:
+        if not self.big:
             return self._enemies_measured(me)
-        _, enemies, indexes, positions = self._standing_enemies_of(me.side)
-        meters_list = list(map(math.dist, repeat(me.position, len(positions)), positions))
-        meters = dict(zip(indexes, meters_list, strict=True))
-        nearest = enemies[meters_list.index(min(meters_list))] if enemies else None
+        _, enemies, indexes, positions, slots, where = self._standing_enemies_of(me.side)
+        here = me.position
+        meters = _Meters(here, indexes, list(positions), slots)
+        if not enemies:
+            me.enemies_seen = seen = (layout, enemies, meters, None, 0)
+            return seen
+        # numpy squares of the distances find the candidates (within a few ulps of math.dist);
+        # the answers are math.dist's, as in a small fight
+        dx = where[:, 0] - here[0]
+        dy = where[:, 1] - here[1]
+        d2 = dx * dx + dy * dy
+        low = float(d2.min())
+        nearest, nearest_d = None, math.inf
+        for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
+            d = meters[indexes[k]]
+            if d < nearest_d:
+                nearest, nearest_d = enemies[k], d
         reach = self.melee_range
-        in_reach = sum(1 for d in meters_list if d <= reach)
+        r2 = reach * reach
+        in_reach = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
+        for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
+            if meters[indexes[k]] <= reach:
+                in_reach += 1
         me.enemies_seen = seen = (layout, enemies, meters, nearest, in_reach)
         return seen
 
@@ -335,16 +354,32 @@ class Battle:
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
-        """``(layout, enemies, their indexes, their positions)`` of a side, in fighter order:
-        the same for every fighter of the side until someone moves or leaves the fight, so one
-        list serves them all (with 2,000 fighters, each finding its own was most of a turn)."""
+        """``(roster, enemies, their indexes, their positions, index -> slot, positions as an
+        array)`` of a side, in fighter order: the same for every fighter of the side until
+        someone leaves (or rejoins) the fight, so one list serves them all (with 2,000
+        fighters, each finding its own was most of a turn). A move updates the positions in
+        place (``_moved``)."""
         kept = self.enemy_lists.get(side)
-        if kept is not None and kept[0] == self.layout:
+        if kept is not None and kept[0] == self.roster:
             return kept
         enemies = [f for f in self.fighters if f.can_act and f.side != side]
-        kept = (self.layout, enemies, [f.index for f in enemies], [f.position for f in enemies])
+        indexes = [f.index for f in enemies]
+        positions = [f.position for f in enemies]
+        slots = {i: k for k, i in enumerate(indexes)}
+        where = np.array(positions, dtype=float).reshape(len(positions), 2)
+        kept = (self.roster, enemies, indexes, positions, slots, where)
         self.enemy_lists[side] = kept
         return kept
+
+    def _moved(self, f: Fighter) -> None:
+        """Keep the shared enemy lists' positions of ``f`` (big fights) up to date."""
+        at = f.position
+        index = f.index
+        for kept in self.enemy_lists.values():
+            slot = kept[4].get(index)
+            if slot is not None:
+                kept[3][slot] = at
+                kept[5][slot] = at
 
     def opponents_in_melee(self, me: Fighter) -> int:
         """Standing enemies within melee range (``enemies_in_view``)."""
@@ -698,6 +733,9 @@ class Battle:
         moved = length * t
         f.position = end
         self.layout += 1
+        big = self.big
+        if big:
+            self._moved(f)
         self.moves += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
@@ -711,7 +749,7 @@ class Battle:
                 actor=f,
             )
         passed = []  # (where along the way, opponent): interceptions happen in that order
-        for enemy in self.standing_enemies(f):
+        for enemy in self._passers_by(f, start, end) if big else self.standing_enemies(f):
             t = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
             if t is not None:
                 passed.append((t, enemy.index, enemy))
@@ -724,11 +762,27 @@ class Battle:
                 f.position = at
                 f.cover = _cover_at(self.cover_points, at)
                 self.layout += 1
+                if big:
+                    self._moved(f)
                 if self.tracing:
                     where = f"({at[0]:.1f}, {at[1]:.1f})"
                     self.trace("move", f"{f.name} falls where it was stopped, at {where}", actor=f)
         if self.holders:
             self._wake_holders("moved")
+
+    def _passers_by(self, f: Fighter, start, end) -> list[Fighter]:
+        """The standing enemies of ``f`` (in fighter order) that might stand within
+        ``INTERCEPT_DISTANCE`` of its way from ``start`` to ``end``: those in the box around
+        the way, widened by a little more than that (``_passing_at`` decides)."""
+        _, enemies, _, _, _, where = self._standing_enemies_of(f.side)
+        if not enemies:
+            return []
+        margin = INTERCEPT_DISTANCE + 1e-6
+        x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
+        y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
+        xs, ys = where[:, 0], where[:, 1]
+        near = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
+        return [enemies[k] for k in np.flatnonzero(near).tolist()]
 
     def _check_escape(self, f: Fighter) -> None:
         """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""
@@ -738,6 +792,7 @@ class Battle:
             f.can_act = False
             self.fallen = True
             self.layout += 1
+            self.roster += 1
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
@@ -766,6 +821,7 @@ class Battle:
         target.can_act = acting = system.can_act(target)
         if was_acting != acting:
             self.layout += 1
+            self.roster += 1
         if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
@@ -838,8 +894,35 @@ class Battle:
 
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
+CLOSE = 1e-9  # relative margin between numpy's squared distances and math.dist's, squared
 SHARED_LISTS = 64  # fighters from which a side's enemies are listed once for all
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
+
+
+class _Meters(dict):
+    """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
+    math.dist, from the positions when it was made) as they are read: the nearest-target
+    tactics read one or two. After a few reads it measures all the others at once."""
+
+    __slots__ = ("here", "indexes", "positions", "slots", "misses")
+
+    def __init__(self, here, indexes, positions, slots):
+        super().__init__()
+        self.here, self.indexes, self.positions, self.slots = here, indexes, positions, slots
+        self.misses = 0
+
+    def __missing__(self, index):
+        slot = self.slots.get(index)
+        if slot is None:
+            raise KeyError(index)
+        self.misses = misses = self.misses + 1
+        if misses > 8:
+            positions = self.positions
+            meters = map(math.dist, repeat(self.here, len(positions)), positions)
+            self.update(zip(self.indexes, meters, strict=True))
+            return self[index]
+        d = self[index] = math.dist(self.here, self.positions[slot])
+        return d
 
 
 def _cover_at(points: list[tuple], at) -> str:
