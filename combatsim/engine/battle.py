@@ -309,8 +309,8 @@ class Battle:
             return self._enemies_measured(me)
         _, enemies, indexes, positions, slots, where = self._standing_enemies_of(me.side)
         here = me.position
-        meters = _Meters(here, indexes, list(positions), slots)
         if not enemies:
+            meters = _Meters(here, indexes, [], slots, enemies, None)
             me.enemies_seen = seen = (layout, enemies, meters, None, 0)
             return seen
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
@@ -318,6 +318,7 @@ class Battle:
         dx = where[:, 0] - here[0]
         dy = where[:, 1] - here[1]
         d2 = dx * dx + dy * dy
+        meters = _Meters(here, indexes, list(positions), slots, enemies, d2)
         low = float(d2.min())
         nearest, nearest_d = None, math.inf
         for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
@@ -902,14 +903,33 @@ PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the 
 class _Meters(dict):
     """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
     math.dist, from the positions when it was made) as they are read: the nearest-target
-    tactics read one or two. After a few reads it measures all the others at once."""
+    tactics read one or two. After a few reads it measures all the others at once.
+    ``within`` lists the enemies within some meters from the squared distances ``d2``."""
 
-    __slots__ = ("here", "indexes", "positions", "slots", "misses")
+    __slots__ = ("here", "indexes", "positions", "slots", "misses", "enemies", "d2")
 
-    def __init__(self, here, indexes, positions, slots):
+    def __init__(self, here, indexes, positions, slots, enemies, d2):
         super().__init__()
         self.here, self.indexes, self.positions, self.slots = here, indexes, positions, slots
+        self.enemies, self.d2 = enemies, d2
         self.misses = 0
+
+    def within(self, enemies: list, reach: float) -> list | None:
+        """``[e for e in enemies if self[e.index] <= reach]`` when ``enemies`` is the list
+        these meters were measured to (else None): math.dist decides only near ``reach``."""
+        if enemies is not self.enemies:
+            return None
+        d2 = self.d2
+        if d2 is None:
+            return []
+        r2 = reach * reach
+        low, high = r2 * (1 - CLOSE), r2 * (1 + CLOSE)
+        indexes = self.indexes
+        return [
+            enemies[k]
+            for k in np.flatnonzero(d2 <= high).tolist()
+            if d2[k] < low or self[indexes[k]] <= reach
+        ]
 
     def __missing__(self, index):
         slot = self.slots.get(index)

@@ -313,7 +313,10 @@ def choose_target(
         return focus  # the usual case of focus: the side's target, standing and in reach
     pool = enemies
     if tactics.target_in_reach:
-        in_reach = [e for e in enemies if dist[e.index] <= reach]
+        within = getattr(dist, "within", None)  # a big fight's meters list them faster
+        in_reach = within(enemies, reach) if within is not None else None
+        if in_reach is None:
+            in_reach = [e for e in enemies if dist[e.index] <= reach]
         if in_reach:
             pool = in_reach
     if policy == "random":

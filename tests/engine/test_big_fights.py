@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -62,3 +63,37 @@ def test_big_fight_path_gives_the_same_battles(tmp_path, monkeypatch, per_side, 
     assert any(r[1] and r[0]["turns"] > 1 for r in one_pass)
     moved = [e for r in one_pass for e in r[2] if e.kind == "move"]
     assert moved  # they walked
+
+
+def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
+    """Enemies at exactly the melee range, at equal distances and at awkward coordinates:
+    the nearest (first of equals), the count in reach and ``within`` are math.dist's."""
+    import math
+    import random
+
+    from combatsim.engine.battle import Battle, _Meters
+
+    scenario = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml")
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(scenario, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    rng = random.Random(3)
+    reach = b.melee_range
+    for _ in range(300):
+        here = (rng.uniform(-1e5, 1e5) * rng.choice([1, 1e-5]), rng.uniform(-50, 50))
+        me.position = here
+        angle = [rng.uniform(0, 2 * math.pi) for _ in enemies]
+        dists = [rng.choice([reach, reach, 0.1 + 0.3 * k]) for k in range(len(enemies))]
+        for e, a, d in zip(enemies, angle, dists, strict=True):
+            e.position = (here[0] + d * math.cos(a), here[1] + d * math.sin(a))
+        b.layout += 1
+        b.roster += 1
+        _, seen, meters, nearest, in_reach = b.enemies_in_view(me)
+        exact = {e.index: math.dist(here, e.position) for e in enemies}
+        assert seen == enemies and isinstance(meters, _Meters)
+        assert nearest is min(enemies, key=lambda e: exact[e.index])
+        assert in_reach == sum(1 for d in exact.values() if d <= reach)
+        for r in (reach, *exact.values()):
+            assert meters.within(seen, r) == [e for e in enemies if exact[e.index] <= r]
+        assert {e.index: meters[e.index] for e in enemies} == exact
