@@ -48,7 +48,7 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is a single line (the command and what was wrong)."""
 
     def error(self, message: str):
-        self.exit(EXIT_USAGE, for_terminal(f"{self.prog}: error: {message}") + "\n")
+        self.exit(EXIT_USAGE, for_terminal(f"{self.prog}: error: {message}", one_line=True) + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return args.handler(args)
     except CombatsimError as err:
-        print(for_terminal(f"combatsim: error: {err}"), file=sys.stderr)
+        print(for_terminal(f"combatsim: error: {err}", one_line=True), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `combatsim ... | head` is not an error
         sys.stderr.close()

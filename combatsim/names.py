@@ -54,15 +54,17 @@ def check_name(text: str) -> str:
 Name = Annotated[str, AfterValidator(check_name)]
 
 
-def for_terminal(text: object) -> str:
+def for_terminal(text: object, one_line: bool = False) -> str:
     """``text`` with every non-printable character but the newline escaped (``\\r``,
     ``\\x1b``, ``\\u202e``), so a file name or old result cannot move the cursor, clear the
-    screen, forge a line or reverse what follows."""
+    screen, forge a line or reverse what follows. ``one_line``: the newline too (an error
+    message is one line, whatever a file name in it holds)."""
     text = str(text)
     if text.isprintable():
         return text
+    keep = "" if one_line else "\n"
     return "".join(
-        c if c.isprintable() or c == "\n" else c.encode("unicode_escape").decode("ascii")
+        c if c.isprintable() or c == keep else c.encode("unicode_escape").decode("ascii")
         for c in text
     )
 

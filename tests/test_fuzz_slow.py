@@ -24,9 +24,10 @@ from tests.test_hostile_files import SHIPPED, mutated_scenarios
 pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("COMBATSIM_FUZZ_EXAMPLES", "2000"))
-SETTINGS = settings(
+SETTINGS = settings(  # the same inputs every run: a CI run reproduces what was checked here
     max_examples=EXAMPLES,
     deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 HOSTILE_NAMES = [
@@ -138,6 +139,7 @@ STATES = ["missing", "dangling link", "a file", "empty", "foreign files", "stale
 @settings(
     max_examples=min(EXAMPLES, 60),
     deadline=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.sampled_from(STATES), st.booleans(), st.sampled_from(["run", "report"]))
@@ -158,3 +160,17 @@ def test_any_output_folder_state_is_one_line_or_ok_and_keeps_the_users_files(
         assert code == 2 and (out / "summary.json").read_text() == "{}"
     for n, content in before.items():  # nothing of the user's is lost or overwritten
         assert (out / n).read_bytes() == content, n
+
+
+def test_a_newline_in_a_catalogue_path_stays_in_one_error_line(tmp_path, capsys):
+    """Found by the fuzz above: a catalogue named "\\n" put a newline into the message."""
+    text = (SHIPPED[0]).read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    data["catalogues"] = ["\n"]
+    path = tmp_path / "newline.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    code = main(["validate", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "catalogue file not found" in err, err
+    assert main(["run", str(path), "--quiet"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

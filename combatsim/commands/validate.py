@@ -69,7 +69,7 @@ def _validate(args: argparse.Namespace) -> int:
             # one-line error, for a missing file, a folder, a device or a bad name too)
             loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
-            print(for_terminal(f"combatsim: error: {err}"), file=sys.stderr)
+            print(for_terminal(f"combatsim: error: {err}", one_line=True), file=sys.stderr)
             status = EXIT_INVALID
             continue
         if isinstance(loaded, dict):
