@@ -62,6 +62,18 @@ def wait_for(condition, what: str, process: subprocess.Popen | None = None) -> N
         time.sleep(0.05)
 
 
+def resume_in_a_new_process(out: Path) -> subprocess.CompletedProcess:
+    """``combatsim run --resume OUT`` in a process of its own, as a user would finish a run."""
+    return subprocess.run(
+        [sys.executable, "-m", "combatsim", "run", "--resume", str(out), "--quiet"],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=4 * DEADLINE,
+    )
+
+
 def journal_lines(out: Path) -> list[dict]:
     journal = out / ".combatsim" / "journal.jsonl"
     if not journal.exists():
@@ -151,14 +163,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     rows = (out / "battles.csv").read_text().count("\n") - 1
     assert rows == kept  # every finished battle is in the records too
 
-    resumed = subprocess.run(
-        [sys.executable, "-m", "combatsim", "run", "--resume", str(out), "--quiet"],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=4 * DEADLINE,
-    )
+    resumed = resume_in_a_new_process(out)
     assert resumed.returncode == 0, resumed.stderr
     reference = tmp_path / "reference"
     write_results(simulate(load_scenario(toy), battles, records="battles", workers=2), reference)

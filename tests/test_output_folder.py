@@ -25,7 +25,15 @@ from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.errors import UsageError
 from combatsim.sweeps import api
-from tests.test_faults import DEADLINE, ENV, ROOT, journal_lines, start, wait_for
+from tests.test_faults import (
+    DEADLINE,
+    ENV,
+    ROOT,
+    journal_lines,
+    resume_in_a_new_process,
+    start,
+    wait_for,
+)
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 REAL = ROOT / "scenarios" / "sr-firefight-4v4.yaml"
@@ -100,14 +108,7 @@ def test_a_run_killed_outright_leaves_the_folder_free_and_resumable(tmp_path):
     wait_for(lambda: len(journal_lines(out)) >= 2, "finished chunks", first)
     os.killpg(first.pid, signal.SIGKILL)  # no cleanup at all: the OS drops the lock
     first.communicate(timeout=DEADLINE)
-    resumed = subprocess.run(
-        [sys.executable, "-m", "combatsim", "run", "--resume", str(out), "--quiet"],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=4 * DEADLINE,
-    )
+    resumed = resume_in_a_new_process(out)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((out / "summary.json").read_text())["battles_completed"] == 3000
     assert not (out / folders.LOCK).exists()
@@ -347,14 +348,7 @@ def test_a_really_full_disk_is_one_line_and_resume_after_freeing_space_finishes(
     assert full.returncode == 2, full.stderr
     assert full.stderr.count("\n") == 1 and "No space left on device" in full.stderr
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
-    resumed = subprocess.run(
-        [sys.executable, "-m", "combatsim", "run", "--resume", str(out), "--quiet"],
-        cwd=ROOT,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=4 * DEADLINE,
-    )
+    resumed = resume_in_a_new_process(out)
     assert resumed.returncode == 0, resumed.stderr
     reference = tmp_path / "reference"
     subprocess.run(
