@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    previous = _stop_on_sigterm()
+    previous = stop_on_sigterm()
     try:
         args = build_parser().parse_args(argv)
         return args.handler(args)
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _stop_on_sigterm():
+def stop_on_sigterm():
     """SIGTERM (``kill``, a service manager, a batch scheduler's time limit) stops a run as
     Ctrl-C does: every finished battle is written and the run can be resumed. Returns the
     previous handler, or None where none can be set (not the main thread)."""

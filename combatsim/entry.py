@@ -20,15 +20,12 @@ def main() -> int:
     try:
         try:
             from .cli import main as command_line
+            from .cli import stop_on_sigterm
 
-            signal.signal(signal.SIGTERM, _interrupt)  # as the command line treats it
+            stop_on_sigterm()  # before a held SIGTERM comes, so it is taken as Ctrl-C
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a held signal comes now
     except KeyboardInterrupt:
         print("combatsim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return command_line()
-
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
