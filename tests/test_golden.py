@@ -8,7 +8,9 @@ commit which scenarios moved and why:
 
 Each scenario keeps, for its first ``BATTLES`` battles from its own seed, the winner and
 turns of each battle (readable in a diff) and a digest of every combatant's record (the
-rest, exactly).
+rest, exactly). It also keeps the SHA-256 of the ``battles.csv`` and ``combatants.csv`` that
+``combatsim run`` writes for ``CSV_BATTLES`` battles on one worker: the files a user reads,
+byte for byte, which is what the speed work promises to leave alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).with_name("golden") / "shipped.json"
 BATTLES = 30
+CSV_BATTLES = 200
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
     (ROOT / "scenarios" / "tactics").glob("*.yaml")
 )
@@ -39,7 +42,28 @@ def fingerprint(path: Path) -> dict:
         outcomes.append(f"{result.winner or 'draw'}@{result.turns}")
         for row in result.combatants:
             digest.update(json.dumps(row, sort_keys=True, default=str).encode())
-    return {"battles": " ".join(outcomes), "combatants_sha256": digest.hexdigest()}
+    return {
+        "battles": " ".join(outcomes),
+        "combatants_sha256": digest.hexdigest(),
+        **csv_digests(path),
+    }
+
+
+def csv_digests(path: Path) -> dict:
+    """SHA-256 of the run's battles.csv and combatants.csv (one worker, the scenario's seed)."""
+    import tempfile
+
+    from combatsim.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "run"
+        argv = ["run", str(path), "--battles", str(CSV_BATTLES), "--workers", "1"]
+        code = main([*argv, "--out", str(out), "--quiet"])
+        assert code == 0, f"{path}: combatsim run exited {code}"
+        return {
+            name: hashlib.sha256((out / name).read_bytes()).hexdigest()
+            for name in ("battles.csv", "combatants.csv")
+        }
 
 
 def key(path: Path) -> str:
