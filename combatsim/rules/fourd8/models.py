@@ -160,7 +160,9 @@ class Options(Strict):
         description="extra damage by degree of success: each key is the lowest degree of a "
         "band (default: the bands of seed 004's Interpretation table)",
     )
-    effects: CombinationEffects = Field(default_factory=lambda: CombinationEffects())
+    effects: CombinationEffects = Field(
+        default_factory=lambda: CombinationEffects.model_validate({})
+    )
     special_effects: bool = Field(True, description="apply the combination effects at all")
     snake_eyes: Literal["none", "lose_action"] = Field(
         "lose_action", description="four 1s ('unfortunate effects', seed 004 'Dice Roll')"

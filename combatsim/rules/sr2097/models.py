@@ -228,7 +228,7 @@ class Sheet(Strict):
 
     def sights(self) -> frozenset[str]:
         """What this fighter sees with: its vision and its goggles."""
-        out = {self.vision}
+        out: set[str] = {self.vision}
         if self.night_vision_goggles:
             out.add("night_vision_goggles")
         return frozenset(out)
