@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import CombatsimError, UsageError
@@ -329,7 +329,7 @@ def owns(path: str | os.PathLike) -> bool:
     return found is not None and found[1] in found[0].files
 
 
-def remove_stale(folder: str | os.PathLike, written) -> None:
+def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]) -> None:
     """Remove the files the manifest of ``folder`` (held) lists and this run did not write
     (``written``); then the manifest lists only those. Nothing unlisted is touched, nor a
     listed name that is now a link or a folder; emptied folders go."""
@@ -338,10 +338,10 @@ def remove_stale(folder: str | os.PathLike, written) -> None:
         return
     holder = found[0]
     kept = set()
-    for path in written:
-        rel = holder_of(path)
-        if rel is not None and rel[0] is holder:
-            kept.add(rel[1])
+    for written_path in written:
+        found = holder_of(written_path)
+        if found is not None and found[0] is holder:
+            kept.add(found[1])
     for rel in sorted(holder.files - kept, reverse=True):
         path = holder.folder / rel
         with contextlib.suppress(OSError):

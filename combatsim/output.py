@@ -108,16 +108,16 @@ def concat_csv(parts: Sequence[str | os.PathLike], path: str | os.PathLike) -> P
     """
     import pandas as pd
 
-    parts = [Path(p) for p in parts]
-    headers = {_first_line(p) for p in parts}
+    files = [Path(p) for p in parts]
+    headers = {_first_line(p) for p in files}
     if len(headers) > 1:
-        frames = [pd.read_csv(p, keep_default_na=False, dtype=str) for p in parts]
+        frames = [pd.read_csv(p, keep_default_na=False, dtype=str) for p in files]
         return write_csv(pd.concat(frames, ignore_index=True, sort=False), path)
 
     def join(f: IO[str]) -> None:
-        if not parts:
+        if not files:
             _write_csv(pd.DataFrame(), f)
-        for i, part in enumerate(parts):
+        for i, part in enumerate(files):
             with open(part, encoding="utf-8", newline="") as src:
                 if i:
                     src.readline()
@@ -404,7 +404,7 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _columns(rows: list[tuple[str, ...]]) -> list[str]:
+def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
     """Rows as aligned text: the first column left-aligned, the numbers right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []

@@ -31,7 +31,7 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -261,7 +261,7 @@ class _Builder:
         self.scalars = _SCALARS("")
         self.implicit = self.scalars.yaml_implicit_resolvers
 
-    def fail(self, line: int | None, path: tuple, found, allowed: str):
+    def fail(self, line: int | None, path: tuple, found: object, allowed: str) -> NoReturn:
         where = format_path(path)
         if len(where) > _SHOWN_PATH:
             where = f"{where[: _SHOWN_PATH // 2]}...{where[-_SHOWN_PATH // 2 :]}"
@@ -375,7 +375,8 @@ class _Builder:
         name = event.anchor
         frame = self.stack[-1] if self.stack else None
         is_key = frame is not None and frame.keys is not None and frame.key is _NO_KEY
-        path = frame.path if is_key else self.path_here(frame)
+        key_frame = frame if is_key else None  # the mapping this alias is a key of
+        path = key_frame.path if key_frame is not None else self.path_here(frame)
         if name not in self.anchors:
             self.fail(
                 line,
@@ -391,10 +392,10 @@ class _Builder:
                 Described(f"the alias *{name} inside its own anchor &{name}"),
                 "an alias of a finished anchor (not a recursive one)",
             )
-        if is_key:
+        if key_frame is not None:
             if isinstance(anchor.value, dict | list):
                 self.fail(line, path, Described(f"the alias *{name} as a key"), "a plain key")
-            self.take_key(frame, anchor.value, line)
+            self.take_key(key_frame, anchor.value, line)
             return
         self.alias_values += anchor.size
         if self.alias_values > MAX_ALIAS_VALUES:
@@ -450,8 +451,10 @@ class _Builder:
             self.fail(line, path, value[:80], f"a valid {tag.removeprefix(_TAG)} ({reason[:120]})")
 
     def take_key(self, frame: _Frame, key: Any, line: int) -> None:
+        keys = frame.keys
+        assert keys is not None, "a key is taken only by a mapping's frame"
         if key is not _MERGE_KEY:
-            first = frame.keys.get(key)
+            first = keys.get(key)
             if first is not None:
                 self.fail(
                     line,
@@ -459,7 +462,7 @@ class _Builder:
                     Described(f"the key {key!r} a second time (first on line {first})"),
                     "each key once in a mapping",
                 )
-            frame.keys[key] = line
+            keys[key] = line
         frame.key, frame.key_line = key, line
 
     def path_here(self, frame: _Frame | None) -> tuple:
