@@ -25,8 +25,9 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from .errors import CombatsimError, UsageError
 
@@ -247,7 +248,9 @@ def _inside(relative: str) -> bool:
     return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
 
 
-def _refuse_foreign(folder: Path, argument: str, shown, owned: set[str], force_flag: str) -> None:
+def _refuse_foreign(
+    folder: Path, argument: str, shown: str | os.PathLike, owned: set[str], force_flag: str
+) -> None:
     foreign = foreign_files(folder, owned)
     if not foreign:
         return
@@ -361,7 +364,7 @@ def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]
 # --- files created safely ---------------------------------------------------------------------
 
 
-def create_exclusive(path: Path, binary: bool = False):
+def create_exclusive(path: Path, binary: bool = False) -> tuple[Path, IO[Any]]:
     """A new temporary file beside ``path`` (``.NAME.PID.tmp``), opened for writing: created
     with ``O_EXCL`` and ``O_NOFOLLOW``, so nothing already there (a link planted to make the
     run write elsewhere, a leftover) is ever opened. Returns ``(temp_path, file)``."""
@@ -379,7 +382,7 @@ def create_exclusive(path: Path, binary: bool = False):
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
 
 
-def write_atomic(path: Path, write, binary: bool = False) -> Path:
+def write_atomic(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> Path:
     """Write ``path`` whole or not at all: ``write(f)`` fills a new temporary file
     (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``)."""
     claim(path)

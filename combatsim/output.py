@@ -20,10 +20,13 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .engine.records import BattleResult
 from .folder import write_atomic
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used: a run that writes nothing does not load pandas
 
 BATTLES_CSV = "battles.csv"
 COMBATANTS_CSV = "combatants.csv"
@@ -35,7 +38,18 @@ CASUALTIES_PARQUET = "casualties.parquet"
 FLOAT_FORMAT = "%.10g"
 
 
-def write_results(result, out_dir: str | os.PathLike) -> list[Path]:
+class Results(Protocol):
+    """What ``write_results`` reads of a batch's result (``batch.BatchResult``)."""
+
+    @property
+    def battles(self) -> pd.DataFrame: ...
+    @property
+    def combatants(self) -> pd.DataFrame: ...
+    @property
+    def summary(self) -> dict[str, Any]: ...
+
+
+def write_results(result: Results, out_dir: str | os.PathLike) -> list[Path]:
     """Write the result files into ``out_dir`` (created if missing); return their paths."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -56,12 +70,12 @@ def write_summary(summary: dict[str, Any], path: str | os.PathLike) -> Path:
     return _write_atomic(Path(path), lambda f: f.write(summary_json(summary)))
 
 
-def write_csv(frame, path: str | os.PathLike) -> Path:
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
     """One table as CSV, atomically, in the fixed format of every result file."""
     return _write_atomic(Path(path), lambda f: _write_csv(frame, f))
 
 
-def write_table(frame, out_dir: str | os.PathLike) -> list[Path]:
+def write_table(frame: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:
     """``table.csv`` and ``table.parquet`` in ``out_dir`` (created if missing)."""
     return _write_both(frame, Path(out_dir), TABLE_CSV, TABLE_PARQUET)
 
@@ -79,7 +93,7 @@ def write_casualties(
     return _write_both(frame, Path(out_dir), CASUALTIES_CSV, CASUALTIES_PARQUET)
 
 
-def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
+def _write_both(frame: pd.DataFrame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [write_csv(frame, folder / csv_name)]
     parquet = folder / parquet_name
@@ -88,7 +102,7 @@ def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[P
     return [*paths, parquet]
 
 
-def _parquet_ready(frame):
+def _parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
     """Parquet wants one type per column: a column mixing numbers and text becomes text."""
     frame = frame.copy()
     for column in frame.columns:
@@ -132,7 +146,9 @@ def _first_line(path: Path) -> str:
         return f.readline()
 
 
-def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+def summary_table(
+    summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None
+) -> pd.DataFrame:
     """One row per summary: the label columns, then ``battles``, per side ``wins_<side>``,
     ``win_rate_<side>``, ``ci_low_<side>``, ``ci_high_<side>``, then ``draws``, ``draw_rate``,
     ``draw_ci_low``, ``draw_ci_high`` and ``turns_mean``, ``turns_median``, ``turns_p10``,
@@ -190,7 +206,9 @@ CASUALTY_COLUMNS = (
 )
 
 
-def casualty_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+def casualty_table(
+    summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None
+) -> pd.DataFrame:
     """One row per side, combatant and copy of each summary: the label columns (a sweep's
     varied values, say), then ``side``, ``who``, ``level`` (side, combatant or copy),
     ``battles``, ``down`` (battles in which it ended out of the fight), ``down_rate`` with its
@@ -210,7 +228,7 @@ def casualty_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] |
     return pd.DataFrame.from_records(rows)
 
 
-def _write_csv(frame, f: IO[str]) -> None:
+def _write_csv(frame: pd.DataFrame, f: IO[str]) -> None:
     frame.to_csv(f, index=False, lineterminator="\n", float_format=FLOAT_FORMAT, na_rep="")
 
 
@@ -309,7 +327,9 @@ def format_outcome(result: BattleResult, side_names: Iterable[str]) -> str:
     return f"{text}; standing: {survivors}" if survivors else text
 
 
-def format_table(frame, labels: Sequence[str], sides: Sequence[str] | None = None) -> str:
+def format_table(
+    frame: pd.DataFrame, labels: Sequence[str], sides: Sequence[str] | None = None
+) -> str:
     """A results table for a terminal: the label columns, battles, each side's win rate with
     its 95% interval, draws and mean turns."""
     if sides is None:

@@ -318,11 +318,12 @@ class ActionTable:
     columns: tuple[Column, ...]
     note: str
     source: str = ""
-    _ranks: dict = field(init=False, repr=False, compare=False)
-    _face_ranks: dict = field(init=False, repr=False, compare=False)
+    _ranks: dict[int | str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    _face_ranks: dict[int | str, FaceRanks] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
-        ranks, face_ranks = {}, {}
+    def __post_init__(self) -> None:
+        ranks: dict[int | str, tuple[int, ...]] = {}
+        face_ranks: dict[int | str, FaceRanks] = {}
         for col in self.columns:
             by_roll = [-1] * 101  # index = roll; index 0 unused
             for rank, low in enumerate(col.thresholds):
@@ -600,7 +601,9 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
 
 
-def _check_int(argument: str, value: object, low: int | None = None, high: int | None = None):
+def _check_int(
+    argument: str, value: object, low: int | None = None, high: int | None = None
+) -> None:
     too_low = low is not None and _is_int(value) and value < low
     too_high = high is not None and _is_int(value) and value > high
     if not _is_int(value) or too_low or too_high:

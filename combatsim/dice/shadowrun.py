@@ -250,7 +250,9 @@ def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool], ...]:
     return tuple(_tally(dice, max(target, dice.tn_floor), top - 1) for target in range(top + 1))
 
 
-def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
+def _six_counter(
+    take: Callable[[int], Sequence[int]], dice: PoolDice
+) -> Callable[[int, int], tuple[int, bool]]:
     """``counter`` for dice re-rolled on every top face (the Rule of Six, seed 002): the d6.
 
     Every top face is rolled again whatever the TN, so the re-rolls drawn are one batch per

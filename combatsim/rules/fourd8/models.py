@@ -124,7 +124,7 @@ class CombinationEffects(Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _over_defaults(cls, data):
+    def _over_defaults(cls, data: object) -> object:
         if not isinstance(data, dict):
             return data
         merged = {kind: dict(aspects) for kind, aspects in DEFAULT_EFFECTS.items()}
@@ -239,7 +239,7 @@ class Weapon(Strict):
     blast_radius: float | None = Field(None, gt=0, le=MAX_DISTANCE)
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> Weapon:
         if self.kind != "melee" and self.ranges is None:
             raise ValueError(f"a {self.kind} needs ranges: [short, medium, long, extreme] meters")
         if self.ranges is not None and list(self.ranges) != sorted(self.ranges):

@@ -127,7 +127,7 @@ class Options(Strict):
 
     @field_validator("hit_damage")
     @classmethod
-    def _non_negative(cls, v):
+    def _non_negative(cls, v: tuple[int, ...]) -> tuple[int, ...]:
         if any(d < 0 for d in v):
             raise ValueError("damage points of at least 0")
         return v
@@ -179,7 +179,7 @@ class Weapon(Strict):
     )
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> Weapon:
         if self.kind != "melee" and self.ranges is None:
             raise ValueError(f"a {self.kind} needs ranges: [short, medium, long] in meters")
         if self.ranges is not None and list(self.ranges) != sorted(self.ranges):
