@@ -7,7 +7,7 @@ bar (tqdm: a widget in a notebook) unless ``quiet=True``, and returns a ``Result
 summary (a dict, as in ``summary.json``), ``table`` and ``casualties`` (pandas DataFrames) and,
 for ``simulate``, the per-battle ``battles`` and ``combatants`` tables. The other keyword
 arguments (``precision``, ``max_battles``, ``records``, ``out``, ``resume``, ``scheduler``,
-``chunk_size``, ``runner``, ``progress``) are those of ``combatsim.sweeps.api.Options``.
+``chunk_size``, ``runner``, ``progress``) are those of ``combatsim.run.Options``.
 docs/api.md is the reference.
 """
 
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import Described, UsageError, check_range
 from .limits import (
+    DEFAULT_BATTLES,
     MAX_BATTLES,
     MAX_CHUNK_SIZE,
     MAX_SEED,
@@ -31,12 +32,11 @@ from .limits import (
     MAX_VARIES,
     MAX_WORKERS,
     MIN_PRECISION,
+    RECORDS,
 )
 
 if TYPE_CHECKING:
-    from .sweeps.api import Result
-
-DEFAULT_BATTLES = 1000  # as ``combatsim run``
+    from .sweeps.results import Result
 
 __all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
 
@@ -239,7 +239,6 @@ def _listed(sets, argument: str) -> list:
 
 # --- arguments, checked before anything is loaded or run --------------------------------------
 
-RECORDS = ("none", "battles", "all")
 SCENARIO = "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario"
 
 
@@ -275,7 +274,7 @@ def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) 
     if not isinstance(options.get("resume", False), bool):
         raise UsageError("resume", _shown(options["resume"]), "True or False")
     _text("scheduler", options.get("scheduler"), optional=True)
-    for name in ("runner", "progress"):
+    for name in ("runner", "progress", "watch"):
         if options.get(name) is not None and not callable(options[name]):
             raise UsageError(name, _shown(options[name]), "a function, or None")
     return battles, seed, workers

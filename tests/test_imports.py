@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from combatsim.batch import Job, Task, run_task
 from combatsim.engine import run_battle
+from combatsim.run.chunks import Job, Task, run_task
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
@@ -60,7 +61,7 @@ def add_parser(sub) -> None:
         default="auto",
         help="bisect (numbers, monotone win rate), grid (every value) or auto (default)",
     )
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_balance, parser=p)
 

@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError, did_you_mean
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
@@ -51,7 +52,7 @@ def add_parser(sub) -> None:
         help="set a field of B (repeatable)",
     )
     p.add_argument("--side", metavar="NAME", help="the side to headline (default: the first)")
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_compare, parser=p)
 

@@ -14,6 +14,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
@@ -53,7 +54,7 @@ def add_parser(sub) -> None:
         metavar="NAME",
         help="try only the levers of this side or member (repeatable; default: every member)",
     )
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_explain, parser=p)
 

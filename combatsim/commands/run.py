@@ -21,21 +21,20 @@ from typing import Any
 
 from ..errors import UsageError, check_range
 from ..limits import (
+    CHUNK_SIZE,
+    DEFAULT_BATTLES,
     DEFAULT_MAX_BATTLES,
     MAX_BATTLES,
     MAX_CHUNK_SIZE,
     MAX_SEED,
     MAX_WORKERS,
     MIN_PRECISION,
+    RECORDS,
 )
 from ..names import for_terminal
 from . import examples, integer
 
 EXIT_INTERRUPTED = 130
-DEFAULT_BATTLES = 1000
-# Bounds of the batch options (docs/limits.md); repeated here so ``--help`` needs no numpy.
-CHUNK_SIZE = 250  # the batch layer's; repeated so ``--help`` needs no pandas
-RECORDS = ("none", "battles", "all")
 # Options that do not change any number of a run, so ``--resume`` accepts them.
 RUN_ONLY = ("workers", "scheduler", "quiet")
 
@@ -260,7 +259,7 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
     """
     if args.resume is None:
         return False
-    from ..sweeps.study import read_run_file
+    from ..run.study import read_run_file
 
     check_out("--resume", args.resume)
     meta = read_run_file(Path(args.resume))["meta"]

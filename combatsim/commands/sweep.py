@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from ..errors import ScenarioError, UsageError
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
@@ -65,7 +66,7 @@ def _sweep(args: argparse.Namespace) -> int:
     varies = list(spec.varies if spec else ()) + [parse_vary(v) for v in args.vary]
     if not varies:
         raise UsageError("--vary", None, "at least one [NAME:]PATH=VALUES (or a --file)")
-    battles = args.battles or (spec.battles if spec else None) or run.DEFAULT_BATTLES
+    battles = args.battles or (spec.battles if spec else None) or DEFAULT_BATTLES
     seed = args.seed if args.seed is not None else (spec.seed if spec else None)
     precision = args.precision if args.precision is not None else (spec.precision if spec else None)
     out = Path(args.out) if args.out else Path("results") / f"{Path(path).stem}-sweep"
