@@ -27,18 +27,11 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
     of a second varied field, every side and the draws in each."""
     import matplotlib.pyplot as plt
 
-    kind = summary.get("kind")
     first = names[0]
     grid = [r for r in rows if not (r.baseline and off_grid(summary))]
     extra = [r for r in rows if r.baseline and off_grid(summary)]
-    groups: list[tuple[str | None, list[Row]]] = [(None, grid)]
-    if len(names) == 2:
-        groups = [
-            (f"{names[1]} = {value_text(v)}", [r for r in grid if r.values[names[1]] == v])
-            for v in unique(r.values[names[1]] for r in grid)
-        ][:MAX_PANELS]
+    groups = panel_groups(grid, names)
     sides = sides_of(rows)
-    draws = True  # shown even at 0%: a reader should not have to wonder where they went
     if len(groups) == 1:
         fig, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
         axes = [ax]
@@ -47,45 +40,19 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
     xs_all, numeric = value_axis(grid, first)
     for ax, (title, members) in zip(axes, groups, strict=False):
         xs = [xs_all[grid.index(r)] for r in members]
-        count = len(sides) + draws
-        for k, side in enumerate(sides):
-            shifted = xs if numeric else dodge(xs, k, count)
-            draw_series(ax, shifted, members, side, colors[side], side, numeric)
-        if draws:
-            shifted = xs if numeric else dodge(xs, count - 1, count)
-            draw_series(ax, shifted, members, None, DRAW_COLOR, "draws", numeric)
+        _rate_lines(ax, xs, members, sides, colors, numeric)
         if not numeric:
             category_axis(ax, grid, first)
-        for r in members:
-            if r.baseline:
-                x = xs[members.index(r)]
-                ax.axvline(x, color=NEUTRAL, lw=1, ls=":", zorder=0)
-                ax.annotate(
-                    AS_WRITTEN,
-                    (x, 1.0),
-                    xytext=(3, -3),
-                    textcoords="offset points",
-                    va="top",
-                    fontsize=8,
-                    color=NEUTRAL,
-                )
+        _mark_as_written(ax, xs, members)
         if title is not None:
             ax.set_title(wrap(title, 40), fontsize=9)
         ax.set_ylim(-0.02, 1.04)
         ax.yaxis.set_major_formatter(percent_axis())
         ax.grid(alpha=0.3)
-        if kind == "balance" and aim_of(summary).rate == "win":
+        if summary.get("kind") == "balance" and aim_of(summary).rate == "win":
             mark_aim(ax, summary, xs, members, first)
     if extra and numeric and len(groups) == 1:
-        r = extra[0]
-        x = r.values[first]
-        if x is not None and x == x:
-            for side in sides:
-                stats = r.summary["sides"].get(side)
-                if stats and stats["win_rate"] is not None:
-                    axes[0].plot(
-                        [x], [stats["win_rate"]], "*", ms=13, color=colors[side], mec="black"
-                    )
+        _star_off_grid(axes[0], extra[0], first, sides, colors)
     label = wrap(first, 60)
     if len(groups) == 1:
         axes[0].set_xlabel(label)
@@ -95,22 +62,76 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
         fig.supylabel("share of battles", fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right upper", fontsize=9)
-    what = "balance search" if kind == "balance" else "sweep"
+    what = "balance search" if summary.get("kind") == "balance" else "sweep"
     fig.suptitle(wrap(f"Who wins across the {what}: {summary['scenario']}", 90), fontsize=11)
+    caption = _lines_caption(summary, grid, extra, names, numeric and len(groups) == 1)
+    return save_plot(fig, folder, "win_rate", "Who wins", caption)
+
+
+def panel_groups(grid: list[Row], names) -> list[tuple[str | None, list[Row]]]:
+    """The panels of a sweep's lines: one, or one per value of a second varied field."""
+    if len(names) != 2:
+        return [(None, grid)]
+    return [
+        (f"{names[1]} = {value_text(v)}", [r for r in grid if r.values[names[1]] == v])
+        for v in unique(r.values[names[1]] for r in grid)
+    ][:MAX_PANELS]
+
+
+def _rate_lines(ax, xs, members, sides, colors, numeric: bool) -> None:
+    """Every side's win rate and the draws (shown even at 0%: a reader should not have to
+    wonder where they went); names on the axis are dodged so whiskers do not overlap."""
+    count = len(sides) + 1
+    for k, side in enumerate(sides):
+        shifted = xs if numeric else dodge(xs, k, count)
+        draw_series(ax, shifted, members, side, colors[side], side, numeric)
+    shifted = xs if numeric else dodge(xs, count - 1, count)
+    draw_series(ax, shifted, members, None, DRAW_COLOR, "draws", numeric)
+
+
+def _mark_as_written(ax, xs, members) -> None:
+    """A dotted line at the value the scenario file itself gives."""
+    for r in members:
+        if r.baseline:
+            x = xs[members.index(r)]
+            ax.axvline(x, color=NEUTRAL, lw=1, ls=":", zorder=0)
+            ax.annotate(
+                AS_WRITTEN,
+                (x, 1.0),
+                xytext=(3, -3),
+                textcoords="offset points",
+                va="top",
+                fontsize=8,
+                color=NEUTRAL,
+            )
+
+
+def _star_off_grid(ax, row: Row, first, sides, colors) -> None:
+    """The scenario as written, when its value is not one of the grid's: a star per side."""
+    x = row.values[first]
+    if x is None or x != x:  # no value, or NaN
+        return
+    for side in sides:
+        stats = row.summary["sides"].get(side)
+        if stats and stats["win_rate"] is not None:
+            ax.plot([x], [stats["win_rate"]], "*", ms=13, color=colors[side], mec="black")
+
+
+def _lines_caption(summary, grid, extra, names, stars: bool) -> str:
     caption = (
         "Each side's win rate and the draws against the varied value, with 95% Wilson "
         "intervals (bands for numbers, whiskers for names). Every variant ran the same battle "
         "seeds, so differences between neighbouring values come from the change, not luck."
     )
-    if len(groups) > 1:
+    if len(names) == 2 and len(panel_groups(grid, names)) > 1:
         caption += f" One panel per {_iso(names[1])}."
     if any(r.baseline for r in grid):
         caption += f" The dotted line marks the scenario {AS_WRITTEN}."
     elif extra:
         caption += f" The scenario {AS_WRITTEN} is not one of the grid's values" + (
-            ": its win rates are the stars." if numeric and len(groups) == 1 else "; see the table."
+            ": its win rates are the stars." if stars else "; see the table."
         )
-    if kind == "balance":
+    if summary.get("kind") == "balance":
         aim = aim_of(summary)
         caption += " Only the values the search ran are shown."
         if aim.rate == "win":
@@ -118,7 +139,7 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
                 f" The dashed line is the aim, {aim_text(aim)}; the circled value is the one "
                 "the search chose."
             )
-    return save_plot(fig, folder, "win_rate", "Who wins", caption)
+    return caption
 
 
 def mark_aim(ax, summary, xs, members, first) -> None:

@@ -283,73 +283,111 @@ def balance(
     if search not in ("auto", "grid", "bisect"):
         raise UsageError("--search", search, "auto, grid or bisect")
     the_vary = varies[0]
-    labels_ = the_vary.labels
     if search == "auto":
+        labels_ = the_vary.labels
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels_)
         search = "bisect" if numeric and len(labels_) >= 5 else "grid"
     variants = grid(base, varies)
     check_aim(aim, [v.scenario for v in variants])
     root = opts.root_seed(base)
     study = opts.study([v.scenario for v in variants], "balance", root)
-    evaluated: list[int] = []
-    goal = aim.value
-
-    def rate(i: int) -> float | None:
-        return aim.of(study.tally(i).outcomes())[0]
-
     with opts.backend() as backend:
-
-        def run(indexes) -> bool:
-            todo = [i for i in dict.fromkeys(indexes) if i not in evaluated]
-            if not todo:
-                return True
-            done = study.evaluate(backend, [(i,) for i in todo])
-            if done:
-                evaluated.extend(todo)
-            return done
-
-        last = len(variants) - 1
-        if search == "grid":
-            complete = run(range(len(variants)))
-        else:
-            low, high = 0, last
-            complete = run([low, high])
-            ends = rate(low), rate(high)
-            if complete and None not in ends and (ends[0] - goal) * (ends[1] - goal) < 0:
-                while complete and high - low > 1:
-                    mid = (low + high) // 2
-                    complete = run([mid])
-                    if not complete or rate(mid) is None:
-                        break
-                    if rate(mid) == goal:
-                        low = high = mid
-                    elif (rate(mid) > goal) == (rate(low) > goal):
-                        low = mid
-                    else:
-                        high = mid
-        best = None
-        known = [i for i in sorted(evaluated) if rate(i) is not None]
-        if complete and known:
-            keeping = [i for i in known if aim.meets(rate(i))] or known
-            best = min(keeping, key=lambda i: abs(rate(i) - goal))
-            complete = run([i for i in (best - 1, best + 1) if 0 <= i <= last])
-
-    shown = sorted(evaluated)
+        searching = _Search(study, backend, aim)
+        complete, best = searching.find(search, len(variants))
+    shown = sorted(searching.evaluated)
     summaries = {i: variant_summary(study, i, variants[i]) for i in shown}
-    rates = [r for r in (rate(i) for i in shown) if r is not None]
+    summary = {
+        "kind": "balance",
+        **about(base),
+        "seed": root,
+        "vary": the_vary.to_json(),
+        "search": search,
+        "battles_requested": opts.battles,
+        "battles_completed": sum(s["battles_completed"] for s in summaries.values()),
+        "interrupted": not complete,
+        "precision": study.precision_report(),
+        **_balance_findings(aim, base, the_vary.name, variants, summaries, best),
+    }
+    labels = [{"variant": i, **variants[i].values} for i in shown]
+    return finish(study, "balance", summary, [summaries[i] for i in shown], labels, shown, complete)
+
+
+class _Search:
+    """A balance search on one backend: the values it has run and the rate each gave."""
+
+    def __init__(self, study, backend, aim):
+        self.study, self.backend, self.aim = study, backend, aim
+        self.evaluated: list[int] = []
+
+    def rate(self, i: int) -> float | None:
+        return self.aim.of(self.study.tally(i).outcomes())[0]
+
+    def run(self, indexes) -> bool:
+        """Run the values not yet run; False if interrupted."""
+        todo = [i for i in dict.fromkeys(indexes) if i not in self.evaluated]
+        if not todo:
+            return True
+        done = self.study.evaluate(self.backend, [(i,) for i in todo])
+        if done:
+            self.evaluated.extend(todo)
+        return done
+
+    def find(self, search: str, count: int) -> tuple[bool, int | None]:
+        """Search, then run the best value's neighbours: (complete, the best value or None)."""
+        last = count - 1
+        complete = self.run(range(count)) if search == "grid" else self.bisect(last)
+        best = self.best() if complete else None
+        if best is not None:
+            complete = self.run([i for i in (best - 1, best + 1) if 0 <= i <= last])
+        return complete, best
+
+    def bisect(self, last: int) -> bool:
+        """Halve the range while its ends straddle the target; False if interrupted."""
+        low, high, goal = 0, last, self.aim.value
+        complete = self.run([low, high])
+        ends = self.rate(low), self.rate(high)
+        if not complete or None in ends or (ends[0] - goal) * (ends[1] - goal) >= 0:
+            return complete
+        while complete and high - low > 1:
+            mid = (low + high) // 2
+            complete = self.run([mid])
+            if not complete or self.rate(mid) is None:
+                break
+            if self.rate(mid) == goal:
+                low = high = mid
+            elif (self.rate(mid) > goal) == (self.rate(low) > goal):
+                low = mid
+            else:
+                high = mid
+        return complete
+
+    def best(self) -> int | None:
+        """The value closest to the target (among those that keep to it, if any do)."""
+        known = [i for i in sorted(self.evaluated) if self.rate(i) is not None]
+        if not known:
+            return None
+        keeping = [i for i in known if self.aim.meets(self.rate(i))] or known
+        return min(keeping, key=lambda i: abs(self.rate(i) - self.aim.value))
+
+
+def _balance_findings(aim, base, name: str, variants, summaries, best) -> dict[str, Any]:
+    """What a balance search found: the side, the aim, the best value and its neighbours,
+    the values it ran, and whether their rates rose or fell steadily."""
+    shown = sorted(summaries)
+    rates = [r for r in (aim.of(summaries[i])[0] for i in shown) if r is not None]
     steps = list(zip(rates, rates[1:], strict=False))
-    monotone = all(x <= y for x, y in steps) or all(x >= y for x, y in steps)
     aim_side = next(
         (s for s in (aim.side_of(summaries[i]) for i in shown) if s is not None),
         aim.who if aim.rate == "win" else base.sides[0].name,
     )
+    goal = aim.value
 
     def point(i: int) -> dict[str, Any]:
         value, interval = aim.of(summaries[i])
         wins = summaries[i]["sides"].get(aim_side, {})
         return {
             "variant": i,
-            "value": variants[i].values[the_vary.name],
+            "value": variants[i].values[name],
             "rate": value,
             "ci95": interval,
             "target_in_interval": interval is not None and interval[0] <= goal <= interval[1],
@@ -358,28 +396,17 @@ def balance(
             "win_ci95": wins.get("ci95"),
         }
 
-    summary = {
-        "kind": "balance",
-        **about(base),
-        "seed": root,
-        "vary": the_vary.to_json(),
+    return {
         "side": aim_side,
         "target": goal,
         "aim": {**aim.to_json(), "text": aim.text},
-        "search": search,
-        "battles_requested": opts.battles,
-        "battles_completed": sum(s["battles_completed"] for s in summaries.values()),
-        "interrupted": not complete,
-        "precision": study.precision_report(),
         "best": point(best) if best is not None else None,
         "neighbours": (
             [point(i) for i in (best - 1, best + 1) if i in summaries] if best is not None else []
         ),
-        "monotone": monotone,
+        "monotone": all(x <= y for x, y in steps) or all(x >= y for x, y in steps),
         "variants": [summaries[i] for i in shown],
     }
-    labels = [{"variant": i, **variants[i].values} for i in shown]
-    return finish(study, "balance", summary, [summaries[i] for i in shown], labels, shown, complete)
 
 
 # --- helpers ----------------------------------------------------------------------------------
