@@ -288,9 +288,7 @@ class DaskBackend(Backend):
         from distributed import as_completed
 
         client = self._client
-        queue = iter(tasks)
         running: dict[Any, Task] = {}
-        lost_since: float | None = None
         finished = as_completed(loop=client.loop)
 
         def submit(task: Task) -> None:
@@ -302,27 +300,7 @@ class DaskBackend(Backend):
             if self._job is not job:
                 self._job_future = client.scatter(job, broadcast=True, hash=False)
                 self._job = job
-            for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
-                submit(task)
-            while running:
-                # Poll, rather than block on the next result: a scheduler that went away
-                # would leave a blocking wait hanging.
-                done = finished.next_batch(block=False) if finished.has_ready() else []
-                if not done:
-                    time.sleep(DASK_POLL)
-                if client.status != "running":  # the scheduler stopped answering
-                    lost_since = lost_since or time.monotonic()
-                    if time.monotonic() - lost_since > LOST_AFTER:
-                        raise self._lost(f"client {client.status}")
-                    continue
-                lost_since = None
-                for future in sorted(done, key=lambda f: running[f].start):
-                    task = running.pop(future)
-                    if future.status in ("cancelled", "lost"):
-                        raise self._lost(f"chunk {task.start}-{task.stop} was {future.status}")
-                    on_chunk(future.result())
-                    for task in islice(queue, 1):
-                        submit(task)
+            self._drive(iter(tasks), running, finished, submit, on_chunk)
         except STOPS:
             for future in sorted(running, key=lambda f: running[f].start):
                 if future.status == "finished":
@@ -340,6 +318,33 @@ class DaskBackend(Backend):
             _quietly(client.cancel, list(running))
             raise
         return False
+
+    def _drive(self, queue, running: dict[Any, Task], finished, submit, on_chunk) -> None:
+        """Keep a few tasks in flight per worker and hand each finished chunk to ``on_chunk``
+        until none is left; a scheduler silent for ``LOST_AFTER`` seconds is lost."""
+        client = self._client
+        for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
+            submit(task)
+        lost_since: float | None = None
+        while running:
+            # Poll, rather than block on the next result: a scheduler that went away
+            # would leave a blocking wait hanging.
+            done = finished.next_batch(block=False) if finished.has_ready() else []
+            if not done:
+                time.sleep(DASK_POLL)
+            if client.status != "running":  # the scheduler stopped answering
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since > LOST_AFTER:
+                    raise self._lost(f"client {client.status}")
+                continue
+            lost_since = None
+            for future in sorted(done, key=lambda f: running[f].start):
+                task = running.pop(future)
+                if future.status in ("cancelled", "lost"):
+                    raise self._lost(f"chunk {task.start}-{task.stop} was {future.status}")
+                on_chunk(future.result())
+                for task in islice(queue, 1):
+                    submit(task)
 
     def _lost(self, why: str) -> BackendLost:
         self._job = None
