@@ -67,21 +67,19 @@ def add_parser(sub) -> None:
 
 
 def _balance(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "balance", KEYS)
+    resumed = run.start_study(args, "balance", KEYS)
     missing = [n for n, v in (("SCENARIO", args.scenario), ("--vary", args.vary)) if v is None]
     from ..sweeps.targets import is_number
 
     if is_number(args.target) and args.side is None:  # a bare number: the win rate of --side
         missing.append("--side")
-    if missing:
-        args.parser.error("the following arguments are required: " + ", ".join(missing))
+    run.refuse_missing(args, missing)
     from ..sweeps import api
     from ..sweeps.fields import parse_vary
 
     vary = parse_vary(args.vary)
     scenario = run.load_scenario(args.scenario)
-    out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-balance"
+    out = run.out_folder(args, f"{Path(args.scenario).stem}-balance")
     if not args.quiet:  # at worst every value is tried
         run.warn_if_long([scenario], args.battles, len(vary.values))
     return run.run_study(

@@ -58,10 +58,7 @@ def add_parser(sub) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "compare", KEYS)
-    if args.a is None:
-        args.parser.error("the following arguments are required: A (or --resume DIR)")
+    resumed = run.start_study(args, "compare", KEYS, required=(("a", "A (or --resume DIR)"),))
     from ..sweeps import api
 
     first = run.load_scenario(args.a)
@@ -70,7 +67,7 @@ def _compare(args: argparse.Namespace) -> int:
         default = f"{Path(args.a).stem}-vs-{Path(args.b).stem}"
     else:
         default = f"{Path(args.a).stem}-compare"
-    out = Path(args.out) if args.out else Path("results") / default
+    out = run.out_folder(args, default)
     if not args.quiet:
         run.warn_if_long([first, second or first], args.battles)
     return run.run_study(

@@ -60,14 +60,12 @@ def add_parser(sub) -> None:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "explain", KEYS)
-    if args.scenario is None:
-        args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
+    required = (("scenario", "SCENARIO (or --resume DIR)"),)
+    resumed = run.start_study(args, "explain", KEYS, required)
     from ..sweeps.explain import explain
 
     scenario = run.load_scenario(args.scenario)
-    out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-explain"
+    out = run.out_folder(args, f"{Path(args.scenario).stem}-explain")
     if not args.quiet:  # its levers are counted later: the estimate is per variant
         run.warn_if_long([scenario], args.battles, each=True)
     return run.run_study(

@@ -102,6 +102,33 @@ def run_study(args, command: str, keys, out: Path, resumed, study, describe, hin
     return 0
 
 
+def start_study(
+    args: argparse.Namespace,
+    command: str,
+    keys: tuple[str, ...],
+    required: tuple[tuple[str, str], ...] = (),
+) -> bool:
+    """How every study command starts (sweep, compare, balance, explain): refuse out-of-range
+    options before anything is loaded, take up an interrupted run's own arguments with
+    ``--resume DIR``, then refuse what is still missing (``required``: each argument as its
+    attribute and how the usage line shows it). Returns whether the run is resumed."""
+    check_batch_options(args)
+    resumed = resume(args, command, keys)
+    refuse_missing(args, [shown for name, shown in required if getattr(args, name) is None])
+    return resumed
+
+
+def refuse_missing(args: argparse.Namespace, missing: list[str]) -> None:
+    """argparse's own "required" error (exit 2) for the arguments named in ``missing``."""
+    if missing:
+        args.parser.error("the following arguments are required: " + ", ".join(missing))
+
+
+def out_folder(args: argparse.Namespace, name: str) -> Path:
+    """Where a command writes: ``--out``, else ``results/NAME``."""
+    return Path(args.out) if args.out else Path("results") / name
+
+
 def holding(args: argparse.Namespace, out: Path, resumed: bool):
     """Hold the output folder for the whole command, the report included (see
     ``combatsim.folder.writing``): one writer at a time, foreign files refused unless
@@ -420,8 +447,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         check_range("--trace", args.trace, 0, MAX_SEED)
     resumed = resume(args, "run", KEYS)
-    if not args.scenarios:
-        args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
+    refuse_missing(args, [] if args.scenarios else ["SCENARIO (or --resume DIR)"])
     files = expand(args.scenarios)
     single = len(files) == 1 and not Path(args.scenarios[0]).is_dir()
 
