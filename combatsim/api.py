@@ -32,6 +32,7 @@ from .limits import (
     MAX_VARIES,
     MAX_WORKERS,
     MIN_PRECISION,
+    PRECISION_BELOW,
     RECORDS,
 )
 
@@ -262,8 +263,10 @@ def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) 
     if precision is not None:
         if isinstance(precision, bool) or not isinstance(precision, int | float):
             raise UsageError("precision", _shown(precision), "a number, e.g. 0.02")
-        if not MIN_PRECISION <= precision < 0.5:
-            raise UsageError("precision", precision, f"a number from {MIN_PRECISION} to below 0.5")
+        if not MIN_PRECISION <= precision < PRECISION_BELOW:
+            raise UsageError(
+                "precision", precision, f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}"
+            )
         if "max_battles" in options:
             _integer("max_battles", options["max_battles"], battles, MAX_BATTLES)
     if options.get("records") is not None and options["records"] not in RECORDS:

@@ -20,6 +20,7 @@ MAX_WORKERS = 1024  # accepted; at most 4 per core and one per task are started
 MAX_SEED = 2**64 - 1  # root seeds: numpy's SeedSequence takes any, 64 bits are plenty
 MAX_CHUNK_SIZE = 1_000_000
 MIN_PRECISION = 0.0001  # a finer target needs more than 10^8 battles per variant
+PRECISION_BELOW = 0.5  # a precision target is below this: +-0.5 would say nothing
 MAX_VALUES = 10_000  # values of one varied field
 MAX_VARIES = 16  # varied fields of one sweep
 MAX_VARIANTS = 10_000  # combinations of a sweep's values; scenarios of one batch in the API

@@ -29,6 +29,7 @@ from ..limits import (
     MAX_SEED,
     MAX_WORKERS,
     MIN_PRECISION,
+    PRECISION_BELOW,
     RECORDS,
 )
 from ..names import for_terminal
@@ -219,9 +220,11 @@ def check_batch_options(args: argparse.Namespace) -> None:
     check_range("--chunk-size", args.chunk_size, 1, MAX_CHUNK_SIZE)
     check_range("--max-battles", args.max_battles, 1, MAX_BATTLES)
     if args.precision is not None:
-        if not MIN_PRECISION <= args.precision < 0.5:
+        if not MIN_PRECISION <= args.precision < PRECISION_BELOW:
             raise UsageError(
-                "--precision", args.precision, f"a number from {MIN_PRECISION} to below 0.5"
+                "--precision",
+                args.precision,
+                f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
             )
         check_range("--max-battles", args.max_battles, args.battles or 1, MAX_BATTLES)
     if args.out is not None:

@@ -40,6 +40,7 @@ from ..limits import (
     MAX_CHUNK_SIZE,
     MAX_SEED,
     MIN_PRECISION,
+    PRECISION_BELOW,
 )
 from ..output import table, write_csv
 from ..stats import half_width, paired_comparison
@@ -86,9 +87,11 @@ class Settings:
         check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
         check_records(self.records)
         if self.precision is not None:
-            if not MIN_PRECISION <= self.precision < 0.5:
+            if not MIN_PRECISION <= self.precision < PRECISION_BELOW:
                 raise UsageError(
-                    "precision", self.precision, f"a number from {MIN_PRECISION} to below 0.5"
+                    "precision",
+                    self.precision,
+                    f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
                 )
             check_range("max_battles", self.max_battles, self.battles)
 
