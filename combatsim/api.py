@@ -7,7 +7,9 @@ bar (tqdm: a widget in a notebook) unless ``quiet=True``, and returns a ``Result
 summary (a dict, as in ``summary.json``), ``table`` and ``casualties`` (pandas DataFrames) and,
 for ``simulate``, the per-battle ``battles`` and ``combatants`` tables. The other keyword
 arguments (``precision``, ``max_battles``, ``records``, ``out``, ``resume``, ``scheduler``,
-``chunk_size``, ``runner``, ``progress``) are those of ``combatsim.run.Options``.
+``chunk_size``, ``runner``, ``progress``, ``watch``, ``cancel``) are those of
+``combatsim.run.Options``: ``watch(update)`` sees each variant's tally grow chunk by chunk and
+a ``combatsim.Cancel`` stops the run from another thread, keeping what finished.
 docs/api.md is the reference.
 """
 
