@@ -33,7 +33,7 @@ from .errors import CombatsimError, UsageError
 
 LOCK = ".combatsim.lock"
 MANIFEST = ".combatsim-files.json"
-STATE = ".combatsim"  # an unfinished run's journal (combatsim.sweeps.study)
+STATE = ".combatsim"  # an unfinished run's journal (combatsim.run.study)
 MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
 COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal

@@ -9,7 +9,7 @@ tallied as a pair. A metric is a rate and whose it is:
 * ``down`` / ``dead``: at least one of WHO's fighters ends the battle out of the fight (not
   standing: unconscious, dying, dead or fled) / dead. WHO is a side, a member (a group's
   copies together: ``Guard``), or one fighter (``Guard 2``, ``Razor``): the names and the
-  definitions of the casualties table (``combatsim.batch.casualty_entries``), so explain's
+  definitions of the casualties table (``combatsim.run.tally.casualty_entries``), so explain's
   baseline rate is the ``down_rate`` / ``dead_rate`` that ``run`` reports.
 
 Text names a metric as ``[WHO] RATE``: ``win`` (of the side given apart, default the first),
@@ -153,9 +153,9 @@ def parse_metric(text: str, scenario: Scenario, side: str | None = None) -> Metr
 
 def fighter_groups(scenario: Scenario) -> dict[str, frozenset[tuple[str, str]]]:
     """Every name a casualty rate may be of, with its fighters' ``(side, name)``: the entries
-    of the casualties table (``combatsim.batch.casualty_entries``: each side, each combatant
+    of the casualties table (``combatsim.run.tally.casualty_entries``: each side, each combatant
     or group of copies, each copy), so a rate here is the one ``summary.json`` reports."""
-    from .batch import casualty_entries
+    from .run.tally import casualty_entries
 
     found: dict[str, frozenset[tuple[str, str]]] = {}
     for entry in casualty_entries(scenario):

@@ -19,14 +19,15 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
+from numbers import Integral
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .engine.records import BattleResult
 from .folder import write_atomic
 
-if TYPE_CHECKING:
-    import pandas as pd  # imported where used: a run that writes nothing does not load pandas
+if TYPE_CHECKING:  # pandas is imported where tables are made, never in a worker
+    import pandas as pd
 
 BATTLES_CSV = "battles.csv"
 COMBATANTS_CSV = "combatants.csv"
@@ -39,7 +40,7 @@ FLOAT_FORMAT = "%.10g"
 
 
 class Results(Protocol):
-    """What ``write_results`` reads of a batch's result (``batch.BatchResult``)."""
+    """What ``write_results`` reads of a batch's result (``run.BatchResult``)."""
 
     @property
     def battles(self) -> pd.DataFrame: ...
@@ -47,6 +48,25 @@ class Results(Protocol):
     def combatants(self) -> pd.DataFrame: ...
     @property
     def summary(self) -> dict[str, Any]: ...
+
+
+def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """A DataFrame of record dicts in order; integer columns with gaps stay integers.
+
+    pandas turns a column of ints and Nones into floats (3 -> 3.0 in the CSV); such a column
+    becomes the nullable ``Int64`` instead, so the files show what the engine recorded.
+    """
+    records = list(rows)
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records)
+    for column in frame.columns:
+        if frame[column].dtype.kind == "f" and all(
+            isinstance(r.get(column), Integral | None) and not isinstance(r.get(column), bool)
+            for r in records
+        ):
+            frame[column] = frame[column].astype("Int64")
+    return frame
 
 
 def write_results(result: Results, out_dir: str | os.PathLike) -> list[Path]:
