@@ -102,18 +102,19 @@ def sr_scenario(shooter, system, options):
     return scenario({"A": [shooter], "B": [target]}, options=options, system=system)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_the_d6_counter_is_resolve_on_every_chain(n):
     """Up to three faces a die (two re-rolled sixes): enough to decide every TN up to 13."""
     assert_counter_is_resolve("sr-classic", sr.D6, n, range(0, 14), longest=3)
 
 
+@pytest.mark.slow
 def test_the_d6_counter_is_resolve_on_four_dice():
     """Four dice, one re-roll each at most: every TN to 12, and 13 on what those decide."""
     assert_counter_is_resolve("sr-classic", sr.D6, 4, range(0, 14), longest=2)
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, 3])
+@pytest.mark.parametrize("n", [0, 1, 2, pytest.param(3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("cap", [False, True])
 def test_the_d8_counter_is_resolve_on_every_chain(n, cap):
     """The Rule of Seven re-rolls only toward a TN above 7 and only while below it: four
