@@ -646,6 +646,7 @@ def _stream(faces: Sequence[int]):
     return take, state
 
 
+@pytest.mark.slow  # fuzz: pools to 8 dice; tests/engine/test_inlined_dice.py has every face
 @given(
     st.sampled_from(["d6", "d8", "d8cap"]),
     st.integers(0, 8),

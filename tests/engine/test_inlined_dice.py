@@ -9,10 +9,11 @@ a bonus roll itself. ``docs/development.md`` promises that these give exactly wh
 resolvers give; here each is run through its rule system on scripted dice, for every face of
 small pools, and compared with the resolver of ``combatsim/dice``:
 
-* Shadowrun: every pool of 0-4 d6 at every TN 0..13 (every chain of re-rolled sixes that
-  decides one: up to two re-rolls), and 0-3 D8 dice at every TN 0..23, with and without the
-  TN cap, against ``dice.shadowrun.resolve``; the test must also draw exactly the faces the
-  traced roll draws.
+* Shadowrun: every pool of 0-3 d6 at every TN 0..13 with every chain of up to two re-rolled
+  sixes (what decides a TN up to 13), 4 d6 with one re-roll a die; 0-2 D8 dice at every TN
+  0..23 and 3 at the TNs around each step of the Rule of Seven, with and without the TN cap;
+  against ``dice.shadowrun.resolve``, and the test must draw exactly the faces the traced
+  roll draws. The largest pools are marked slow.
 * sr2097: every 2d10 and 3d10 in every mode, with and without Edge, over a span of TNs,
   against ``resolve_check`` (MoS, doubles, the Disadvantage a failure leaves); every damage
   total for every MoS tier, with and without a burst, against ``apply_armor`` under four
