@@ -41,7 +41,7 @@ class At(Event):
         self.callbacks = []
         self._ok = True
         self._value = None
-        env.schedule(self, priority, delay)
+        env.schedule(self, priority, delay)  # type: ignore[arg-type]  # a NewType of int
 
 
 class Alarm(Event):
@@ -56,7 +56,7 @@ class Alarm(Event):
         """Trigger it (successfully, with no value) to be processed ``delay`` from now."""
         self._ok = True
         self._value = None
-        self.env.schedule(self, priority, delay)
+        self.env.schedule(self, priority, delay)  # type: ignore[arg-type]  # a NewType of int
 
     def again(self) -> Alarm:
         """This alarm, ready to be waited on and set off again once it has gone off (simpy
@@ -80,7 +80,7 @@ def release(env: simpy.Environment, processes: Iterable[simpy.Process | None]) -
         if generator is not None:
             generator.close()
         if process.target is not None:
-            process.target.callbacks = None
+            process.target.callbacks = None  # type: ignore[assignment]  # as simpy does
     queue = getattr(env, "_queue", None)
     if queue is not None:
         queue.clear()
