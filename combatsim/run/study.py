@@ -27,10 +27,10 @@ import os
 import shutil
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
 from ..limits import (
@@ -145,12 +145,14 @@ class Pairing:
     estimate, for ``--precision``.
     """
 
-    name: str = "pairing"
+    @property
+    def name(self) -> str:
+        return "pairing"
 
     def key(self, result: Any) -> Any:
         return result
 
-    def __call__(self, keys: Sequence[Any]) -> Iterator[tuple]:
+    def __call__(self, keys: Sequence[Any]) -> Iterable[tuple]:
         raise NotImplementedError
 
     def precision(self, tallies: Sequence[Tally], pairs: Counter) -> float:
@@ -233,7 +235,7 @@ class Study:
         self.state = self.out / STATE if self.out is not None else None
         # Without a folder, kept records stay in memory: variant -> chunk start -> rows.
         self._rows: dict[int, dict[int, tuple[list, list | None]]] = {}
-        self._journal = None
+        self._journal: TextIO | None = None
         meta = dict(meta or {})
         self._command = meta.get("command")
         self._fingerprint = fingerprint(
@@ -361,7 +363,8 @@ class Study:
     def _commit(self, chunk: Chunk) -> None:
         unit = self._unit_of[chunk.task.variants]
         if self.state is not None:
-            self._check_journal()
+            journal = self._open_journal()
+            self._check_journal(journal)
             self._write_records(chunk)
             line = {
                 "variants": list(chunk.task.variants),
@@ -370,8 +373,8 @@ class Study:
                 "tallies": [t.to_json() for t in chunk.tallies],
                 "pairs": _pairs_json(chunk.pairs),
             }
-            self._journal.write(json.dumps(line, sort_keys=True) + "\n")
-            self._journal.flush()
+            journal.write(json.dumps(line, sort_keys=True) + "\n")
+            journal.flush()
             chunk = Chunk(chunk.task, chunk.stop, chunk.tallies, None, None, chunk.pairs)
         elif chunk.battles is not None:
             for k, variant in enumerate(chunk.task.variants):
@@ -443,15 +446,29 @@ class Study:
 
     # --- the folder ---------------------------------------------------------------------------
 
-    def _check_journal(self) -> None:
+    def _folder(self) -> tuple[Path, Path]:
+        """The output folder and its state folder, for the methods only a study given a
+        folder reaches (their callers check ``self.state`` first)."""
+        if self.out is None or self.state is None:
+            raise RuntimeError("a study without an output folder keeps no files")
+        return self.out, self.state
+
+    def _open_journal(self) -> TextIO:
+        """The journal a study given a folder writes each chunk to, while it is open."""
+        if self._journal is None:
+            raise ValueError(f"{self.out}: the run's journal is closed")
+        return self._journal
+
+    def _check_journal(self, journal: TextIO) -> None:
         """Fail (``FileNotFoundError``) once the journal is no longer in the folder: the
         folder was removed or replaced, and writing on would only recreate it piecemeal."""
+        out, state = self._folder()
         try:
-            there = os.stat(self.state / JOURNAL)
+            there = os.stat(state / JOURNAL)
         except OSError:
             there = None
-        if there is None or not os.path.samestat(there, os.fstat(self._journal.fileno())):
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(self.out))
+        if there is None or not os.path.samestat(there, os.fstat(journal.fileno())):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(out))
 
     def _write_records(self, chunk: Chunk) -> None:
         for k, variant in enumerate(chunk.task.variants):
@@ -464,7 +481,8 @@ class Study:
                 write_csv(table(rows[k]), path)
 
     def _chunk_file(self, variant: int, kind: str, start: int, stop: int) -> Path:
-        return self.state / "records" / f"v{variant:04d}" / f"{kind}-{start:010d}-{stop:010d}.csv"
+        _, state = self._folder()
+        return state / "records" / f"v{variant:04d}" / f"{kind}-{start:010d}-{stop:010d}.csv"
 
     def record_files(self, variant: int, kind: str) -> list[Path]:
         """The variant's chunk files of ``kind`` records, in battle order (every finished
@@ -505,19 +523,20 @@ class Study:
         missing = [path for path in expected if not path.is_file()]
         if not missing:
             return
-        shown = ", ".join(str(p.relative_to(self.state)) for p in missing[:3])
+        out, state = self._folder()
+        shown = ", ".join(str(p.relative_to(state)) for p in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        if (self.state / RUN_FILE).exists():
+        if (state / RUN_FILE).exists():
             then = (
-                f"; continue with: combatsim {self._command or 'run'} --resume {self.out} "
+                f"; continue with: combatsim {self._command or 'run'} --resume {out} "
                 "(the chunks whose records are missing run again)"
             )
         else:
             then = "; run it again"
         self.close()
         raise CombatsimError(
-            f"{self.out}: {len(missing)} chunk file(s) of per-battle records vanished during "
-            f"the run ({shown}{more} in {self.state}): the folder was changed while the run "
+            f"{out}: {len(missing)} chunk file(s) of per-battle records vanished during "
+            f"the run ({shown}{more} in {state}): the folder was changed while the run "
             f"wrote to it, so its table would disagree with its records{then}"
         )
 
@@ -528,28 +547,29 @@ class Study:
         scenarios or settings, and a journal line that does not fit this run; a torn last line
         (a run killed while writing it) is run again, as are chunks whose record files are gone.
         """
-        stored = read_run_file(self.out)
+        out, state = self._folder()
+        stored = read_run_file(out)
         if stored.get("fingerprint") != self._fingerprint:
             raise CombatsimError(
-                f"--resume {self.out}: the scenario files, catalogues or settings changed since "
+                f"--resume {out}: the scenario files, catalogues or settings changed since "
                 "the run started; start it afresh (without --resume)"
             )
-        journal = self.state / JOURNAL
+        journal = state / JOURNAL
         if not journal.exists():
             return
-        lines = _journal_lines(journal, self.out)
+        lines = _journal_lines(journal, out)
         for number, line in enumerate(lines, 1):
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 if number == len(lines):
                     continue  # the last line of a run killed while writing it
-                raise _damaged(self.out, f"line {number} of {JOURNAL} is not JSON") from None
+                raise _damaged(out, f"line {number} of {JOURNAL} is not JSON") from None
             try:
                 chunk = self._chunk_from(entry)
             except (KeyError, TypeError, ValueError, AttributeError) as err:
                 raise _damaged(
-                    self.out, f"line {number} of {JOURNAL} does not fit this run ({err})"
+                    out, f"line {number} of {JOURNAL} does not fit this run ({err})"
                 ) from None
             if chunk is None:
                 continue
