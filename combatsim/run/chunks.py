@@ -96,9 +96,9 @@ class ChunkBuilder:
         """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
         finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
         job, chunk = self.job, self.chunk
-        if one_at_a_time(job.scenarios) and job.pairing is not None:
-            return self._run_variant_by_variant(stop)
         key = getattr(job.pairing, "key", None) or (lambda result: result)
+        if one_at_a_time(job.scenarios) and job.pairing is not None:
+            return self._run_variant_by_variant(job.pairing, key, stop)
         for index in range(self.task.start, self.task.stop):
             if stop is not None and stop():
                 break
@@ -115,7 +115,12 @@ class ChunkBuilder:
             chunk.stop = index + 1
         return chunk
 
-    def _run_variant_by_variant(self, stop: Callable[[], bool] | None) -> Chunk:
+    def _run_variant_by_variant(
+        self,
+        pairing: Callable[[Sequence[Any]], Iterable[Any]],
+        key: Callable[[BattleResult], Any],
+        stop: Callable[[], bool] | None,
+    ) -> Chunk:
         """The task's battles for one variant after another, so that only one variant is
         built at a time (``explain``'s variants are made on demand: all of them at once would
         take memory growing with the square of the scenario). Each variant's tally and records
@@ -131,10 +136,11 @@ class ChunkBuilder:
                     return chunk
                 result = job.runner(scenario, job.seeds[variant], index)
                 self._keep(k, result)
-                keys[index - task.start].append(job.pairing.key(result))
+                keys[index - task.start].append(key(result))
             del scenario  # before the next one is built
-        for each in keys:
-            chunk.pairs.update(job.pairing(each))
+        if chunk.pairs is not None:  # as in ``run``: a task of one variant pairs nothing
+            for each in keys:
+                chunk.pairs.update(pairing(each))
         chunk.stop = task.stop
         return chunk
 

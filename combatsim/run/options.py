@@ -116,7 +116,7 @@ def load(scenario):
     if isinstance(scenario, str | os.PathLike):
         from ..scenario import load_scenario
 
-        return load_scenario(scenario)
+        return load_scenario(os.fspath(scenario))
     return scenario
 
 

@@ -102,9 +102,9 @@ class Tally:
             if not rows or any("standing" not in row or "status" not in row for row in rows):
                 self.casualties = None
             else:
-                self._add_casualties(rows)
+                self._add_casualties(self.casualties, rows)
 
-    def _add_casualties(self, rows: list[dict[str, Any]]) -> None:
+    def _add_casualties(self, casualties: list[list[int]], rows: list[dict[str, Any]]) -> None:
         down: set[tuple[str, str]] = set()
         dead: set[tuple[str, str]] = set()
         for row in rows:
@@ -115,7 +115,7 @@ class Tally:
                 dead.add(key)
         if not down:
             return
-        for entry, counts in zip(self.entries, self.casualties, strict=True):
+        for entry, counts in zip(self.entries, casualties, strict=True):
             if not down.isdisjoint(entry.members):
                 counts[0] += 1
                 if not dead.isdisjoint(entry.members):
