@@ -8,7 +8,7 @@ a notebook (a file, a pipe, a CI log) tqdm draws nothing (its ``disable=None``).
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO
 
 DELAY = 1.0  # seconds before a bar appears
 
@@ -22,7 +22,7 @@ class Progress:
         self, stream: TextIO | None = None, delay: float = DELAY, disable: bool | None = None
     ):
         self.stream, self.delay, self.disable = stream, delay, disable
-        self.bar = None
+        self.bar: Any = None  # a tqdm bar once battles come in (tqdm ships no type information)
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:

@@ -145,7 +145,8 @@ def casualty_plot(casualties: list[dict], colors, folder) -> Plot:
     fig, ax = plt.subplots(figsize=(9, 1.6 + 0.42 * len(rows)), layout="constrained")
     for k, c in enumerate(rows):
         color = colors.get(c["side"], NEUTRAL)
-        draw_bar(ax, k, c["down_rate"], *c["down_ci95"], color, height=0.75, alpha=0.45)
+        down_low, down_high = c["down_ci95"]
+        draw_bar(ax, k, c["down_rate"], down_low, down_high, color, height=0.75, alpha=0.45)
         ax.barh(k, c["dead_rate"], height=0.35, color=color)
         low, high = c["dead_ci95"]
         ax.errorbar(

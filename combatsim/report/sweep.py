@@ -72,10 +72,11 @@ def panel_groups(grid: list[Row], names) -> list[tuple[str | None, list[Row]]]:
     """The panels of a sweep's lines: one, or one per value of a second varied field."""
     if len(names) != 2:
         return [(None, grid)]
-    return [
+    groups: list[tuple[str | None, list[Row]]] = [
         (f"{names[1]} = {value_text(v)}", [r for r in grid if r.values[names[1]] == v])
         for v in unique(r.values[names[1]] for r in grid)
-    ][:MAX_PANELS]
+    ]
+    return groups[:MAX_PANELS]
 
 
 def _rate_lines(ax, xs, members, sides, colors, numeric: bool) -> None:

@@ -213,7 +213,8 @@ class StepVariants(Sequence):
     def __len__(self) -> int:
         return 1 + len(self.recipes)
 
-    def __getitem__(self, k: int):
+    # Only an index: a slice would build many variants at once, what this class exists to avoid.
+    def __getitem__(self, k: int):  # type: ignore[override]
         """Variant ``k``, built now; kept for the next task only while all the kept ones
         together have at most ``KEPT_FIGHTERS`` fighters (a small scenario's variants are
         built once per worker; a large one's, whose battles cost more, once per task)."""

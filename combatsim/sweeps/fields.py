@@ -149,6 +149,7 @@ def _set(node: Any, steps: tuple, value: Any, path: tuple, fp: FieldPath, inheri
         return
     if not isinstance(node, list):
         raise _path_error(fp, f"{_where(path)} is not a list")
+    positions: Sequence[int]
     if step == ALL:
         positions = range(len(node))
     elif isinstance(step, Name):
@@ -263,7 +264,9 @@ def label_of(value: Any, text: str | None = None) -> Any:
 
 
 def _split_top_level(text: str) -> list[str]:
-    items, depth, quote, current = [], 0, None, []
+    items: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, None
     for ch in text:
         if quote:
             quote = None if ch == quote else quote
@@ -441,6 +444,7 @@ def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list)
         return
     if not isinstance(node, list):
         return
+    positions: Sequence[int]
     if step == ALL:
         positions = range(len(node))
     elif isinstance(step, Name):

@@ -81,7 +81,7 @@ class Aim:
         return {"rate": self.rate, "who": self.who, "op": self.op, "value": self.value}
 
 
-def _levels(entries, who: str):
+def _levels(entries, who: str | None):
     """Casualty entries named ``who``, a side before a combatant before a copy."""
     order = {"side": 0, "combatant": 1, "copy": 2}
     return sorted((e for e in entries if e["who"] == who), key=lambda e: order[e["level"]])
