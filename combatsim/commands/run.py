@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import UsageError, check_range
 from ..limits import (
@@ -122,7 +122,14 @@ def start_study(
 def refuse_missing(args: argparse.Namespace, missing: list[str]) -> None:
     """argparse's own "required" error (exit 2) for the arguments named in ``missing``."""
     if missing:
-        args.parser.error("the following arguments are required: " + ", ".join(missing))
+        missing_arguments(args, missing)
+
+
+def missing_arguments(args: argparse.Namespace, missing: list[str]) -> NoReturn:
+    """argparse's own "required" error (exit 2) for the arguments named in ``missing``; a
+    caller that goes on knows they were given."""
+    parser: argparse.ArgumentParser = args.parser
+    parser.error("the following arguments are required: " + ", ".join(missing))
 
 
 def out_folder(args: argparse.Namespace, name: str) -> Path:

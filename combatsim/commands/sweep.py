@@ -60,7 +60,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
     spec = load_sweep_file(args.file) if args.file else None
     path = args.scenario or (spec.scenario if spec else None)
-    run.refuse_missing(args, ["SCENARIO (or --file, --resume)"] if path is None else [])
+    if path is None:
+        run.missing_arguments(args, ["SCENARIO (or --file, --resume)"])
     varies = list(spec.varies if spec else ()) + [parse_vary(v) for v in args.vary]
     if not varies:
         raise UsageError("--vary", None, "at least one [NAME:]PATH=VALUES (or a --file)")
