@@ -21,7 +21,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The modules that must type-check: a path ending in "/" is a folder (every module under it).
 CLEAN = (
+    "combatsim/__init__.py",
+    "combatsim/api.py",
+    "combatsim/cli.py",
+    "combatsim/commands/__init__.py",
+    "combatsim/commands/balance.py",
+    "combatsim/commands/compare.py",
+    "combatsim/commands/explain.py",
+    "combatsim/commands/listing.py",
+    "combatsim/commands/report.py",
+    "combatsim/commands/run.py",
+    "combatsim/commands/sweep.py",
+    "combatsim/commands/validate.py",
     "combatsim/dice/",
+    "combatsim/entry.py",
     "combatsim/errors.py",
     "combatsim/folder.py",
     "combatsim/limits.py",
@@ -29,15 +42,19 @@ CLEAN = (
     "combatsim/names.py",
     "combatsim/odds_plots.py",
     "combatsim/output.py",
+    "combatsim/progress.py",
+    "combatsim/report/",
     "combatsim/rules/fourd8/models.py",
     "combatsim/rules/lost_souls/models.py",
     "combatsim/rules/shadowrun/models.py",
     "combatsim/rules/sr2097/models.py",
+    "combatsim/run/",
     "combatsim/safeyaml.py",
     "combatsim/scenario/schema.py",
     "combatsim/scenario/spec.py",
     "combatsim/scenario/validation.py",
     "combatsim/stats.py",
+    "combatsim/sweeps/",
 )
 WHOLE_PACKAGE = ("combatsim/",)
 
