@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combatsim.errors import ScenarioError
-from combatsim.rules.base import system_class, system_names
+from combatsim.rules.registry import system_class, system_names
 from combatsim.scenario import build_scenario
 from combatsim.scenario.catalogues import shipped_catalogues
 from combatsim.scenario.loader import _compatible

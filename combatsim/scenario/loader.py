@@ -13,9 +13,10 @@ from typing import Any
 
 from ..bounds import MAX_COMBATANTS
 from ..errors import Described, Problem, ScenarioError, did_you_mean
-from ..rules.base import system_class, system_names
+from ..rules.base import Grenades
+from ..rules.registry import system_class, system_names
 from ..safeyaml import check_path
-from ..tactics.spec import Tactics
+from ..tactics.spec import FORMER_KEYS, Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .validation import validate
@@ -193,29 +194,29 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
     for w, weapon_name in enumerate(sheet.weapons):
         if weapon_name not in sections["weapons"]:
             raise _unknown(sections["weapons"], "weapon", weapon_name, source, path, lines, w)
-        weapons.append(sections["weapons"][weapon_name])
+        weapon = sections["weapons"][weapon_name]
+        if weapon.kind == "grenade" and not isinstance(system, Grenades):
+            raise ScenarioError(
+                source,
+                format_path(path + ("weapons", w)),
+                Described(f"{weapon_name!r}, a grenade"),
+                f"a firearm or melee weapon: {system.name} has no grenade rules",
+                line_of(lines, path + ("weapons", w)),
+            )
+        weapons.append(weapon)
     armor = None
     if sheet.armor is not None:
         if sheet.armor not in sections["armor"]:
             raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
-    merged = {**side.tactics, **member.tactics}
-    rules = []
-    for where, tactics_ in (
-        (path[:2] + ("tactics",), side.tactics),
-        (path + ("tactics",), member.tactics),
-    ):
-        value = tactics_.get("rules") or {}
-        if not isinstance(value, dict):
-            raise ScenarioError(
-                source,
-                format_path(where + ("rules",)),
-                value,
-                "a mapping of the rule system's own tactics",
-                line_of(lines, where + ("rules",)),
-            )
-        rules.append(value)
-    merged["rules"] = {**rules[0], **rules[1]}
+    levels = [
+        _tactics_level(system, tactics_, source, where, lines)
+        for where, tactics_ in (
+            (path[:2] + ("tactics",), side.tactics),
+            (path + ("tactics",), member.tactics),
+        )
+    ]
+    merged = {**levels[0][0], **levels[1][0], "rules": {**levels[0][1], **levels[1][1]}}
     tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
     rule_tactics = None
     if system.Tactics is not None:
@@ -254,6 +255,27 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             )
         )
     return out
+
+
+def _tactics_level(system, tactics: dict, source, where, lines) -> tuple[dict, dict]:
+    """One side's or member's ``tactics:`` split into its generic keys and its rule tactics
+    (``rules:``, plus the keys the system reads at the top, ``tactics_at_top``, checked
+    where they are written; ``rules:`` wins). The former generic keys a system does not read
+    are dropped (``FORMER_KEYS``)."""
+    rules = tactics.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise ScenarioError(
+            source,
+            format_path(where + ("rules",)),
+            rules,
+            "a mapping of the rule system's own tactics",
+            line_of(lines, where + ("rules",)),
+        )
+    at_top = {k: v for k, v in tactics.items() if k in system.tactics_at_top}
+    if at_top:
+        validate(system.Tactics, at_top, source, where, lines)
+    generic = {k: v for k, v in tactics.items() if k not in FORMER_KEYS and k != "rules"}
+    return generic, {**at_top, **rules}
 
 
 def _check_reload(tactics, weapons, member, sheet, source, path, lines) -> None:

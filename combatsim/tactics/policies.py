@@ -83,7 +83,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist, reach=reach)
         why = f"in reach of {_why(battle, me, target)}" if tracing else ""
         return Plan("melee", why, target, melee)
-    if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
+    if me.running and battle.system.running_stops_shooting:  # nor throw (seed 002)
         if me.ammo[me.firearm_index] < firearm.ammo:
             return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
         return Plan("none", "ran this turn: cannot shoot until the next turn")
@@ -124,7 +124,8 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     if d <= reach:
         shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
-        sweep = _sweep(battle, at, target, enemies, shots, firearm) if tactics.sweep else ()
+        sweeps = battle.system.autofire_sweeps(me)
+        sweep = _sweep(battle, at, target, enemies, shots, firearm) if sweeps else ()
         reason = ""
         if tracing:
             mode = f"autofire x{shots}" if shots > 1 else "single shot"
