@@ -67,8 +67,10 @@ def system_class(name: str) -> type[RuleSystem] | None:
 
     cls = _load(reference)
     if not (isinstance(cls, type) and issubclass(cls, RuleSystem)) or cls.name != name:
-        raise TypeError(f"{reference} is offered as rule system {name!r}: it is not a "
-                        f"RuleSystem subclass whose name is {name!r}")
+        raise TypeError(
+            f"{reference} is offered as rule system {name!r}: it is not a "
+            f"RuleSystem subclass whose name is {name!r}"
+        )
     return cls
 
 

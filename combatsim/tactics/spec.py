@@ -12,7 +12,6 @@ from pydantic import BaseModel, Field
 
 from ..bounds import MAX_AMOUNT, MAX_COMBATANTS, MAX_DISTANCE, STRICT
 
-
 # Keys that were every system's tactics before they moved into the Shadowrun tactics model
 # (``tactics.rules``). Files written then still carry them at the top of ``tactics:``: a system
 # that lists the key in ``tactics_at_top`` reads it from there; any other ignores it, as it

@@ -46,7 +46,7 @@ class Options(Strict):
     # counts an attack's (beyond the first, the one "necessary to hit") is the default.
     melee_staging: Literal["beyond_first", "all_net"] = "beyond_first"
     grenade_flight: int = Field(
-        0, ge=0, le=30, description="initiative points a grenade flies before it bursts (0: at once)"
+        0, ge=0, le=30, description="initiative points a grenade flies before bursting"
     )
     # Ruling 25: Power falls by the falloff for each *full* meter from the point of impact.
     blast_distance: Literal["full_meters", "exact"] = Field(
