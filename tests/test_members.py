@@ -62,8 +62,9 @@ def build(data: dict):
     return build_scenario(data, str(ROOT / "scenarios" / "members.yaml"), ROOT / "scenarios")
 
 
-def test_every_system_is_covered():
-    assert set(NUMBERS) == set(system_names())
+def test_every_shipped_system_is_covered():
+    shipped = {n for n in system_names() if system_class(n).__module__.startswith("combatsim.")}
+    assert set(NUMBERS) == shipped
 
 
 @pytest.mark.parametrize("system", sorted(NUMBERS))
