@@ -9,7 +9,7 @@ the consumers are people and JSON. This module knows no rule system.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -53,7 +53,8 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
     def render(self) -> str:
-        cells = [[_fmt(c) for c in row] for row in [self.headers, *self.rows]]
+        table: list[list[object]] = [list(self.headers), *self.rows]
+        cells = [[_fmt(c) for c in row] for row in table]
         widths = [max(len(r[i]) for r in cells) for i in range(len(self.headers))]
         lines = [self.title, ""]
         for n, row in enumerate(cells):
@@ -79,8 +80,8 @@ class Grid:
     title: str
     row_name: str
     column_name: str
-    rows: list[object]
-    columns: list[object]
+    rows: Sequence[object]
+    columns: Sequence[object]
     p: list[list[float]]  # p[i][j]: row i, column j
 
     def payload(self, system: str, **extra) -> dict:

@@ -33,7 +33,7 @@ import simpy
 from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
-from ..rules.base import RuleSystem
+from ..rules.base import RuleSystem, grenade_rules
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -699,7 +699,7 @@ class Battle:
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
-            at = system.throw_grenade(self, f, plan.weapon, plan.aim)
+            at = grenade_rules(system).throw_grenade(self, f, plan.weapon, plan.aim)
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
@@ -711,7 +711,8 @@ class Battle:
 
     def _grenade(self, thrower: Fighter, weapon, at):
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
-        delay = self.system.grenade_flight(weapon)
+        grenades = grenade_rules(self.system)
+        delay = grenades.grenade_flight(weapon)
         yield self.env.timeout(delay)
         if self.over:
             return
@@ -719,7 +720,7 @@ class Battle:
             self.trace(
                 "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
             )
-        self.system.grenade_blast(self, thrower, weapon, at)
+        grenades.grenade_blast(self, thrower, weapon, at)
         self.check_victory()
 
     # --- movement ----------------------------------------------------------------------------

@@ -344,3 +344,10 @@ class Grenades(ABC):
     def grenade_flight(self, weapon: Any) -> float:
         """Initiative points between the throw and the burst. Default: 0, it bursts at once."""
         return 0
+
+
+def grenade_rules(system: RuleSystem) -> Grenades:
+    """``system`` as the grenade rules it has. Asked only about a fighter carrying a grenade,
+    which the loader allows only under a system with the ``Grenades`` capability."""
+    assert isinstance(system, Grenades), f"{system.name} has no grenade rules"
+    return system

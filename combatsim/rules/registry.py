@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..odds import Calculator
     from .base import RuleSystem
 
+RULES = __name__.rpartition(".")[0]  # combatsim.rules, whose packages are the built-in systems
 SYSTEMS_GROUP = "combatsim.rule_systems"
 ODDS_GROUP = "combatsim.odds"
 
@@ -91,13 +92,12 @@ def odds_calculators() -> dict[str, Calculator]:
 @functools.cache
 def _built_in(kind: str) -> dict[str, str]:
     """``SYSTEMS`` or ``ODDS`` of every package under ``combatsim.rules``, merged."""
-    from . import __name__ as here
     from . import __path__ as folder
 
     declared: dict[str, str] = {}
     for module in pkgutil.iter_modules(folder):
         if module.ispkg:
-            package = importlib.import_module(f"{here}.{module.name}")
+            package = importlib.import_module(f"{RULES}.{module.name}")
             declared.update(getattr(package, kind, {}))
     return declared
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..rules.base import blast_distance
+from ..rules.base import blast_distance, grenade_rules
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView, Combatant
@@ -379,7 +379,7 @@ def _grenade_plan(
     no friend."""
     policy = me.tactics.grenades
     tracing = battle.tracing
-    in_blast = battle.system.in_blast  # whom the blast would catch, as the blast itself decides
+    in_blast = grenade_rules(battle.system).in_blast  # whom the blast itself would catch
     for i, w in me.grenades:
         if me.ammo[i] <= 0:
             continue
