@@ -1,11 +1,12 @@
 """combatsim: Monte Carlo combat encounter simulator for tabletop role-playing games.
 
-The package is layered: ``dice`` (mechanics, sampled and exact), ``rules`` (rule systems as
-plug-ins), ``engine`` (the simpy battle), ``scenario`` (validated YAML specs), ``batch``
-(many battles tallied as they finish, into pandas tables), ``backends`` (where chunks of
-battles run: here, on local processes, on a Dask cluster), ``sweeps`` (variants, comparisons,
-balance searches, resumable runs), ``report`` (plots and HTML), ``api`` (the Python entry
-points below) and ``cli`` (a thin command line).
+The package is layered (docs/architecture.md draws the layers): ``dice`` (mechanics, sampled
+and exact), ``rules`` (rule systems as plug-ins) and ``tactics``, ``scenario`` (validated YAML
+specs), ``engine`` (the simpy battle), ``run`` (the run layer: battles in chunks on this
+process, local processes or a Dask cluster, tallied as they finish, journalled for resume,
+watched and cancelled), ``sweeps`` (variants, comparisons, balance searches, explanations),
+and on top ``report`` (plots and HTML), ``api`` (the Python entry points below) and ``cli``
+(a thin command line).
 
 ``import combatsim`` stays light: the entry points are imported on first use (module
 ``__getattr__``), so the command line's ``--help`` and a notebook's first cell pull in neither
@@ -24,7 +25,8 @@ _LAZY = {
     "compare": "api",
     "balance": "api",
     "explain": "api",
-    "Result": "sweeps.api",
+    "Result": "sweeps.results",
+    "Cancel": "run.cancel",
     "load_scenario": "scenario",
 }
 

@@ -7,7 +7,9 @@ bar (tqdm: a widget in a notebook) unless ``quiet=True``, and returns a ``Result
 summary (a dict, as in ``summary.json``), ``table`` and ``casualties`` (pandas DataFrames) and,
 for ``simulate``, the per-battle ``battles`` and ``combatants`` tables. The other keyword
 arguments (``precision``, ``max_battles``, ``records``, ``out``, ``resume``, ``scheduler``,
-``chunk_size``, ``runner``, ``progress``) are those of ``combatsim.sweeps.api.Options``.
+``chunk_size``, ``runner``, ``progress``, ``watch``, ``cancel``) are those of
+``combatsim.run.Options``: ``watch(update)`` sees each variant's tally grow chunk by chunk and
+a ``combatsim.Cancel`` stops the run from another thread, keeping what finished.
 docs/api.md is the reference.
 """
 
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import Described, UsageError, check_range
 from .limits import (
+    DEFAULT_BATTLES,
     MAX_BATTLES,
     MAX_CHUNK_SIZE,
     MAX_SEED,
@@ -31,12 +34,12 @@ from .limits import (
     MAX_VARIES,
     MAX_WORKERS,
     MIN_PRECISION,
+    PRECISION_BELOW,
+    RECORDS,
 )
 
 if TYPE_CHECKING:
-    from .sweeps.api import Result
-
-DEFAULT_BATTLES = 1000  # as ``combatsim run``
+    from .sweeps.results import Result
 
 __all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
 
@@ -239,7 +242,6 @@ def _listed(sets, argument: str) -> list:
 
 # --- arguments, checked before anything is loaded or run --------------------------------------
 
-RECORDS = ("none", "battles", "all")
 SCENARIO = "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario"
 
 
@@ -263,8 +265,10 @@ def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) 
     if precision is not None:
         if isinstance(precision, bool) or not isinstance(precision, int | float):
             raise UsageError("precision", _shown(precision), "a number, e.g. 0.02")
-        if not MIN_PRECISION <= precision < 0.5:
-            raise UsageError("precision", precision, f"a number from {MIN_PRECISION} to below 0.5")
+        if not MIN_PRECISION <= precision < PRECISION_BELOW:
+            raise UsageError(
+                "precision", precision, f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}"
+            )
         if "max_battles" in options:
             _integer("max_battles", options["max_battles"], battles, MAX_BATTLES)
     if options.get("records") is not None and options["records"] not in RECORDS:
@@ -275,7 +279,7 @@ def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) 
     if not isinstance(options.get("resume", False), bool):
         raise UsageError("resume", _shown(options["resume"]), "True or False")
     _text("scheduler", options.get("scheduler"), optional=True)
-    for name in ("runner", "progress"):
+    for name in ("runner", "progress", "watch"):
         if options.get(name) is not None and not callable(options[name]):
             raise UsageError(name, _shown(options[name]), "a function, or None")
     return battles, seed, workers

@@ -25,14 +25,15 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from .errors import CombatsimError, UsageError
 
 LOCK = ".combatsim.lock"
 MANIFEST = ".combatsim-files.json"
-STATE = ".combatsim"  # an unfinished run's journal (combatsim.sweeps.study)
+STATE = ".combatsim"  # an unfinished run's journal (combatsim.run.study)
 MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
 COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal
@@ -247,7 +248,9 @@ def _inside(relative: str) -> bool:
     return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
 
 
-def _refuse_foreign(folder: Path, argument: str, shown, owned: set[str], force_flag: str) -> None:
+def _refuse_foreign(
+    folder: Path, argument: str, shown: str | os.PathLike, owned: set[str], force_flag: str
+) -> None:
     foreign = foreign_files(folder, owned)
     if not foreign:
         return
@@ -329,7 +332,7 @@ def owns(path: str | os.PathLike) -> bool:
     return found is not None and found[1] in found[0].files
 
 
-def remove_stale(folder: str | os.PathLike, written) -> None:
+def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]) -> None:
     """Remove the files the manifest of ``folder`` (held) lists and this run did not write
     (``written``); then the manifest lists only those. Nothing unlisted is touched, nor a
     listed name that is now a link or a folder; emptied folders go."""
@@ -338,10 +341,10 @@ def remove_stale(folder: str | os.PathLike, written) -> None:
         return
     holder = found[0]
     kept = set()
-    for path in written:
-        rel = holder_of(path)
-        if rel is not None and rel[0] is holder:
-            kept.add(rel[1])
+    for written_path in written:
+        found = holder_of(written_path)
+        if found is not None and found[0] is holder:
+            kept.add(found[1])
     for rel in sorted(holder.files - kept, reverse=True):
         path = holder.folder / rel
         with contextlib.suppress(OSError):
@@ -361,7 +364,7 @@ def remove_stale(folder: str | os.PathLike, written) -> None:
 # --- files created safely ---------------------------------------------------------------------
 
 
-def create_exclusive(path: Path, binary: bool = False):
+def create_exclusive(path: Path, binary: bool = False) -> tuple[Path, IO[Any]]:
     """A new temporary file beside ``path`` (``.NAME.PID.tmp``), opened for writing: created
     with ``O_EXCL`` and ``O_NOFOLLOW``, so nothing already there (a link planted to make the
     run write elsewhere, a leftover) is ever opened. Returns ``(temp_path, file)``."""
@@ -379,7 +382,7 @@ def create_exclusive(path: Path, binary: bool = False):
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
 
 
-def write_atomic(path: Path, write, binary: bool = False) -> Path:
+def write_atomic(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> Path:
     """Write ``path`` whole or not at all: ``write(f)`` fills a new temporary file
     (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``)."""
     claim(path)

@@ -1,19 +1,26 @@
-"""The bounds of every argument a run takes, in the CLI and the Python API alike.
+"""The bounds and defaults of every argument a run takes, in the CLI and the Python API alike.
 
-One source for the numbers: ``combatsim run --battles``, ``combatsim.simulate(battles=...)``
-and a sweep file's ``battles:`` are all checked against the same constant. This module imports
-nothing, so ``combatsim --help`` and ``import combatsim`` stay quick; ``docs/limits.md`` lists
-the numbers for users.
+One home for each number: ``combatsim run --battles``, ``combatsim.simulate(battles=...)``
+and a sweep file's ``battles:`` are all checked against the same constant, and start from the
+same default. This module imports nothing, so ``combatsim --help`` and ``import combatsim``
+stay quick; ``docs/limits.md`` lists the numbers for users.
 """
 
 from __future__ import annotations
 
+# Defaults.
+DEFAULT_BATTLES = 1000  # per scenario or variant, when no number is given
+CHUNK_SIZE = 250  # battles per unit of work; no result depends on it
+RECORDS = ("none", "battles", "all")  # what per-battle records a run may keep
+
+# Bounds.
 MAX_BATTLES = 100_000_000  # per scenario or variant
 DEFAULT_MAX_BATTLES = 1_000_000  # with a precision target, when no maximum is given
 MAX_WORKERS = 1024  # accepted; at most 4 per core and one per task are started
 MAX_SEED = 2**64 - 1  # root seeds: numpy's SeedSequence takes any, 64 bits are plenty
 MAX_CHUNK_SIZE = 1_000_000
 MIN_PRECISION = 0.0001  # a finer target needs more than 10^8 battles per variant
+PRECISION_BELOW = 0.5  # a precision target is below this: +-0.5 would say nothing
 MAX_VALUES = 10_000  # values of one varied field
 MAX_VARIES = 16  # varied fields of one sweep
 MAX_VARIANTS = 10_000  # combinations of a sweep's values; scenarios of one batch in the API

@@ -9,7 +9,7 @@ tallied as a pair. A metric is a rate and whose it is:
 * ``down`` / ``dead``: at least one of WHO's fighters ends the battle out of the fight (not
   standing: unconscious, dying, dead or fled) / dead. WHO is a side, a member (a group's
   copies together: ``Guard``), or one fighter (``Guard 2``, ``Razor``): the names and the
-  definitions of the casualties table (``combatsim.batch.casualty_entries``), so explain's
+  definitions of the casualties table (``combatsim.run.tally.casualty_entries``), so explain's
   baseline rate is the ``down_rate`` / ``dead_rate`` that ``run`` reports.
 
 Text names a metric as ``[WHO] RATE``: ``win`` (of the side given apart, default the first),
@@ -24,9 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .engine.records import BattleResult
+    from .scenario.model import Scenario
 
 
 @dataclass(frozen=True)
@@ -35,24 +39,24 @@ class Rate:
 
     name: str
     who: str  # "side", "anyone" (a side, member or fighter) or "none"
-    outcome: Callable[[Any, Metric], bool]
+    outcome: Callable[[BattleResult, Metric], bool]
     phrase: str  # "{who} win rate"; {who} is the possessive of WHO
     help: str
 
 
-def _win(result, metric: Metric) -> bool:
+def _win(result: BattleResult, metric: Metric) -> bool:
     return result.winner == metric.who
 
 
-def _loss(result, metric: Metric) -> bool:
+def _loss(result: BattleResult, metric: Metric) -> bool:
     return result.winner is not None and result.winner != metric.who
 
 
-def _draw(result, metric: Metric) -> bool:
+def _draw(result: BattleResult, metric: Metric) -> bool:
     return result.winner is None
 
 
-def _down(result, metric: Metric) -> bool:
+def _down(result: BattleResult, metric: Metric) -> bool:
     return any(
         not row["standing"]
         for row in result.combatants
@@ -60,7 +64,7 @@ def _down(result, metric: Metric) -> bool:
     )
 
 
-def _dead(result, metric: Metric) -> bool:
+def _dead(result: BattleResult, metric: Metric) -> bool:
     return any(
         row["status"] == "dead"
         for row in result.combatants
@@ -100,7 +104,7 @@ class Metric:
     members: frozenset[tuple[str, str]] = field(default=frozenset(), compare=False)
     of_side: bool = field(default=True, compare=False)  # WHO is a side ("the runners' ...")
 
-    def __call__(self, result) -> int:
+    def __call__(self, result: BattleResult) -> int:
         return int(RATES[self.rate].outcome(result, self))
 
     @property
@@ -122,7 +126,7 @@ def possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
-def parse_metric(text: str, scenario, side: str | None = None) -> Metric:
+def parse_metric(text: str, scenario: Scenario, side: str | None = None) -> Metric:
     """The metric ``[WHO] RATE`` names in ``scenario``; WHO defaults to ``side``, then to the
     first side. Raises ``UsageError`` for an unknown rate or name."""
     words = str(text).split()
@@ -147,11 +151,11 @@ def parse_metric(text: str, scenario, side: str | None = None) -> Metric:
     return Metric(rate.name, who, groups[who], who in sides)
 
 
-def fighter_groups(scenario) -> dict[str, frozenset[tuple[str, str]]]:
+def fighter_groups(scenario: Scenario) -> dict[str, frozenset[tuple[str, str]]]:
     """Every name a casualty rate may be of, with its fighters' ``(side, name)``: the entries
-    of the casualties table (``combatsim.batch.casualty_entries``: each side, each combatant
+    of the casualties table (``combatsim.run.tally.casualty_entries``: each side, each combatant
     or group of copies, each copy), so a rate here is the one ``summary.json`` reports."""
-    from .batch import casualty_entries
+    from .run.tally import casualty_entries
 
     found: dict[str, frozenset[tuple[str, str]]] = {}
     for entry in casualty_entries(scenario):

@@ -13,10 +13,17 @@ import os
 import secrets
 from itertools import accumulate
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
 from .names import plots_text_as_written
 from .odds import Grid
+
+if TYPE_CHECKING:  # matplotlib is imported where a picture is drawn, not at start-up
+    from types import ModuleType
+
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
 ANNOTATE_CELLS = 400  # write the percentage in each cell of grids up to this size
@@ -105,7 +112,7 @@ def _cell(p: float) -> str:
     return f"{p:.0%}"
 
 
-def _pyplot():
+def _pyplot() -> tuple[ModuleType, PercentFormatter]:
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -123,7 +130,7 @@ PLAIN = {
 }
 
 
-def _save(fig, path: str | os.PathLike) -> Path:
+def _save(fig: Figure, path: str | os.PathLike) -> Path:
     """Write the picture in the format its suffix names, whole or not at all: into a new
     temporary file beside it, then renamed over it. A file that cannot be written (no such
     folder possible, no permission, a full disk) is one ``--plot`` error."""

@@ -19,11 +19,15 @@ import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
+from numbers import Integral
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .engine.records import BattleResult
 from .folder import write_atomic
+
+if TYPE_CHECKING:  # pandas is imported where tables are made, never in a worker
+    import pandas as pd
 
 BATTLES_CSV = "battles.csv"
 COMBATANTS_CSV = "combatants.csv"
@@ -35,7 +39,37 @@ CASUALTIES_PARQUET = "casualties.parquet"
 FLOAT_FORMAT = "%.10g"
 
 
-def write_results(result, out_dir: str | os.PathLike) -> list[Path]:
+class Results(Protocol):
+    """What ``write_results`` reads of a batch's result (``run.BatchResult``)."""
+
+    @property
+    def battles(self) -> pd.DataFrame: ...
+    @property
+    def combatants(self) -> pd.DataFrame: ...
+    @property
+    def summary(self) -> dict[str, Any]: ...
+
+
+def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """A DataFrame of record dicts in order; integer columns with gaps stay integers.
+
+    pandas turns a column of ints and Nones into floats (3 -> 3.0 in the CSV); such a column
+    becomes the nullable ``Int64`` instead, so the files show what the engine recorded.
+    """
+    records = list(rows)
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records)
+    for column in frame.columns:
+        if frame[column].dtype.kind == "f" and all(
+            isinstance(r.get(column), Integral | None) and not isinstance(r.get(column), bool)
+            for r in records
+        ):
+            frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def write_results(result: Results, out_dir: str | os.PathLike) -> list[Path]:
     """Write the result files into ``out_dir`` (created if missing); return their paths."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -56,12 +90,12 @@ def write_summary(summary: dict[str, Any], path: str | os.PathLike) -> Path:
     return _write_atomic(Path(path), lambda f: f.write(summary_json(summary)))
 
 
-def write_csv(frame, path: str | os.PathLike) -> Path:
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> Path:
     """One table as CSV, atomically, in the fixed format of every result file."""
     return _write_atomic(Path(path), lambda f: _write_csv(frame, f))
 
 
-def write_table(frame, out_dir: str | os.PathLike) -> list[Path]:
+def write_table(frame: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:
     """``table.csv`` and ``table.parquet`` in ``out_dir`` (created if missing)."""
     return _write_both(frame, Path(out_dir), TABLE_CSV, TABLE_PARQUET)
 
@@ -79,7 +113,7 @@ def write_casualties(
     return _write_both(frame, Path(out_dir), CASUALTIES_CSV, CASUALTIES_PARQUET)
 
 
-def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
+def _write_both(frame: pd.DataFrame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [write_csv(frame, folder / csv_name)]
     parquet = folder / parquet_name
@@ -88,7 +122,7 @@ def _write_both(frame, folder: Path, csv_name: str, parquet_name: str) -> list[P
     return [*paths, parquet]
 
 
-def _parquet_ready(frame):
+def _parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
     """Parquet wants one type per column: a column mixing numbers and text becomes text."""
     frame = frame.copy()
     for column in frame.columns:
@@ -108,16 +142,16 @@ def concat_csv(parts: Sequence[str | os.PathLike], path: str | os.PathLike) -> P
     """
     import pandas as pd
 
-    parts = [Path(p) for p in parts]
-    headers = {_first_line(p) for p in parts}
+    files = [Path(p) for p in parts]
+    headers = {_first_line(p) for p in files}
     if len(headers) > 1:
-        frames = [pd.read_csv(p, keep_default_na=False, dtype=str) for p in parts]
+        frames = [pd.read_csv(p, keep_default_na=False, dtype=str) for p in files]
         return write_csv(pd.concat(frames, ignore_index=True, sort=False), path)
 
     def join(f: IO[str]) -> None:
-        if not parts:
+        if not files:
             _write_csv(pd.DataFrame(), f)
-        for i, part in enumerate(parts):
+        for i, part in enumerate(files):
             with open(part, encoding="utf-8", newline="") as src:
                 if i:
                     src.readline()
@@ -132,7 +166,9 @@ def _first_line(path: Path) -> str:
         return f.readline()
 
 
-def summary_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+def summary_table(
+    summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None
+) -> pd.DataFrame:
     """One row per summary: the label columns, then ``battles``, per side ``wins_<side>``,
     ``win_rate_<side>``, ``ci_low_<side>``, ``ci_high_<side>``, then ``draws``, ``draw_rate``,
     ``draw_ci_low``, ``draw_ci_high`` and ``turns_mean``, ``turns_median``, ``turns_p10``,
@@ -190,7 +226,9 @@ CASUALTY_COLUMNS = (
 )
 
 
-def casualty_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None):
+def casualty_table(
+    summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None
+) -> pd.DataFrame:
     """One row per side, combatant and copy of each summary: the label columns (a sweep's
     varied values, say), then ``side``, ``who``, ``level`` (side, combatant or copy),
     ``battles``, ``down`` (battles in which it ended out of the fight), ``down_rate`` with its
@@ -210,7 +248,7 @@ def casualty_table(summaries: Sequence[dict[str, Any]], labels: Sequence[dict] |
     return pd.DataFrame.from_records(rows)
 
 
-def _write_csv(frame, f: IO[str]) -> None:
+def _write_csv(frame: pd.DataFrame, f: IO[str]) -> None:
     frame.to_csv(f, index=False, lineterminator="\n", float_format=FLOAT_FORMAT, na_rep="")
 
 
@@ -309,7 +347,9 @@ def format_outcome(result: BattleResult, side_names: Iterable[str]) -> str:
     return f"{text}; standing: {survivors}" if survivors else text
 
 
-def format_table(frame, labels: Sequence[str], sides: Sequence[str] | None = None) -> str:
+def format_table(
+    frame: pd.DataFrame, labels: Sequence[str], sides: Sequence[str] | None = None
+) -> str:
     """A results table for a terminal: the label columns, battles, each side's win rate with
     its 95% interval, draws and mean turns."""
     if sides is None:
@@ -404,7 +444,7 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _columns(rows: list[tuple[str, ...]]) -> list[str]:
+def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
     """Rows as aligned text: the first column left-aligned, the numbers right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []

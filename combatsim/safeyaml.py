@@ -31,7 +31,7 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -146,7 +146,7 @@ def read_text(path: str | os.PathLike, what: str = "a YAML file") -> str:
         ) from None
 
 
-def _check_kind(path, info: os.stat_result, what: str, limit: int) -> None:
+def _check_kind(path: str | os.PathLike, info: os.stat_result, what: str, limit: int) -> None:
     kind = stat.S_IFMT(info.st_mode)
     if kind != stat.S_IFREG:
         found = _KINDS.get(kind, "not a regular file")
@@ -155,7 +155,7 @@ def _check_kind(path, info: os.stat_result, what: str, limit: int) -> None:
         raise _too_big(path, info.st_size, limit)
 
 
-def _too_big(path, size: int, limit: int) -> ScenarioError:
+def _too_big(path: str | os.PathLike, size: int, limit: int) -> ScenarioError:
     return _file_error(
         path,
         Described(f"a file of {size:,} bytes"),
@@ -163,14 +163,14 @@ def _too_big(path, size: int, limit: int) -> ScenarioError:
     )
 
 
-def _os_error(path, err: OSError, what: str) -> ScenarioError:
+def _os_error(path: str | os.PathLike, err: OSError, what: str) -> ScenarioError:
     if err.errno == errno.ENAMETOOLONG:
         return _file_error(path, Described("a file name too long"), "a shorter file name")
     reason = err.strerror or type(err).__name__
     return _file_error(path, Described(reason.lower()), f"a readable file ({what})")
 
 
-def _file_error(path, found, allowed: str) -> ScenarioError:
+def _file_error(path: str | os.PathLike, found: object, allowed: str) -> ScenarioError:
     return ScenarioError(shown(path), "(file)", found, allowed)
 
 
@@ -199,7 +199,7 @@ class _Frame:
         "size",
     )
 
-    def __init__(self, data, path: tuple, line: int, anchor: str | None):
+    def __init__(self, data: dict | list, path: tuple, line: int, anchor: str | None) -> None:
         self.data, self.path, self.line, self.anchor = data, path, line, anchor
         self.key: Any = _NO_KEY  # a mapping's key waiting for its value
         self.key_line = 0
@@ -212,12 +212,12 @@ class _Frame:
 class _Anchor:
     __slots__ = ("depth", "size", "value")
 
-    def __init__(self, value, size: int, depth: int):
+    def __init__(self, value: Any, size: int, depth: int) -> None:
         self.value, self.size, self.depth = value, size, depth
 
 
 class _Marker:
-    def __init__(self, text: str):
+    def __init__(self, text: str) -> None:
         self.text = text
 
     def __repr__(self) -> str:
@@ -261,7 +261,7 @@ class _Builder:
         self.scalars = _SCALARS("")
         self.implicit = self.scalars.yaml_implicit_resolvers
 
-    def fail(self, line: int | None, path: tuple, found, allowed: str):
+    def fail(self, line: int | None, path: tuple, found: object, allowed: str) -> NoReturn:
         where = format_path(path)
         if len(where) > _SHOWN_PATH:
             where = f"{where[: _SHOWN_PATH // 2]}...{where[-_SHOWN_PATH // 2 :]}"
@@ -318,7 +318,7 @@ class _Builder:
 
     # --- events -------------------------------------------------------------------------------
 
-    def on_scalar(self, event) -> None:
+    def on_scalar(self, event: yaml.ScalarEvent) -> None:
         line = event.start_mark.line + 1
         stack = self.stack
         frame = stack[-1] if stack else None
@@ -336,7 +336,7 @@ class _Builder:
             frame.size += 1
         self.place(frame, value, line, path)
 
-    def on_start(self, event) -> None:
+    def on_start(self, event: yaml.CollectionStartEvent) -> None:
         line = event.start_mark.line + 1
         frame = self.stack[-1] if self.stack else None
         if frame is not None and frame.keys is not None and frame.key is _NO_KEY:
@@ -357,10 +357,10 @@ class _Builder:
             self.anchors[event.anchor] = None
         self.stack.append(_Frame({} if mapping else [], path, line, event.anchor))
 
-    def on_end(self, event) -> None:
+    def on_end(self, event: yaml.CollectionEndEvent) -> None:
         frame = self.stack.pop()
         data = frame.data
-        if frame.merges:
+        if frame.merges and isinstance(data, dict):  # only a mapping has merges
             data = _merged(frame.merges, data)
         if frame.anchor is not None:
             self.anchors[frame.anchor] = _Anchor(data, frame.size, frame.below + 1)
@@ -370,12 +370,13 @@ class _Builder:
             parent.below = max(parent.below, frame.below + 1)
         self.place(parent, data, frame.line, frame.path)
 
-    def on_alias(self, event) -> None:
+    def on_alias(self, event: yaml.AliasEvent) -> None:
         line = event.start_mark.line + 1
         name = event.anchor
         frame = self.stack[-1] if self.stack else None
         is_key = frame is not None and frame.keys is not None and frame.key is _NO_KEY
-        path = frame.path if is_key else self.path_here(frame)
+        key_frame = frame if is_key else None  # the mapping this alias is a key of
+        path = key_frame.path if key_frame is not None else self.path_here(frame)
         if name not in self.anchors:
             self.fail(
                 line,
@@ -391,10 +392,10 @@ class _Builder:
                 Described(f"the alias *{name} inside its own anchor &{name}"),
                 "an alias of a finished anchor (not a recursive one)",
             )
-        if is_key:
+        if key_frame is not None:
             if isinstance(anchor.value, dict | list):
                 self.fail(line, path, Described(f"the alias *{name} as a key"), "a plain key")
-            self.take_key(frame, anchor.value, line)
+            self.take_key(key_frame, anchor.value, line)
             return
         self.alias_values += anchor.size
         if self.alias_values > MAX_ALIAS_VALUES:
@@ -419,7 +420,7 @@ class _Builder:
 
     # --- values ---------------------------------------------------------------------------------
 
-    def scalar(self, event, line: int, path: tuple, as_key: bool = False) -> Any:
+    def scalar(self, event: yaml.ScalarEvent, line: int, path: tuple, as_key: bool = False) -> Any:
         """The value of a scalar, as ``yaml.safe_load`` would read it."""
         value, tag = event.value, event.tag
         if tag is None or tag == "!":
@@ -450,8 +451,10 @@ class _Builder:
             self.fail(line, path, value[:80], f"a valid {tag.removeprefix(_TAG)} ({reason[:120]})")
 
     def take_key(self, frame: _Frame, key: Any, line: int) -> None:
+        keys = frame.keys
+        assert keys is not None, "a key is taken only by a mapping's frame"
         if key is not _MERGE_KEY:
-            first = frame.keys.get(key)
+            first = keys.get(key)
             if first is not None:
                 self.fail(
                     line,
@@ -459,7 +462,7 @@ class _Builder:
                     Described(f"the key {key!r} a second time (first on line {first})"),
                     "each key once in a mapping",
                 )
-            frame.keys[key] = line
+            keys[key] = line
         frame.key, frame.key_line = key, line
 
     def path_here(self, frame: _Frame | None) -> tuple:
@@ -477,7 +480,7 @@ class _Builder:
             self.lines[()] = line
             self.result = value
             return
-        if frame.keys is None:
+        if isinstance(frame.data, list):  # a list has no keys (frame.keys is None)
             self.lines[path] = line
             frame.data.append(value)
             return

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import combatsim
+from combatsim.run import options as run_options
 from combatsim.sweeps import api as sweeps_api
 from tests.test_sweep import toy_files, toy_runner
 
@@ -92,13 +93,13 @@ def test_run_many_takes_a_folder(toy):
 @pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_the_default_is_every_core_as_on_the_command_line(name, toy, monkeypatch):
     asked = []
-    real = sweeps_api.make_backend
+    real = run_options.make_backend  # every study gets its backend from its Options
 
     def spy(workers=None, scheduler=None, tasks=None):
         asked.append(workers)
         return real(1, scheduler, tasks)
 
-    monkeypatch.setattr(sweeps_api, "make_backend", spy)
+    monkeypatch.setattr(run_options, "make_backend", spy)
     call(name, toy)
     assert asked and set(asked) == {None}  # None: all cores, the CLI's --workers default
 

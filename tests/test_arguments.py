@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from combatsim import backends
-from combatsim.backends import ProcessBackend, SerialBackend, make_backend
-from combatsim.batch import Job, Task, default_workers, simulate
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.output import summary_json
+from combatsim.run import backends
+from combatsim.run.backends import ProcessBackend, SerialBackend, make_backend
+from combatsim.run.battles import run_battles
+from combatsim.run.chunks import Job, Task, default_workers
 from combatsim.scenario import load_scenario
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
@@ -192,7 +193,7 @@ def test_a_lost_dask_scheduler_is_one_line_and_resume_finishes_locally(tmp_path)
         timeout=600,
     )
     assert resumed.returncode == 0, resumed.stderr
-    reference = simulate(load_scenario(toy), 200000, runner=toy_runner, records="none")
+    reference = run_battles(load_scenario(toy), 200000, runner=toy_runner, records="none")
     summary = json.loads((out / "summary.json").read_text())
     assert summary == json.loads(summary_json(reference.summary))
 

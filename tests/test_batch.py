@@ -14,10 +14,11 @@ from dataclasses import dataclass, replace
 import pandas as pd
 import pytest
 
-from combatsim.batch import BatchResult, Tally, simulate
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from combatsim.errors import UsageError
 from combatsim.rng import battle_rng
+from combatsim.run.battles import BatchResult, run_battles
+from combatsim.run.tally import Tally
 from combatsim.stats import wilson_interval
 
 # --- fakes ------------------------------------------------------------------------------------
@@ -149,7 +150,7 @@ class OtherColumns:
 
 def run(battles: int = 100, **kwargs) -> BatchResult:
     kwargs.setdefault("runner", fake_runner)
-    return simulate(SCENARIO, battles, **kwargs)
+    return run_battles(SCENARIO, battles, **kwargs)
 
 
 # --- the tables -------------------------------------------------------------------------------
@@ -337,7 +338,7 @@ def test_progress_on_several_workers_grows_to_the_total():
 def test_bad_arguments_are_refused_by_name(kwargs, argument):
     kwargs = {"battles": 10, **kwargs}
     with pytest.raises(UsageError, match=f"^{argument}:"):
-        simulate(SCENARIO, runner=fake_runner, **kwargs)
+        run_battles(SCENARIO, runner=fake_runner, **kwargs)
 
 
 # --- tallies and records ----------------------------------------------------------------------
@@ -355,7 +356,7 @@ def test_records_none_keeps_no_rows_and_the_same_summary():
 
 def test_records_must_be_none_battles_or_all():
     with pytest.raises(UsageError, match="^records:"):
-        simulate(SCENARIO, 10, runner=fake_runner, records="some")
+        run_battles(SCENARIO, 10, runner=fake_runner, records="some")
 
 
 def test_workers_none_means_every_core():

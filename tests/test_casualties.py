@@ -13,9 +13,10 @@ from dataclasses import dataclass
 import pandas as pd
 import pytest
 
-from combatsim.batch import Tally, casualty_entries, simulate
 from combatsim.engine.records import VICTORY, BattleResult
 from combatsim.output import casualty_table, format_summary, summary_table, write_results
+from combatsim.run.battles import run_battles
+from combatsim.run.tally import Tally, casualty_entries
 from combatsim.stats import wilson_interval
 from tests.test_batch import FakeScenario, FakeSide, FakeSystem
 
@@ -103,7 +104,9 @@ def test_entries_are_sides_then_combatants_with_each_group_before_its_copies():
 
 @pytest.mark.parametrize(("workers", "chunk_size"), [(1, 1000), (1, 5), (2, 11)])
 def test_counts_rates_and_intervals_are_exact(workers, chunk_size):
-    summary = simulate(SCENARIO, N, runner=scripted, workers=workers, chunk_size=chunk_size).summary
+    summary = run_battles(
+        SCENARIO, N, runner=scripted, workers=workers, chunk_size=chunk_size
+    ).summary
     assert len(summary["casualties"]) == 8
     for entry in summary["casualties"]:
         down, dead = expected(entry["who"])
@@ -117,7 +120,7 @@ def test_counts_rates_and_intervals_are_exact(workers, chunk_size):
 def test_a_side_is_down_when_any_member_is_not_the_sum_of_its_members():
     """Ace (1/2) and Brick (1/3) are down together in 1/6 of battles: the side is down in
     1/2 + 1/3 - 1/6 = 2/3 of them."""
-    entries = {e["who"]: e for e in simulate(SCENARIO, N, runner=scripted).summary["casualties"]}
+    entries = {e["who"]: e for e in run_battles(SCENARIO, N, runner=scripted).summary["casualties"]}
     assert entries["runners"]["down"] == 2 * N // 3
 
 
@@ -141,11 +144,11 @@ def test_rows_without_standing_give_no_casualties():
     from tests.test_batch import SCENARIO as PLAIN
     from tests.test_batch import fake_runner
 
-    assert simulate(PLAIN, 10, runner=fake_runner).summary["casualties"] is None
+    assert run_battles(PLAIN, 10, runner=fake_runner).summary["casualties"] is None
 
 
 def test_tables_console_and_files(tmp_path):
-    result = simulate(SCENARIO, N, runner=scripted)
+    result = run_battles(SCENARIO, N, runner=scripted)
     frame = casualty_table([result.summary], [{"variant": 3}])
     assert list(frame.columns) == [
         "variant",
@@ -183,7 +186,7 @@ def test_a_shipped_scenario_agrees_with_its_own_combatants_csv():
     from combatsim.scenario import load_scenario
 
     scenario = load_scenario("scenarios/sr-firefight-4v4.yaml")
-    result = simulate(scenario, 60, seed=3)
+    result = run_battles(scenario, 60, seed=3)
     rows = result.combatants.assign(
         down=lambda c: ~c["standing"].astype(bool), dead=lambda c: c["status"] == "dead"
     )

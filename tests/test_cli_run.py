@@ -15,12 +15,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from combatsim.batch import simulate
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.errors import ScenarioError
 from combatsim.output import format_trace, write_results
 from combatsim.progress import Progress
+from combatsim.run.battles import run_battles
 from tests.test_batch import SCENARIO, FailAt, InterruptAt, fake_runner
 
 SIDES = [side.name for side in SCENARIO.sides]
@@ -115,7 +115,7 @@ def test_run_writes_the_files_prints_the_summary_and_where_they_went(loaded, cap
         f"results in {out}: battles.csv, combatants.csv, summary.json"
     )
     expected = tmp_path / "expected"
-    write_results(simulate(SCENARIO, 50, seed=9, runner=fake_runner), expected)
+    write_results(run_battles(SCENARIO, 50, seed=9, runner=fake_runner), expected)
     for name in ("battles.csv", "combatants.csv", "summary.json"):
         assert (out / name).read_bytes() == (expected / name).read_bytes()
 
@@ -278,7 +278,7 @@ def test_shipped_scenarios_validate_run_and_trace(path, capsys, tmp_path):
     # scenario must pickle, and the files must not depend on how the work was shared.
     scenario = run_command.load_scenario(str(path))
     for workers in (1, 2):
-        result = simulate(scenario, 6, workers=workers, chunk_size=2)
+        result = run_battles(scenario, 6, workers=workers, chunk_size=2)
         write_results(result, tmp_path / f"workers{workers}")
     for name in ("battles.csv", "combatants.csv", "summary.json"):
         one, two = (tmp_path / f"workers{w}" / name for w in (1, 2))

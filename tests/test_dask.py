@@ -11,9 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from combatsim import backends
-from combatsim.batch import simulate
 from combatsim.cli import main
+from combatsim.run import backends
+from combatsim.run.battles import run_battles
 from combatsim.scenario import load_catalogue
 from tests.test_batch import SCENARIO, fake_runner
 from tests.test_sweep import one_error_line, toy_files
@@ -54,8 +54,10 @@ def test_the_cluster_is_on_loopback(scheduler):
 
 
 def test_simulate_on_the_cluster_gives_the_same_tables(scheduler):
-    local = simulate(SCENARIO, 130, seed=3, runner=fake_runner, chunk_size=20)
-    remote = simulate(SCENARIO, 130, seed=3, runner=fake_runner, chunk_size=20, scheduler=scheduler)
+    local = run_battles(SCENARIO, 130, seed=3, runner=fake_runner, chunk_size=20)
+    remote = run_battles(
+        SCENARIO, 130, seed=3, runner=fake_runner, chunk_size=20, scheduler=scheduler
+    )
     pd.testing.assert_frame_equal(remote.battles, local.battles)
     pd.testing.assert_frame_equal(remote.combatants, local.combatants)
     assert remote.summary == local.summary

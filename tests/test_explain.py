@@ -314,7 +314,7 @@ def test_explain_builds_its_variants_one_at_a_time(duel, monkeypatch):
 
 
 def _chunk_of(job, task):
-    from combatsim.batch import ChunkBuilder
+    from combatsim.run.chunks import ChunkBuilder
 
     chunk = ChunkBuilder(job, task).run()
     return chunk.stop, [t.to_json() for t in chunk.tallies], chunk.battles, chunk.pairs
@@ -323,7 +323,8 @@ def _chunk_of(job, task):
 def test_variants_built_on_demand_run_to_the_same_chunk(duel):
     """Run variant by variant (each built once per task), a task of explain's variants gives
     the tallies, records and pairs that running all of them battle by battle gives."""
-    from combatsim.batch import Job, Tally, Task
+    from combatsim.run.chunks import Job, Task
+    from combatsim.run.tally import Tally
     from combatsim.sweeps.explain import MetricPairing, StepVariants
 
     base = load_scenario(duel)
@@ -345,7 +346,7 @@ def test_variants_built_on_demand_run_to_the_same_chunk(duel):
 
 
 def test_variants_built_on_demand_stopped_part_way_hand_back_nothing(duel):
-    from combatsim.batch import ChunkBuilder, Job, Task
+    from combatsim.run.chunks import ChunkBuilder, Job, Task
     from combatsim.sweeps.explain import MetricPairing, StepVariants
 
     base = load_scenario(duel)

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.backends import IN_FLIGHT_PER_WORKER
-from combatsim.batch import simulate
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.output import write_results
+from combatsim.run.backends import IN_FLIGHT_PER_WORKER
+from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
@@ -166,7 +166,7 @@ def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path)
     resumed = resume_in_a_new_process(out)
     assert resumed.returncode == 0, resumed.stderr
     reference = tmp_path / "reference"
-    write_results(simulate(load_scenario(toy), battles, records="battles", workers=2), reference)
+    write_results(run_battles(load_scenario(toy), battles, records="battles", workers=2), reference)
     assert (out / "battles.csv").read_bytes() == (reference / "battles.csv").read_bytes()
     assert (out / "summary.json").read_bytes() == (reference / "summary.json").read_bytes()
 

@@ -10,13 +10,14 @@ task of a shipped scenario and reports what it imported.
 
 from __future__ import annotations
 
+import ast
 import pickle
 import subprocess
 import sys
 from pathlib import Path
 
-from combatsim.batch import Job, Task, run_task
 from combatsim.engine import run_battle
+from combatsim.run.chunks import Job, Task, run_task
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,10 +63,156 @@ def test_validate_imports_no_numpy_pandas_simpy_or_matplotlib():
     assert done.stdout.decode().split()[-1:] == ["0"], done.stdout.decode()
 
 
+# --- the import graph of the whole package -------------------------------------------------------
+
+PACKAGE = ROOT / "combatsim"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+LAYERS_MARK = "<!-- layers:"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:``. They never run, so they cannot
+    close a cycle; they are left out of the cycle check (and kept in the layer check: a
+    type-only dependency on a higher layer still ties the layers together)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in node.body:
+                found.update(id(n) for n in ast.walk(inner))
+    return found
+
+
+def _owner(name: str) -> str | None:
+    """The module of the package a dotted name lives in (``combatsim.run.Study``: run)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _edges(name: str, with_type_checking: bool) -> set[str]:
+    """The package's modules that module ``name`` imports, at module level and inside
+    functions. A module's own packages are left out: Python runs a package before any of
+    its modules, so importing it (``from . import __path__``) never runs code not yet run."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = set() if with_type_checking else _type_checking_only(tree)
+    targets: set[str | None] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets.update(_owner(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            # ``from . import levers`` imports the module ``levers``, not the package
+            targets.update(_owner(f"{module}.{alias.name}") for alias in node.names)
+    ancestors = {name.rsplit(".", k)[0] for k in range(1, name.count(".") + 1)}
+    return {t for t in targets if t is not None and t != name and t not in ancestors}
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a list of modules (first = last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start)
+            if found:
+                return found
+    return None
+
+
+def read_layers(text: str) -> list[tuple[str, list[str]]]:
+    """The layer picture of ``docs/architecture.md``, highest first: (layer, [modules])."""
+    after = text[text.index(LAYERS_MARK) :]
+    start = after.index("```text") + len("```text")
+    block = after[start : after.index("```", start)]
+    layers = []
+    for line in block.strip().splitlines():
+        layer, *members = line.split()
+        layers.append((layer, members))
+    return layers
+
+
+def _layer_of(name: str, layers: list[tuple[str, list[str]]]) -> int | None:
+    """The rank of the layer module ``name`` is in (0 the lowest), or None."""
+    inner = name.removeprefix("combatsim").removeprefix(".") or "__init__"
+    for rank, (_, members) in enumerate(reversed(layers)):
+        for member in members:
+            if inner == member or inner.startswith(member + "."):
+                return rank
+    return None
+
+
+def test_no_import_cycle_in_the_package_counting_imports_inside_functions():
+    graph = {name: _edges(name, with_type_checking=False) for name in MODULES}
+    cycle = _find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_cycle_and_names_it():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _find_cycle(graph) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_every_module_is_in_a_layer_of_the_architecture_picture():
+    layers = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    lost = [name for name in MODULES if _layer_of(name, layers) is None]
+    assert not lost, f"modules in no layer of {ARCHITECTURE.name}: {lost}"
+
+
+def test_no_module_imports_from_a_higher_layer():
+    """The layers of docs/architecture.md, lowest last: an import runs down or sideways."""
+    layers = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    names = [layer for layer, _ in reversed(layers)]
+    upward = []
+    for name in MODULES:
+        mine = _layer_of(name, layers)
+        for target in sorted(_edges(name, with_type_checking=True)):
+            theirs = _layer_of(target, layers)
+            if mine is not None and theirs is not None and theirs > mine:
+                upward.append(f"{name} ({names[mine]}) imports {target} ({names[theirs]})")
+    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+
+
+def test_the_layer_check_catches_an_upward_import():
+    layers = [("top", ["api"]), ("bottom", ["dice"])]
+    assert _layer_of("combatsim.dice.exact", layers) == 0
+    assert _layer_of("combatsim.api", layers) == 1
+    assert _layer_of("combatsim.apis", layers) is None
+
+
 def _imports(path: Path) -> set[str]:
     """The absolute module names a source file imports (type-checking imports included)."""
-    import ast
-
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from combatsim import batch, output
+from combatsim import output
 from combatsim.output import (
     format_outcome,
     format_summary,
@@ -212,7 +212,7 @@ def test_csv_written_in_slices_and_joined_is_the_whole_table_to_the_byte(tmp_pat
     for k, start in enumerate(range(0, 97, 13)):
         rows = result.combatants[result.combatants["battle"].between(start, start + 12)]
         # Each slice is typed on its own, as a chunk's records are.
-        part = batch.table(rows.astype(object).where(rows.notna(), None).to_dict("records"))
+        part = output.table(rows.astype(object).where(rows.notna(), None).to_dict("records"))
         parts.append(output.write_csv(part, tmp_path / f"part{k}.csv"))
     joined = output.concat_csv(parts, tmp_path / "joined.csv")
     assert joined.read_bytes() == whole.read_bytes()

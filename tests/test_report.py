@@ -145,7 +145,7 @@ def test_a_folder_without_results_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_each_side_name_keeps_one_colour_and_no_colour_repeats_soon():
-    from combatsim.report import DRAW_COLOR, NEUTRAL, PALETTE, side_colors
+    from combatsim.report.figures import DRAW_COLOR, NEUTRAL, PALETTE, side_colors
 
     names = [f"side {k}" for k in range(len(PALETTE))]
     colors = side_colors(names)
@@ -157,7 +157,7 @@ def test_each_side_name_keeps_one_colour_and_no_colour_repeats_soon():
 
 
 def test_wrap_breaks_at_spaces_and_field_path_dots_and_never_cuts():
-    from combatsim.report import wrap
+    from combatsim.report.figures import wrap
 
     text = "A: sides[runners].members[Grunt].armor=lined_coat"
     lines = wrap(text, 20).split("\n")
@@ -181,9 +181,9 @@ def _long_toy(folder):
 
 def _checked_saves(monkeypatch) -> list:
     """Every figure the report saves, checked first: each visible text inside the figure."""
-    import combatsim.report as report
+    from combatsim.report import balance, compare, figures, run, sweep
 
-    seen, save = [], report._save
+    seen, save = [], figures.save_plot
 
     def check(fig, folder, name, title, caption):
         fig.canvas.draw()
@@ -219,7 +219,8 @@ def _checked_saves(monkeypatch) -> list:
         seen.append((name, labels))
         return save(fig, folder, name, title, caption)
 
-    monkeypatch.setattr(report, "_save", check)
+    for module in (run, sweep, balance, compare):  # every module that draws a figure
+        monkeypatch.setattr(module, "save_plot", check)
     return seen
 
 
@@ -287,7 +288,7 @@ def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monke
 
 
 def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tmp_path):
-    from combatsim.report import _casualties
+    from combatsim.report.run import load_casualties
 
     toy = toy_files(tmp_path / "scenarios")
     out = tmp_path / "run"
@@ -299,7 +300,7 @@ def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tm
     frame = pd.read_csv(out / "combatants.csv")
     summary = json.loads((out / "summary.json").read_text())
     # The run's own casualties (a group's copies together), side and combatant levels
-    written = _casualties(summary, out)
+    written = load_casualties(summary, out)
     assert [(c["level"], c["who"]) for c in written] == [
         ("side", "runners"),
         ("combatant", "Ace"),
@@ -310,7 +311,7 @@ def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tm
     # An older folder without them: the same numbers counted from combatants.csv, each name
     # a combatant
     del summary["casualties"]
-    listed = _casualties(summary, out)
+    listed = load_casualties(summary, out)
     same = {(c["level"], c["who"]): c for c in written}
     for c in listed:
         if (c["level"], c["who"]) in same:
@@ -343,19 +344,20 @@ def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tm
 
 
 def test_casualties_in_the_summary_are_used_as_they_are(tmp_path):
-    from combatsim.report import _casualties
+    from combatsim.report.run import load_casualties
 
     listed = [
         {"side": "a", "who": "a", "level": "side", "battles": 10, "down_rate": 0.5},
         {"side": "a", "who": "X", "level": "combatant", "battles": 10, "down_rate": 0.2},
         {"side": "a", "who": "X 1", "level": "copy", "battles": 10, "down_rate": 0.1},
     ]
-    assert [c["who"] for c in _casualties({"casualties": listed}, tmp_path)] == ["a", "X"]
+    assert [c["who"] for c in load_casualties({"casualties": listed}, tmp_path)] == ["a", "X"]
 
 
 def test_the_casualty_table_lists_a_groups_copies_under_it(tmp_path):
     """Issue 11: casualties for a group's copies together and for each copy."""
-    from combatsim.report import _casualties, _casualty_table_html
+    from combatsim.report.page import casualty_table_html
+    from combatsim.report.run import load_casualties
 
     def entry(who, level, down):
         return {
@@ -371,9 +373,9 @@ def test_the_casualty_table_lists_a_groups_copies_under_it(tmp_path):
 
     listed = [entry("a", "side", 0.5), entry("X", "combatant", 0.3)]
     listed += [entry("X 1", "copy", 0.1), entry("X 2", "copy", 0.2)]
-    named = _casualties({"casualties": listed}, tmp_path)
+    named = load_casualties({"casualties": listed}, tmp_path)
     assert [k["who"] for k in named[1]["copy_entries"]] == ["X 1", "X 2"]
-    table = plain(_casualty_table_html(named, {}))
+    table = plain(casualty_table_html(named, {}))
     assert table.index("X (any of 2)") < table.index("X 1") < table.index("X 2")
     assert table.count("padding-left") == 2  # the copies, indented under their group
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.batch import simulate
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.output import write_results
+from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
 from tests.test_faults import ctrl_c_with_work_left, needs_proc
 from tests.test_sweep import one_error_line, toy_files, toy_runner
@@ -271,7 +271,7 @@ def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_comp
     )
     assert resumed.returncode == 0, resumed.stderr
     reference = tmp_path / "reference"
-    write_results(simulate(load_scenario(toy), battles, records="battles", workers=2), reference)
+    write_results(run_battles(load_scenario(toy), battles, records="battles", workers=2), reference)
     for name in ("battles.csv", "summary.json"):
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
     assert not (out / "combatants.csv").exists()

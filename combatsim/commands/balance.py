@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "vary", "side", "target", "search", *run.BATCH_KEYS)
@@ -60,27 +61,25 @@ def add_parser(sub) -> None:
         default="auto",
         help="bisect (numbers, monotone win rate), grid (every value) or auto (default)",
     )
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_balance, parser=p)
 
 
 def _balance(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "balance", KEYS)
+    resumed = run.start_study(args, "balance", KEYS)
     missing = [n for n, v in (("SCENARIO", args.scenario), ("--vary", args.vary)) if v is None]
     from ..sweeps.targets import is_number
 
     if is_number(args.target) and args.side is None:  # a bare number: the win rate of --side
         missing.append("--side")
-    if missing:
-        args.parser.error("the following arguments are required: " + ", ".join(missing))
+    run.refuse_missing(args, missing)
     from ..sweeps import api
     from ..sweeps.fields import parse_vary
 
     vary = parse_vary(args.vary)
     scenario = run.load_scenario(args.scenario)
-    out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-balance"
+    out = run.out_folder(args, f"{Path(args.scenario).stem}-balance")
     if not args.quiet:  # at worst every value is tried
         run.warn_if_long([scenario], args.battles, len(vary.values))
     return run.run_study(

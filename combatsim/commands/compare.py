@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError, did_you_mean
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
@@ -51,16 +52,13 @@ def add_parser(sub) -> None:
         help="set a field of B (repeatable)",
     )
     p.add_argument("--side", metavar="NAME", help="the side to headline (default: the first)")
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_compare, parser=p)
 
 
 def _compare(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "compare", KEYS)
-    if args.a is None:
-        args.parser.error("the following arguments are required: A (or --resume DIR)")
+    resumed = run.start_study(args, "compare", KEYS, required=(("a", "A (or --resume DIR)"),))
     from ..sweeps import api
 
     first = run.load_scenario(args.a)
@@ -69,7 +67,7 @@ def _compare(args: argparse.Namespace) -> int:
         default = f"{Path(args.a).stem}-vs-{Path(args.b).stem}"
     else:
         default = f"{Path(args.a).stem}-compare"
-    out = Path(args.out) if args.out else Path("results") / default
+    out = run.out_folder(args, default)
     if not args.quiet:
         run.warn_if_long([first, second or first], args.battles)
     return run.run_study(

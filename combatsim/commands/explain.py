@@ -14,6 +14,7 @@ import argparse
 import textwrap
 from pathlib import Path
 
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
@@ -53,20 +54,18 @@ def add_parser(sub) -> None:
         metavar="NAME",
         help="try only the levers of this side or member (repeatable; default: every member)",
     )
-    run.add_batch_options(p, records="none", battles=run.DEFAULT_BATTLES)
+    run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_explain, parser=p)
 
 
 def _explain(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "explain", KEYS)
-    if args.scenario is None:
-        args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
+    required = (("scenario", "SCENARIO (or --resume DIR)"),)
+    resumed = run.start_study(args, "explain", KEYS, required)
     from ..sweeps.explain import explain
 
     scenario = run.load_scenario(args.scenario)
-    out = Path(args.out) if args.out else Path("results") / f"{Path(args.scenario).stem}-explain"
+    out = run.out_folder(args, f"{Path(args.scenario).stem}-explain")
     if not args.quiet:  # its levers are counted later: the estimate is per variant
         run.warn_if_long([scenario], args.battles, each=True)
     return run.run_study(

@@ -21,21 +21,21 @@ from typing import Any
 
 from ..errors import UsageError, check_range
 from ..limits import (
+    CHUNK_SIZE,
+    DEFAULT_BATTLES,
     DEFAULT_MAX_BATTLES,
     MAX_BATTLES,
     MAX_CHUNK_SIZE,
     MAX_SEED,
     MAX_WORKERS,
     MIN_PRECISION,
+    PRECISION_BELOW,
+    RECORDS,
 )
 from ..names import for_terminal
 from . import examples, integer
 
 EXIT_INTERRUPTED = 130
-DEFAULT_BATTLES = 1000
-# Bounds of the batch options (docs/limits.md); repeated here so ``--help`` needs no numpy.
-CHUNK_SIZE = 250  # the batch layer's; repeated so ``--help`` needs no pandas
-RECORDS = ("none", "battles", "all")
 # Options that do not change any number of a run, so ``--resume`` accepts them.
 RUN_ONLY = ("workers", "scheduler", "quiet")
 
@@ -101,6 +101,33 @@ def run_study(args, command: str, keys, out: Path, resumed, study, describe, hin
     if result.interrupted:
         return say_interrupted(result, command, out)
     return 0
+
+
+def start_study(
+    args: argparse.Namespace,
+    command: str,
+    keys: tuple[str, ...],
+    required: tuple[tuple[str, str], ...] = (),
+) -> bool:
+    """How every study command starts (sweep, compare, balance, explain): refuse out-of-range
+    options before anything is loaded, take up an interrupted run's own arguments with
+    ``--resume DIR``, then refuse what is still missing (``required``: each argument as its
+    attribute and how the usage line shows it). Returns whether the run is resumed."""
+    check_batch_options(args)
+    resumed = resume(args, command, keys)
+    refuse_missing(args, [shown for name, shown in required if getattr(args, name) is None])
+    return resumed
+
+
+def refuse_missing(args: argparse.Namespace, missing: list[str]) -> None:
+    """argparse's own "required" error (exit 2) for the arguments named in ``missing``."""
+    if missing:
+        args.parser.error("the following arguments are required: " + ", ".join(missing))
+
+
+def out_folder(args: argparse.Namespace, name: str) -> Path:
+    """Where a command writes: ``--out``, else ``results/NAME``."""
+    return Path(args.out) if args.out else Path("results") / name
 
 
 def holding(args: argparse.Namespace, out: Path, resumed: bool):
@@ -193,9 +220,11 @@ def check_batch_options(args: argparse.Namespace) -> None:
     check_range("--chunk-size", args.chunk_size, 1, MAX_CHUNK_SIZE)
     check_range("--max-battles", args.max_battles, 1, MAX_BATTLES)
     if args.precision is not None:
-        if not MIN_PRECISION <= args.precision < 0.5:
+        if not MIN_PRECISION <= args.precision < PRECISION_BELOW:
             raise UsageError(
-                "--precision", args.precision, f"a number from {MIN_PRECISION} to below 0.5"
+                "--precision",
+                args.precision,
+                f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
             )
         check_range("--max-battles", args.max_battles, args.battles or 1, MAX_BATTLES)
     if args.out is not None:
@@ -260,7 +289,7 @@ def resume(args: argparse.Namespace, command: str, keys: tuple[str, ...]) -> boo
     """
     if args.resume is None:
         return False
-    from ..sweeps.study import read_run_file
+    from ..run.study import read_run_file
 
     check_out("--resume", args.resume)
     meta = read_run_file(Path(args.resume))["meta"]
@@ -421,8 +450,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         check_range("--trace", args.trace, 0, MAX_SEED)
     resumed = resume(args, "run", KEYS)
-    if not args.scenarios:
-        args.parser.error("the following arguments are required: SCENARIO (or --resume DIR)")
+    refuse_missing(args, [] if args.scenarios else ["SCENARIO (or --resume DIR)"])
     files = expand(args.scenarios)
     single = len(files) == 1 and not Path(args.scenarios[0]).is_dir()
 

@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from ..errors import ScenarioError, UsageError
+from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "vary", "file", *run.BATCH_KEYS)
@@ -53,22 +54,20 @@ def add_parser(sub) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    run.check_batch_options(args)
-    resumed = run.resume(args, "sweep", KEYS)
+    resumed = run.start_study(args, "sweep", KEYS)
     from ..sweeps import api
     from ..sweeps.fields import load_sweep_file, parse_vary
 
     spec = load_sweep_file(args.file) if args.file else None
     path = args.scenario or (spec.scenario if spec else None)
-    if path is None:
-        args.parser.error("the following arguments are required: SCENARIO (or --file, --resume)")
+    run.refuse_missing(args, ["SCENARIO (or --file, --resume)"] if path is None else [])
     varies = list(spec.varies if spec else ()) + [parse_vary(v) for v in args.vary]
     if not varies:
         raise UsageError("--vary", None, "at least one [NAME:]PATH=VALUES (or a --file)")
-    battles = args.battles or (spec.battles if spec else None) or run.DEFAULT_BATTLES
+    battles = args.battles or (spec.battles if spec else None) or DEFAULT_BATTLES
     seed = args.seed if args.seed is not None else (spec.seed if spec else None)
     precision = args.precision if args.precision is not None else (spec.precision if spec else None)
-    out = Path(args.out) if args.out else Path("results") / f"{Path(path).stem}-sweep"
+    out = run.out_folder(args, f"{Path(path).stem}-sweep")
 
     try:
         scenario = run.load_scenario(path)

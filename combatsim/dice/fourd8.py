@@ -121,13 +121,13 @@ def resolve(faces: Sequence[int] | None, chance: int, over32: str = DEFAULT_OVER
     """
     chance = _as_int("chance", chance, "an integer")
     mode = _mode(chance, over32)
-    if mode != "automatic":
-        faces = _check_faces(faces)
-    return _resolve(faces, chance, mode)
+    checked = AUTOMATIC_FACES if mode == "automatic" else _check_faces(faces)
+    return _resolve(checked, chance, mode)
 
 
-def _resolve(faces: tuple[int, ...] | None, chance: int, mode: str) -> FourD8Result:
-    """``resolve`` for checked faces and the mode the chance gives."""
+def _resolve(faces: tuple[int, ...], chance: int, mode: str) -> FourD8Result:
+    """``resolve`` for checked faces and the mode the chance gives (an automatic success
+    shows ``AUTOMATIC_FACES`` whatever ``faces`` is)."""
     if mode == "automatic":  # ruling 21
         faces = AUTOMATIC_FACES
         aspects = (ASPECTS[0],)  # the 8 is laid down on the first die
@@ -211,14 +211,14 @@ def roll(
     """
     mode = _mode(_as_int("chance", chance, "an integer"), over32)
     if mode == "automatic":
-        return _resolve(None, chance, mode)
+        return _resolve(AUTOMATIC_FACES, chance, mode)
     return _resolve(tuple(draw(SIDES, N_DICE)), chance, mode)
 
 
 # --- exact distributions -----------------------------------------------------------------------
 
 
-def exact_outcomes(chance: int, over32: str = DEFAULT_OVER32) -> Dist:
+def exact_outcomes(chance: int, over32: str = DEFAULT_OVER32) -> Dist[tuple[bool, int, str]]:
     """Exact joint distribution of ``(success, degree, kind)``, enumerating all 4096 rolls.
 
     Built from ``resolve``, so it is the resolver's rule exactly. Degree is 0 on a failure.
@@ -229,12 +229,12 @@ def exact_outcomes(chance: int, over32: str = DEFAULT_OVER32) -> Dist:
 
 
 @lru_cache(maxsize=256)
-def _exact_outcomes(chance: int, mode: str) -> Dist:
+def _exact_outcomes(chance: int, mode: str) -> Dist[tuple[bool, int, str]]:
     over32 = DEFAULT_OVER32 if mode == "normal" else mode
     if mode == "automatic":
         r = resolve(None, chance, over32)
         return Dist.point((r.success, r.degree, r.kind))
-    counts = Counter()
+    counts: Counter[tuple[bool, int, str]] = Counter()
     for faces in product(range(1, SIDES + 1), repeat=N_DICE):
         r = resolve(faces, chance, over32)
         counts[(r.success, r.degree, r.kind)] += 1
@@ -242,12 +242,12 @@ def _exact_outcomes(chance: int, mode: str) -> Dist:
     return Dist((k, Fraction(c, n)) for k, c in counts.items())
 
 
-def exact_degree(chance: int, over32: str = DEFAULT_OVER32) -> Dist:
+def exact_degree(chance: int, over32: str = DEFAULT_OVER32) -> Dist[int]:
     """Exact distribution of the degree of success (0 = failure)."""
     return exact_outcomes(chance, over32).map(lambda o: o[1])
 
 
-def exact_kind(chance: int, over32: str = DEFAULT_OVER32) -> Dist:
+def exact_kind(chance: int, over32: str = DEFAULT_OVER32) -> Dist[str]:
     """Exact distribution of the combination kind shown (whether or not the test succeeded)."""
     return exact_outcomes(chance, over32).map(lambda o: o[2])
 
@@ -360,7 +360,7 @@ def _as_int(argument: str, value: object, allowed: str) -> int:
     if isinstance(value, bool):
         raise UsageError(argument, value, allowed)
     try:
-        return operator.index(value)
+        return operator.index(value)  # type: ignore[arg-type]  # any object: TypeError = not an int
     except TypeError:
         raise UsageError(argument, value, allowed) from None
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from os import PathLike
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn, TypeGuard
 
 from .. import safeyaml
 from ..errors import ScenarioError, UsageError
@@ -221,7 +221,7 @@ def roll_rank(take: Callable[[int], list[int]], net: int, grid: FaceRanks) -> in
 # --- exact distributions -------------------------------------------------------------------------
 
 
-def exact_roll(net: int = 0, *, bonus: int = 0, penalty: int = 0) -> Dist:
+def exact_roll(net: int = 0, *, bonus: int = 0, penalty: int = 0) -> Dist[int]:
     """Exact distribution of the roll (1..100) with the given bonus/penalty dice.
 
     Given the ones face, the tens die and the ``|n|`` extra dice are ``k = |n| + 1`` independent
@@ -233,7 +233,7 @@ def exact_roll(net: int = 0, *, bonus: int = 0, penalty: int = 0) -> Dist:
 
 
 @functools.cache
-def _exact_roll(n: int) -> Dist:
+def _exact_roll(n: int) -> Dist[int]:
     k = abs(n) + 1
     pmf: dict[int, Fraction] = {}
     for ones in range(10):
@@ -254,7 +254,7 @@ def exact_tier(
     bonus: int = 0,
     penalty: int = 0,
     table: ActionTable | None = None,
-) -> Dist:
+) -> Dist[Tier]:
     """Exact distribution of the Action Results Table tier (``Tier``) in ``column``."""
     t = _table(table)
     t.column(column)  # refuse an unknown column before any work
@@ -318,11 +318,12 @@ class ActionTable:
     columns: tuple[Column, ...]
     note: str
     source: str = ""
-    _ranks: dict = field(init=False, repr=False, compare=False)
-    _face_ranks: dict = field(init=False, repr=False, compare=False)
+    _ranks: dict[int | str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    _face_ranks: dict[int | str, FaceRanks] = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
-        ranks, face_ranks = {}, {}
+    def __post_init__(self) -> None:
+        ranks: dict[int | str, tuple[int, ...]] = {}
+        face_ranks: dict[int | str, FaceRanks] = {}
         for col in self.columns:
             by_roll = [-1] * 101  # index = roll; index 0 unused
             for rank, low in enumerate(col.thresholds):
@@ -490,7 +491,7 @@ class _Validator:
     def __init__(self, file: str, lines: safeyaml.LineMap):
         self.file, self.lines = file, lines
 
-    def fail(self, parts: Sequence[tuple[str, object]], found: object, allowed: str):
+    def fail(self, parts: Sequence[tuple[str, object]], found: object, allowed: str) -> NoReturn:
         raise ScenarioError(self.file, _path_text(parts), found, allowed, line=self.line(parts))
 
     def line(self, parts: Sequence[tuple[str, object]]) -> int | None:
@@ -590,7 +591,8 @@ def _table(table: ActionTable | None) -> ActionTable:
     return default_table() if table is None else table
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
+    """An int or numpy integer, not a bool (typed as ``int``: a numpy integer compares alike)."""
     if type(value) is int:  # the common case, without the isinstance checks
         return True
     if isinstance(value, bool):
@@ -599,7 +601,9 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) or (np is not None and isinstance(value, np.integer))
 
 
-def _check_int(argument: str, value: object, low: int | None = None, high: int | None = None):
+def _check_int(
+    argument: str, value: object, low: int | None = None, high: int | None = None
+) -> None:
     too_low = low is not None and _is_int(value) and value < low
     too_high = high is not None and _is_int(value) and value > high
     if not _is_int(value) or too_low or too_high:

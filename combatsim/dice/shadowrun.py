@@ -241,18 +241,18 @@ def _climb(take: Callable[[int], Sequence[int]], tops: int, target: int, dice: P
 
 
 @functools.cache
-def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool] | None, ...]:
+def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool], ...]:
     """``_tallies`` for the Rule of Six counter, by TN from 0 to the top face: the faces
-    besides the top one whose dice succeed (True), or the faces whose dice fail (False)."""
+    besides the top one whose dice succeed (True), or the faces whose dice fail (False).
+    A TN below the floor counts as the floor."""
     top = dice.top
     # the top faces are counted anyway (they are rolled again): left out of the successes
-    return tuple(
-        _tally(dice, target, top - 1) if target >= dice.tn_floor else None
-        for target in range(top + 1)
-    )
+    return tuple(_tally(dice, max(target, dice.tn_floor), top - 1) for target in range(top + 1))
 
 
-def _six_counter(take: Callable[[int], Sequence[int]], dice: PoolDice):
+def _six_counter(
+    take: Callable[[int], Sequence[int]], dice: PoolDice
+) -> Callable[[int, int], tuple[int, bool]]:
     """``counter`` for dice re-rolled on every top face (the Rule of Six, seed 002): the d6.
 
     Every top face is rolled again whatever the TN, so the re-rolls drawn are one batch per
@@ -353,13 +353,13 @@ def p_fumble(n: int, dice: PoolDice = D6) -> Fraction:
     return Fraction(1, dice.sides) ** n if n > 0 else Fraction(0)
 
 
-def exact_successes(n: int, tn: int, dice: PoolDice = D6) -> Dist:
+def exact_successes(n: int, tn: int, dice: PoolDice = D6) -> Dist[int]:
     """Exact distribution of the number of successes of an ``n``-die test."""
     _check_n(n)
     return Dist.binomial(n, p_die(tn, dice))
 
 
-def exact_outcomes(n: int, tn: int, dice: PoolDice = D6) -> Dist:
+def exact_outcomes(n: int, tn: int, dice: PoolDice = D6) -> Dist[tuple[int, bool]]:
     """Exact joint distribution of ``(successes, fumble)``.
 
     Each die is one of: low face (fails; all of these is a fumble), success, or other failure.
@@ -421,7 +421,7 @@ def roll_chains(
     _check_n(n)
     target = dice.effective_tn(tn)
     top = dice.top
-    chains = []
+    chains: list[tuple[int, ...]] = []
     for face in draw(n):
         face = int(face)  # plain ints in traces, whatever the draw returns (e.g. numpy)
         if face != top:
@@ -441,7 +441,7 @@ def _may_reroll(chain: list[int], dice: PoolDice, target: int | None) -> bool:
     return target is not None and target > dice.top and sum(chain) < target
 
 
-def initiative_exact(reaction: int, n_dice: int, dice: PoolDice = D6) -> Dist:
+def initiative_exact(reaction: int, n_dice: int, dice: PoolDice = D6) -> Dist[int]:
     """Exact initiative result: Reaction plus the plain sum of the initiative dice (no re-rolls).
 
     Seed 002 "Initiative Results"; seed 000: the Rule of Seven does not apply to initiative.

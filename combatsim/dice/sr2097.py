@@ -257,7 +257,7 @@ def resolve_check(
         raise UsageError("faces", faces, f"{need} d10 faces, each 1..10, for a {mode} check")
     d = bonus - tn
     if mode == NORMAL:
-        kept, removed, reason = faces, None, None
+        kept, removed, reason = (faces[0], faces[1]), None, None
         mos = _margin(faces[0], faces[1], d, edge)
     else:
         x, y, z = faces
@@ -438,14 +438,16 @@ def roll_attack(
 # --- exact distributions --------------------------------------------------------------------------
 
 
-def exact_check(bonus: int, tn: int, mode: str = NORMAL, edge: bool = False) -> Dist:
+def exact_check(
+    bonus: int, tn: int, mode: str = NORMAL, edge: bool = False
+) -> Dist[tuple[bool, int]]:
     """Exact joint distribution of ``(success, mos)`` (MoS after doubles) of one check."""
     _check_mode_args(mode, edge)
     return _exact_check(bonus - tn, mode, bool(edge))
 
 
 @lru_cache(maxsize=1024)
-def _exact_check(d: int, mode: str, edge: bool) -> Dist:
+def _exact_check(d: int, mode: str, edge: bool) -> Dist[tuple[bool, int]]:
     pmf: dict[tuple[bool, int], Fraction] = {}
     if mode == NORMAL:
         for a in _D10:
@@ -464,7 +466,7 @@ def _exact_check(d: int, mode: str, edge: bool) -> Dist:
     return Dist(pmf)
 
 
-def exact_mos(bonus: int, tn: int, mode: str = NORMAL, edge: bool = False) -> Dist:
+def exact_mos(bonus: int, tn: int, mode: str = NORMAL, edge: bool = False) -> Dist[int]:
     """Exact distribution of the MoS (after doubles); success is ``mos >= 0``."""
     return exact_check(bonus, tn, mode, edge).map(lambda o: o[1])
 
@@ -474,7 +476,7 @@ def p_success(bonus: int, tn: int, mode: str = NORMAL, edge: bool = False) -> Fr
     return exact_check(bonus, tn, mode, edge).prob(lambda o: o[0])
 
 
-def exact_kept_sum(mode: str = NORMAL) -> Dist:
+def exact_kept_sum(mode: str = NORMAL) -> Dist[int]:
     """Exact sum of the kept 2d10 removing the lowest (Advantage) or highest (Disadvantage) die.
 
     This ignores doubles, as the seed's "roughly +2.5 / -2.5" does ("How Advantage and
@@ -495,13 +497,13 @@ def mean_kept_sum(mode: str = NORMAL) -> Fraction:
 
 def exact_damage(
     base_dice: int, strength: int, mos_dice: int = 0, burst: bool = False, edge: bool = False
-) -> Dist:
+) -> Dist[int]:
     """Exact distribution of a damage roll: ``damage_dice(...)`` d6 + ST."""
     _check_strength(strength)
     return Dist.dice_sum(damage_dice(base_dice, mos_dice, burst, edge), 6, strength)
 
 
-def exact_after_armor(damage: Dist, pt: int, dr: int) -> Dist:
+def exact_after_armor(damage: Dist[int], pt: int, dr: int) -> Dist[int]:
     """Exact distribution of the damage left after armor PT/DR (ruling 15)."""
     _check_armor(pt, dr)
     return damage.map(lambda x: apply_armor(x, pt, dr))
@@ -519,7 +521,7 @@ def exact_attack_damage(
     edge_damage: bool = False,
     pt: int = 0,
     dr: int = 0,
-) -> Dist:
+) -> Dist[int]:
     """Exact distribution of the damage an attack deals (0 on a miss), after armor PT/DR.
 
     A mixture over the check's outcome: miss (0), or a hit whose MoS tier adds 0, 1 or 2 d6.

@@ -15,6 +15,7 @@ name, for instance, must also be in a catalogue, which no schema can know).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -96,7 +97,7 @@ def _rules(system: str, options_ref: dict) -> dict[str, Any]:
     }
 
 
-def _close_sides(defs: dict, ref: dict, body) -> None:
+def _close_sides(defs: dict, ref: dict, body: Callable[[str], dict[str, Any]]) -> None:
     """Sides and members with the system's sheet and tactics in place of open mappings."""
     tactics = body("tactics")
     closed = {"type": "object", "maxProperties": 0, "description": "no rule tactics here"}

@@ -14,32 +14,24 @@ they run. ``combatsim.api`` is the friendlier face (all cores, a progress bar).
 
 from __future__ import annotations
 
-import functools
-import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ..backends import make_backend
-from ..batch import CHUNK_SIZE, Runner, one_at_a_time, summarize, table
-from ..errors import UsageError, check_range
-from ..folder import fault, writing
-from ..folder import remove_stale as _remove_stale
+from ..errors import UsageError
 from ..output import (
     BATTLES_CSV,
     COMBATANTS_CSV,
-    SUMMARY_JSON,
     casualty_table,
     concat_csv,
     summary_table,
+    table,
     write_casualties,
     write_csv,
-    write_summary,
-    write_table,
 )
+from ..run import Options, holds_folder, load, paired_differences, summarize
 from .fields import (
     FieldPath,
     Variant,
@@ -52,169 +44,21 @@ from .fields import (
     parse_values,
 )
 from .fields import parse_vary as _parse_vary
-from .study import DEFAULT_MAX_BATTLES, Pairing, Settings, Study, paired_differences
+from .results import (
+    DIFFERENCES_CSV,
+    Result,
+    about,
+    finish,
+    remove_stale,
+    seal,
+    variant_summary,
+)
 from .targets import check_aim, parse_aim
 
-RECORDS_DIR = "records"
-DIFFERENCES_CSV = "differences.csv"
-
-
-@dataclass
-class Result:
-    """What a run, batch of scenarios, sweep, comparison or balance search produced: the one
-    result type of ``combatsim.simulate``, ``run_many``, ``sweep``, ``compare`` and
-    ``balance``.
-
-    ``kind``: ``run``, ``runs``, ``sweep``, ``compare`` or ``balance``. ``summary``: JSON-ready
-    (also ``summary.json``); ``table``: one row per scenario or variant (also ``table.csv`` and
-    ``table.parquet``); ``casualties``: per side, combatant and copy (of each variant), the
-    share of battles it ended down and dead (also ``casualties.csv``); ``battles`` /
-    ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
-    there are several variants), None when not kept or written to files instead; ``files``:
-    what was written; ``complete``: False if the run was interrupted (then ``resume`` can
-    finish it); ``extra``: a comparison's ``differences`` table.
-    """
-
-    kind: str
-    summary: dict[str, Any]
-    table: pd.DataFrame
-    casualties: pd.DataFrame = field(default_factory=pd.DataFrame)
-    battles: pd.DataFrame | None = None
-    combatants: pd.DataFrame | None = None
-    files: list[Path] = field(default_factory=list)
-    complete: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def interrupted(self) -> bool:
-        return not self.complete
-
-    def __repr__(self) -> str:
-        from ..output import format_runs, format_summary, format_table
-
-        n = self.summary.get("battles_completed", 0)
-        head = f"<combatsim result: {self.kind}, {n} battles"
-        head += ", interrupted>" if self.interrupted else ">"
-        if self.kind == "run":
-            return f"{head}\n{format_summary(self.summary)}"
-        if self.kind == "runs":
-            return f"{head}\n{format_runs(self.summary['runs'])}"
-        if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
-            from .explain import battles_note, plain_summary
-
-            words = "\n".join(f"  {line}" for line in plain_summary(self.summary))
-            return f"{head}\n{words}\n  {battles_note(self.summary)}"
-        labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
-        # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
-        skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
-        labels = [c for c in labels if c not in skip]
-        text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
-        for d in self.summary.get("differences") or ():
-            if d["difference"] is not None:
-                text += (
-                    f"\n  B - A, {d['side']}: {d['difference']:+.1%} "
-                    f"({d['ci95'][0]:+.1%} to {d['ci95'][1]:+.1%}), p = {d['p_value']:.3g}"
-                )
-        return f"{head}\n{text}"
-
-
-StudyResult = Result  # the name before the five entry points shared it
-
-
-@dataclass(frozen=True)
-class Options:
-    """How a study runs: what every entry point takes besides its own arguments.
-
-    ``battles`` per scenario or variant (with ``precision``, the first round); ``seed`` the
-    root seed (None: each scenario's own); ``precision``: run until every reported interval
-    reaches no further than this from its estimate, at most ``max_battles``; ``records``:
-    ``"none"``, ``"battles"`` or ``"all"`` (None: the entry point's default); ``workers``:
-    local processes (None: all cores), or ``scheduler``, a Dask scheduler address;
-    ``runner``: runs one battle (default ``combatsim.engine.run_battle``); ``progress(done,
-    total)`` is called after each chunk; ``out``: a folder to write and journal into (then
-    ``resume=True`` finishes an interrupted run there); ``chunk_size``: battles per unit of
-    work (no number depends on it); ``meta``: stored with the run for ``resume``; ``force``:
-    write into a folder holding files combatsim did not write (they are left as they are).
-    """
-
-    battles: int = 1000
-    seed: int | None = None
-    precision: float | None = None
-    max_battles: int = DEFAULT_MAX_BATTLES
-    records: str | None = None
-    workers: int | None = 1
-    scheduler: str | None = None
-    runner: Runner | None = None
-    progress: Callable[[int, int], None] | None = None
-    out: str | os.PathLike | None = None
-    resume: bool = False
-    chunk_size: int = CHUNK_SIZE
-    meta: dict[str, Any] | None = None
-    force: bool = False
-
-    def study(
-        self,
-        scenarios: Sequence[Any],
-        command: str,
-        seed: int | None,
-        records: str = "none",
-        units: Sequence[tuple[int, ...]] | None = None,
-        pairing: Pairing | None = None,
-    ) -> Study:
-        """The ``Study`` of ``scenarios`` under these options (``seed``: the root seed to use,
-        None for each scenario's own; ``records``: the default when ``self.records`` is None)."""
-        if self.workers is not None:
-            check_range("workers", self.workers, 1)
-        settings = Settings(
-            seed,
-            self.battles,
-            self.precision,
-            self.max_battles,
-            self.chunk_size,
-            self.records if self.records is not None else records,
-        )
-        return Study(
-            scenarios if one_at_a_time(scenarios) else list(scenarios),
-            settings,
-            _runner(self.runner),
-            units=units,
-            out=self.out,
-            resume=self.resume,
-            meta={"command": command, **(self.meta or {})},
-            progress=self.progress,
-            pairing=pairing,
-        )
-
-    def backend(self, tasks: int | None = None):
-        return make_backend(self.workers, self.scheduler, tasks=tasks)
-
-    def evaluate(self, study: Study) -> bool:
-        """Run every unit of ``study`` to its end; False if interrupted."""
-        with self.backend() as backend:
-            return study.evaluate(backend)
+__all__ = ["Options", "Result", "balance", "compare", "run_many", "run_one", "sweep"]
 
 
 # --- the functions ----------------------------------------------------------------------------
-
-
-def holds_folder(function: Callable[..., Result]) -> Callable[..., Result]:
-    """Run ``function`` holding its ``out`` folder (``combatsim.folder.writing``): no other
-    run writes there meanwhile, a folder holding files combatsim did not write is refused
-    unless ``force=True``, and a fault of the folder (removed, read-only, full) is one line."""
-
-    @functools.wraps(function)
-    def held(*args: Any, **options: Any) -> Result:
-        out = options.get("out")
-        if out is None:
-            return function(*args, **options)
-        force, resume = bool(options.get("force")), bool(options.get("resume"))
-        with writing(out, force=force, resume=resume, argument="out", force_flag="force=True"):
-            try:
-                return function(*args, **options)
-            except OSError as err:
-                raise fault(out, err) from None
-
-    return held
 
 
 @holds_folder
@@ -227,7 +71,7 @@ def sweep(scenario, vary, **options: Any) -> Result:
     ``Options`` (``records`` defaults to ``"none"``). The ``table`` has one row per variant.
     """
     opts = Options(**options)
-    base = _load(scenario)
+    base = load(scenario)
     varies = varies_from(vary)
     if not varies:
         raise UsageError("vary", vary, "at least one field to vary")
@@ -239,15 +83,15 @@ def sweep(scenario, vary, **options: Any) -> Result:
     if baseline is None:
         variants.append(as_written(base, varies))
         baseline = len(variants) - 1
-    root = base.seed if opts.seed is None else opts.seed
+    root = opts.root_seed(base)
     study = opts.study([v.scenario for v in variants], "sweep", root)
     complete = opts.evaluate(study)
-    summaries = [_variant_summary(study, i, v) for i, v in enumerate(variants)]
+    summaries = [variant_summary(study, i, v) for i, v in enumerate(variants)]
     for i, one in enumerate(summaries):
         one["baseline"] = i == baseline
     summary = {
         "kind": "sweep",
-        **_about(base),
+        **about(base),
         "seed": root,
         "vary": [v.to_json() for v in varies],
         "baseline": {"variant": baseline, "in_grid": in_grid},
@@ -258,7 +102,7 @@ def sweep(scenario, vary, **options: Any) -> Result:
         "variants": summaries,
     }
     labels = [{"variant": i, "baseline": i == baseline, **v.values} for i, v in enumerate(variants)]
-    return _finish(study, "sweep", summary, summaries, labels, list(range(len(variants))), complete)
+    return finish(study, "sweep", summary, summaries, labels, list(range(len(variants))), complete)
 
 
 @holds_folder
@@ -266,7 +110,7 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
     """Several scenarios (files or loaded ``Scenario``s), each under its own seed unless
     ``seed`` is given: one table row each. ``options``: see ``Options``."""
     opts = Options(**options)
-    loaded = [_load(s) for s in scenarios]
+    loaded = [load(s) for s in scenarios]
     if not loaded:
         raise UsageError("scenarios", scenarios, "at least one scenario file")
     study = opts.study(loaded, "run", opts.seed)
@@ -294,7 +138,7 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
         }
         for i, s in enumerate(loaded)
     ]
-    return _finish(study, "runs", summary, summaries, labels, list(range(len(loaded))), complete)
+    return finish(study, "runs", summary, summaries, labels, list(range(len(loaded))), complete)
 
 
 @holds_folder
@@ -303,8 +147,8 @@ def run_one(scenario, **options: Any) -> Result:
     ``combatants.csv`` (as ``records`` keeps them; default ``"all"``), ``casualties.csv``
     and ``summary.json``. ``options``: see ``Options``."""
     opts = Options(**options)
-    loaded = _load(scenario)
-    root = loaded.seed if opts.seed is None else opts.seed
+    loaded = load(scenario)
+    root = opts.root_seed(loaded)
     study = opts.study([loaded], "run", root, records="all")
     records = study.settings.records
     tasks = None if opts.precision is not None else -(-opts.battles // opts.chunk_size)
@@ -349,7 +193,7 @@ def compare(
     see ``Options``.
     """
     opts = Options(**options)
-    first, second = _load(a), _load(a if b is None else b)
+    first, second = load(a), load(a if b is None else b)
     sets_a, sets_b = _sets(a_sets, "--a"), _sets(b_sets, "--b")
     if b is None and not sets_a and not sets_b:
         raise UsageError("compare", "one scenario", "two scenarios, or fields set with --a/--b")
@@ -361,11 +205,11 @@ def compare(
             f"{len(variant_a.scenario.sides)} and {len(variant_b.scenario.sides)} sides",
             "two scenarios with the same number of sides (compared by position)",
         )
-    root = first.seed if opts.seed is None else opts.seed
+    root = opts.root_seed(first)
     scenarios = [variant_a.scenario, variant_b.scenario]
     study = opts.study(scenarios, "compare", root, units=[(0, 1)])
     complete = opts.evaluate(study)
-    summaries = [_variant_summary(study, i, v) for i, v in enumerate((variant_a, variant_b))]
+    summaries = [variant_summary(study, i, v) for i, v in enumerate((variant_a, variant_b))]
     for one, variant in zip(summaries, (variant_a, variant_b), strict=True):
         one["changes"] = _changes(variant)
     differences = paired_differences(study.tally(0), study.tally(1), study.pairs((0, 1)))
@@ -384,7 +228,7 @@ def compare(
         {"variant": v.values["variant"], "scenario": v.scenario.name, "changes": _changes(v)}
         for v in (variant_a, variant_b)
     ]
-    result = _finish(study, "compare", summary, summaries, labels, [0, 1], complete)
+    result = finish(study, "compare", summary, summaries, labels, [0, 1], complete)
     frame = pd.DataFrame.from_records(
         [
             {
@@ -431,7 +275,7 @@ def balance(
     value runs the same battle seeds. ``options``: see ``Options``.
     """
     opts = Options(**options)
-    base = _load(scenario)
+    base = load(scenario)
     varies = varies_from(vary)
     if len(varies) != 1:
         raise UsageError("--vary", [v.name for v in varies], "exactly one field to vary")
@@ -439,73 +283,111 @@ def balance(
     if search not in ("auto", "grid", "bisect"):
         raise UsageError("--search", search, "auto, grid or bisect")
     the_vary = varies[0]
-    labels_ = the_vary.labels
     if search == "auto":
+        labels_ = the_vary.labels
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels_)
         search = "bisect" if numeric and len(labels_) >= 5 else "grid"
     variants = grid(base, varies)
     check_aim(aim, [v.scenario for v in variants])
-    root = base.seed if opts.seed is None else opts.seed
+    root = opts.root_seed(base)
     study = opts.study([v.scenario for v in variants], "balance", root)
-    evaluated: list[int] = []
-    goal = aim.value
-
-    def rate(i: int) -> float | None:
-        return aim.of(study.tally(i).outcomes())[0]
-
     with opts.backend() as backend:
+        searching = _Search(study, backend, aim)
+        complete, best = searching.find(search, len(variants))
+    shown = sorted(searching.evaluated)
+    summaries = {i: variant_summary(study, i, variants[i]) for i in shown}
+    summary = {
+        "kind": "balance",
+        **about(base),
+        "seed": root,
+        "vary": the_vary.to_json(),
+        "search": search,
+        "battles_requested": opts.battles,
+        "battles_completed": sum(s["battles_completed"] for s in summaries.values()),
+        "interrupted": not complete,
+        "precision": study.precision_report(),
+        **_balance_findings(aim, base, the_vary.name, variants, summaries, best),
+    }
+    labels = [{"variant": i, **variants[i].values} for i in shown]
+    return finish(study, "balance", summary, [summaries[i] for i in shown], labels, shown, complete)
 
-        def run(indexes) -> bool:
-            todo = [i for i in dict.fromkeys(indexes) if i not in evaluated]
-            if not todo:
-                return True
-            done = study.evaluate(backend, [(i,) for i in todo])
-            if done:
-                evaluated.extend(todo)
-            return done
 
-        last = len(variants) - 1
-        if search == "grid":
-            complete = run(range(len(variants)))
-        else:
-            low, high = 0, last
-            complete = run([low, high])
-            ends = rate(low), rate(high)
-            if complete and None not in ends and (ends[0] - goal) * (ends[1] - goal) < 0:
-                while complete and high - low > 1:
-                    mid = (low + high) // 2
-                    complete = run([mid])
-                    if not complete or rate(mid) is None:
-                        break
-                    if rate(mid) == goal:
-                        low = high = mid
-                    elif (rate(mid) > goal) == (rate(low) > goal):
-                        low = mid
-                    else:
-                        high = mid
-        best = None
-        known = [i for i in sorted(evaluated) if rate(i) is not None]
-        if complete and known:
-            keeping = [i for i in known if aim.meets(rate(i))] or known
-            best = min(keeping, key=lambda i: abs(rate(i) - goal))
-            complete = run([i for i in (best - 1, best + 1) if 0 <= i <= last])
+class _Search:
+    """A balance search on one backend: the values it has run and the rate each gave."""
 
-    shown = sorted(evaluated)
-    summaries = {i: _variant_summary(study, i, variants[i]) for i in shown}
-    rates = [r for r in (rate(i) for i in shown) if r is not None]
+    def __init__(self, study, backend, aim):
+        self.study, self.backend, self.aim = study, backend, aim
+        self.evaluated: list[int] = []
+
+    def rate(self, i: int) -> float | None:
+        return self.aim.of(self.study.tally(i).outcomes())[0]
+
+    def run(self, indexes) -> bool:
+        """Run the values not yet run; False if interrupted."""
+        todo = [i for i in dict.fromkeys(indexes) if i not in self.evaluated]
+        if not todo:
+            return True
+        done = self.study.evaluate(self.backend, [(i,) for i in todo])
+        if done:
+            self.evaluated.extend(todo)
+        return done
+
+    def find(self, search: str, count: int) -> tuple[bool, int | None]:
+        """Search, then run the best value's neighbours: (complete, the best value or None)."""
+        last = count - 1
+        complete = self.run(range(count)) if search == "grid" else self.bisect(last)
+        best = self.best() if complete else None
+        if best is not None:
+            complete = self.run([i for i in (best - 1, best + 1) if 0 <= i <= last])
+        return complete, best
+
+    def bisect(self, last: int) -> bool:
+        """Halve the range while its ends straddle the target; False if interrupted."""
+        low, high, goal = 0, last, self.aim.value
+        complete = self.run([low, high])
+        ends = self.rate(low), self.rate(high)
+        if not complete or None in ends or (ends[0] - goal) * (ends[1] - goal) >= 0:
+            return complete
+        while complete and high - low > 1:
+            mid = (low + high) // 2
+            complete = self.run([mid])
+            if not complete or self.rate(mid) is None:
+                break
+            if self.rate(mid) == goal:
+                low = high = mid
+            elif (self.rate(mid) > goal) == (self.rate(low) > goal):
+                low = mid
+            else:
+                high = mid
+        return complete
+
+    def best(self) -> int | None:
+        """The value closest to the target (among those that keep to it, if any do)."""
+        known = [i for i in sorted(self.evaluated) if self.rate(i) is not None]
+        if not known:
+            return None
+        keeping = [i for i in known if self.aim.meets(self.rate(i))] or known
+        return min(keeping, key=lambda i: abs(self.rate(i) - self.aim.value))
+
+
+def _balance_findings(aim, base, name: str, variants, summaries, best) -> dict[str, Any]:
+    """What a balance search found: the side, the aim, the best value and its neighbours,
+    the values it ran, and whether their rates rose or fell steadily."""
+    shown = sorted(summaries)
+    rates = [r for r in (aim.of(summaries[i])[0] for i in shown) if r is not None]
     steps = list(zip(rates, rates[1:], strict=False))
-    monotone = all(x <= y for x, y in steps) or all(x >= y for x, y in steps)
     aim_side = next(
         (s for s in (aim.side_of(summaries[i]) for i in shown) if s is not None),
         aim.who if aim.rate == "win" else base.sides[0].name,
     )
+    goal = aim.value
 
     def point(i: int) -> dict[str, Any]:
         value, interval = aim.of(summaries[i])
         wins = summaries[i]["sides"].get(aim_side, {})
         return {
             "variant": i,
-            "value": variants[i].values[the_vary.name],
+            "value": variants[i].values[name],
             "rate": value,
             "ci95": interval,
             "target_in_interval": interval is not None and interval[0] <= goal <= interval[1],
@@ -514,30 +396,17 @@ def balance(
             "win_ci95": wins.get("ci95"),
         }
 
-    summary = {
-        "kind": "balance",
-        **_about(base),
-        "seed": root,
-        "vary": the_vary.to_json(),
+    return {
         "side": aim_side,
         "target": goal,
         "aim": {**aim.to_json(), "text": aim.text},
-        "search": search,
-        "battles_requested": opts.battles,
-        "battles_completed": sum(s["battles_completed"] for s in summaries.values()),
-        "interrupted": not complete,
-        "precision": study.precision_report(),
         "best": point(best) if best is not None else None,
         "neighbours": (
             [point(i) for i in (best - 1, best + 1) if i in summaries] if best is not None else []
         ),
-        "monotone": monotone,
+        "monotone": all(x <= y for x, y in steps) or all(x >= y for x, y in steps),
         "variants": [summaries[i] for i in shown],
     }
-    labels = [{"variant": i, **variants[i].values} for i in shown]
-    return _finish(
-        study, "balance", summary, [summaries[i] for i in shown], labels, shown, complete
-    )
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -590,30 +459,6 @@ def _changes(variant: Variant) -> str:
     return "; ".join(f"{p}={label_of(v)}" for p, v in variant.settings)
 
 
-def _load(scenario):
-    if isinstance(scenario, str | os.PathLike):
-        from ..scenario import load_scenario
-
-        return load_scenario(scenario)
-    return scenario
-
-
-def _runner(runner: Runner | None) -> Runner:
-    if runner is None:
-        from ..engine import run_battle
-
-        return run_battle
-    return runner
-
-
-def _about(scenario) -> dict[str, Any]:
-    return {
-        "scenario": scenario.name,
-        "source": str(scenario.source),
-        "system": scenario.system.name,
-    }
-
-
 def _same(one, other) -> bool:
     """Whether two scenarios fight the same battles (a variant that sets a field to what the
     file, or the archetype, already gives)."""
@@ -625,88 +470,3 @@ def _same(one, other) -> bool:
         and one.description == other.description
         and rules[0] == rules[1]
     )
-
-
-def _variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:
-    scenario = variant.scenario
-    return {
-        "variant": i,
-        "values": dict(variant.values),
-        **_about(scenario),
-        "seed": study.seeds[i],
-        "battles_requested": study.requested(i),
-        **study.tally(i).outcomes(),
-    }
-
-
-def _finish(
-    study: Study,
-    kind: str,
-    summary: dict[str, Any],
-    summaries: list[dict[str, Any]],
-    labels: list[dict[str, Any]],
-    variants: list[int],
-    complete: bool,
-) -> Result:
-    frame = summary_table(summaries, labels)
-    casualties = casualty_table(summaries, labels)
-    result = Result(kind, summary, frame, casualties=casualties, complete=complete)
-    records = study.settings.records
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
-    if study.out is None:
-        for kind_ in kinds:
-            frames = []
-            for label, i in zip(labels, variants, strict=True):
-                part = table(study.rows(i, kind_))
-                if not part.empty:
-                    part.insert(0, "variant", label["variant"])
-                    frames.append(part)
-            joined = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-            setattr(result, kind_, joined)
-        return result
-    folder = study.out
-    result.files += write_table(frame, folder)
-    result.files += write_casualties(summaries, folder, labels)
-    result.files += write_records(study, folder, variants)
-    # compare adds its differences first, then removes what is stale itself
-    return seal(study, folder, result, summary, complete, stale=kind != "compare")
-
-
-def write_records(study: Study, folder: Path, variants: Sequence[int]) -> list[Path]:
-    """Each variant's records, as the study keeps them, in ``records/NNNN/<kind>.csv``."""
-    records = study.settings.records
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
-    files = []
-    for kind in kinds:
-        for i in variants:
-            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            files.append(concat_csv(study.record_files(i, kind), target))
-    return files
-
-
-def seal(
-    study: Study,
-    folder: Path,
-    result: Result,
-    summary: dict[str, Any],
-    complete: bool,
-    stale: bool = True,
-) -> Result:
-    """The last step of every study written to a folder: ``summary.json``, files of an
-    earlier run that this one did not write removed (``stale``), and the journal deleted
-    when the run is complete, else closed so that ``--resume`` can finish it."""
-    result.files.append(write_summary(summary, folder / SUMMARY_JSON))
-    if stale:
-        remove_stale(folder, result.files)
-    if complete:
-        study.cleanup()
-    else:
-        study.close()
-    return result
-
-
-def remove_stale(folder: Path, written: Sequence[Path]) -> None:
-    """Remove what an earlier run wrote in ``folder`` (its manifest lists it) and this run did
-    not write again; nothing else is ever removed (``combatsim.folder.remove_stale``)."""
-    _remove_stale(folder, written)

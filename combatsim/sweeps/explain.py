@@ -29,17 +29,15 @@ from typing import Any
 
 import pandas as pd
 
-from ..batch import Tally
 from ..errors import CombatsimError, UsageError
 from ..metrics import Metric, parse_metric
 from ..output import write_table
 from ..rules.levers import Lever, scenario_value
+from ..run import Options, Pairing, Tally, holds_folder, load
 from ..stats import half_width, paired_comparison, rate_with_interval
-from .api import Options, Result, _about, _load, holds_folder, seal, write_records
 from .fields import FieldPath, apply, label_of
-from .study import Pairing
+from .results import Result, about, seal, write_records
 
-DEFAULT_BATTLES = 1000
 MAX_COUNT = 100  # MemberSpec.count's bound
 SUMMARY_LEVERS = 3  # levers that matter, named in the plain-language summary
 SUMMARY_FLAT = 2  # and levers that do not
@@ -273,16 +271,16 @@ def explain(
     the baseline. The result's ``table`` has one row per lever, largest effect first: the
     values tried, the rate at each, each step's difference from the baseline with its 95%
     Newcombe interval and exact McNemar p-value; ``summary["text"]`` says the gist in plain
-    words. ``options``: see ``combatsim.sweeps.api.Options`` (``records`` defaults to
+    words. ``options``: see ``combatsim.run.Options`` (``records`` defaults to
     ``"none"``; ``precision``: every step's interval within +-P).
     """
     opts = Options(**options)
-    base = _load(scenario)
+    base = load(scenario)
     chosen = parse_metric(metric, base, side)
     levers = scenario_levers(base, only)
     variants = StepVariants(base, levers)
     steps, skipped = variants.steps, variants.skipped
-    root = base.seed if opts.seed is None else opts.seed
+    root = opts.root_seed(base)
     unit = tuple(range(len(variants)))
     study = opts.study(variants, "explain", root, units=[unit], pairing=MetricPairing(chosen))
     complete = opts.evaluate(study)
@@ -294,7 +292,7 @@ def explain(
     rows = _rows(levers, steps, pairs, base_rate)
     summary = {
         "kind": "explain",
-        **_about(base),
+        **about(base),
         "seed": root,
         "who": chosen.who,
         "metric": {"name": chosen.name, "rate": chosen.rate, "describe": chosen.describe()},

@@ -458,7 +458,7 @@ def _sweep_models():
     from pydantic import BaseModel, Field
 
     from ..bounds import STRICT
-    from ..limits import MAX_BATTLES, MAX_SEED, MIN_PRECISION
+    from ..limits import MAX_BATTLES, MAX_SEED, MIN_PRECISION, PRECISION_BELOW
     from ..names import Name  # noqa: F401 - pydantic reads it from the annotation below
 
     class Strict(BaseModel):
@@ -473,7 +473,7 @@ def _sweep_models():
         scenario: str | None = None
         battles: int | None = Field(None, ge=1, le=MAX_BATTLES)
         seed: int | None = Field(None, ge=0, le=MAX_SEED)
-        precision: float | None = Field(None, ge=MIN_PRECISION, lt=0.5)
+        precision: float | None = Field(None, ge=MIN_PRECISION, lt=PRECISION_BELOW)
         vary: list[VaryEntry] = Field(min_length=1, max_length=MAX_VARIES)
 
     return SweepFile

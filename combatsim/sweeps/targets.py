@@ -147,7 +147,7 @@ def _check_value(shown: Any, value: float) -> None:
 
 def check_aim(aim: Aim, scenarios) -> None:
     """Refuse an aim that no variant can report (an unknown side or name)."""
-    from ..batch import casualty_entries
+    from ..run.tally import casualty_entries
 
     if aim.rate == "draw":
         return

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.batch import simulate
 from combatsim.engine import run_battle
+from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def _plain(rows: list[dict]) -> list[dict]:
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_traced_battle_k_is_row_k_of_the_batch(name):
     scenario = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
-    batch = simulate(scenario, BATTLES, chunk_size=7, records="all")
+    batch = run_battles(scenario, BATTLES, chunk_size=7, records="all")
     for k in range(BATTLES):
         traced = run_battle(scenario, scenario.seed, k, trace=True)
         assert traced.trace, "the replay must carry its trace"

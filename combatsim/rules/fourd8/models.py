@@ -124,7 +124,7 @@ class CombinationEffects(Strict):
 
     @model_validator(mode="before")
     @classmethod
-    def _over_defaults(cls, data):
+    def _over_defaults(cls, data: object) -> object:
         if not isinstance(data, dict):
             return data
         merged = {kind: dict(aspects) for kind, aspects in DEFAULT_EFFECTS.items()}
@@ -160,7 +160,9 @@ class Options(Strict):
         description="extra damage by degree of success: each key is the lowest degree of a "
         "band (default: the bands of seed 004's Interpretation table)",
     )
-    effects: CombinationEffects = Field(default_factory=lambda: CombinationEffects())
+    effects: CombinationEffects = Field(
+        default_factory=lambda: CombinationEffects.model_validate({})
+    )
     special_effects: bool = Field(True, description="apply the combination effects at all")
     snake_eyes: Literal["none", "lose_action"] = Field(
         "lose_action", description="four 1s ('unfortunate effects', seed 004 'Dice Roll')"
@@ -237,7 +239,7 @@ class Weapon(Strict):
     blast_radius: float | None = Field(None, gt=0, le=MAX_DISTANCE)
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> Weapon:
         if self.kind != "melee" and self.ranges is None:
             raise ValueError(f"a {self.kind} needs ranges: [short, medium, long, extreme] meters")
         if self.ranges is not None and list(self.ranges) != sorted(self.ranges):

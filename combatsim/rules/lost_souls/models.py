@@ -12,7 +12,7 @@ and the system's own tactics (``tactics: {rules: {...}}``, ``Tactics``).
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, TypedDict
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -20,7 +20,16 @@ from ...bounds import MAX_AMOUNT, MAX_DISTANCE, MAX_SHARE_FACTOR, STRICT, Distan
 from ...dice.lost_souls import MAX_KARMA_BONUS_DICE, MAX_NET_DICE
 
 Dice = int  # net dice of one circumstance: bonus dice positive, penalty dice negative
-DICE = {"ge": -MAX_NET_DICE, "le": MAX_NET_DICE}
+
+
+class _Bounds(TypedDict):
+    """Typed so a checker can match ``Field(**DICE)`` against ``Field``'s ``ge``/``le``."""
+
+    ge: int
+    le: int
+
+
+DICE: _Bounds = {"ge": -MAX_NET_DICE, "le": MAX_NET_DICE}
 BoundedDice = Annotated[int, Field(**DICE)]
 SUCCESS_TIERS = 5  # ruling 18: the five upper tiers of the table are successes
 Points = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]  # damage points of a tier
@@ -118,7 +127,7 @@ class Options(Strict):
 
     @field_validator("hit_damage")
     @classmethod
-    def _non_negative(cls, v):
+    def _non_negative(cls, v: tuple[int, ...]) -> tuple[int, ...]:
         if any(d < 0 for d in v):
             raise ValueError("damage points of at least 0")
         return v
@@ -170,7 +179,7 @@ class Weapon(Strict):
     )
 
     @model_validator(mode="after")
-    def _check(self):
+    def _check(self) -> Weapon:
         if self.kind != "melee" and self.ranges is None:
             raise ValueError(f"a {self.kind} needs ranges: [short, medium, long] in meters")
         if self.ranges is not None and list(self.ranges) != sorted(self.ranges):

@@ -28,7 +28,7 @@ class Strict(BaseModel):
     model_config = STRICT
 
 
-def _on_off(value):
+def _on_off(value: object) -> object:
     """YAML authors write ``on``/``off``; PyYAML already reads them as booleans, strings too."""
     if isinstance(value, str) and value.lower() in ("on", "off"):
         return value.lower() == "on"
@@ -168,7 +168,7 @@ class Weapon(Strict):
         DamageCode.parse(v)
         return v
 
-    def model_post_init(self, __context) -> None:
+    def model_post_init(self, __context: object) -> None:
         if self.kind in ("firearm", "grenade") and self.ranges is None:
             raise ValueError(
                 f"a {self.kind} needs ranges: [short, medium, long, extreme] in meters"

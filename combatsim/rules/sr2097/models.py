@@ -175,7 +175,7 @@ class Options(Strict):
         "dodge", "melee_parry", "edge", "burn_needs_edge", "failure_disadvantage", mode="before"
     )
     @classmethod
-    def _on_off(cls, value):
+    def _on_off(cls, value: object) -> object:
         if isinstance(value, str) and value.lower() in ("on", "off"):
             return value.lower() == "on"
         return value
@@ -228,7 +228,7 @@ class Sheet(Strict):
 
     def sights(self) -> frozenset[str]:
         """What this fighter sees with: its vision and its goggles."""
-        out = {self.vision}
+        out: set[str] = {self.vision}
         if self.night_vision_goggles:
             out.add("night_vision_goggles")
         return frozenset(out)
@@ -278,7 +278,7 @@ class Weapon(Strict):
         Damage.parse(v)
         return v
 
-    def model_post_init(self, __context) -> None:
+    def model_post_init(self, __context: object) -> None:
         code = Damage.parse(self.damage)
         if self.kind == "firearm":
             if self.ranges is None:

@@ -15,10 +15,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .folder import write_atomic
-from .names import html_name as _n
-from .names import isolated as _iso
-from .names import plots_text_as_written
+from ..folder import write_atomic
+from ..names import html_name as _n
+from ..names import isolated as _iso
+from ..names import plots_text_as_written
+from .figures import save_figure, wrap
 
 TORNADO = "tornado"
 MAX_BARS = 25
@@ -70,7 +71,6 @@ def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) ->
     labels = [
         f"{r['side']}: {r['title']} ({_v(r['down'])} / {r['value']} / {_v(r['up'])})" for r in rows
     ]
-    from .report import wrap  # labels wrap, never cut (issue 11); report imports this module
 
     ax.set_yticks(ys, [wrap(label, 60) for label in labels], fontsize=8)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x * 100:+.0f}"))
@@ -89,7 +89,6 @@ def tornado_chart(summary: dict[str, Any], path: Path, limit: int = MAX_BARS) ->
     ax.set_title(
         f"What decides {summary['metric']['describe']}: {summary['scenario']}", fontsize=10
     )
-    from .report import save_figure
 
     save_figure(fig, path)
     plt.close(fig)

@@ -32,28 +32,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..backends import Backend
-from ..batch import (
-    Chunk,
-    Job,
-    Runner,
-    Tally,
-    Task,
-    check_records,
-    empty_tally,
-    one_at_a_time,
-    split,
-    table,
-)
 from ..errors import BackendLost, CombatsimError, UsageError, check_range
 from ..limits import (
+    CHUNK_SIZE,
     DEFAULT_MAX_BATTLES,
     MAX_BATTLES,
     MAX_CHUNK_SIZE,
     MAX_SEED,
     MIN_PRECISION,
+    PRECISION_BELOW,
 )
+from ..output import table, write_csv
 from ..stats import half_width, paired_comparison
+from .backends import Backend
+from .cancel import Cancel
+from .chunks import (
+    Chunk,
+    Job,
+    Progress,
+    Runner,
+    Task,
+    check_records,
+    empty_tally,
+    one_at_a_time,
+    split,
+)
+from .tally import Tally
 
 STATE = ".combatsim"
 RUN_FILE = "run.json"
@@ -73,7 +77,7 @@ class Settings:
     battles: int
     precision: float | None = None
     max_battles: int = DEFAULT_MAX_BATTLES
-    chunk_size: int = 250
+    chunk_size: int = CHUNK_SIZE
     records: str = "none"
 
     def __post_init__(self):
@@ -83,9 +87,11 @@ class Settings:
         check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
         check_records(self.records)
         if self.precision is not None:
-            if not MIN_PRECISION <= self.precision < 0.5:
+            if not MIN_PRECISION <= self.precision < PRECISION_BELOW:
                 raise UsageError(
-                    "precision", self.precision, f"a number from {MIN_PRECISION} to below 0.5"
+                    "precision",
+                    self.precision,
+                    f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
                 )
             check_range("max_battles", self.max_battles, self.battles)
 
@@ -151,6 +157,28 @@ class Pairing:
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class Update:
+    """What a watcher of a running study is told each time a chunk of battles comes in.
+
+    ``done`` of ``total`` battles are finished (``total`` grows when a precision target adds
+    a round); ``variants`` are those whose tallies the chunk added to; ``tally(variant)`` is
+    a variant's tally so far, every finished battle counted, from which a live page can show
+    the summary as it firms up (``combatsim.run.summarize``).
+    """
+
+    done: int
+    total: int
+    variants: tuple[int, ...]
+    study: Study
+
+    def tally(self, variant: int) -> Tally:
+        return self.study.tally(variant)
+
+
+Watch = Callable[[Update], None]
+
+
 class Study:
     """Variants, settings, and (optionally) an output folder to journal into.
 
@@ -158,6 +186,8 @@ class Study:
     must change whenever anything that fixes the numbers changes (see ``fingerprint``).
     ``pairing`` (a ``Pairing``) says what units of two variants or more count battle by
     battle; without it a unit must have at most two variants, whose winners are paired.
+    ``progress(done, total)`` and ``watch(update)`` (an ``Update``) are called as each chunk
+    comes in; ``cancel`` (a ``Cancel``) stops the run from outside, as Ctrl-C does.
     """
 
     def __init__(
@@ -169,8 +199,10 @@ class Study:
         out: str | os.PathLike | None = None,
         resume: bool = False,
         meta: dict[str, Any] | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
         pairing: Pairing | None = None,
+        watch: Watch | None = None,
+        cancel: Cancel | None = None,
     ):
         # Variants built on demand (``explain``'s) stay so: never all built at once.
         lazy = one_at_a_time(scenarios)
@@ -194,6 +226,8 @@ class Study:
         ]
         self._unit_of = {u.variants: u for u in self.units}
         self.progress = progress or (lambda done, total: None)
+        self.watch = watch
+        self.cancel = cancel or Cancel()
         self.interrupted = False
         self.out = Path(out) if out is not None else None
         self.state = self.out / STATE if self.out is not None else None
@@ -233,6 +267,9 @@ class Study:
             if unit.target == 0:
                 unit.target = self.settings.battles
         while not self.interrupted:
+            if self.cancel.cancelled:  # before any work, or between precision rounds
+                self.interrupted = True
+                break
             for unit in chosen:
                 self._advance(unit)
             todo = [u for u in chosen if u.done < u.target]
@@ -275,6 +312,9 @@ class Study:
             self._commit(chunk)
             done += chunk.done
             self.progress(done, total)
+            if self.watch is not None:
+                self.watch(Update(done, total, chunk.task.variants, self))
+            self.cancel.check()
 
         tasks = (t for u in units for t in self._gaps(u))
         try:
@@ -421,8 +461,6 @@ class Study:
                 path = self._chunk_file(variant, kind, chunk.task.start, chunk.stop)
                 path.parent.parent.mkdir(exist_ok=True)  # never the folder itself, if it went
                 path.parent.mkdir(exist_ok=True)
-                from ..output import write_csv
-
                 write_csv(table(rows[k]), path)
 
     def _chunk_file(self, variant: int, kind: str, start: int, stop: int) -> Path:

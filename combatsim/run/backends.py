@@ -1,7 +1,7 @@
 """Where the chunks of a run execute: here, on local worker processes, or on a Dask cluster.
 
 A backend takes a ``Job`` (shipped to each worker once) and a stream of ``Task`` s, runs each
-task with ``combatsim.batch.run_task`` and hands every finished ``Chunk`` to a callback in the
+task with ``combatsim.run.chunks.run_task`` and hands every finished ``Chunk`` to a callback in the
 calling process, in whatever order chunks finish. Only a few tasks are in flight at a time, so
 memory does not grow with the number of tasks. The callback aggregates; since a chunk's
 numbers depend only on the job and the battle indexes, every backend gives the same results.
@@ -12,7 +12,8 @@ finished battle; on worker processes, each chunk in flight too, for its workers 
 stop after the battle they are in and hand back what they finished (within ``STOP_GRACE``
 seconds; a second Ctrl-C stops waiting). Chunks in flight on a Dask cluster are dropped. A
 Ctrl-C that comes while worker processes start is held until they have started, then taken
-like any other (see ``HELD``).
+like any other (see ``HELD``). A callback that raises ``Cancelled`` (a run's ``Cancel`` was
+set) stops the run the same way.
 
 Worker processes never outlive the run: they ignore Ctrl-C (the calling process decides what
 to keep), treat SIGTERM as "stop soon", and end within ``PARENT_POLL`` seconds of noticing that
@@ -38,11 +39,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from itertools import islice
 from typing import Any
 
-from .batch import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
-from .errors import BackendLost, UsageError, check_range
-from .limits import MAX_WORKERS
+from ..errors import BackendLost, UsageError, check_range
+from ..limits import MAX_WORKERS
+from .cancel import Cancelled
+from .chunks import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
 
 OnChunk = Callable[[Chunk], None]
+STOPS = (KeyboardInterrupt, Cancelled)  # what stops a run, keeping every finished battle
 IN_FLIGHT_PER_WORKER = 2  # enough to keep a worker busy while its last result travels back
 CONNECT_TIMEOUT = "10s"  # how long to try reaching a Dask scheduler
 WORKERS_PER_CORE = 4  # more processes than this per core only add memory and switching
@@ -92,7 +95,10 @@ class SerialBackend(Backend):
                 if builder.chunk.stop > task.start:  # keep every finished battle
                     on_chunk(builder.chunk)
                 return True
-            on_chunk(chunk)
+            try:
+                on_chunk(chunk)
+            except Cancelled:
+                return True
         return False
 
 
@@ -129,7 +135,7 @@ class ProcessBackend(Backend):
                     on_chunk(chunk)
                     for task in islice(queue, 1):
                         _submit(pool, task, running)
-        except KeyboardInterrupt:
+        except STOPS:
             self._hand_back(running, on_chunk)
             return True
         except BaseException:
@@ -185,7 +191,8 @@ class ProcessBackend(Backend):
                 if _succeeded(future):
                     chunk = future.result()
                     if chunk.stop > chunk.task.start:
-                        on_chunk(chunk)
+                        with contextlib.suppress(Cancelled):  # already stopping
+                            on_chunk(chunk)
             self._terminate()
 
     def close(self) -> None:
@@ -281,9 +288,7 @@ class DaskBackend(Backend):
         from distributed import as_completed
 
         client = self._client
-        queue = iter(tasks)
         running: dict[Any, Task] = {}
-        lost_since: float | None = None
         finished = as_completed(loop=client.loop)
 
         def submit(task: Task) -> None:
@@ -295,31 +300,12 @@ class DaskBackend(Backend):
             if self._job is not job:
                 self._job_future = client.scatter(job, broadcast=True, hash=False)
                 self._job = job
-            for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
-                submit(task)
-            while running:
-                # Poll, rather than block on the next result: a scheduler that went away
-                # would leave a blocking wait hanging.
-                done = finished.next_batch(block=False) if finished.has_ready() else []
-                if not done:
-                    time.sleep(DASK_POLL)
-                if client.status != "running":  # the scheduler stopped answering
-                    lost_since = lost_since or time.monotonic()
-                    if time.monotonic() - lost_since > LOST_AFTER:
-                        raise self._lost(f"client {client.status}")
-                    continue
-                lost_since = None
-                for future in sorted(done, key=lambda f: running[f].start):
-                    task = running.pop(future)
-                    if future.status in ("cancelled", "lost"):
-                        raise self._lost(f"chunk {task.start}-{task.stop} was {future.status}")
-                    on_chunk(future.result())
-                    for task in islice(queue, 1):
-                        submit(task)
-        except KeyboardInterrupt:
+            self._drive(iter(tasks), running, finished, submit, on_chunk)
+        except STOPS:
             for future in sorted(running, key=lambda f: running[f].start):
                 if future.status == "finished":
-                    on_chunk(future.result())
+                    with contextlib.suppress(Cancelled):
+                        on_chunk(future.result())
             _quietly(client.cancel, list(running))
             return True
         except BackendLost:
@@ -332,6 +318,33 @@ class DaskBackend(Backend):
             _quietly(client.cancel, list(running))
             raise
         return False
+
+    def _drive(self, queue, running: dict[Any, Task], finished, submit, on_chunk) -> None:
+        """Keep a few tasks in flight per worker and hand each finished chunk to ``on_chunk``
+        until none is left; a scheduler silent for ``LOST_AFTER`` seconds is lost."""
+        client = self._client
+        for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
+            submit(task)
+        lost_since: float | None = None
+        while running:
+            # Poll, rather than block on the next result: a scheduler that went away
+            # would leave a blocking wait hanging.
+            done = finished.next_batch(block=False) if finished.has_ready() else []
+            if not done:
+                time.sleep(DASK_POLL)
+            if client.status != "running":  # the scheduler stopped answering
+                lost_since = lost_since or time.monotonic()
+                if time.monotonic() - lost_since > LOST_AFTER:
+                    raise self._lost(f"client {client.status}")
+                continue
+            lost_since = None
+            for future in sorted(done, key=lambda f: running[f].start):
+                task = running.pop(future)
+                if future.status in ("cancelled", "lost"):
+                    raise self._lost(f"chunk {task.start}-{task.stop} was {future.status}")
+                on_chunk(future.result())
+                for task in islice(queue, 1):
+                    submit(task)
 
     def _lost(self, why: str) -> BackendLost:
         self._job = None

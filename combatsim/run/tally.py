@@ -1,0 +1,303 @@
+"""What a set of battles of one scenario comes to, as integer counts: a ``Tally``.
+
+Results are aggregated as they come in: a ``Tally`` holds integer counts only (wins, end
+reasons, a histogram of battle lengths, fighters standing after each turn, a histogram of
+damage taken, battles in which each side, group and combatant ended down or dead), so merging
+tallies is exact and order-free, and memory does not grow with the number of battles.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any
+
+from ..engine.records import BattleResult
+from ..stats import describe_turn_counts, rate_with_interval
+
+
+@dataclass
+class Tally:
+    """Everything a summary needs from a set of battles of one scenario, as integer counts.
+
+    ``wins[side]``, ``draws`` (battles whose ``winner`` is None), ``end_reasons``;
+    ``turns[t]``: battles that lasted ``t`` turns; ``standing[side][t]``: fighters of the side
+    still able to act at the end of turn ``t`` (turn 0 is the start), summed over battles, the
+    final state carried on to the turn limit; ``damage[side][b]``: combatants of the side that
+    took ``b`` boxes of damage. ``standing`` and ``damage`` are None when the engine's
+    combatant rows lack ``knocked_out_turn`` or ``damage_taken``.
+
+    ``casualties[k]`` is ``[down, dead]`` for ``entries[k]`` (see ``casualty_entries``):
+    battles in which at least one of the entry's fighters ended out of the fight (the row's
+    ``standing`` is false: unconscious, dying, dead or fled) and in which at least one ended
+    dead (``status`` "dead"). None when the rows lack ``standing`` or ``status``.
+    """
+
+    sides: tuple[str, ...]
+    fighters: tuple[int, ...]
+    turn_limit: int
+    battles: int = 0
+    wins: dict[str, int] = field(default_factory=dict)
+    draws: int = 0
+    end_reasons: Counter = field(default_factory=Counter)
+    turns: list[int] = field(default_factory=list)
+    standing: dict[str, list[int]] | None = None
+    damage: dict[str, list[int]] | None = None
+    entries: tuple[CasualtyEntry, ...] = ()
+    casualties: list[list[int]] | None = None
+
+    @classmethod
+    def empty(cls, scenario) -> Tally:
+        sides = tuple(side.name for side in scenario.sides)
+        entries = casualty_entries(scenario)
+        return cls(
+            sides=sides,
+            fighters=tuple(len(side.fighters) for side in scenario.sides),
+            turn_limit=int(scenario.turn_limit),
+            wins=dict.fromkeys(sides, 0),
+            standing={side: [0] * (int(scenario.turn_limit) + 1) for side in sides},
+            damage={side: [] for side in sides},
+            entries=entries,
+            casualties=[[0, 0] for _ in entries],
+        )
+
+    @classmethod
+    def of(cls, scenario, results: Iterable[BattleResult]) -> Tally:
+        tally = cls.empty(scenario)
+        for result in results:
+            tally.add(result)
+        return tally
+
+    def add(self, result: BattleResult) -> None:
+        self.battles += 1
+        if result.winner is None:
+            self.draws += 1
+        elif result.winner in self.wins:
+            self.wins[result.winner] += 1
+        self.end_reasons[str(result.end_reason)] += 1
+        _bump(self.turns, int(result.turns))
+        rows = result.combatants
+        if self.standing is not None:
+            if not rows or any("knocked_out_turn" not in row for row in rows):
+                self.standing = None
+            else:
+                for row in rows:
+                    curve = self.standing.get(row["side"])
+                    if curve is None:
+                        continue
+                    out = row["knocked_out_turn"]
+                    up_to = len(curve) if out is None else min(int(out), len(curve))
+                    for t in range(up_to):
+                        curve[t] += 1
+        if self.damage is not None:
+            if not rows or any(not isinstance(row.get("damage_taken"), Integral) for row in rows):
+                self.damage = None
+            else:
+                for row in rows:
+                    if row["side"] in self.damage:
+                        _bump(self.damage[row["side"]], int(row["damage_taken"]))
+        if self.casualties is not None:
+            if not rows or any("standing" not in row or "status" not in row for row in rows):
+                self.casualties = None
+            else:
+                self._add_casualties(rows)
+
+    def _add_casualties(self, rows: list[dict[str, Any]]) -> None:
+        down: set[tuple[str, str]] = set()
+        dead: set[tuple[str, str]] = set()
+        for row in rows:
+            key = (row["side"], row["name"])
+            if not row["standing"]:
+                down.add(key)
+            if row["status"] == "dead":
+                dead.add(key)
+        if not down:
+            return
+        for entry, counts in zip(self.entries, self.casualties, strict=True):
+            if not down.isdisjoint(entry.members):
+                counts[0] += 1
+                if not dead.isdisjoint(entry.members):
+                    counts[1] += 1
+
+    def merge(self, other: Tally) -> Tally:
+        """Add ``other``'s counts to this tally (in place) and return it."""
+        known = self.entries and other.entries  # a tally from an old journal has none
+        if (other.sides, other.fighters) != (self.sides, self.fighters) or (
+            known and other.entries != self.entries
+        ):
+            raise ValueError("tallies of different scenarios cannot be merged")
+        self.battles += other.battles
+        for side in self.sides:
+            self.wins[side] += other.wins[side]
+        self.draws += other.draws
+        self.end_reasons.update(other.end_reasons)
+        _add_into(self.turns, other.turns)
+        if other.battles:  # a tally lacking a distribution makes the merged one lack it too
+            if self.standing is None or other.standing is None:
+                self.standing = None
+            else:
+                for side in self.sides:
+                    _add_into(self.standing[side], other.standing[side])
+            if self.damage is None or other.damage is None:
+                self.damage = None
+            else:
+                for side in self.sides:
+                    _add_into(self.damage[side], other.damage[side])
+            if self.casualties is None or other.casualties is None or not known:
+                self.casualties = None
+            else:
+                for mine, theirs in zip(self.casualties, other.casualties, strict=True):
+                    mine[0] += theirs[0]
+                    mine[1] += theirs[1]
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "sides": list(self.sides),
+            "fighters": list(self.fighters),
+            "turn_limit": self.turn_limit,
+            "battles": self.battles,
+            "wins": dict(self.wins),
+            "draws": self.draws,
+            "end_reasons": dict(sorted(self.end_reasons.items())),
+            "turns": list(self.turns),
+            "standing": self.standing,
+            "damage": self.damage,
+            "entries": [entry.to_json() for entry in self.entries],
+            "casualties": self.casualties,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        # A journal written before casualties were counted has neither key: they are unknown.
+        return cls(
+            sides=tuple(data["sides"]),
+            fighters=tuple(data["fighters"]),
+            turn_limit=data["turn_limit"],
+            battles=data["battles"],
+            wins=dict(data["wins"]),
+            draws=data["draws"],
+            end_reasons=Counter(data["end_reasons"]),
+            turns=list(data["turns"]),
+            standing=data["standing"],
+            damage=data["damage"],
+            entries=tuple(CasualtyEntry.from_json(e) for e in data.get("entries", ())),
+            casualties=data.get("casualties"),
+        )
+
+    def outcomes(self) -> dict[str, Any]:
+        """The summary's statistics: ``battles_completed``, ``sides``, ``draws``, ``turns``,
+        ``end_reasons``, ``casualties`` and ``distributions`` (see ``summarize``)."""
+        n = self.battles
+        sides = {}
+        for side in self.sides:
+            rate, interval = rate_with_interval(self.wins[side], n)
+            sides[side] = {"wins": self.wins[side], "win_rate": rate, "ci95": interval}
+        draw_rate, draw_interval = rate_with_interval(self.draws, n)
+        standing = None
+        if self.standing is not None:
+            standing = {
+                side: {"fighters": count, "by_turn": list(self.standing[side])}
+                for side, count in zip(self.sides, self.fighters, strict=True)
+            }
+        return {
+            "battles_completed": n,
+            "side_order": list(self.sides),  # JSON readers sort "sides"; this keeps the order
+            "sides": sides,
+            "draws": {"count": self.draws, "rate": draw_rate, "ci95": draw_interval},
+            "turns": describe_turn_counts(self.turns),
+            "end_reasons": dict(sorted(self.end_reasons.items())),
+            "casualties": self.casualty_rates(),
+            "distributions": {
+                "turns": list(self.turns),
+                "standing": standing,
+                "damage_taken": None if self.damage is None else dict(self.damage),
+            },
+        }
+
+    def casualty_rates(self) -> list[dict[str, Any]] | None:
+        """Per entry: ``side``, ``who``, ``level``, ``battles``, ``down`` and ``dead`` (battle
+        counts), ``down_rate``, ``down_ci95``, ``dead_rate``, ``dead_ci95`` (95% Wilson)."""
+        if self.casualties is None:
+            return None
+        n = self.battles
+        out = []
+        for entry, (down, dead) in zip(self.entries, self.casualties, strict=True):
+            down_rate, down_ci = rate_with_interval(down, n)
+            dead_rate, dead_ci = rate_with_interval(dead, n)
+            out.append(
+                {
+                    "side": entry.side,
+                    "who": entry.who,
+                    "level": entry.level,
+                    "battles": n,
+                    "down": down,
+                    "down_rate": down_rate,
+                    "down_ci95": down_ci,
+                    "dead": dead,
+                    "dead_rate": dead_rate,
+                    "dead_ci95": dead_ci,
+                }
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class CasualtyEntry:
+    """Whose casualties a summary reports: a side, a combatant (or a group of copies made by
+    one member entry with ``count``), or one copy. ``members``: the ``(side, name)`` of its
+    fighters; it is down in a battle when at least one of them ends down."""
+
+    side: str
+    who: str
+    level: str  # "side", "combatant" or "copy"
+    members: frozenset[tuple[str, str]]
+
+    def to_json(self) -> list:
+        return [self.side, self.who, self.level, sorted(list(m) for m in self.members)]
+
+    @classmethod
+    def from_json(cls, data: list) -> CasualtyEntry:
+        side, who, level, members = data
+        return cls(side, who, level, frozenset((s, n) for s, n in members))
+
+
+def casualty_entries(scenario) -> tuple[CasualtyEntry, ...]:
+    """Each side, then its combatants in scenario order: a member with several copies is one
+    entry named as the member (``Guard``) followed by one per copy (``Guard 1``, ``Guard 2``,
+    the names in ``combatants.csv``). Fighters of a side sharing a name are one entry."""
+    entries: dict[tuple[str, str, str], CasualtyEntry] = {}
+
+    def add(side: str, who: str, level: str, members) -> None:
+        old = entries.get((side, who, level))
+        members = frozenset(members) | (old.members if old is not None else frozenset())
+        entries[(side, who, level)] = CasualtyEntry(side, who, level, members)
+
+    for side in scenario.sides:
+        everyone = [(side.name, f.name) for f in side.fighters]
+        add(side.name, side.name, "side", everyone)
+        for fighter in side.fighters:
+            group = getattr(fighter, "group", None)
+            if group is not None:
+                copies = [(side.name, f.name) for f in side.fighters if f.group == group]
+                if (side.name, group, "combatant") not in entries:
+                    add(side.name, group, "combatant", copies)
+                add(side.name, fighter.name, "copy", [(side.name, fighter.name)])
+            else:
+                add(side.name, fighter.name, "combatant", [(side.name, fighter.name)])
+    return tuple(entries.values())
+
+
+def _bump(histogram: list[int], value: int) -> None:
+    if value >= len(histogram):
+        histogram.extend([0] * (value + 1 - len(histogram)))
+    histogram[value] += 1
+
+
+def _add_into(target: list[int], other: Sequence[int]) -> None:
+    if len(other) > len(target):
+        target.extend([0] * (len(other) - len(target)))
+    for i, count in enumerate(other):
+        target[i] += count

@@ -1,0 +1,187 @@
+"""What every study returns and writes: the ``Result``, its tables and its output folder.
+
+A study (``combatsim.sweeps.api``'s entry points, ``combatsim.sweeps.explain``) ends the same
+way: a summary per variant (``variant_summary``), the tidy tables, and with an output folder
+``table.csv``/``table.parquet``, ``casualties.csv``, each variant's records and
+``summary.json`` (``finish``, ``seal``), the journal removed once the run is complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..folder import remove_stale as _remove_stale
+from ..output import (
+    SUMMARY_JSON,
+    casualty_table,
+    concat_csv,
+    summary_table,
+    table,
+    write_casualties,
+    write_summary,
+    write_table,
+)
+from ..run import Study
+from .fields import Variant
+
+RECORDS_DIR = "records"
+DIFFERENCES_CSV = "differences.csv"
+
+
+@dataclass
+class Result:
+    """What a run, batch of scenarios, sweep, comparison or balance search produced: the one
+    result type of ``combatsim.simulate``, ``run_many``, ``sweep``, ``compare`` and
+    ``balance``.
+
+    ``kind``: ``run``, ``runs``, ``sweep``, ``compare`` or ``balance``. ``summary``: JSON-ready
+    (also ``summary.json``); ``table``: one row per scenario or variant (also ``table.csv`` and
+    ``table.parquet``); ``casualties``: per side, combatant and copy (of each variant), the
+    share of battles it ended down and dead (also ``casualties.csv``); ``battles`` /
+    ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
+    there are several variants), None when not kept or written to files instead; ``files``:
+    what was written; ``complete``: False if the run was interrupted (then ``resume`` can
+    finish it); ``extra``: a comparison's ``differences`` table.
+    """
+
+    kind: str
+    summary: dict[str, Any]
+    table: pd.DataFrame
+    casualties: pd.DataFrame = field(default_factory=pd.DataFrame)
+    battles: pd.DataFrame | None = None
+    combatants: pd.DataFrame | None = None
+    files: list[Path] = field(default_factory=list)
+    complete: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def interrupted(self) -> bool:
+        return not self.complete
+
+    def __repr__(self) -> str:
+        from ..output import format_runs, format_summary, format_table
+
+        n = self.summary.get("battles_completed", 0)
+        head = f"<combatsim result: {self.kind}, {n} battles"
+        head += ", interrupted>" if self.interrupted else ">"
+        if self.kind == "run":
+            return f"{head}\n{format_summary(self.summary)}"
+        if self.kind == "runs":
+            return f"{head}\n{format_runs(self.summary['runs'])}"
+        if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
+            words = "\n".join(f"  {line}" for line in self.summary["text"])
+            return f"{head}\n{words}\n  {self.summary['note']}"
+        labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
+        # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
+        skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
+        labels = [c for c in labels if c not in skip]
+        text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
+        for d in self.summary.get("differences") or ():
+            if d["difference"] is not None:
+                text += (
+                    f"\n  B - A, {d['side']}: {d['difference']:+.1%} "
+                    f"({d['ci95'][0]:+.1%} to {d['ci95'][1]:+.1%}), p = {d['p_value']:.3g}"
+                )
+        return f"{head}\n{text}"
+
+
+StudyResult = Result  # the name before the five entry points shared it
+
+
+def about(scenario) -> dict[str, Any]:
+    """What names a scenario in a summary: its name, file and rule system."""
+    return {
+        "scenario": scenario.name,
+        "source": str(scenario.source),
+        "system": scenario.system.name,
+    }
+
+
+def variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:
+    scenario = variant.scenario
+    return {
+        "variant": i,
+        "values": dict(variant.values),
+        **about(scenario),
+        "seed": study.seeds[i],
+        "battles_requested": study.requested(i),
+        **study.tally(i).outcomes(),
+    }
+
+
+def finish(
+    study: Study,
+    kind: str,
+    summary: dict[str, Any],
+    summaries: list[dict[str, Any]],
+    labels: list[dict[str, Any]],
+    variants: list[int],
+    complete: bool,
+) -> Result:
+    frame = summary_table(summaries, labels)
+    casualties = casualty_table(summaries, labels)
+    result = Result(kind, summary, frame, casualties=casualties, complete=complete)
+    records = study.settings.records
+    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
+    if study.out is None:
+        for kind_ in kinds:
+            frames = []
+            for label, i in zip(labels, variants, strict=True):
+                part = table(study.rows(i, kind_))
+                if not part.empty:
+                    part.insert(0, "variant", label["variant"])
+                    frames.append(part)
+            joined = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+            setattr(result, kind_, joined)
+        return result
+    folder = study.out
+    result.files += write_table(frame, folder)
+    result.files += write_casualties(summaries, folder, labels)
+    result.files += write_records(study, folder, variants)
+    # compare adds its differences first, then removes what is stale itself
+    return seal(study, folder, result, summary, complete, stale=kind != "compare")
+
+
+def write_records(study: Study, folder: Path, variants: Sequence[int]) -> list[Path]:
+    """Each variant's records, as the study keeps them, in ``records/NNNN/<kind>.csv``."""
+    records = study.settings.records
+    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
+    files = []
+    for kind in kinds:
+        for i in variants:
+            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            files.append(concat_csv(study.record_files(i, kind), target))
+    return files
+
+
+def seal(
+    study: Study,
+    folder: Path,
+    result: Result,
+    summary: dict[str, Any],
+    complete: bool,
+    stale: bool = True,
+) -> Result:
+    """The last step of every study written to a folder: ``summary.json``, files of an
+    earlier run that this one did not write removed (``stale``), and the journal deleted
+    when the run is complete, else closed so that ``--resume`` can finish it."""
+    result.files.append(write_summary(summary, folder / SUMMARY_JSON))
+    if stale:
+        remove_stale(folder, result.files)
+    if complete:
+        study.cleanup()
+    else:
+        study.close()
+    return result
+
+
+def remove_stale(folder: Path, written: Sequence[Path]) -> None:
+    """Remove what an earlier run wrote in ``folder`` (its manifest lists it) and this run did
+    not write again; nothing else is ever removed (``combatsim.folder.remove_stale``)."""
+    _remove_stale(folder, written)
