@@ -169,3 +169,23 @@ def test_the_page_shows_every_file_of_the_toy_as_it_is():
     assert shown.keys() == files.keys()
     for name, text in files.items():
         assert shown[name] == text, f"{name} differs from the page"
+
+
+@pytest.mark.slow
+def test_a_type_checker_holds_the_toy_to_the_contract(tmp_path):
+    """mypy passes the toy as written, and refuses a copy whose ``movement`` answers with the
+    wrong type (the project's mypy settings, run from the repository root)."""
+    broken = tmp_path / "broken_rules.py"
+    text = (TOY / "rules.py").read_text(encoding="utf-8")
+    wrong = "    def movement(self, fighter: Fighter) -> str:\n        return 'far'\n\n"
+    broken.write_text(text.replace("    def movement(", wrong + "    def _unused(", 1))
+    command = [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache")]
+    for path, clean in ((TOY / "rules.py", True), (broken, False)):
+        done = subprocess.run(
+            [*command, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=600
+        )
+        mine = [line for line in done.stdout.splitlines() if line.startswith(str(path))]
+        if clean:
+            assert mine == [], done.stdout
+        else:
+            assert any("incompatible with return type" in line for line in mine), done.stdout

@@ -5,23 +5,24 @@ Every attack flips a coin: heads hits and takes one point of health; a fighter a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from combatsim.bounds import STRICT
-from combatsim.rules.base import RuleSystem
+from combatsim.rules.base import Battle, Fighter, RuleSystem
 
 
-class Options(BaseModel):
+class CoinOptions(BaseModel):
     """``rules.options``: how many sides the coin has (one of them hits)."""
 
     model_config = STRICT
     coin_sides: int = Field(2, ge=2, le=20)
 
 
-class Sheet(BaseModel):
+class CoinSheet(BaseModel):
     """A combatant: health, speed, walk; the weapons and armor it names."""
 
     model_config = STRICT
@@ -32,7 +33,7 @@ class Sheet(BaseModel):
     armor: str | None = None
 
 
-class Weapon(BaseModel):
+class CoinWeapon(BaseModel):
     model_config = STRICT
     kind: Literal["firearm", "melee", "grenade"]
     max_range: float | None = Field(None, gt=0, le=1000)
@@ -40,7 +41,7 @@ class Weapon(BaseModel):
     can_autofire: bool = False
 
 
-class Armor(BaseModel):
+class CoinArmor(BaseModel):
     model_config = STRICT
 
 
@@ -51,45 +52,61 @@ class State:
 
 class CoinFlips(RuleSystem):
     name = "coin-flips"
-    Options = Options
-    Sheet = Sheet
-    Weapon = Weapon
-    Armor = Armor
+    Options = CoinOptions
+    Sheet = CoinSheet
+    Weapon = CoinWeapon
+    Armor = CoinArmor
     initiative_top = 12  # speed + 1d6
     initiative_penalties = False  # wounds never slow anyone
+    options: CoinOptions  # the scenario's rules.options, validated
 
-    def new_state(self, fighter):
+    def new_state(self, fighter: Fighter) -> State:
         return State(fighter.spec.sheet.health)
 
-    def initiative(self, battle, fighter):
+    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         return [fighter.spec.sheet.speed + battle.roll.d(6, 1)[0]]
 
-    def initiative_penalty(self, fighter):
+    def initiative_penalty(self, fighter: Fighter) -> int:
         return 0
 
-    def can_act(self, fighter):
+    def can_act(self, fighter: Fighter) -> bool:
         return fighter.state.health > 0
 
-    def status(self, fighter):
+    def status(self, fighter: Fighter) -> str:
         return "up" if fighter.state.health > 0 else "down"
 
-    def movement(self, fighter):
+    def movement(self, fighter: Fighter) -> tuple[float, float]:
         walk = fighter.spec.sheet.move
         return walk, 2 * walk
 
-    def threat(self, fighter):
+    def threat(self, fighter: Fighter) -> float:
         return 1.0
 
-    def harm(self, fighter):
+    def harm(self, fighter: Fighter) -> float:
         return 1 - fighter.state.health / fighter.spec.sheet.health
 
-    def ranged_attack(self, battle, attacker, target, weapon, shots, sweep=()):
+    def ranged_attack(
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[Fighter, int]] = (),
+    ) -> None:
         self._flip(battle, attacker, target)
 
-    def melee_attack(self, battle, attacker, target, weapon, interception=False):
+    def melee_attack(
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        target: Fighter,
+        weapon: Any,
+        interception: bool = False,
+    ) -> None:
         self._flip(battle, attacker, target)
 
-    def _flip(self, battle, attacker, target):
+    def _flip(self, battle: Battle, attacker: Fighter, target: Fighter) -> None:
         attacker.shots += 1
         if battle.roll.d(self.options.coin_sides, 1)[0] == 1:
             attacker.hits += 1

@@ -15,6 +15,7 @@ def lost_souls_odds(net: int, column: int | str | None = None) -> tuple[dict, Ta
         [table_data.column(column).label] if column is not None else list(table_data.column_labels)
     )
     tiers = {label: lost_souls.exact_tier(label, net, table=table_data) for label in columns}
+    success = {str(label): float(dist.prob(lambda t: t.success)) for label, dist in tiers.items()}
     payload = {
         "system": "lost-souls",
         "net": net,
@@ -26,13 +27,11 @@ def lost_souls_odds(net: int, column: int | str | None = None) -> tuple[dict, Ta
             str(label): {t.name: float(dist[t]) for t in table_data.tiers}
             for label, dist in tiers.items()
         },
-        "p_success": {
-            str(label): float(dist.prob(lambda t: t.success)) for label, dist in tiers.items()
-        },
+        "p_success": success,
     }
     headers = ["tier", *[f"col {c}" for c in columns]]
     rows = [[t.name, *[float(tiers[c][t]) for c in columns]] for t in reversed(table_data.tiers)]
-    rows.append(["(success)", *[payload["p_success"][str(c)] for c in columns]])
+    rows.append(["(success)", *[success[str(c)] for c in columns]])
     kind = f"{net} bonus" if net > 0 else f"{-net} penalty" if net < 0 else "no bonus or penalty"
     return payload, Table(
         f"Lost Souls d% with {kind} dice",
