@@ -402,8 +402,7 @@ def test_every_float_field_of_every_model_refuses_nan():
     """``allow_inf_nan=False`` everywhere a number is read: no model slips through."""
     from pydantic import BaseModel
 
-    import combatsim.rules  # noqa: F401 - registers the systems
-    from combatsim.rules.base import system_class, system_names
+    from combatsim.rules.registry import system_class, system_names
     from combatsim.scenario import spec
     from combatsim.tactics.spec import Tactics
 
@@ -564,8 +563,7 @@ def bounds_table() -> str:
     import annotated_types
     from pydantic import BaseModel
 
-    import combatsim.rules  # noqa: F401 - registers the systems
-    from combatsim.rules.base import system_class, system_names
+    from combatsim.rules.registry import system_class, system_names
     from combatsim.scenario import spec
     from combatsim.tactics.spec import Tactics
 

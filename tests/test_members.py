@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combatsim.errors import ScenarioError
-from combatsim.rules.base import system_class, system_names
+from combatsim.rules.registry import system_class, system_names
 from combatsim.scenario import build_scenario
 from combatsim.scenario.catalogues import shipped_catalogues
 from combatsim.scenario.loader import _compatible
@@ -62,8 +62,9 @@ def build(data: dict):
     return build_scenario(data, str(ROOT / "scenarios" / "members.yaml"), ROOT / "scenarios")
 
 
-def test_every_system_is_covered():
-    assert set(NUMBERS) == set(system_names())
+def test_every_shipped_system_is_covered():
+    shipped = {n for n in system_names() if system_class(n).__module__.startswith("combatsim.")}
+    assert set(NUMBERS) == shipped
 
 
 @pytest.mark.parametrize("system", sorted(NUMBERS))

@@ -7,27 +7,31 @@ from fractions import Fraction
 
 import pytest
 
-from combatsim import odds
 from combatsim.cli import main
 from combatsim.dice import shadowrun as sr
 from combatsim.odds_plots import cumulative
+from combatsim.rules.lost_souls import odds_tables as ls_tables
+from combatsim.rules.shadowrun import odds_tables as sr_tables
+from combatsim.rules.sr2097 import odds_tables as tables_2097
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def test_grid_cells_are_the_single_roll_odds():
-    payload, _, grid = odds.sr_grid([1, 4, 6], [3, 7, 9])
-    assert grid.p[1][1] == pytest.approx(odds.sr_odds(4, 7)[0]["p_at_least_one"])
+    payload, _, grid = sr_tables.sr_grid([1, 4, 6], [3, 7, 9])
+    assert grid.p[1][1] == pytest.approx(sr_tables.sr_odds(4, 7)[0]["p_at_least_one"])
     # One die at TN 7 is as hard as TN 6 (Rule of Six): exactly 1/6.
     assert grid.p[0][1] == float(Fraction(1, 6))
     assert payload["rows"]["values"] == [1, 4, 6] and payload["columns"]["values"] == [3, 7, 9]
-    _, _, need2 = odds.sr_grid([4], [5], need=2)
+    _, _, need2 = sr_tables.sr_grid([4], [5], need=2)
     dist = sr.exact_successes(4, 5)
     assert need2.p[0][0] == pytest.approx(float(1 - dist[0] - dist[1]))
-    _, _, g2097 = odds.sr2097_grid([10, 15], [20, 25], "advantage")
-    assert g2097.p[1][0] == pytest.approx(odds.sr2097_odds(15, 20, "advantage")[0]["p_success"])
-    payload, _, gls = odds.lost_souls_grid([-1, 0, 2])
-    single = odds.lost_souls_odds(2, 6)[0]["p_success"]["6"]
+    _, _, g2097 = tables_2097.sr2097_grid([10, 15], [20, 25], "advantage")
+    assert g2097.p[1][0] == pytest.approx(
+        tables_2097.sr2097_odds(15, 20, "advantage")[0]["p_success"]
+    )
+    payload, _, gls = ls_tables.lost_souls_grid([-1, 0, 2])
+    single = ls_tables.lost_souls_odds(2, 6)[0]["p_success"]["6"]
     assert gls.p[2][payload["columns"]["values"].index(6)] == pytest.approx(single)
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from combatsim.engine import run_battle
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY
+from combatsim.rules.shadowrun.system import ClassicShadowrun
 from combatsim.scenario import is_catalogue, load_catalogue, load_scenario
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -22,7 +23,6 @@ SCENARIO_FILES = sorted(SCENARIOS_DIR.glob("*.yaml"))
 CATALOGUE_FILES = sorted((SCENARIOS_DIR / "catalogues").glob("*.yaml"))
 
 BATTLES = 12  # a few battles each: enough to reach grenades, melee, karma and knock-outs
-SHADOWRUN_SYSTEMS = ("sr-classic", "sr-d8")
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 
 by_name = pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.name)
@@ -70,7 +70,7 @@ def test_every_battle_ends_by_victory_turn_limit_or_mutual(path):
 @by_name
 def test_condition_monitors_never_exceed_ten_boxes(path):
     scenario = load_scenario(path)
-    if scenario.system.name not in SHADOWRUN_SYSTEMS:
+    if not isinstance(scenario.system, ClassicShadowrun):  # and its D8 variant
         pytest.skip("condition monitors are a Shadowrun rule (ruling 7)")
     for index in range(BATTLES):
         for row in run_battle(scenario, scenario.seed, index).combatants:

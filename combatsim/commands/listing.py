@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ..rules.base import system_names
+    from ..rules.registry import system_names
     from ..scenario.catalogues import entries, shipped_catalogues
 
     if args.target is None:

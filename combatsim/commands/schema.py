@@ -32,7 +32,7 @@ def add_parser(sub) -> None:
         "system",
         nargs="?",
         metavar="SYSTEM",
-        help="rule system: sr-classic, sr-d8, sr2097, lost-souls or 4d8 (default: any)",
+        help="rule system, as combatsim list names them (default: any)",
     )
     p.add_argument(
         "--catalogue", action="store_true", help="the schema of a catalogue file instead"

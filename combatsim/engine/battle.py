@@ -1,8 +1,9 @@
 """One battle as a discrete-event simulation (simpy), following seed 002's Combat Turn Sequence.
 
 Time inside a combat turn runs down the initiative scale: an action at score ``s`` happens
-``TOP - s`` time units after the turn starts, so higher scores act first. Ties go to the
-higher Reaction, then to a random draw (ruling 1), by the event's priority.
+``top - s`` time units after the turn starts (``top``: the rule system's ``initiative_top``),
+so higher scores act first. Ties go to the higher Reaction, then to a random draw (ruling 1),
+by the event's priority.
 
 Every fighter is one simpy process for the whole battle. At the start of each turn the turn
 process rolls initiative and sets off each fighter's ``Alarm`` at its first action score; the
@@ -32,13 +33,12 @@ import simpy
 from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
-from ..rules.base import RuleSystem
+from ..rules.base import RuleSystem, grenade_rules
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
-TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
@@ -471,11 +471,12 @@ class Battle:
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
         penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
         slowed = system.initiative_penalties
+        top = system.initiative_top  # scores run from top down to 1 within a turn
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             # After anything else due at the same moment (a grenade landing as the turn ends
             # bursts in this turn), before the next turn starts.
-            turn_end = At(env, TOP, NORMAL + 1)
+            turn_end = At(env, top, NORMAL + 1)
             acting, rolls = [], []
             for f in self.fighters:
                 f.ran_this_turn = f.running = False
@@ -490,7 +491,7 @@ class Battle:
             # below TIES; the position in ``acting`` settles what the draws leave equal
             ties = draw_ties(len(acting))
             keys = [tie - tiebreak(f) * TIES for f, tie in zip(acting, ties, strict=True)]
-            ends = self.turn_start + TOP
+            ends = self.turn_start + top
             for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
                 f = acting[i]
                 f.penalty_at_roll = penalty(f) if slowed else 0
@@ -501,7 +502,7 @@ class Battle:
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
                     first = scores[0]
-                    f.alarm.set(TOP - first if first < TOP else 0, f.priority)
+                    f.alarm.set(top - first if first < top else 0, f.priority)
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -519,6 +520,7 @@ class Battle:
         env = self.env
         begin_action = self.begin_action
         system_run_takes_turn = self.system.running_takes_turn
+        top = self.system.initiative_top
         alarm = f.alarm = Alarm(env)
         while True:
             while True:
@@ -536,7 +538,7 @@ class Battle:
                 # fight, the battle over, or wounds pushed the action below 1)
                 if due:  # woken at the turn's start timing (wound shift 0)
                     due = False
-                    score = base if base < TOP else TOP
+                    score = base if base < top else top
                     if self.over or not f.can_act:
                         break
                     retime = f.shift != 0
@@ -545,8 +547,8 @@ class Battle:
                 while retime:
                     shift = f.shift
                     score = base - shift
-                    if score > TOP:
-                        score = TOP
+                    if score > top:
+                        score = top
                     if score < 1:
                         if shift and self.tracing:
                             self.trace(
@@ -697,7 +699,7 @@ class Battle:
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
-            at = system.throw_grenade(self, f, plan.weapon, plan.aim)
+            at = grenade_rules(system).throw_grenade(self, f, plan.weapon, plan.aim)
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
@@ -709,7 +711,8 @@ class Battle:
 
     def _grenade(self, thrower: Fighter, weapon, at):
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
-        delay = getattr(self.system.options, "grenade_flight", 0)
+        grenades = grenade_rules(self.system)
+        delay = grenades.grenade_flight(weapon)
         yield self.env.timeout(delay)
         if self.over:
             return
@@ -717,7 +720,7 @@ class Battle:
             self.trace(
                 "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
             )
-        self.system.grenade_blast(self, thrower, weapon, at)
+        grenades.grenade_blast(self, thrower, weapon, at)
         self.check_victory()
 
     # --- movement ----------------------------------------------------------------------------

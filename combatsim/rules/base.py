@@ -1,36 +1,47 @@
-"""The rule-system interface: what a system must answer for the engine to run a battle.
+"""The plug-in contract: what a rule system answers for the engine to run a battle.
 
 The engine owns time, turns, positions, movement, tactics and victory; a rule system owns
-every number the rules decide. A subclass provides:
+every number the rules decide. A system is a subclass of ``RuleSystem`` (an abstract class, so
+a type checker and Python itself refuse one that leaves a required method out), found by its
+``name`` through ``combatsim.rules.registry``. What it declares:
 
-* ``name`` and the pydantic models ``Options`` (the scenario's ``rules.options``), ``Sheet``
+* ``name``, and the pydantic models ``Options`` (the scenario's ``rules.options``), ``Sheet``
   (a combatant), ``Weapon`` and ``Armor`` (catalogue entries). ``Sheet`` must have
   ``weapons`` (names) and ``armor`` (a name or None); ``Weapon`` must have ``kind``
   (``firearm``, ``melee`` or ``grenade``), ``max_range`` (meters; None for melee),
   ``ammo`` (rounds per load, None if it needs none) and ``can_autofire``.
-* optionally ``Tactics``: a pydantic model for the system's own policies, given in a
+* optionally ``Tactics``: a pydantic model of the system's own policies, written in a
   member's or side's ``tactics: {rules: {...}}``; the validated model is
-  ``fighter.spec.rule_tactics`` (None when the system has no such model).
-* optionally ``check_scenario(scenario)``: load-time checks that need the whole scenario.
+  ``fighter.spec.rule_tactics`` (None when the system has no such model). ``tactics_at_top``
+  names fields of it a file may also write at the top of ``tactics:``.
+* class constants the engine and the tactics read: ``initiative_top`` (the scale initiative
+  scores run down from), ``initiative_penalties`` (can wounds move scores?),
+  ``running_takes_turn`` and ``running_stops_shooting``.
+
+What it answers (the abstract methods must be written; the others have defaults):
+
+* ``check_scenario(scenario)``: load-time checks that need the whole scenario.
 * ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...).
-* ``initiative(fighter, roll)``: this turn's action scores, highest first.
+* ``initiative(battle, fighter)``: this turn's action scores, highest first.
 * ``initiative_penalty(fighter)``: the current wound penalty to initiative, so the engine can
-  move a wounded fighter's remaining actions down as damage lands; optionally
-  ``initiative_tiebreak(fighter)``: who goes first among equal scores.
-* ``begin_action(fighter)``: refresh what refreshes at the start of the owner's action.
+  move a wounded fighter's remaining actions down as damage lands; ``initiative_tiebreak``:
+  who goes first among equal scores.
+* ``may_run(fighter)``, ``begin_action(battle, fighter)`` (refresh what refreshes at the start
+  of the owner's action) and ``end_battle(battle)``.
 * ``can_act(fighter)`` and ``status(fighter)``: who is out of the fight, and why.
 * ``movement(fighter)``: meters walked with an action, and run as the turn's only action.
-* ``ranged_attack``, ``melee_attack``, ``throw_grenade``, ``grenade_blast``: resolve an
-  attack against the battle and return nothing; they record to the battle's trace and
-  counters and apply damage through the battle, which handles knock-outs.
-* ``blast_radius(weapon)`` and optionally ``in_blast(weapon, distance)``: who a grenade's
-  blast catches, at a distance measured by ``blast_distance`` (ruling 25).
+* ``ranged_attack`` and ``melee_attack``: resolve an attack against the battle and return
+  nothing; they record to the battle's trace and counters and apply damage through the
+  battle (``damage_dealt``), which handles knock-outs. ``max_autofire`` and
+  ``autofire_sweeps`` say how many shots one action fires and whether they may be spread.
 * ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
-* optionally ``levers(sheet, armors)``: the knobs of a combatant a game master can turn
-  (attributes, skills, pools, initiative dice, armor grades, karma or edge), as
-  ``combatsim.rules.levers.Lever`` s, for ``combatsim explain``. Default: none.
+* ``levers(sheet, armors)``: the knobs of a combatant a game master can turn, for
+  ``combatsim explain``; ``record(fighter)``: extra columns of combatants.csv.
 
-The built-in systems register themselves with ``register`` exactly as a plug-in would.
+Capabilities a system may lack are separate abstract classes a system also inherits when it
+has them: ``Grenades`` (throw, burst, who a blast catches, how long a grenade flies). The
+loader refuses, in one line, a scenario that needs a capability its system lacks, so the
+engine never asks a system for what it does not have.
 
 Rules and tactics never import the engine: the engine hands them the battle, and what they may
 use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
@@ -181,6 +192,12 @@ class RuleSystem(ABC):
     Weapon: ClassVar[type[BaseModel]]
     Armor: ClassVar[type[BaseModel]]
     Tactics: ClassVar[type[BaseModel] | None] = None
+    # Fields of ``Tactics`` a scenario may also write at the top of ``tactics:`` rather than
+    # under ``rules:`` (Shadowrun's, which were once every system's tactics).
+    tactics_at_top: ClassVar[tuple[str, ...]] = ()
+    # Initiative scores run from this down to 1 within one turn's time; a higher score acts
+    # at the top of the scale.
+    initiative_top: ClassVar[int] = 100
     # Can wounds move a fighter's initiative scores (``initiative_penalty`` not always 0)?
     # Systems whose penalty is always 0 say False, and the engine never asks. Otherwise the
     # engine asks when the turn's initiative is rolled and after each ``damage_dealt`` for
@@ -189,6 +206,9 @@ class RuleSystem(ABC):
     # Is running the turn's only action (Shadowrun: 2097)? Then a fighter may run only as its
     # first action of the turn, and loses the turn's other actions once it has run.
     running_takes_turn: ClassVar[bool] = False
+    # Does running stop a fighter from shooting or throwing until the next turn (seed 002's
+    # Weapon Modifiers)? The tactics then have a fighter that ran reload or wait instead.
+    running_stops_shooting: ClassVar[bool] = False
 
     def __init__(self, options: BaseModel):
         self.options = options
@@ -202,7 +222,8 @@ class RuleSystem(ABC):
     def new_state(self, fighter: Fighter) -> Any: ...
 
     @abstractmethod
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]: ...
+    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+        """This turn's action scores, highest first, from ``initiative_top`` down to 1."""
 
     @abstractmethod
     def initiative_penalty(self, fighter: Fighter) -> int: ...
@@ -272,7 +293,7 @@ class RuleSystem(ABC):
         sweep: Sequence[tuple[Fighter, int]] = (),
     ) -> None:
         """``shots`` rounds in all; ``sweep``: further (target, rounds) an autofire walks across
-        (only passed when the fighter's tactics ask to sweep)."""
+        (only passed when ``autofire_sweeps`` says the fighter sweeps)."""
 
     @abstractmethod
     def melee_attack(
@@ -284,6 +305,21 @@ class RuleSystem(ABC):
         interception: bool = False,
     ) -> None: ...
 
+    def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
+        """Most shots one autofire action may fire (1 when the weapon cannot autofire).
+        Fixed for a battle: the engine asks once per combatant, at the start."""
+        return 1
+
+    def autofire_sweeps(self, fighter: Fighter) -> bool:
+        """May the fighter's autofire walk across enemies standing close together (the
+        tactics then plan a ``sweep``)? Default: no."""
+        return False
+
+
+class Grenades(ABC):
+    """The grenade capability: a system with grenade rules inherits this besides
+    ``RuleSystem``. Without it, a scenario that hands a combatant a grenade is refused."""
+
     @abstractmethod
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon: Any, aim: tuple[float, float]
@@ -293,7 +329,8 @@ class RuleSystem(ABC):
     @abstractmethod
     def grenade_blast(
         self, battle: Battle, thrower: Fighter, weapon: Any, at: tuple[float, float]
-    ) -> None: ...
+    ) -> None:
+        """The burst at ``at``: harm every fighter the blast catches (``in_blast``)."""
 
     @abstractmethod
     def blast_radius(self, weapon: Any) -> float: ...
@@ -304,60 +341,13 @@ class RuleSystem(ABC):
         ``blast_radius``, its edge included."""
         return distance <= self.blast_radius(weapon)
 
-    def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
-        """Most shots one autofire action may fire (1 when the weapon cannot autofire).
-        Fixed for a battle: the engine asks once per combatant, at the start."""
-        return 1
+    def grenade_flight(self, weapon: Any) -> float:
+        """Initiative points between the throw and the burst. Default: 0, it bursts at once."""
+        return 0
 
 
-_REGISTRY: dict[str, type[RuleSystem]] = {}
-
-
-def register(cls: type[RuleSystem]) -> type[RuleSystem]:
-    """Class decorator: make a rule system available to scenarios by its ``name``."""
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-# The built-in systems by name and the package that registers them: a scenario's system is
-# imported alone (start-up time), the others only when asked for.
-_BUILTIN = {
-    "sr-classic": "shadowrun",
-    "sr-d8": "shadowrun",
-    "sr2097": "sr2097",
-    "4d8": "fourd8",
-    "lost-souls": "lost_souls",
-}
-
-
-def system_class(name: str) -> type[RuleSystem] | None:
-    if name not in _REGISTRY and name in _BUILTIN:
-        import importlib
-
-        importlib.import_module(f"{__package__}.{_BUILTIN[name]}.system")
-    if name not in _REGISTRY:
-        _load_builtin()
-    return _REGISTRY.get(name)
-
-
-def system_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
-
-
-def _load_builtin() -> None:
-    """Import ``combatsim.rules.<package>.system`` for every package here: each registers."""
-    if _LOADED:
-        return
-    import importlib
-    import pkgutil
-
-    from . import __path__ as here
-
-    for module in pkgutil.iter_modules(here):
-        if module.ispkg:
-            importlib.import_module(f"{__package__}.{module.name}.system")
-    _LOADED.append(True)
-
-
-_LOADED: list[bool] = []
+def grenade_rules(system: RuleSystem) -> Grenades:
+    """``system`` as the grenade rules it has. Asked only about a fighter carrying a grenade,
+    which the loader allows only under a system with the ``Grenades`` capability."""
+    assert isinstance(system, Grenades), f"{system.name} has no grenade rules"
+    return system

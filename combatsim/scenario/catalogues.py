@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, did_you_mean
-from ..rules.base import system_class, system_names
+from ..rules.registry import system_class, system_names
 from .loader import _compatible, is_catalogue, load_catalogue, load_scenario
 from .yamlio import load_yaml
 

@@ -13,9 +13,10 @@ from typing import Any
 
 from ..bounds import MAX_COMBATANTS
 from ..errors import Described, Problem, ScenarioError, did_you_mean
-from ..rules.base import system_class, system_names
+from ..rules.base import Grenades
+from ..rules.registry import system_class, system_names
 from ..safeyaml import check_path
-from ..tactics.spec import Tactics
+from ..tactics.spec import FORMER_KEYS, Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .validation import validate
@@ -70,7 +71,34 @@ def build_scenario(
     system_cls = _system(spec.rules.system, source, ("rules", "system"), lines)
     options = validate(system_cls.Options, spec.rules.options, source, ("rules", "options"), lines)
     system = system_cls(options)
+    sections = _all_sections(spec, system, source, base_dir, lines)
+    scenario = Scenario(
+        name=spec.name,
+        description=spec.description,
+        source=source,
+        system=system,
+        environment=spec.environment,
+        sides=_sides(spec, system, sections, source, lines),
+        turn_limit=spec.turn_limit,
+        seed=spec.seed,
+        victory=spec.victory,
+        data=copy.deepcopy(data),
+    )
+    try:
+        system.check_scenario(scenario)  # may read files the options name (a table)
+    except ScenarioError as err:
+        if err.file == source and err.line is None:
+            err.line = line_of(lines, tuple(_parts(err.path)))
+        elif err.file != source:  # inside a file the scenario names: say where it is named
+            named = _naming(data, base_dir, err.file)
+            raise err.referred_by(source, line_of(lines, named), format_path(named)) from None
+        raise
+    return scenario
 
+
+def _all_sections(spec, system, source, base_dir: Path, lines) -> dict[str, dict[str, Any]]:
+    """The weapons, armor and archetypes the scenario can name: its catalogues' in order,
+    then its own, a later entry replacing an earlier one of the same name."""
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
     for i, rel in enumerate(spec.catalogues):
         where = (source, line_of(lines, ("catalogues", i)), f"catalogues[{i}]")
@@ -94,7 +122,11 @@ def build_scenario(
             sections[key].update(value)
     for key, value in _validated_sections(system, spec, source, lines).items():
         sections[key].update(value)
+    return sections
 
+
+def _sides(spec, system, sections, source, lines) -> tuple[SideSpec, ...]:
+    """Every side with its members expanded into fighters, each fighter's name its own."""
     sides, names = [], set()
     for i, side in enumerate(spec.sides):
         fighters = []
@@ -120,7 +152,11 @@ def build_scenario(
                         line_of(lines, path),
                     )
         sides.append(SideSpec(side.name, tuple(fighters)))
-    side_names = [s.name for s in sides]
+    _check_side_names([s.name for s in sides], source, lines)
+    return tuple(sides)
+
+
+def _check_side_names(side_names: list[str], source, lines) -> None:
     if "draw" in side_names:  # battles.csv says "draw" in the winner column
         i = side_names.index("draw")
         raise ScenarioError(
@@ -135,101 +171,21 @@ def build_scenario(
             source, "sides", side_names, "sides with distinct names", line_of(lines, ("sides",))
         )
 
-    scenario = Scenario(
-        name=spec.name,
-        description=spec.description,
-        source=source,
-        system=system,
-        environment=spec.environment,
-        sides=tuple(sides),
-        turn_limit=spec.turn_limit,
-        seed=spec.seed,
-        victory=spec.victory,
-        data=copy.deepcopy(data),
-    )
-    try:
-        system.check_scenario(scenario)  # may read files the options name (a table)
-    except ScenarioError as err:
-        if err.file == source and err.line is None:
-            err.line = line_of(lines, tuple(_parts(err.path)))
-        elif err.file != source:  # inside a file the scenario names: say where it is named
-            named = _naming(data, base_dir, err.file)
-            raise err.referred_by(source, line_of(lines, named), format_path(named)) from None
-        raise
-    return scenario
-
 
 def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> list[FighterSpec]:
-    sheet_data: dict[str, Any] = {}
-    if member.archetype is not None:
-        if member.archetype not in sections["archetypes"]:
-            raise _unknown(
-                sections["archetypes"], "archetype", member.archetype, source, path, lines
-            )
-        sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
-    sheet_data = _deep_merge(sheet_data, member.model_extra or {})
-    try:
-        sheet = validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
-    except ScenarioError as err:
-        if member.archetype is None and err.allowed.endswith("(required)"):
-            # A member without an archetype must spell out its whole sheet; nearly always
-            # the archetype was forgotten, so say that rather than "attributes: found nothing".
-            missing = [
-                f"{name!r}"
-                for name, field in system.Sheet.model_fields.items()
-                if field.is_required() and name not in sheet_data
-            ] or [repr(err.path.split(".")[-1])]
-            raise ScenarioError(
-                source,
-                format_path(path),
-                Problem(f"a member without an archetype and without {', '.join(missing)}"),
-                "archetype: NAME, where NAME is "
-                + _known(sections["archetypes"], "archetype")
-                + "; or every field of the sheet written out",
-                line_of(lines, path),
-            ) from None
-        raise
-    weapons = []
-    for w, weapon_name in enumerate(sheet.weapons):
-        if weapon_name not in sections["weapons"]:
-            raise _unknown(sections["weapons"], "weapon", weapon_name, source, path, lines, w)
-        weapons.append(sections["weapons"][weapon_name])
+    """The fighters of one member entry: its sheet, weapons, armor and tactics, copied
+    ``count`` times along ``spacing``."""
+    sheet = _sheet(member, system, sections, source, path, lines)
+    weapons = [
+        _weapon(name, w, system, sections, source, path, lines)
+        for w, name in enumerate(sheet.weapons)
+    ]
     armor = None
     if sheet.armor is not None:
         if sheet.armor not in sections["armor"]:
             raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
         armor = sections["armor"][sheet.armor]
-    merged = {**side.tactics, **member.tactics}
-    rules = []
-    for where, tactics_ in (
-        (path[:2] + ("tactics",), side.tactics),
-        (path + ("tactics",), member.tactics),
-    ):
-        value = tactics_.get("rules") or {}
-        if not isinstance(value, dict):
-            raise ScenarioError(
-                source,
-                format_path(where + ("rules",)),
-                value,
-                "a mapping of the rule system's own tactics",
-                line_of(lines, where + ("rules",)),
-            )
-        rules.append(value)
-    merged["rules"] = {**rules[0], **rules[1]}
-    tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
-    rule_tactics = None
-    if system.Tactics is not None:
-        rule_tactics = validate(
-            system.Tactics, tactics.rules, source, path + ("tactics", "rules"), lines
-        )
-    elif tactics.rules:
-        raise ScenarioError(
-            source,
-            format_path(path + ("tactics", "rules")),
-            tactics.rules,
-            f"nothing: {system.name} has no rule-specific tactics",
-            line_of(lines, path + ("tactics", "rules")),
-        )
+    tactics, rule_tactics = _tactics(member, side, system, source, path, lines)
     _check_reload(tactics, weapons, member, sheet, source, path, lines)
     base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
     out = []
@@ -254,6 +210,103 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
             )
         )
     return out
+
+
+def _sheet(member: MemberSpec, system, sections, source, path, lines) -> Any:
+    """The member's sheet: its archetype's, with the member's own keys merged over it."""
+    sheet_data: dict[str, Any] = {}
+    if member.archetype is not None:
+        if member.archetype not in sections["archetypes"]:
+            raise _unknown(
+                sections["archetypes"], "archetype", member.archetype, source, path, lines
+            )
+        sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
+    sheet_data = _deep_merge(sheet_data, member.model_extra or {})
+    try:
+        return validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
+    except ScenarioError as err:
+        if member.archetype is None and err.allowed.endswith("(required)"):
+            # A member without an archetype must spell out its whole sheet; nearly always
+            # the archetype was forgotten, so say that rather than "attributes: found nothing".
+            missing = [
+                f"{name!r}"
+                for name, field in system.Sheet.model_fields.items()
+                if field.is_required() and name not in sheet_data
+            ] or [repr(err.path.split(".")[-1])]
+            raise ScenarioError(
+                source,
+                format_path(path),
+                Problem(f"a member without an archetype and without {', '.join(missing)}"),
+                "archetype: NAME, where NAME is "
+                + _known(sections["archetypes"], "archetype")
+                + "; or every field of the sheet written out",
+                line_of(lines, path),
+            ) from None
+        raise
+
+
+def _weapon(name: str, w: int, system, sections, source, path, lines) -> Any:
+    """The sheet's ``weapons[w]`` from the catalogues; a grenade only under a system that
+    has grenade rules (the ``Grenades`` capability)."""
+    if name not in sections["weapons"]:
+        raise _unknown(sections["weapons"], "weapon", name, source, path, lines, w)
+    weapon = sections["weapons"][name]
+    if weapon.kind == "grenade" and not isinstance(system, Grenades):
+        raise ScenarioError(
+            source,
+            format_path(path + ("weapons", w)),
+            Described(f"{name!r}, a grenade"),
+            f"a firearm or melee weapon: {system.name} has no grenade rules",
+            line_of(lines, path + ("weapons", w)),
+        )
+    return weapon
+
+
+def _tactics(member: MemberSpec, side, system, source, path, lines) -> tuple[Tactics, Any]:
+    """The member's tactics (its side's, with its own keys over them) and its rule system's
+    own tactics (None when the system has no ``Tactics`` model)."""
+    levels = [
+        _tactics_level(system, tactics_, source, where, lines)
+        for where, tactics_ in (
+            (path[:2] + ("tactics",), side.tactics),
+            (path + ("tactics",), member.tactics),
+        )
+    ]
+    merged = {**levels[0][0], **levels[1][0], "rules": {**levels[0][1], **levels[1][1]}}
+    tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
+    if system.Tactics is not None:
+        rule_path = path + ("tactics", "rules")
+        return tactics, validate(system.Tactics, tactics.rules, source, rule_path, lines)
+    if tactics.rules:
+        raise ScenarioError(
+            source,
+            format_path(path + ("tactics", "rules")),
+            tactics.rules,
+            f"nothing: {system.name} has no rule-specific tactics",
+            line_of(lines, path + ("tactics", "rules")),
+        )
+    return tactics, None
+
+
+def _tactics_level(system, tactics: dict, source, where, lines) -> tuple[dict, dict]:
+    """One side's or member's ``tactics:`` split into its generic keys and its rule tactics
+    (``rules:``, plus the keys the system reads at the top, ``tactics_at_top``, checked
+    where they are written; ``rules:`` wins). The former generic keys a system does not read
+    are dropped (``FORMER_KEYS``)."""
+    rules = tactics.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise ScenarioError(
+            source,
+            format_path(where + ("rules",)),
+            rules,
+            "a mapping of the rule system's own tactics",
+            line_of(lines, where + ("rules",)),
+        )
+    at_top = {k: v for k, v in tactics.items() if k in system.tactics_at_top}
+    if at_top:
+        validate(system.Tactics, at_top, source, where, lines)
+    generic = {k: v for k, v in tactics.items() if k not in FORMER_KEYS and k != "rules"}
+    return generic, {**at_top, **rules}
 
 
 def _check_reload(tactics, weapons, member, sheet, source, path, lines) -> None:

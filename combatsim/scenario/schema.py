@@ -22,8 +22,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from ..errors import UsageError, did_you_mean
-from ..rules.base import system_class, system_names
-from ..tactics.spec import Tactics
+from ..rules.registry import system_class, system_names
+from ..tactics.spec import FORMER_KEYS, Tactics
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -79,6 +79,7 @@ def scenario_schema(system: str | None = None, catalogue: bool = False) -> dict[
     )
     if not catalogue:
         _close_sides(defs, ref, body)
+        _former_keys(cls, body)
     return {
         "$schema": DIALECT,
         "title": f"combatsim {'catalogue' if catalogue else 'scenario'} file ({system})",
@@ -111,6 +112,18 @@ def _close_sides(defs: dict, ref: dict, body: Callable[[str], dict[str, Any]]) -
     side = defs["SideSpecFile"]
     side["properties"]["tactics"] = ref["tactics"]
     side["properties"]["members"]["items"] = ref["member"]
+
+
+def _former_keys(cls, body) -> None:
+    """The keys a file may write at the top of ``tactics:`` for old times' sake: the ones the
+    system reads there as its own (``tactics_at_top``), and the others, ignored."""
+    properties = body("tactics")["properties"]
+    for key in cls.tactics_at_top:
+        properties[key] = body("rule_tactics")["properties"][key]
+    for key in FORMER_KEYS:
+        properties.setdefault(
+            key, {"deprecated": True, "description": f"ignored: {cls.name} does not read it"}
+        )
 
 
 def _optional(schema: Any, defs: dict) -> Any:

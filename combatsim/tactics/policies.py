@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ..rules.base import blast_distance
+from ..rules.base import blast_distance, grenade_rules
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView, Combatant
@@ -83,7 +83,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist, reach=reach)
         why = f"in reach of {_why(battle, me, target)}" if tracing else ""
         return Plan("melee", why, target, melee)
-    if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
+    if me.running and battle.system.running_stops_shooting:  # nor throw (seed 002)
         if me.ammo[me.firearm_index] < firearm.ammo:
             return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
         return Plan("none", "ran this turn: cannot shoot until the next turn")
@@ -124,7 +124,8 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     if d <= reach:
         shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
-        sweep = _sweep(battle, at, target, enemies, shots, firearm) if tactics.sweep else ()
+        sweeps = battle.system.autofire_sweeps(me)
+        sweep = _sweep(battle, at, target, enemies, shots, firearm) if sweeps else ()
         reason = ""
         if tracing:
             mode = f"autofire x{shots}" if shots > 1 else "single shot"
@@ -378,7 +379,7 @@ def _grenade_plan(
     no friend."""
     policy = me.tactics.grenades
     tracing = battle.tracing
-    in_blast = battle.system.in_blast  # whom the blast would catch, as the blast itself decides
+    in_blast = grenade_rules(battle.system).in_blast  # whom the blast itself would catch
     for i, w in me.grenades:
         if me.ammo[i] <= 0:
             continue

@@ -12,6 +12,12 @@ from pydantic import BaseModel, Field
 
 from ..bounds import MAX_AMOUNT, MAX_COMBATANTS, MAX_DISTANCE, STRICT
 
+# Keys that were every system's tactics before they moved into the Shadowrun tactics model
+# (``tactics.rules``). Files written then still carry them at the top of ``tactics:``: a system
+# that lists the key in ``tactics_at_top`` reads it from there; any other ignores it, as it
+# always did, so those files load unchanged.
+FORMER_KEYS = ("sweep", "dodge", "karma")
+
 
 class Tactics(BaseModel):
     model_config = STRICT
@@ -35,16 +41,6 @@ class Tactics(BaseModel):
         le=MAX_AMOUNT,
         description="rounds per autofire action; unset: as many as the rules allow",
     )
-    sweep: bool = Field(
-        False,
-        description="autofire walks across enemies standing within 3 m of each other, one shot "
-        "wasted per meter between them (ruling 8); the burst is split evenly",
-    )
-    dodge: Literal["none", "match", "half", "all"] = Field(
-        "match",
-        description="Dodge Pool dice against each ranged attack: none; match (2 per attack "
-        "success + 1, enough for a fair chance of a clean miss); half the pool; all of it",
-    )
     movement: Literal["hold", "advance", "keep_range", "take_cover"] = Field(
         "hold",
         description="hold position; advance to preferred_range (melee fighters close in); "
@@ -67,11 +63,6 @@ class Tactics(BaseModel):
         "stand inside the blast around the aim point; always: at the target whenever in range",
     )
     grenade_min_targets: int = Field(2, ge=1, le=MAX_COMBATANTS)
-    karma: Literal["never", "survive", "attack", "both"] = Field(
-        "survive",
-        description="Instant Karma (when the rules option is on): survive buys off wounds that "
-        "would take the fighter out; attack re-rolls failed attack dice and negates fumbles",
-    )
     reload_below: int = Field(
         1, ge=1, le=MAX_AMOUNT, description="reload when fewer rounds than this are left"
     )

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import Grenades, RuleSystem, SpecCache, blast_distance
 from ..points import PointPoolRules
 from . import levers as fourd8_levers
 from . import models
@@ -148,8 +148,7 @@ class Chance:
         return " ".join(parts[:1]) + "".join(f", {p}" for p in parts[1:]) + f" = {self.chance}"
 
 
-@register
-class FourD8(PointPoolRules, RuleSystem):
+class FourD8(PointPoolRules, Grenades, RuleSystem):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
     The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
@@ -160,6 +159,7 @@ class FourD8(PointPoolRules, RuleSystem):
     pool = "health"
     name = "4d8"
     initiative_penalties = False  # initiative_penalty is always 0
+    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import Grenades, RuleSystem, SpecCache, blast_distance
 from ..points import PointPoolRules
 from . import levers as ls_levers
 from . import models
@@ -151,13 +151,13 @@ def _capped(total: int) -> int:
     return MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
 
 
-@register
-class LostSouls(PointPoolRules, RuleSystem):
+class LostSouls(PointPoolRules, Grenades, RuleSystem):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
     name = "lost-souls"
     initiative_penalties = False  # initiative_penalty is always 0
+    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

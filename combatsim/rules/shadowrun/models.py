@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -45,7 +45,9 @@ class Options(Strict):
     # Ruling 9 stages melee damage by the winner's net successes; counting them as ruling 6
     # counts an attack's (beyond the first, the one "necessary to hit") is the default.
     melee_staging: Literal["beyond_first", "all_net"] = "beyond_first"
-    grenade_flight: int = Field(0, ge=0, le=30, description="initiative points a grenade flies")
+    grenade_flight: int = Field(
+        0, ge=0, le=30, description="initiative points a grenade flies before bursting"
+    )
     # Ruling 25: Power falls by the falloff for each *full* meter from the point of impact.
     blast_distance: Literal["full_meters", "exact"] = Field(
         "full_meters",
@@ -234,3 +236,31 @@ class Firing:
 class Armor(Strict):
     ballistic: int = Field(ge=0, le=20)
     impact: int = Field(ge=0, le=20)
+
+
+class Tactics(Strict):
+    """``tactics: {rules: {...}}`` of ``sr-classic`` and ``sr-d8``: how a combatant uses the
+    Dodge Pool, Instant Karma and autofire sweeps. Older files write these keys at the top of
+    ``tactics:`` (they were once every system's tactics); the loader reads them there too
+    (``AT_TOP``), and a key under ``rules:`` wins over the same key at the top."""
+
+    AT_TOP: ClassVar[tuple[str, ...]] = ("sweep", "dodge", "karma")
+
+    sweep: bool = Field(
+        False,
+        description="autofire walks across enemies standing within 3 m of each other, one shot "
+        "wasted per meter between them (ruling 8); the burst is split evenly",
+    )
+    dodge: Literal["none", "match", "half", "all"] = Field(
+        "match",
+        description="Dodge Pool dice against each ranged attack: none; match (2 per attack "
+        "success + 1, enough for a fair chance of a clean miss); half the pool; all of it",
+    )
+    karma: Literal["never", "survive", "attack", "both"] = Field(
+        "survive",
+        description="Instant Karma (when the rules option is on): survive buys off wounds that "
+        "would take the fighter out; attack re-rolls failed attack dice and negates fumbles",
+    )
+
+
+DEFAULT_TACTICS = Tactics()

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import Grenades, RuleSystem, SpecCache, blast_distance
 from ..levers import field_bounds
 from . import levers as sr_levers
 from . import models
@@ -207,8 +207,7 @@ class SRState:
             self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
-@register
-class ClassicShadowrun(RuleSystem):
+class ClassicShadowrun(Grenades, RuleSystem):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
@@ -216,6 +215,9 @@ class ClassicShadowrun(RuleSystem):
     Sheet = models.Sheet
     Weapon = models.Weapon
     Armor = models.Armor
+    Tactics = models.Tactics
+    tactics_at_top = models.Tactics.AT_TOP
+    running_stops_shooting = True  # seed 002 Weapon Modifiers
     dice_kind = dice.D6
 
     def __init__(self, options: models.Options):
@@ -234,6 +236,14 @@ class ClassicShadowrun(RuleSystem):
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
 
+    def autofire_sweeps(self, fighter: Fighter) -> bool:
+        """Ruling 8, when the fighter's tactics ask for it (``sweep``)."""
+        return (fighter.spec.rule_tactics or models.DEFAULT_TACTICS).sweep
+
+    def grenade_flight(self, weapon) -> float:
+        """Option ``grenade_flight``: initiative points a grenade flies before it bursts."""
+        return self.options.grenade_flight
+
     @property
     def pool_dice(self) -> dice.PoolDice:
         return self.dice_kind
@@ -248,6 +258,7 @@ class ClassicShadowrun(RuleSystem):
         order: worked out once per combatant of a scenario and kept by ``new_state``, which
         every battle calls (positional: a keyword call costs more)."""
         sheet, armor, skills = spec.sheet, spec.armor, spec.sheet.skills
+        tactics = spec.rule_tactics or models.DEFAULT_TACTICS
         return (
             sheet.dodge_pool,
             sheet.defense_pool,
@@ -261,8 +272,8 @@ class ClassicShadowrun(RuleSystem):
             sheet.vision,
             -2 if sheet.smartlink else -1 if sheet.smart_goggles else 0,
             sheet.initiative_dice,
-            spec.tactics.karma,
-            _dodge_table(spec.tactics.dodge),
+            tactics.karma,
+            _dodge_table(tactics.dodge),
         )
 
     def begin_action(self, battle: Battle, fighter: Fighter) -> None:
@@ -1001,7 +1012,6 @@ class ClassicShadowrun(RuleSystem):
         return sheet.skills.firearms
 
 
-@register
 class ShadowrunD8(ClassicShadowrun):
     """``sr-d8``: seed 000's eight-sided dice (ruling 12), with its house rules as options."""
 

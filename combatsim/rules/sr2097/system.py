@@ -44,7 +44,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
-from ..base import RuleSystem, SpecCache, register
+from ..base import RuleSystem, SpecCache
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -196,7 +196,6 @@ class State:
         return injury_step(self.physical + self.stun, self.thresholds)
 
 
-@register
 class Shadowrun2097(RuleSystem):
     """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
 
@@ -208,6 +207,7 @@ class Shadowrun2097(RuleSystem):
     name = "sr2097"
     initiative_penalties = False  # initiative_penalty is always 0
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
+    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon
@@ -837,16 +837,6 @@ class Shadowrun2097(RuleSystem):
         mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, "Melee", why)
         if mos >= 0:
             self.hit(battle, attacker, target, weapon, mos, burst=False)
-
-    # --- grenades: seed 003 gives no blast rules --------------------------------------------
-    def throw_grenade(self, battle, thrower, weapon, aim):
-        raise NotImplementedError("sr2097 has no grenades: seed 003 gives no blast rules")
-
-    def grenade_blast(self, battle, thrower, weapon, at) -> None:
-        raise NotImplementedError("sr2097 has no grenades: seed 003 gives no blast rules")
-
-    def blast_radius(self, weapon) -> float:
-        return 0.0
 
 
 _DEFAULT_TACTICS = models.Tactics()

@@ -1,0 +1,3 @@
+"""A rule system that lives outside combatsim: coin flips for hits, one point of damage each.
+
+The example of docs/writing-a-rule-system.md, which shows these files verbatim."""
