@@ -33,6 +33,7 @@ from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
+from ..rules.situation import Scatter, blast_distance, landing_point
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -697,7 +698,7 @@ class Battle:
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
-            at = system.throw_grenade(self, f, plan.weapon, plan.aim)
+            at = self.land(f, plan.aim, system.throw_grenade(self, f, plan.weapon, plan.aim))
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
@@ -717,8 +718,30 @@ class Battle:
             self.trace(
                 "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
             )
-        self.system.grenade_blast(self, thrower, weapon, at)
+        self.blast(thrower, weapon, at)
         self.check_victory()
+
+    def land(self, thrower: Fighter, aim, scatter: Scatter) -> tuple[float, float]:
+        """Where a grenade thrown at ``aim`` lands: ``scatter.meters`` off (the rule system's
+        throw) in a uniform direction, drawn here for every system (none for a throw on
+        target, unless the system always draws one)."""
+        meters = scatter.meters
+        angle = self.roll.angle() if meters or scatter.always_turn else 0.0
+        at = landing_point(aim, meters, angle)
+        if self.tracing:
+            self.trace("grenade", f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
+        return at
+
+    def blast(self, thrower: Fighter, weapon, at: tuple[float, float]) -> None:
+        """A burst at ``at``: every fighter the blast reaches (``in_blast`` at the ruling 25
+        distance), in the fighters' order, takes what the rule system says a blast does at
+        that distance."""
+        system = self.system
+        in_blast, hurt = system.in_blast, system.grenade_blast
+        for victim in self.fighters:
+            distance = blast_distance(at, victim.position)
+            if in_blast(weapon, distance):
+                hurt(self, thrower, weapon, victim, distance)
 
     # --- movement ----------------------------------------------------------------------------
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:

@@ -23,8 +23,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
+from ..situation import Scatter, weapon_name
 from . import levers as fourd8_levers
 from . import models
 
@@ -534,7 +535,7 @@ class FourD8(PointPoolRules, RuleSystem):
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
-                f"{attacker.name} {verb} {target.name} with {_weapon_name(attacker, weapon)}",
+                f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}",
                 actor=attacker,
             )
         attacker.shots += 1
@@ -582,7 +583,7 @@ class FourD8(PointPoolRules, RuleSystem):
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
+    ) -> Scatter:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
         notes: list[str] | None = [] if battle.tracing else None
@@ -598,30 +599,14 @@ class FourD8(PointPoolRules, RuleSystem):
         thrower.shots += 1
         success, total, *_ = self._test(battle, thrower, arms, chance, mode, "throw", notes)
         off = 0.0 if success else float(max(1, total - chance))
-        angle = battle.roll.angle() if off else 0.0
-        at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
-        if battle.tracing:
-            battle.trace(
-                "grenade",
-                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: lands {off:g} m off, at "
-                f"({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
-            )
-        return at
+        text = ""
+        if notes is not None:
+            text = f"{thrower.name} throws {weapon_name(thrower, weapon)}: lands {off:g} m off, at "
+        return Scatter(off, False, text)
 
-    def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
-    ) -> None:
-        """Everyone within the blast radius, its edge included, takes the grenade's damage,
-        less armor; the distance is ``blast_distance``'s, so a fighter on the aim point of a
-        throw that landed 3 m off is 3 m away, inside a 3 m blast."""
-        for victim in battle.fighters:
-            if self.status(victim) == "dead":
-                continue
-            if not self.in_blast(weapon, blast_distance(at, victim.position)):
-                continue
-            armor = max(0, victim.state.armor - weapon.pierce)
-            self.hurt(battle, thrower, victim, weapon.damage, armor, "blast", f"{weapon.damage}")
+    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+        """The grenade's damage, whatever the distance inside the blast."""
+        return weapon.damage, weapon.pierce, f"{weapon.damage}"
 
 
 def _combination_text(r: dice.FourD8Result) -> str:
@@ -631,7 +616,3 @@ def _combination_text(r: dice.FourD8Result) -> str:
         groups = " and ".join("/".join(g) for g in r.groups)
         return f", two pairs ({groups})"
     return f", {r.kind.replace('_', ' ')} ({'/'.join(r.aspects)})"
-
-
-def _weapon_name(fighter: Fighter, weapon) -> str:
-    return "bare hands" if weapon is None else fighter.weapon_label(weapon)

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
+from ..situation import Scatter, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -556,7 +557,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             battle.trace(
                 "assist",
                 f"{ally.name} helps {lead.name} against {target.name} "
-                f"with {_weapon_name(ally, weapon)} (spends its next action)",
+                f"with {weapon_name(ally, weapon)} (spends its next action)",
                 actor=ally,
             )
         rank = self._roll(battle, ally, kit, total, parts, "assist")
@@ -603,7 +604,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
-                f"{attacker.name} {verb} {target.name} with {_weapon_name(attacker, weapon)}"
+                f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}"
                 + (f" (called shot, {called} penalty dice)" if called else ""),
                 actor=attacker,
             )
@@ -688,7 +689,7 @@ class LostSouls(PointPoolRules, RuleSystem):
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
+    ) -> Scatter:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
         kit = self._kit(battle, thrower, weapon)
@@ -701,34 +702,15 @@ class LostSouls(PointPoolRules, RuleSystem):
         rank = self._roll(battle, thrower, kit, total, parts, "throw")
         below = max(0, FIRST_SUCCESS - rank)
         off = self.options.grenade_miss * below
-        angle = battle.roll.angle() if off else 0.0
-        at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
-        if battle.tracing:
-            battle.trace(
-                "grenade",
-                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: "
-                f"{self.table(battle).tiers[rank].name}, lands "
-                f"{off:g} m off at ({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
+        text = ""
+        if parts is not None:
+            text = (
+                f"{thrower.name} throws {weapon_name(thrower, weapon)}: "
+                f"{self.table(battle).tiers[rank].name}, lands {off:g} m off at "
             )
-        return at
+        return Scatter(off, False, text)
 
-    def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
-    ) -> None:
-        """Everyone within the blast radius, its edge included, takes multiplier x
-        ``blast_points``, less armor; the distance is ``blast_distance``'s, so a fighter on the
-        aim point of a throw that landed 3 m off is 3 m away, inside a 3 m blast."""
+    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+        """Multiplier x ``blast_points``, whatever the distance inside the blast."""
         points = weapon.multiplier * self.options.blast_points
-        for victim in battle.fighters:
-            if self.status(victim) == "dead":
-                continue
-            if not self.in_blast(weapon, blast_distance(at, victim.position)):
-                continue
-            armor = max(0, victim.state.armor - weapon.armor_piercing)
-            how = f"{weapon.multiplier} x {self.options.blast_points}"
-            self.hurt(battle, thrower, victim, points, armor, "blast", how)
-
-
-def _weapon_name(fighter: Fighter, weapon) -> str:
-    return "bare hands" if weapon is None else fighter.weapon_label(weapon)
+        return points, weapon.armor_piercing, f"{weapon.multiplier} x {self.options.blast_points}"

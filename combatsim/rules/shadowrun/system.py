@@ -14,8 +14,9 @@ from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import RuleSystem, SpecCache, blast_distance, register
+from ..base import RuleSystem, SpecCache, register
 from ..levers import field_bounds
+from ..situation import Scatter, range_band, weapon_name
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -917,15 +918,12 @@ class ClassicShadowrun(RuleSystem):
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
-    def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
-        """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction, less 3 or 5 m per
-        success after the first, never below 0."""
+    def throw_grenade(self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]):
+        """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
+        deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
         distance = math.dist(thrower.position, aim)
-        band = next((i for i, top in enumerate(weapon.ranges) if distance <= top), 3)
-        tn = RANGE_TN[band] + self.tn_penalty(thrower)
+        tn = RANGE_TN[range_band(distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
         if thrower.moved_this_action > 0:
             tn += 2 if battle.environment.ground == "difficult" else 1
@@ -936,61 +934,50 @@ class ClassicShadowrun(RuleSystem):
         kind = "launcher" if weapon.launcher else "aerodynamic" if weapon.aerodynamic else "plain"
         rolled = sum(battle.roll.faces(dice.D6, DEVIATION_DICE[kind]))
         deviation = max(0, rolled - DEVIATION_PER_SUCCESS[kind] * max(0, result.successes - 1))
-        angle = battle.roll.angle()
-        at = (aim[0] + deviation * math.cos(angle), aim[1] + deviation * math.sin(angle))
+        text = ""
         if battle.tracing:
-            battle.trace(
-                "grenade",
+            text = (
                 f"{thrower.name} throws {weapon_name(thrower, weapon)} at "
                 f"({aim[0]:.1f}, {aim[1]:.1f}), TN {tn}: deviates {rolled} - "
                 f"{DEVIATION_PER_SUCCESS[kind]} x {max(0, result.successes - 1)} = {deviation} m, "
-                f"lands at ({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
+                "lands at "
             )
-        return at
+        return Scatter(deviation, True, text)
 
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
+        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
     ) -> None:
         """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
-        measured by ``blast_distance``); everyone inside resists with Body and impact armor
-        (no attacker staging)."""
+        over the engine's ``blast_distance``); everyone inside resists with Body and impact
+        armor (no attacker staging)."""
+        if victim.spec.sheet is None or self.status(victim) == "dead":
+            return
         code = weapon.code
-        for victim in battle.fighters:
-            if victim.spec.sheet is None or self.status(victim) == "dead":
-                continue
-            distance = blast_distance(at, victim.position)
-            power = blast_power(
-                code.power, weapon.blast_falloff, distance, self.options.blast_distance
+        power = blast_power(code.power, weapon.blast_falloff, distance, self.options.blast_distance)
+        if power <= 0:
+            return
+        if battle.tracing:
+            battle.trace(
+                "blast",
+                f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
+                actor=victim,
             )
-            if power <= 0:
-                continue
-            if battle.tracing:
-                battle.trace(
-                    "blast",
-                    f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
-                    actor=victim,
-                )
-            body = self.test(
-                battle,
-                victim,
-                victim.spec.sheet.attributes.body,
-                self.resist_tn(victim, power),
-                "Body",
-            ).successes
-            self.apply_attack(
-                battle,
-                thrower,
-                victim,
-                code.level,
-                code.staging,
-                0,
-                body + victim.state.impact,
-                "impact",
-                f"impact armor {victim.state.impact}",
-                weapon.stun,
-                False,
-            )
+        body = self.test(
+            battle, victim, victim.spec.sheet.attributes.body, self.resist_tn(victim, power), "Body"
+        ).successes
+        self.apply_attack(
+            battle,
+            thrower,
+            victim,
+            code.level,
+            code.staging,
+            0,
+            body + victim.state.impact,
+            "impact",
+            f"impact armor {victim.state.impact}",
+            weapon.stun,
+            False,
+        )
 
     @staticmethod
     def _skill_for(sheet, weapon) -> int:
@@ -1094,12 +1081,6 @@ def _tn_notes(
 
 def melee_weapon(fighter: Fighter):
     return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
-
-
-def weapon_name(fighter: Fighter, weapon) -> str:
-    if weapon is None:
-        return "bare hands"
-    return fighter.weapon_names.get(id(weapon), weapon.kind)
 
 
 def _faces(chains) -> str:
