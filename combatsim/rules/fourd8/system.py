@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ...dice import fourd8 as dice
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, weapon_name
+from ..situation import Scatter, range_band, weapon_name
 from . import levers as fourd8_levers
 from . import models
 
@@ -311,14 +311,7 @@ class FourD8(PointPoolRules, RuleSystem):
         diff = self.options.difficulty
         if ranged:
             where = target.position if target is not None else at
-            distance = math.dist(attacker.position, where)
-            band = 0
-            for top in arms.ranges:
-                if distance <= top:
-                    break
-                band += 1
-            if band > 3:
-                band = 3
+            band = range_band(math.dist(attacker.position, where), arms.ranges, 3)
             ease = self._range_ease[band]
             if notes is not None:
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")

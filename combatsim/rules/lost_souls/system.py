@@ -30,7 +30,7 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, weapon_name
+from ..situation import Scatter, range_band, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -408,7 +408,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             ranges = kit.ranges
             if ranges is not None:
                 d = dist(attacker.position, target.position if target is not None else at)
-                band = 0 if d <= ranges[0] else 1 if d <= ranges[1] else 2  # beyond long: long
+                band = range_band(d, ranges, 2)  # beyond long: long
                 n = c.range[band]
                 total += n
                 if parts is not None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
@@ -596,7 +595,7 @@ class ClassicShadowrun(RuleSystem):
             if distance <= env.melee_range:
                 band, tn = -1, MELEE_TN
             else:
-                band = bisect_left(gun.ranges, distance)  # the first band reaching the target
+                band = range_band(distance, gun.ranges, 3)
                 tn = RANGE_TN[band]
             # the target's cover; the target running +1, standing still -1; melee around
             motion = 1 if victim.running else -1 if victim.moved_this_turn == 0 else 0

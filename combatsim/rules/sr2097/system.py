@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache, register
+from ..situation import range_band
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -593,10 +594,7 @@ class Shadowrun2097(RuleSystem):
         the burst).
         """
         distance = battle.distance(attacker, target)
-        top = weapon.ranges
-        band = (
-            0 if distance <= top[0] else 1 if distance <= top[1] else 2 if distance <= top[2] else 3
-        )
+        band = range_band(distance, weapon.ranges, 3)
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
