@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import simpy
@@ -33,7 +33,7 @@ from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
-from ..rules.situation import Scatter, blast_distance, landing_point
+from ..rules.situation import NOT_SEEN, EnemiesInView, Scatter, blast_distance, landing_point
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -41,6 +41,9 @@ from .roll import Roller
 
 TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
+# ``EnemiesInView`` built from a tuple: a NamedTuple's own constructor costs twice as much,
+# on a path every move or departure takes for each fighter
+_view = tuple.__new__
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -82,6 +85,26 @@ class Alarm(Event):
         self.callbacks = []
         self._value = PENDING
         return self
+
+
+class StaticParts(NamedTuple):
+    """What the engine derives from a fighter's spec alone, once per scenario (``_prepared``):
+    a ``Fighter`` copies it into its slots."""
+
+    spec: FighterSpec
+    name: str
+    side: str
+    tactics: SimpleNamespace  # the spec's ``Tactics`` as plain attributes
+    weapons: list[Any]
+    weapon_names: dict[int, str]  # id(weapon) -> its name on the sheet
+    weapon_index: dict[int, int]  # id(weapon) -> its place in ``weapons``
+    firearm: Any  # the first firearm, or None
+    firearm_index: int  # its place (-1: none)
+    firearm_range: float  # its reach (0: none)
+    melee: Any  # the first melee weapon, or None
+    grenades: list[tuple[int, Any]]  # (place, grenade)
+    reach: float  # the longest firearm's reach (infinite: none)
+    full_loads: tuple[int, ...]  # rounds per load of each weapon (0: needs none)
 
 
 class Fighter:
@@ -143,7 +166,7 @@ class Fighter:
         "enemies_seen",
     )
 
-    def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
+    def __init__(self, spec: FighterSpec, index: int, static: StaticParts | None = None):
         """``static``: what ``static_parts(spec)`` returns, when the caller keeps it (a battle
         prepares it once per scenario, not once per battle)."""
         self.index = index
@@ -199,32 +222,32 @@ class Fighter:
         # (layout, claims, within, free_cover_point's answer)
         self.cover_seen: tuple = (-1, -1, 0.0, None)
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
-        # ``Battle.enemies_in_view``'s memo: (layout, enemies, distances, nearest, in reach)
-        self.enemies_seen: tuple = (-1,)
+        # ``Battle.enemies_in_view``'s memo
+        self.enemies_seen: EnemiesInView = NOT_SEEN
 
     @staticmethod
-    def static_parts(spec: FighterSpec) -> tuple:
+    def static_parts(spec: FighterSpec) -> StaticParts:
         """What the tactics ask on every action (weapons by kind, reach), derived from the
         spec alone."""
         weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
         firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
-        return (
-            spec,
-            spec.name,
-            spec.side,
+        return StaticParts(
+            spec=spec,
+            name=spec.name,
+            side=spec.side,
             # the tactics read a dozen of these per action: plain attributes read faster
             # than the validated model's
-            SimpleNamespace(**dict(spec.tactics)),
-            spec.weapons,
-            {id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
-            weapon_index,
-            firearm,
-            weapon_index[id(firearm)] if firearm else -1,
-            firearm.max_range if firearm else 0.0,
-            next((w for w in spec.weapons if w.kind == "melee"), None),
-            [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
-            max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
-            tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
+            tactics=SimpleNamespace(**dict(spec.tactics)),
+            weapons=spec.weapons,
+            weapon_names={id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
+            weapon_index=weapon_index,
+            firearm=firearm,
+            firearm_index=weapon_index[id(firearm)] if firearm else -1,
+            firearm_range=firearm.max_range if firearm else 0.0,
+            melee=next((w for w in spec.weapons if w.kind == "melee"), None),
+            grenades=[(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
+            reach=max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
+            full_loads=tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
         )
 
     def weapon_label(self, weapon) -> str:
@@ -296,15 +319,15 @@ class Battle:
         side = me.side
         return [f for f in self.fighters if f.can_act and f.side != side]
 
-    def enemies_in_view(self, me: Fighter) -> tuple:
-        """``(layout, enemies, dist, nearest, in_reach)``: the standing enemies of ``me``, the
-        meters to each by index, the nearest (the first of equals, None if none is left) and
-        how many stand within melee range. Measured again only after someone moved or left the
-        fight (the battle's ``layout``): the tactics ask on every action and ``opponents_in_melee``
-        on every ranged attack, so one measure serves both."""
+    def enemies_in_view(self, me: Fighter) -> EnemiesInView:
+        """The standing enemies of ``me`` (``EnemiesInView``): the meters to each by index,
+        the nearest (the first of equals, None if none is left) and how many stand within
+        melee range. Measured again only after someone moved or left the fight (the battle's
+        ``layout``): the tactics ask on every action and ``opponents_in_melee`` on every ranged
+        attack, so one measure serves both."""
         seen = me.enemies_seen
         layout = self.layout
-        if seen[0] == layout:
+        if seen.layout == layout:
             return seen
         if not self.big:
             return self._enemies_measured(me)
@@ -312,7 +335,7 @@ class Battle:
         here = me.position
         if not enemies:
             meters = _Meters(here, indexes, [], slots, enemies, None)
-            me.enemies_seen = seen = (layout, enemies, meters, None, 0)
+            me.enemies_seen = seen = _view(EnemiesInView, (layout, enemies, meters, None, 0))
             return seen
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
         # the answers are math.dist's, as in a small fight
@@ -332,10 +355,10 @@ class Battle:
         for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
             if meters[indexes[k]] <= reach:
                 in_reach += 1
-        me.enemies_seen = seen = (layout, enemies, meters, nearest, in_reach)
+        me.enemies_seen = seen = _view(EnemiesInView, (layout, enemies, meters, nearest, in_reach))
         return seen
 
-    def _enemies_measured(self, me: Fighter) -> tuple:
+    def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
         side, here, dist = me.side, me.position, math.dist
         reach = self.melee_range
@@ -352,7 +375,8 @@ class Battle:
                     nearest, nearest_d = f, d
                 if d <= reach:
                     in_reach += 1
-        me.enemies_seen = seen = (self.layout, enemies, meters, nearest, in_reach)
+        seen = _view(EnemiesInView, (self.layout, enemies, meters, nearest, in_reach))
+        me.enemies_seen = seen
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
@@ -386,9 +410,9 @@ class Battle:
     def opponents_in_melee(self, me: Fighter) -> int:
         """Standing enemies within melee range (``enemies_in_view``)."""
         seen = me.enemies_seen
-        if seen[0] != self.layout:
+        if seen.layout != self.layout:
             seen = self.enemies_in_view(me)
-        return seen[4]
+        return seen.in_reach
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else able to act
@@ -457,7 +481,7 @@ class Battle:
                 process.target.callbacks = None
         for f in self.fighters:
             f.process = f.alarm = None
-            f.enemies_seen = (-1,)
+            f.enemies_seen = NOT_SEEN
         queue = getattr(self.env, "_queue", None)
         if queue is not None:
             queue.clear()
@@ -636,10 +660,10 @@ class Battle:
                 if self.tracing:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
-            _, enemies, dist, _, _ = self.enemies_in_view(f)
-            in_range = [e for e in enemies if dist[e.index] <= weapon.max_range]
+            seen = self.enemies_in_view(f)
+            in_range = [e for e in seen.enemies if seen.meters[e.index] <= weapon.max_range]
             if in_range:
-                target = choose_target(self, f, in_range, dist)
+                target = choose_target(self, f, in_range, seen.meters)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 why = ""

@@ -77,3 +77,17 @@ class Modifiers:
     def signed(self) -> list[str]:
         """The labels worded "label +n", as most traces show a modifier."""
         return [f"{label} {value:+d}" for value, label in self.labels or ()]
+
+
+class EnemiesInView(NamedTuple):
+    """A fighter's standing enemies as ``BattleView.enemies_in_view`` hands them to the rules
+    and the tactics, kept until someone moves or leaves the fight (the battle's ``layout``)."""
+
+    layout: int  # the battle's layout when measured (-1: never)
+    enemies: list[Any]  # in fighter order
+    meters: Any  # meters to each enemy, by fighter index (a dict, or the engine's _Meters)
+    nearest: Any  # the nearest enemy (the first of equals), None when none is left
+    in_reach: int  # how many stand within melee range
+
+
+NOT_SEEN = EnemiesInView(-1, [], {}, None, 0)

@@ -161,7 +161,7 @@ def _out_of_reach(
             elif to_cover:
                 where = " on its way to cover (no walk left this turn)"
             at = me.position if dest is None else dest
-            enemies = battle.enemies_in_view(me)[1]
+            enemies = battle.enemies_in_view(me).enemies
             if any(_dist(at, e.position) <= reach for e in enemies):  # target_in_reach: false
                 reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
             else:
