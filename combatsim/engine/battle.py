@@ -539,22 +539,14 @@ class Battle:
         """The fighter's one process: it waits for the turn process to wake it at its first
         action (``Alarm``), acts at each of its scores, then waits for the next turn.
 
-        One generator, not one per turn called with ``yield from``: every wake of a fighter
-        would pass through both frames (about 2% of a battle, measured)."""
+        One generator for the actions, not one per action called with ``yield from``: every
+        wake of a fighter would pass through both frames (about 2% of a battle, measured);
+        only the wait for a turn, once a turn, has its own (``_next_turn``)."""
         env = self.env
-        begin_action = self.begin_action
         system_run_takes_turn = self.system.running_takes_turn
         alarm = f.alarm = Alarm(env)
         while True:
-            while True:
-                try:
-                    yield alarm
-                    due = True  # the first action's time, as timed at the turn's start
-                except simpy.Interrupt:
-                    if not alarm.triggered:  # no turn under way for this fighter yet
-                        continue
-                    due = False  # its first action moved earlier: time it again
-                break
+            due = yield from self._next_turn(alarm)
             ends = f.turn_ends_at
             for base in f.scores:
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
@@ -573,12 +565,7 @@ class Battle:
                     if score > TOP:
                         score = TOP
                     if score < 1:
-                        if shift and self.tracing:
-                            self.trace(
-                                "lost",
-                                f"{f.name}'s action at {base} falls below 1 (wounds): lost",
-                                actor=f,
-                            )
+                        self._fell_below(f, base, shift)
                         break
                     f.waiting_shift = shift
                     delay = ends - score - env.now
@@ -595,26 +582,50 @@ class Battle:
                 if score < 1:
                     break
                 self.score = score
-                # The start of an action: pools refresh, a lost action is lost, else the
-                # tactics plan it.
-                if begin_action is not None:
-                    begin_action(self, f)
-                if f.lose_next_action:
-                    self._lose_action(f)
-                    continue
-                plan = self._plan(f)
-                if plan.kind == "hold":
+                plan = self._start_action(f)
+                if plan is not None and plan.kind == "hold":
                     plan = yield from self._walk_and_hold(f, plan, ends)
-                    if plan is None:  # wasted, or out of the fight: at the turn's end, or not
-                        if env.now >= ends or not f.can_act or self.over:
-                            break
-                        continue
+                if plan is None:  # lost, wasted, or out of the fight: at the turn's end, or not
+                    if env.now >= ends or not f.can_act or self.over:
+                        break
+                    continue
                 self._execute(f, plan)
-                if plan.kind in ("run", "flee") and system_run_takes_turn:
-                    if self.tracing and f.can_act:
-                        self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
+                if system_run_takes_turn and (plan.kind == "run" or plan.kind == "flee"):
+                    self._ran(f)
                     break
             alarm = f.alarm = alarm.again()
+
+    def _next_turn(self, alarm: Alarm):
+        """Wait for the turn process to wake the fighter at its first action; True when woken
+        at the time set at the turn's start, False when wounds moved that action earlier (an
+        interrupt: the action is timed again)."""
+        while True:
+            try:
+                yield alarm
+                return True  # the first action's time, as timed at the turn's start
+            except simpy.Interrupt:
+                if alarm.triggered:  # a turn under way: its first action moved earlier
+                    return False
+
+    def _fell_below(self, f: Fighter, base: int, shift: int) -> None:
+        """Wounds pushed the action at ``base`` below 1: it is lost (the trace says so)."""
+        if shift and self.tracing:
+            self.trace("lost", f"{f.name}'s action at {base} falls below 1 (wounds): lost", actor=f)
+
+    def _ran(self, f: Fighter) -> None:
+        """Running took the turn (``RuleSystem.running_takes_turn``)."""
+        if self.tracing and f.can_act:
+            self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
+
+    def _start_action(self, f: Fighter) -> Plan | None:
+        """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
+        lost action is lost (None), else the tactics plan it."""
+        if self.begin_action is not None:
+            self.begin_action(self, f)
+        if f.lose_next_action:
+            self._lose_action(f)
+            return None
+        return self._plan(f)
 
     def _lose_action(self, f: Fighter) -> None:
         """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
@@ -696,9 +707,7 @@ class Battle:
             self.check_victory()
             return
         if (kind == "fire" or kind == "grenade") and f.cover == "hidden":
-            f.cover = "none"  # firing gives the position away: no more blind fire at it
-            if self.tracing:
-                self.trace("move", f"{f.name} gives away the hidden position", actor=f)
+            self._reveal(f)
         if kind == "fire":
             weapon = plan.weapon
             index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
@@ -715,10 +724,7 @@ class Battle:
             if self.distance(f, plan.target) <= self.melee_range:
                 system.melee_attack(self, f, plan.target, plan.weapon)
         elif kind == "reload":
-            index = f.weapon_index[id(plan.weapon)]
-            f.ammo[index] = plan.weapon.ammo
-            if self.tracing:
-                self.trace("reload", f"{f.name} reloads the {f.weapon_label(plan.weapon)}", actor=f)
+            self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
@@ -726,6 +732,17 @@ class Battle:
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
+
+    def _reveal(self, f: Fighter) -> None:
+        """Firing gives a hidden position away: no more blind fire at it."""
+        f.cover = "none"
+        if self.tracing:
+            self.trace("move", f"{f.name} gives away the hidden position", actor=f)
+
+    def _reload(self, f: Fighter, weapon) -> None:
+        f.ammo[f.weapon_index[id(weapon)]] = weapon.ammo
+        if self.tracing:
+            self.trace("reload", f"{f.name} reloads the {f.weapon_label(weapon)}", actor=f)
 
     def _walk(self, f: Fighter, dest) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
