@@ -41,9 +41,6 @@ from .roll import Roller
 
 TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
-# ``EnemiesInView`` built from a tuple: a NamedTuple's own constructor costs twice as much,
-# on a path every move or departure takes for each fighter
-_view = tuple.__new__
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -335,8 +332,7 @@ class Battle:
         here = me.position
         if not enemies:
             meters = _Meters(here, indexes, [], slots, enemies, None)
-            me.enemies_seen = seen = _view(EnemiesInView, (layout, enemies, meters, None, 0))
-            return seen
+            return _remember(me, layout, enemies, meters, None, 0)
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
         # the answers are math.dist's, as in a small fight
         dx = where[:, 0] - here[0]
@@ -355,8 +351,7 @@ class Battle:
         for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
             if meters[indexes[k]] <= reach:
                 in_reach += 1
-        me.enemies_seen = seen = _view(EnemiesInView, (layout, enemies, meters, nearest, in_reach))
-        return seen
+        return _remember(me, layout, enemies, meters, nearest, in_reach)
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
@@ -375,8 +370,15 @@ class Battle:
                     nearest, nearest_d = f, d
                 if d <= reach:
                     in_reach += 1
-        seen = _view(EnemiesInView, (self.layout, enemies, meters, nearest, in_reach))
-        me.enemies_seen = seen
+        seen = me.enemies_seen
+        if seen is NOT_SEEN:
+            seen = me.enemies_seen = EnemiesInView(self.layout, enemies, meters, nearest, in_reach)
+        else:  # in place (``_remember``, inline: this is the small fights' path)
+            seen.layout = self.layout
+            seen.enemies = enemies
+            seen.meters = meters
+            seen.nearest = nearest
+            seen.in_reach = in_reach
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
@@ -539,31 +541,35 @@ class Battle:
         """The fighter's one process: it waits for the turn process to wake it at its first
         action (``Alarm``), acts at each of its scores, then waits for the next turn.
 
-        One generator for the actions, not one per action called with ``yield from``: every
-        wake of a fighter would pass through both frames (about 2% of a battle, measured);
-        only the wait for a turn, once a turn, has its own (``_next_turn``)."""
+        One generator, not one per turn called with ``yield from``: every wake of a fighter
+        would pass through both frames (about 2% of a battle, measured)."""
         env = self.env
         system_run_takes_turn = self.system.running_takes_turn
         alarm = f.alarm = Alarm(env)
         while True:
-            due = yield from self._next_turn(alarm)
+            while True:
+                try:
+                    yield alarm
+                    due = True  # the first action's time, as timed at the turn's start
+                    break
+                except simpy.Interrupt:
+                    due = False  # its first action moved earlier: time it again
+                    if alarm.triggered:  # else no turn under way for this fighter yet
+                        break
             ends = f.turn_ends_at
             for base in f.scores:
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
                 # fight, the battle over, or wounds pushed the action below 1)
                 if due:  # woken at the turn's start timing (wound shift 0)
                     due = False
-                    score = base if base < TOP else TOP
-                    if self.over or not f.can_act:
-                        break
-                    retime = f.shift != 0
+                    acting = f.can_act and not self.over
+                    score = (base if base < TOP else TOP) if acting else 0
+                    retime = acting and f.shift != 0
                 else:
                     retime = True
                 while retime:
                     shift = f.shift
-                    score = base - shift
-                    if score > TOP:
-                        score = TOP
+                    score = base - shift if base - shift < TOP else TOP
                     if score < 1:
                         self._fell_below(f, base, shift)
                         break
@@ -573,12 +579,11 @@ class Battle:
                         yield At(env, delay if delay > 0.0 else 0.0, f.priority)
                     except simpy.Interrupt:
                         continue  # the action moved earlier: time it again
-                    if self.over or not f.can_act:
-                        score = 0
-                        break
+                    acting = f.can_act and not self.over
+                    score = score if acting else 0
                     # wounds moved the action down while it waited: wait again, for the new
                     # score
-                    retime = f.shift != shift
+                    retime = acting and f.shift != shift
                 if score < 1:
                     break
                 self.score = score
@@ -595,18 +600,6 @@ class Battle:
                     break
             alarm = f.alarm = alarm.again()
 
-    def _next_turn(self, alarm: Alarm):
-        """Wait for the turn process to wake the fighter at its first action; True when woken
-        at the time set at the turn's start, False when wounds moved that action earlier (an
-        interrupt: the action is timed again)."""
-        while True:
-            try:
-                yield alarm
-                return True  # the first action's time, as timed at the turn's start
-            except simpy.Interrupt:
-                if alarm.triggered:  # a turn under way: its first action moved earlier
-                    return False
-
     def _fell_below(self, f: Fighter, base: int, shift: int) -> None:
         """Wounds pushed the action at ``base`` below 1: it is lost (the trace says so)."""
         if shift and self.tracing:
@@ -619,23 +612,13 @@ class Battle:
 
     def _start_action(self, f: Fighter) -> Plan | None:
         """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
-        lost action is lost (None), else the tactics plan it."""
+        lost action passes with nothing done (None); else it is counted and the tactics plan
+        it."""
         if self.begin_action is not None:
             self.begin_action(self, f)
         if f.lose_next_action:
             self._lose_action(f)
             return None
-        return self._plan(f)
-
-    def _lose_action(self, f: Fighter) -> None:
-        """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
-        why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
-        f.lose_next_action = False
-        if self.tracing:
-            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
-
-    def _plan(self, f: Fighter) -> Plan:
-        """Count the action and have the tactics plan it."""
         f.actions += 1
         f.actions_this_turn += 1
         f.moved_this_action = 0.0
@@ -643,6 +626,13 @@ class Battle:
         if self.tracing:
             self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
         return plan
+
+    def _lose_action(self, f: Fighter) -> None:
+        """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
+        why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
+        f.lose_next_action = False
+        if self.tracing:
+            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
 
     def _walk_and_hold(self, f: Fighter, plan: Plan, ends: float):
         """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
@@ -1007,6 +997,20 @@ class _Meters(dict):
             return self[index]
         d = self[index] = math.dist(self.here, self.positions[slot])
         return d
+
+
+def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int) -> EnemiesInView:
+    """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
+    seen = me.enemies_seen
+    if seen is NOT_SEEN:
+        seen = me.enemies_seen = EnemiesInView(layout, enemies, meters, nearest, in_reach)
+    else:
+        seen.layout = layout
+        seen.enemies = enemies
+        seen.meters = meters
+        seen.nearest = nearest
+        seen.in_reach = in_reach
+    return seen
 
 
 def _cover_at(points: list[tuple], at) -> str:

@@ -79,15 +79,24 @@ class Modifiers:
         return [f"{label} {value:+d}" for value, label in self.labels or ()]
 
 
-class EnemiesInView(NamedTuple):
+class EnemiesInView:
     """A fighter's standing enemies as ``BattleView.enemies_in_view`` hands them to the rules
-    and the tactics, kept until someone moves or leaves the fight (the battle's ``layout``)."""
+    and the tactics, kept until someone moves or leaves the fight (the battle's ``layout``).
 
-    layout: int  # the battle's layout when measured (-1: never)
-    enemies: list[Any]  # in fighter order
-    meters: Any  # meters to each enemy, by fighter index (a dict, or the engine's _Meters)
-    nearest: Any  # the nearest enemy (the first of equals), None when none is left
-    in_reach: int  # how many stand within melee range
+    One per fighter and battle, measured again in place (``refresh``): the tactics ask on
+    every action, and a new object each time cost more than the tuple it replaced. Read it
+    at once; a later measure changes it."""
+
+    __slots__ = ("layout", "enemies", "meters", "nearest", "in_reach")
+
+    def __init__(self, layout: int, enemies: list[Any], meters: Any, nearest: Any, in_reach: int):
+        self.layout = layout  # the battle's layout when measured (-1: never)
+        self.enemies = enemies  # in fighter order
+        self.meters = meters  # meters to each enemy by fighter index (a dict, or a _Meters)
+        self.nearest = nearest  # the nearest enemy (the first of equals); None: none left
+        self.in_reach = in_reach  # how many stand within melee range
 
 
+# What a fighter has seen before its first measure (never changed: a fighter's first measure
+# makes its own ``EnemiesInView``)
 NOT_SEEN = EnemiesInView(-1, [], {}, None, 0)

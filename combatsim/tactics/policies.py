@@ -57,9 +57,11 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     tactics = me.tactics
     here = me.position
     tracing = battle.tracing
-    _, enemies, dist, nearest, in_reach = battle.enemies_in_view(me)
+    seen = battle.enemies_in_view(me)
+    nearest = seen.nearest
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
+    enemies, dist = seen.enemies, seen.meters
     walk_left = me.walk - me.moved_this_turn
     if walk_left < 0.0:
         walk_left = 0.0
@@ -71,7 +73,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     if firearm is None:
         return _close_in(battle, me, enemies, dist, nearest, walk_left)
     melee = me.melee
-    if melee is not None and in_reach:  # an enemy in reach of a blade or club: use it
+    if melee is not None and seen.in_reach:  # an enemy in reach of a blade or club: use it
         return _melee_in_reach(battle, me, enemies, dist)
     if me.running:  # seed 002 Weapon Modifiers: an attacker running cannot shoot (or throw)
         if me.ammo[me.firearm_index] < firearm.ammo:
