@@ -33,7 +33,14 @@ from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
 from ..rules.base import RuleSystem
-from ..rules.situation import NOT_SEEN, EnemiesInView, Scatter, blast_distance, landing_point
+from ..rules.situation import (
+    NOT_SEEN,
+    EnemiesInView,
+    Scatter,
+    Situation,
+    blast_distance,
+    landing_point,
+)
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -161,6 +168,7 @@ class Fighter:
         "cover_seen",
         "cover_claim",
         "enemies_seen",
+        "situation",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: StaticParts | None = None):
@@ -221,6 +229,7 @@ class Fighter:
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
+        self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> StaticParts:
@@ -409,6 +418,32 @@ class Battle:
                 kept[3][slot] = at
                 kept[5][slot] = at
 
+    def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
+        """The situation of ``attacker``'s attack on ``target`` (or on the point ``at`` on
+        the ground, with ``target`` None), worked out here once for every rule system: the
+        distance, the target's cover and movement, whether the attacker moved with this
+        action and how many enemies stand in its melee reach. The attacker's own
+        ``Situation``, filled in place."""
+        s = attacker.situation
+        if s is None:
+            s = attacker.situation = Situation()
+        if target is not None:
+            s.distance = math.dist(attacker.position, target.position)
+            s.cover = target.cover
+            s.target_running = target.running
+            s.target_still = target.moved_this_turn == 0
+        else:
+            s.distance = math.dist(attacker.position, at)
+            s.cover = "none"
+            s.target_running = False
+            s.target_still = True
+        s.moved = attacker.moved_this_action > 0
+        seen = attacker.enemies_seen
+        if seen.layout != self.layout:
+            seen = self.enemies_in_view(attacker)
+        s.engaged = seen.in_reach
+        return s
+
     def opponents_in_melee(self, me: Fighter) -> int:
         """Standing enemies within melee range (``enemies_in_view``)."""
         seen = me.enemies_seen
@@ -484,6 +519,7 @@ class Battle:
         for f in self.fighters:
             f.process = f.alarm = None
             f.enemies_seen = NOT_SEEN
+            f.situation = None
         queue = getattr(self.env, "_queue", None)
         if queue is not None:
             queue.clear()

@@ -1,6 +1,6 @@
-"""What every rule system measures the same way: range bands, weapon names in the trace, where
-a thrown grenade lands and how far a blast reaches, and the running sum of an attack's
-situational modifiers.
+"""What every rule system measures the same way: the situation of an attack, range bands,
+weapon names in the trace, where a thrown grenade lands and how far a blast reaches, and how
+an attack's situational modifiers are added up and named.
 
 Each system had its own copy of these (range bands four ways, the weapon's name three times,
 the grenade's landing point and the blast loop three times); the numbers a system gives them
@@ -17,7 +17,18 @@ from typing import Any, NamedTuple
 
 from .base import blast_distance
 
-__all__ = ["Modifiers", "Scatter", "blast_distance", "landing_point", "range_band", "weapon_name"]
+__all__ = [
+    "NOT_SEEN",
+    "EnemiesInView",
+    "Scatter",
+    "Situation",
+    "blast_distance",
+    "labelled",
+    "landing_point",
+    "range_band",
+    "signed",
+    "weapon_name",
+]
 
 
 def range_band(distance: float, tops: Sequence[float], last: int) -> int:
@@ -53,30 +64,37 @@ def landing_point(aim: Sequence[float], meters: float, angle: float) -> tuple[fl
     return (aim[0] + meters * math.cos(angle), aim[1] + meters * math.sin(angle))
 
 
-class Modifiers:
-    """The running sum of an attack's situational modifiers, with their labels only when the
-    battle is traced: one shape for every system's modifiers (TN, ease, dice).
+class Situation:
+    """The situation of one attack, as the engine works it out (``BattleView.situation``)
+    for every rule system: each system turns it into its own numbers (a TN, an ease, dice).
 
-    ``labels`` is None untraced: ``add`` then only sums, and no label text is built (pass a
-    constant label, or build it under ``if mods.labels is not None``). Traced, every
-    modifier that is not 0 is kept as ``(value, label)`` in the order added, for the system
-    to word as its trace shows them."""
+    One per attacker, filled in place for each attack (a new object per attack cost more than
+    the measures it saves): read it before the next attack of the same attacker."""
 
-    __slots__ = ("total", "labels")
+    __slots__ = ("distance", "cover", "target_running", "target_still", "moved", "engaged")
 
-    def __init__(self, total: int, tracing: bool) -> None:
-        self.total = total
-        self.labels: list[tuple[int, str]] | None = [] if tracing else None
+    def __init__(self) -> None:
+        self.distance = 0.0  # meters from the attacker to the target (or the aim point)
+        self.cover = "none"  # the target's cover ("none" for a point on the ground)
+        self.target_running = False  # the target ran this turn
+        self.target_still = True  # the target has not moved this turn
+        self.moved = False  # the attacker moved with this action
+        self.engaged = 0  # standing enemies within melee range of the attacker
 
-    def add(self, value: int, label: str) -> None:
-        self.total += value
-        labels = self.labels
-        if labels is not None and value:
-            labels.append((value, label))
 
-    def signed(self) -> list[str]:
-        """The labels worded "label +n", as most traces show a modifier."""
-        return [f"{label} {value:+d}" for value, label in self.labels or ()]
+def labelled(values: Sequence[int], labels: Sequence[str]) -> list[tuple[int, str]]:
+    """The modifiers of an attack that are not 0, with their labels, in order: what a trace
+    shows of them.
+
+    Every system adds up its situational modifiers the same way: a tuple of values in the
+    order the trace names them, summed as a plain int (untraced, that is all), and paired
+    with their labels here only when the battle is traced."""
+    return [(v, why) for v, why in zip(values, labels, strict=True) if v]
+
+
+def signed(pairs: Sequence[tuple[int, str]]) -> list[str]:
+    """``labelled`` modifiers worded "label +n", as most traces show one."""
+    return [f"{why} {v:+d}" for v, why in pairs]
 
 
 class EnemiesInView:

@@ -17,7 +17,6 @@ success and as many meters off as the roll missed by on a failure.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING
 from ...dice import fourd8 as dice
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, range_band, weapon_name
+from ..situation import Scatter, labelled, range_band, signed, weapon_name
 from . import levers as fourd8_levers
 from . import models
 
@@ -305,70 +304,54 @@ class FourD8(PointPoolRules, RuleSystem):
         at: tuple[float, float] | None,
         notes: list[str] | None,
     ) -> int:
-        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease").
+        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
+        situation of the attack (``battle.situation``) as 4D8's modifiers, added up as one
+        tuple in the order the trace names them (``situation.labelled``).
 
         ``notes`` (a list only when tracing) gets each part that applies, in this order."""
         diff = self.options.difficulty
+        st = attacker.state
+        vis, seen = self._visibility[battle.environment.visibility]
+        wounded = diff.wounded if st.wounded else 0
         if ranged:
-            where = target.position if target is not None else at
-            band = range_band(math.dist(attacker.position, where), arms.ranges, 3)
+            s = battle.situation(attacker, target, at)
+            band = range_band(s.distance, arms.ranges, 3)
             ease = self._range_ease[band]
+            cover = s.cover
+            aimed = target is not None and st.prev_target is target and not s.moved
+            values: tuple[int, ...] = (
+                arms.ease,
+                self._cover_ease[cover] if cover != "none" else 0,
+                diff.aiming
+                if target is not None and st.prev_target is target and not s.moved
+                else 0,
+                diff.target_running if s.target_running else 0,
+                diff.attacker_moving if s.moved else 0,
+                diff.engaged if s.engaged else 0,
+                vis,
+                wounded,
+            )
             if notes is not None:
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
+                labels = (
+                    "weapon",
+                    f"{cover} cover",
+                    "aiming",
+                    "target running",
+                    "attacker moving",
+                    "enemy in reach",
+                    seen,
+                    "wounded",
+                )
         else:
             ease = self.options.melee_ease
+            values = (arms.ease, vis, wounded)
             if notes is not None:
                 notes.append(f"melee {ease}")
-        # Each modifier: added, and named in the trace when it is not 0.
-        mod = arms.ease
-        if mod:
-            ease += mod
-            if notes is not None:
-                notes.append(f"weapon {mod:+d}")
-        if ranged:
-            moved = attacker.moved_this_action
-            if target is not None:
-                cover = target.cover
-                if cover != "none":
-                    mod = self._cover_ease[cover]
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"{cover} cover {mod:+d}")
-                if attacker.state.prev_target is target and moved == 0:
-                    mod = diff.aiming
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"aiming {mod:+d}")
-                if target.running:
-                    mod = diff.target_running
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"target running {mod:+d}")
-            if moved > 0:
-                mod = diff.attacker_moving
-                if mod:
-                    ease += mod
-                    if notes is not None:
-                        notes.append(f"attacker moving {mod:+d}")
-            mod = diff.engaged
-            if mod and battle.opponents_in_melee(attacker):
-                ease += mod
-                if notes is not None:
-                    notes.append(f"enemy in reach {mod:+d}")
-        mod, why = self._visibility[battle.environment.visibility]
-        if mod:
-            ease += mod
-            if notes is not None:
-                notes.append(f"{why} {mod:+d}")
-        if attacker.state.wounded:
-            mod = diff.wounded
-            if mod:
-                ease += mod
-                if notes is not None:
-                    notes.append(f"wounded {mod:+d}")
+                labels = ("weapon", seen, "wounded")
+        ease += sum(values)
+        if notes is not None:
+            notes.extend(signed(labelled(values, labels)))
         if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value
             if notes is not None:
                 notes.append(f"capped at {dice.MAX_EASE}")
