@@ -322,9 +322,7 @@ class FourD8(PointPoolRules, RuleSystem):
             values: tuple[int, ...] = (
                 arms.ease,
                 self._cover_ease[cover] if cover != "none" else 0,
-                diff.aiming
-                if target is not None and st.prev_target is target and not s.moved
-                else 0,
+                diff.aiming if aimed else 0,
                 diff.target_running if s.target_running else 0,
                 diff.attacker_moving if s.moved else 0,
                 diff.engaged if s.engaged else 0,
