@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from math import dist
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +29,7 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, range_band, weapon_name
+from ..situation import Scatter, labelled, range_band, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -403,50 +402,51 @@ class LostSouls(PointPoolRules, RuleSystem):
         c = self._c
         st = attacker.state
         pf = st.profile
-        total = kit.fixed
-        if ranged:
-            ranges = kit.ranges
-            if ranges is not None:
-                d = dist(attacker.position, target.position if target is not None else at)
-                band = range_band(d, ranges, 2)  # beyond long: long
-                n = c.range[band]
-                total += n
-                if parts is not None:
-                    parts.append((n, f"{RANGE_NAMES[band]} range"))
-            if target is not None:
-                cover = target.cover
-                if cover != "none":
-                    n = self._cover[cover]
-                    total += n
-                    if parts is not None:
-                        parts.append((n, f"{cover} cover"))
-                if st.prev_target is target and attacker.moved_this_action == 0:
-                    total += c.aiming
-                    if parts is not None:
-                        parts.append((c.aiming, "aiming"))
-                if target.running:
-                    total += c.target_running
-                    if parts is not None:
-                        parts.append((c.target_running, "target running"))
-            if attacker.moved_this_action > 0:
-                total += c.attacker_moving
-                if parts is not None:
-                    parts.append((c.attacker_moving, "attacker moving"))
-            if battle.opponents_in_melee(attacker):
-                total += c.engaged
-                if parts is not None:
-                    parts.append((c.engaged, "enemy in reach"))
-        total += st.light  # visibility, set for the battle (none if it sees in the dark)
-        if parts is not None and not pf.sees_in_dark:
-            parts.append((st.light, battle.environment.visibility.replace("_", " ")))
-        if st.life <= pf.wounded_life:
-            total += c.wounded
-            if parts is not None:
-                parts.append((c.wounded, "wounded"))
+        wounded = c.wounded if st.life <= pf.wounded_life else 0
+        band, cover = None, "none"
+        if not ranged:
+            values: tuple[int, ...] = (st.light, wounded)
+        else:
+            s = battle.situation(attacker, target, at)
+            ranges = kit.ranges  # None: no range dice
+            # beyond long: long
+            band = range_band(s.distance, ranges, 2) if ranges is not None else -1
+            aimed = target is not None and st.prev_target is target and not s.moved
+            cover = s.cover
+            values = (
+                c.range[band] if band >= 0 else 0,
+                self._cover[cover],
+                c.aiming if aimed else 0,
+                c.target_running if s.target_running else 0,
+                c.attacker_moving if s.moved else 0,
+                c.engaged if s.engaged else 0,
+                st.light,  # visibility, set for the battle (none if it sees in the dark)
+                wounded,
+            )
+        total = kit.fixed + sum(values)
         if parts is not None:
+            parts.extend(labelled(values, self._labels(battle, band, cover)))
             parts.append((kit.quality, "gear"))
             parts.append((pf.standing, "standing dice"))
         return total
+
+    @staticmethod
+    def _labels(battle: Battle, band: int | None, cover: str) -> tuple[str, ...]:
+        """The trace's names of ``circumstances``' values, in their order (``band`` None: a
+        melee attack's; -1: a weapon without ranges)."""
+        seen = battle.environment.visibility.replace("_", " ")
+        if band is None:
+            return (seen, "wounded")
+        return (
+            f"{RANGE_NAMES[band]} range" if band >= 0 else "range",
+            f"{cover} cover",
+            "aiming",
+            "target running",
+            "attacker moving",
+            "enemy in reach",
+            seen,
+            "wounded",
+        )
 
     def _roll(
         self,
@@ -625,19 +625,8 @@ class LostSouls(PointPoolRules, RuleSystem):
         else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
             rank = dice.roll_rank(st.take10, capped, kit.grid)
-        if rank == 0:  # Catastrophic (ruling 18)
-            st.catastrophes += 1
-            if self.options.catastrophe == "lose_action":
-                attacker.lose_next_action = "catastrophe"
-                if tracing:
-                    battle.trace(
-                        "catastrophe", f"{attacker.name} loses the next action", actor=attacker
-                    )
         if rank < FIRST_SUCCESS:
-            if tracing:
-                battle.trace(
-                    "miss", f"{self.table(battle).tiers[rank].name}: a miss", actor=attacker
-                )
+            self._missed(battle, attacker, rank)
             return
         attacker.hits += 1
         # seed 001 "Combat"; ruling 19: +1 multiplier per called-shot penalty die
@@ -657,6 +646,21 @@ class LostSouls(PointPoolRules, RuleSystem):
         )
 
     ranged_attack = _attack
+
+    def _missed(self, battle: Battle, attacker: Fighter, rank: int) -> None:
+        """An attack below the first success: a miss; Catastrophic (rank 0, ruling 18) is
+        counted and may cost the attacker its next action (option ``catastrophe``)."""
+        tracing = battle.tracing
+        if rank == 0:
+            attacker.state.catastrophes += 1
+            if self.options.catastrophe == "lose_action":
+                attacker.lose_next_action = "catastrophe"
+                if tracing:
+                    battle.trace(
+                        "catastrophe", f"{attacker.name} loses the next action", actor=attacker
+                    )
+        if tracing:
+            battle.trace("miss", f"{self.table(battle).tiers[rank].name}: a miss", actor=attacker)
 
     def melee_attack(
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
