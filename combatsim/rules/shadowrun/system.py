@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ...dice import shadowrun as dice
 from ..base import RuleSystem, SpecCache, register
 from ..levers import field_bounds
-from ..situation import Scatter, range_band, weapon_name
+from ..situation import Scatter, Situation, labelled, range_band, signed, weapon_name
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -555,16 +555,14 @@ class ClassicShadowrun(RuleSystem):
 
         The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
         band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
-        (ruling 7). The trace names each modifier (``_tn_notes``); an untraced battle builds
+        (ruling 7). The trace names each modifier (``_trace_aim``); an untraced battle builds
         no text.
         """
-        if sweep:
-            groups = [
-                (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
-                *sweep,
-            ]
-        else:
-            groups = ((target, shots),)
+        groups = (
+            ((target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)), *sweep)
+            if sweep
+            else ((target, shots),)
+        )
         gun = weapon.firing
         power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
         st = attacker.state
@@ -591,30 +589,16 @@ class ClassicShadowrun(RuleSystem):
             roll = st.count or self._counter(battle, attacker)
         fired = 0  # shots taken, added to the attacker's count at the end
         for victim, count in groups:
-            distance = math.dist(attacker.position, victim.position)  # ``battle.distance``
-            if distance <= env.melee_range:
-                band, tn = -1, MELEE_TN
-            else:
-                band = range_band(distance, gun.ranges, 3)
-                tn = RANGE_TN[band]
+            s = battle.situation(attacker, victim)
+            distance = s.distance
+            band = -1 if distance <= env.melee_range else range_band(distance, gun.ranges, 3)
             # the target's cover; the target running +1, standing still -1; melee around
-            motion = 1 if victim.running else -1 if victim.moved_this_turn == 0 else 0
-            engaged = battle.opponents_in_melee(attacker)
-            tn += own + COVER_TN[victim.cover] + motion + engaged
+            motion = 1 if s.target_running else -1 if s.target_still else 0
+            tn = (MELEE_TN if band < 0 else RANGE_TN[band]) + own
+            tn += COVER_TN[s.cover] + motion + s.engaged
             if tracing:
-                mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
-                notes = _tn_notes(
-                    battle, attacker, victim, distance, band, shots, recoil, motion, engaged,
-                    moving, vis, smart,
-                )  # fmt: skip
-                battle.trace(
-                    "attack",
-                    f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
-                    f"({mode}); TN {tn} = " + ", ".join(notes),
-                    actor=attacker,
-                    tn=tn,
-                    shots=count,
-                )
+                values = (recoil, COVER_TN[s.cover], motion, s.engaged, moving, vis, smart)
+                _trace_aim(battle, attacker, victim, weapon, s, band, tn, (shots, count), values)
             # each shot an attack test (ruling 5), until the victim is out of the fight
             for shot in range(count):
                 if shot and not victim.can_act:
@@ -1043,39 +1027,48 @@ def _wasted(battle: Battle, first: Fighter, sweep) -> int:
     return wasted
 
 
-def _tn_notes(
+def _trace_aim(
     battle: Battle,
     attacker: Fighter,
     target: Fighter,
-    distance: float,
+    weapon,
+    s: Situation,
     band: int,
-    shots: int,
-    recoil: int,
-    motion: int,
-    engaged: int,
-    moving: int,
-    vis: int,
-    smart: int,
-) -> list[str]:
+    tn: int,
+    rounds: tuple[int, int],
+    values: tuple[int, ...],
+) -> None:
     """The trace's account of a ranged TN (``ranged_attack``): the range band's TN, then one
-    note per modifier that is not 0."""
+    note per modifier that is not 0. ``rounds``: the burst's and this target's share;
+    ``values``: recoil, cover, the target's motion, enemies in melee reach, the attacker
+    moving, visibility, smartgun (wounds are the attacker's own)."""
+    shots, count = rounds
     if band < 0:
-        notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        notes = [f"hand-to-hand range {s.distance:.1f} m: {MELEE_TN}"]
     else:
         name = ("short", "medium", "long", "extreme")[band]
-        notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-    st, cover = attacker.state, target.cover
-    mods = [
-        (recoil, f"recoil ({shots} shots)"),
-        (COVER_TN[cover], "blind fire" if cover == "hidden" else f"{cover} cover"),
-        (motion, "target running" if motion > 0 else "target standing still"),
-        (engaged, "attacker in melee"),
-        (moving, "attacker moving"),
-        (vis, f"visibility ({battle.environment.visibility}, {st.vision} vision)"),
-        (smart, "smartgun" if smart == -2 else "smart goggles"),
-        (st.penalty, "wounds"),
-    ]
-    return notes + [f"{why} {mod:+d}" for mod, why in mods if mod]
+        notes = [f"{name} range {s.distance:.1f} m: {RANGE_TN[band]}"]
+    st, cover, motion, smart = attacker.state, s.cover, values[2], values[6]
+    labels = (
+        f"recoil ({shots} shots)",
+        "blind fire" if cover == "hidden" else f"{cover} cover",
+        "target running" if motion > 0 else "target standing still",
+        "attacker in melee",
+        "attacker moving",
+        f"visibility ({battle.environment.visibility}, {st.vision} vision)",
+        "smartgun" if smart == -2 else "smart goggles",
+        "wounds",
+    )
+    notes += signed(labelled((*values, st.penalty), labels))
+    mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
+    battle.trace(
+        "attack",
+        f"{attacker.name} fires {weapon_name(attacker, weapon)} at {target.name} "
+        f"({mode}); TN {tn} = " + ", ".join(notes),
+        actor=attacker,
+        tn=tn,
+        shots=count,
+    )
 
 
 def melee_weapon(fighter: Fighter):
