@@ -627,26 +627,27 @@ class Shadowrun2097(RuleSystem):
         the further targets of a ``sweep`` tactic are ignored (their rounds are spent with
         the burst).
         """
-        distance = battle.distance(attacker, target)
+        s = battle.situation(attacker, target)
+        distance = s.distance
         band = range_band(distance, weapon.ranges, 3)
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
         st = attacker.state
         p = st.profile
+        # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
-        if target.cover != "none":
-            effects.append(self._cover[target.cover])
-        if target.running:
+        if s.cover != "none":
+            effects.append(self._cover[s.cover])
+        if s.target_running:
             effects.append(self._running)
-        moved = attacker.moved_this_action
-        if moved > 0:
+        if s.moved:
             effects.append(self._moving)
-        if battle.opponents_in_melee(attacker):
+        if s.engaged:
             effects.append(self._in_reach)
         if weapon.smartgun and p.smartlink:
             effects.append(self._smartlink)
-        if weapon.scope and band >= 2 and moved == 0:
+        if weapon.scope and band >= 2 and not s.moved:
             effects.append(self._scope)
         mod, adv, dis, gone = self.conditions(battle, attacker, effects)
         tn += mod
