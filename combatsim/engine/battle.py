@@ -48,6 +48,7 @@ from .roll import Roller
 
 TOP = 100  # initiative scores run from TOP down to 1 within one turn's time
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
+_distance = math.dist
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -428,12 +429,12 @@ class Battle:
         if s is None:
             s = attacker.situation = Situation()
         if target is not None:
-            s.distance = math.dist(attacker.position, target.position)
+            s.distance = _distance(attacker.position, target.position)
             s.cover = target.cover
             s.target_running = target.running
             s.target_still = target.moved_this_turn == 0
         else:
-            s.distance = math.dist(attacker.position, at)
+            s.distance = _distance(attacker.position, at)
             s.cover = "none"
             s.target_running = False
             s.target_still = True

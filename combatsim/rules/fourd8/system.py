@@ -319,17 +319,14 @@ class FourD8(PointPoolRules, RuleSystem):
             ease = self._range_ease[band]
             cover = s.cover
             aimed = target is not None and st.prev_target is target and not s.moved
-            values: tuple[int, ...] = (
-                arms.ease,
-                self._cover_ease[cover] if cover != "none" else 0,
-                diff.aiming if aimed else 0,
-                diff.target_running if s.target_running else 0,
-                diff.attacker_moving if s.moved else 0,
-                diff.engaged if s.engaged else 0,
-                vis,
-                wounded,
-            )
+            covered = self._cover_ease[cover] if cover != "none" else 0
+            aiming = diff.aiming if aimed else 0
+            running = diff.target_running if s.target_running else 0
+            moving = diff.attacker_moving if s.moved else 0
+            engaged = diff.engaged if s.engaged else 0
+            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
             if notes is not None:
+                values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
                 labels = (
                     "weapon",
@@ -343,11 +340,11 @@ class FourD8(PointPoolRules, RuleSystem):
                 )
         else:
             ease = self.options.melee_ease
-            values = (arms.ease, vis, wounded)
             if notes is not None:
                 notes.append(f"melee {ease}")
+                values = (arms.ease, vis, wounded)
                 labels = ("weapon", seen, "wounded")
-        ease += sum(values)
+            ease += arms.ease + vis + wounded
         if notes is not None:
             notes.extend(signed(labelled(values, labels)))
         if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value

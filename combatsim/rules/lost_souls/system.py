@@ -405,7 +405,9 @@ class LostSouls(PointPoolRules, RuleSystem):
         wounded = c.wounded if st.life <= pf.wounded_life else 0
         band, cover = None, "none"
         if not ranged:
-            values: tuple[int, ...] = (st.light, wounded)
+            total = kit.fixed + st.light + wounded
+            if parts is not None:
+                values: tuple[int, ...] = (st.light, wounded)
         else:
             s = battle.situation(attacker, target, at)
             ranges = kit.ranges  # None: no range dice
@@ -413,17 +415,17 @@ class LostSouls(PointPoolRules, RuleSystem):
             band = range_band(s.distance, ranges, 2) if ranges is not None else -1
             aimed = target is not None and st.prev_target is target and not s.moved
             cover = s.cover
-            values = (
-                c.range[band] if band >= 0 else 0,
-                self._cover[cover],
-                c.aiming if aimed else 0,
-                c.target_running if s.target_running else 0,
-                c.attacker_moving if s.moved else 0,
-                c.engaged if s.engaged else 0,
-                st.light,  # visibility, set for the battle (none if it sees in the dark)
-                wounded,
-            )
-        total = kit.fixed + sum(values)
+            far = c.range[band] if band >= 0 else 0
+            covered = self._cover[cover]
+            aiming = c.aiming if aimed else 0
+            running = c.target_running if s.target_running else 0
+            moving = c.attacker_moving if s.moved else 0
+            engaged = c.engaged if s.engaged else 0
+            # st.light: visibility, set for the battle (none if it sees in the dark)
+            total = kit.fixed + far + covered + aiming + running + moving + engaged + st.light
+            total += wounded
+            if parts is not None:
+                values = (far, covered, aiming, running, moving, engaged, st.light, wounded)
         if parts is not None:
             parts.extend(labelled(values, self._labels(battle, band, cover)))
             parts.append((kit.quality, "gear"))
