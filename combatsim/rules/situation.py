@@ -25,6 +25,8 @@ __all__ = [
     "blast_distance",
     "labelled",
     "landing_point",
+    "band_of",
+    "band_tops",
     "range_band",
     "signed",
     "weapon_name",
@@ -35,9 +37,23 @@ def range_band(distance: float, tops: Sequence[float], last: int) -> int:
     """The range band (0 short, 1 medium, ...) of a target ``distance`` meters away: the first
     band whose top (``tops``, increasing, as every system's weapon model checks) reaches it,
     and band ``last`` for anything beyond (a system that has no band past its last top says
-    ``last = len(tops) - 1``). A target exactly at a band's top is in that band."""
+    ``last = len(tops) - 1``). A target exactly at a band's top is in that band.
+
+    A system that keeps a weapon's ``band_tops(tops, last)`` gets the same band from
+    ``bisect_left(band_tops, distance)`` without this call (``band_of``)."""
     band = bisect_left(tops, distance)
     return band if band < last else last
+
+
+def band_tops(tops: Sequence[float] | None, last: int) -> tuple[float, ...] | None:
+    """``tops`` made ready for ``band_of``: the tops of bands 0 to ``last - 1``, then
+    infinity (band ``last`` reaches everything beyond). None stays None (no ranges)."""
+    return None if tops is None else (*tops[:last], math.inf)
+
+
+# ``band_of(band_tops(tops, last), distance) == range_band(distance, tops, last)``: the band
+# straight from C, for the per-attack paths of systems that keep each weapon's band tops
+band_of = bisect_left
 
 
 def weapon_name(fighter: Any, weapon: Any) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ...dice import fourd8 as dice
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, labelled, range_band, signed, weapon_name
+from ..situation import Scatter, band_of, band_tops, labelled, signed, weapon_name
 from . import levers as fourd8_levers
 from . import models
 
@@ -50,7 +50,8 @@ class Arms:
         self.damage = weapon.damage if weapon is not None else system.options.unarmed_damage
         self.pierce = weapon.pierce if weapon is not None else 0
         self.ease = weapon.ease_modifier if weapon is not None else 0
-        self.ranges = weapon.ranges if weapon is not None else None
+        # the range bands' tops (``band_of``): beyond long, extreme
+        self.ranges = band_tops(weapon.ranges, 3) if weapon is not None else None
 
 
 class Kit:
@@ -315,7 +316,7 @@ class FourD8(PointPoolRules, RuleSystem):
         wounded = diff.wounded if st.wounded else 0
         if ranged:
             s = battle.situation(attacker, target, at)
-            band = range_band(s.distance, arms.ranges, 3)
+            band = band_of(arms.ranges, s.distance)
             ease = self._range_ease[band]
             cover = s.cover
             aimed = target is not None and st.prev_target is target and not s.moved

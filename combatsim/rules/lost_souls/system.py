@@ -29,7 +29,7 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import RuleSystem, SpecCache, register
 from ..points import PointPoolRules
-from ..situation import Scatter, labelled, range_band, weapon_name
+from ..situation import Scatter, band_of, band_tops, labelled, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -53,7 +53,7 @@ class Kit:
     grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
     fixed: int  # dice on every roll with it: gear (``quality``) + standing dice
     quality: int
-    ranges: tuple[float, float, float] | None  # tops of short, medium, long range
+    ranges: tuple[float, float, float] | None  # band tops: short, medium, then beyond (band_tops)
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
 
@@ -300,7 +300,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             grid,
             standing + weapon.quality,
             weapon.quality,
-            weapon.ranges,
+            band_tops(weapon.ranges, 2),  # beyond long: long (``band_of``)
             weapon.multiplier,
             weapon.armor_piercing,
         )
@@ -411,8 +411,7 @@ class LostSouls(PointPoolRules, RuleSystem):
         else:
             s = battle.situation(attacker, target, at)
             ranges = kit.ranges  # None: no range dice
-            # beyond long: long
-            band = range_band(s.distance, ranges, 2) if ranges is not None else -1
+            band = band_of(ranges, s.distance) if ranges is not None else -1
             aimed = target is not None and st.prev_target is target and not s.moved
             cover = s.cover
             far = c.range[band] if band >= 0 else 0
@@ -542,12 +541,20 @@ class LostSouls(PointPoolRules, RuleSystem):
             self._coop[key] = float(value)
         return self._coop[key]
 
-    def assist(self, battle: Battle, lead: Fighter, target: Fighter, ranged: bool) -> int:
-        """Let the best placed ally roll first; return the lead's extra die (+1, -1 or 0)."""
+    def assist(
+        self,
+        battle: Battle,
+        lead: Fighter,
+        target: Fighter,
+        ranged: bool,
+        parts: list[tuple[int, str]] | None = None,
+    ) -> int:
+        """Let the best placed ally roll first; return the lead's extra die (+1, -1 or 0),
+        added to the lead's ``parts`` (when tracing) as the assistant's."""
         found = self.find_assistant(battle, lead, target, ranged)
         if found is None:
             return 0
-        ally, weapon, kit, total, parts = found
+        ally, weapon, kit, total, ally_parts = found
         st = ally.state
         st.actions_left -= 1
         st.assist_owed = lead.name
@@ -562,9 +569,12 @@ class LostSouls(PointPoolRules, RuleSystem):
                 f"with {weapon_name(ally, weapon)} (spends its next action)",
                 actor=ally,
             )
-        rank = self._roll(battle, ally, kit, total, parts, "assist")
+        rank = self._roll(battle, ally, kit, total, ally_parts, "assist")
         table = self.table(battle)
-        return dice.cooperative_dice(table.tiers[rank], table)
+        die = dice.cooperative_dice(table.tiers[rank], table)
+        if parts is not None and die:
+            parts.append((die, "assistant"))
+        return die
 
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
@@ -598,11 +608,9 @@ class LostSouls(PointPoolRules, RuleSystem):
         parts: list[tuple[int, str]] | None = [] if tracing else None
         total = self.circumstances(battle, attacker, target, kit, ranged, None, parts)
         called = pf.called_shot
-        if called:
-            total -= called
-            if tracing:
-                parts.append((-called, "called shot"))
+        total -= called
         if tracing:
+            parts.append((-called, "called shot"))  # (none when 0: the roll drops 0 dice)
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
@@ -611,24 +619,23 @@ class LostSouls(PointPoolRules, RuleSystem):
                 actor=attacker,
             )
         if not interception and st.helpers:
-            die = self.assist(battle, attacker, target, ranged)
-            if die:
-                total += die
-                if tracing:
-                    parts.append((die, "assistant"))
+            total += self.assist(battle, attacker, target, ranged, parts)
         # Karma as the tactics say: always, or when the roll would have penalty dice
         if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
             total = self._karma(battle, attacker, total, parts)
         attacker.shots += 1
-        if called:
-            st.called_shot_dice += called
+        st.called_shot_dice += called
         if tracing:
             rank = self._roll(battle, attacker, kit, total, parts, "attack")
         else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
             rank = dice.roll_rank(st.take10, capped, kit.grid)
         if rank < FIRST_SUCCESS:
-            self._missed(battle, attacker, rank)
+            if rank == 0:  # Catastrophic (ruling 18)
+                self._catastrophe(battle, attacker)
+            if tracing:
+                text = f"{self.table(battle).tiers[rank].name}: a miss"
+                battle.trace("miss", text, actor=attacker)
             return
         attacker.hits += 1
         # seed 001 "Combat"; ruling 19: +1 multiplier per called-shot penalty die
@@ -649,20 +656,16 @@ class LostSouls(PointPoolRules, RuleSystem):
 
     ranged_attack = _attack
 
-    def _missed(self, battle: Battle, attacker: Fighter, rank: int) -> None:
-        """An attack below the first success: a miss; Catastrophic (rank 0, ruling 18) is
-        counted and may cost the attacker its next action (option ``catastrophe``)."""
-        tracing = battle.tracing
-        if rank == 0:
-            attacker.state.catastrophes += 1
-            if self.options.catastrophe == "lose_action":
-                attacker.lose_next_action = "catastrophe"
-                if tracing:
-                    battle.trace(
-                        "catastrophe", f"{attacker.name} loses the next action", actor=attacker
-                    )
-        if tracing:
-            battle.trace("miss", f"{self.table(battle).tiers[rank].name}: a miss", actor=attacker)
+    def _catastrophe(self, battle: Battle, attacker: Fighter) -> None:
+        """A Catastrophic attack (ruling 18) is counted and may cost the attacker its next
+        action (option ``catastrophe``)."""
+        attacker.state.catastrophes += 1
+        if self.options.catastrophe == "lose_action":
+            attacker.lose_next_action = "catastrophe"
+            if battle.tracing:
+                battle.trace(
+                    "catastrophe", f"{attacker.name} loses the next action", actor=attacker
+                )
 
     def melee_attack(
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
