@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ...dice import shadowrun as dice
 from ..base import RuleSystem, SpecCache, register
 from ..levers import field_bounds
-from ..situation import Scatter, Situation, labelled, range_band, signed, weapon_name
+from ..situation import Scatter, Situation, band_of, labelled, range_band, signed, weapon_name
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -591,7 +591,8 @@ class ClassicShadowrun(RuleSystem):
         for victim, count in groups:
             s = battle.situation(attacker, victim)
             distance = s.distance
-            band = -1 if distance <= env.melee_range else range_band(distance, gun.ranges, 3)
+            # the firing's four tops serve as band tops (``band_of``): no shot goes past extreme
+            band = -1 if distance <= env.melee_range else band_of(gun.ranges, distance)
             # the target's cover; the target running +1, standing still -1; melee around
             motion = 1 if s.target_running else -1 if s.target_still else 0
             tn = (MELEE_TN if band < 0 else RANGE_TN[band]) + own
