@@ -63,8 +63,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         return Plan("none", "no enemy left standing" if tracing else "")
     enemies, dist = seen.enemies, seen.meters
     walk_left = me.walk - me.moved_this_turn
-    if walk_left < 0.0:
-        walk_left = 0.0
+    walk_left = 0.0 if walk_left < 0.0 else walk_left
 
     if tactics.fall_back and (flee := _fall_back(battle, me, nearest)) is not None:
         return flee
@@ -91,12 +90,16 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     # relative to the target (below).
     dest = None
     if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
-        dest, dist, nearest = _toward_cover(battle, me, walk_left, enemies, dist, nearest)
+        cover = battle.free_cover_point(me, tactics.cover_within)
+        if cover is not None:
+            dest = _toward(here, cover.position, walk_left)
+            dist, nearest = _measured_from(dest, enemies)
     reach = me.firearm_range
-    if tactics.target == "nearest" and dist[nearest.index] <= reach:
-        target = nearest  # the usual case, without a call
-    else:
-        target = choose_target(battle, me, enemies, dist, nearest, reach)
+    target = (
+        nearest  # the usual case, without a call
+        if tactics.target == "nearest" and dist[nearest.index] <= reach
+        else choose_target(battle, me, enemies, dist, nearest, reach)
+    )
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
     if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
@@ -117,18 +120,6 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         reason = _fire_reason(here, dest, shots, sweep, why_target) if tracing else ""
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
     return _out_of_reach(battle, me, target, d, dest, why_target)
-
-
-def _toward_cover(battle: BattleView, me: Combatant, walk_left: float, enemies, dist, nearest):
-    """``take_cover`` out of cover: ``(where it walks, the meters from there to each enemy, the
-    nearest from there)`` when a free cover point is within ``cover_within``; else it stays
-    (``(None, dist, nearest)``, as measured from here)."""
-    cover = battle.free_cover_point(me, me.tactics.cover_within)
-    if cover is None:
-        return None, dist, nearest
-    dest = _toward(me.position, cover.position, walk_left)
-    dist, nearest = _measured_from(dest, enemies)
-    return dest, dist, nearest
 
 
 def _fall_back(battle: BattleView, me: Combatant, nearest: Combatant) -> Plan | None:
