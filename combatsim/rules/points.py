@@ -76,6 +76,22 @@ class PointPoolRules:
     def blast_radius(self, weapon) -> float:
         return weapon.blast_radius
 
+    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+        """A grenade's points, the armor it pierces and (for the trace) how the points come
+        about; the same for everyone inside the blast."""
+        raise NotImplementedError
+
+    def grenade_blast(
+        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
+    ) -> None:
+        """Everyone inside the blast (the engine measured ``distance``; its edge included)
+        takes the grenade's points less armor; the dead are past hurting."""
+        if self.status(victim) == "dead":
+            return
+        points, pierce, how = self.blast_points(battle, weapon)
+        armor = victim.state.armor - pierce
+        self.hurt(battle, thrower, victim, points, armor if armor > 0 else 0, "blast", how)
+
     def hurt(
         self,
         battle: Battle,
