@@ -415,7 +415,7 @@ class LostSouls(PointPoolRules, RuleSystem):
             aimed = target is not None and st.prev_target is target and not s.moved
             cover = s.cover
             far = c.range[band] if band >= 0 else 0
-            covered = self._cover[cover]
+            covered = self._cover[cover] if cover != "none" else 0
             aiming = c.aiming if aimed else 0
             running = c.target_running if s.target_running else 0
             moving = c.attacker_moving if s.moved else 0

@@ -906,10 +906,10 @@ class ClassicShadowrun(RuleSystem):
         """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
         deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
-        distance = math.dist(thrower.position, aim)
-        tn = RANGE_TN[range_band(distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
+        s = battle.situation(thrower, None, aim)
+        tn = RANGE_TN[range_band(s.distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        if thrower.moved_this_action > 0:
+        if s.moved:
             tn += 2 if battle.environment.ground == "difficult" else 1
         skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
         thrower.shots += 1
