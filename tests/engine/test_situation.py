@@ -40,9 +40,7 @@ def counted_band(distance: float, tops, last: int) -> int:
     return band if band < last else last
 
 
-tops_strategy = st.lists(
-    st.floats(0.5, 500, allow_nan=False), min_size=2, max_size=4
-).map(sorted)
+tops_strategy = st.lists(st.floats(0.5, 500, allow_nan=False), min_size=2, max_size=4).map(sorted)
 
 
 @given(tops_strategy, st.floats(0, 1000, allow_nan=False), st.integers(1, 4))

@@ -244,13 +244,6 @@ class FourD8(PointPoolRules, RuleSystem):
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.health > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_health - st.health) / st.max_health)
-
     def threat(self, fighter: Fighter) -> float:
         return fighter.state.kit.threat
 
@@ -306,8 +299,8 @@ class FourD8(PointPoolRules, RuleSystem):
         notes: list[str] | None,
     ) -> int:
         """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
-        situation of the attack (``battle.situation``) as 4D8's modifiers, added up as one
-        tuple in the order the trace names them (``situation.labelled``).
+        situation of the attack (``battle.situation``) as 4D8's modifiers, added up and, when
+        traced, named in their order (``situation.labelled``).
 
         ``notes`` (a list only when tracing) gets each part that applies, in this order."""
         diff = self.options.difficulty
@@ -546,11 +539,6 @@ class FourD8(PointPoolRules, RuleSystem):
         state.wounded = state.max_health - state.health >= state.wounded_loss
 
     ranged_attack = _attack
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(

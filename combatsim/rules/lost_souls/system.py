@@ -349,13 +349,6 @@ class LostSouls(PointPoolRules, RuleSystem):
         elif st.actions_left > 0:
             st.actions_left -= 1
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.life > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_life - st.life) / st.max_life)
-
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
@@ -666,11 +659,6 @@ class LostSouls(PointPoolRules, RuleSystem):
                 battle.trace(
                     "catastrophe", f"{attacker.name} loses the next action", actor=attacker
                 )
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
