@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache, register
-from ..situation import range_band
+from ..situation import labelled, range_band, signed
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -913,15 +913,11 @@ def _trace_damage(
 
 def explain(effects: list[Condition], gone: str | None) -> Explained:
     """Name a check's conditions for the trace: (Advantage sources, Disadvantage sources,
-    removed conditions, TN notes), in the order they were found."""
-    adv, dis, notes = [], [], []
-    for why, modifier, advantage, disadvantage in effects:
-        if modifier:
-            notes.append(f"{why} {modifier:+d}")
-        if advantage:
-            adv.append(why)
-        if disadvantage:
-            dis.append(why)
+    removed conditions, TN notes worded as every system's modifiers: ``situation.labelled``),
+    in the order they were found."""
+    adv = [why for why, _, advantage, _ in effects if advantage]
+    dis = [why for why, _, _, disadvantage in effects if disadvantage]
+    notes = signed(labelled([e[1] for e in effects], [e[0] for e in effects]))
     return adv, dis, [gone] if gone is not None else [], notes
 
 
