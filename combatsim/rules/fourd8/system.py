@@ -318,7 +318,6 @@ class FourD8(PointPoolRules, RuleSystem):
             running = diff.target_running if s.target_running else 0
             moving = diff.attacker_moving if s.moved else 0
             engaged = diff.engaged if s.engaged else 0
-            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
             if notes is not None:
                 values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
@@ -332,6 +331,7 @@ class FourD8(PointPoolRules, RuleSystem):
                     seen,
                     "wounded",
                 )
+            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
         else:
             ease = self.options.melee_ease
             if notes is not None:
