@@ -555,9 +555,7 @@ class ClassicShadowrun(RuleSystem):
 
         The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
         band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
-        (ruling 7). The trace names each modifier (``_trace_aim``); an untraced battle builds
-        no text.
-        """
+        (ruling 7). The trace names each modifier (``_trace_aim``); untraced, no text."""
         groups = (
             ((target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)), *sweep)
             if sweep
@@ -591,7 +589,7 @@ class ClassicShadowrun(RuleSystem):
         for victim, count in groups:
             s = battle.situation(attacker, victim)
             distance = s.distance
-            # the firing's four tops serve as band tops (``band_of``): no shot goes past extreme
+            # (the firing's four tops serve as ``band_of``'s: no shot goes past extreme)
             band = -1 if distance <= env.melee_range else band_of(gun.ranges, distance)
             # the target's cover; the target running +1, standing still -1; melee around
             motion = 1 if s.target_running else -1 if s.target_still else 0

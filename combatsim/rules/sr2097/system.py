@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache, register
-from ..situation import labelled, range_band, signed
+from ..situation import band_of, labelled, signed
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -486,8 +486,11 @@ class Shadowrun2097(RuleSystem):
         pending = st.pending
         # a pending Disadvantage applies to any check (ANY) or one of its own kind (RELATED)
         if pending is not None and (pending.scope == _ANY or pending.kind == kind):
-            dis = True  # rare: after a bad failure
-            _spend_pending(st, why)
+            dis = True  # after a bad failure (ruling 23): it joins the conditions, spent
+            if why is not None:
+                why[1].append(pending)
+            st.pending = None
+            st.failure_disadvantages += 1
         bonus = p.bonuses[skill]
         # seed "Multiple sources": sources do not stack, both at once is neither
         mode = _MODE[adv][dis]
@@ -607,7 +610,8 @@ class Shadowrun2097(RuleSystem):
         """
         s = battle.situation(attacker, target)
         distance = s.distance
-        band = range_band(distance, weapon.ranges, 3)
+        band = band_of(weapon.ranges, distance)  # ``range_band(distance, ranges, 3)``, inline:
+        band = band if band < 3 else 3  # beyond extreme (a hair, after a walk) is extreme
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
@@ -849,14 +853,6 @@ _PENDING_BELOW = min(
 )
 
 Explained = tuple[list[str], list, list[str], list[str]]
-
-
-def _spend_pending(st: State, why: Explained | None) -> None:
-    """Ruling 23: the pending Disadvantage joins this check's conditions and is spent."""
-    if why is not None:
-        why[1].append(st.pending)
-    st.pending = None
-    st.failure_disadvantages += 1
 
 
 def _leave_pending(st: State, kind: str, mos: int) -> str | None:
