@@ -49,6 +49,9 @@ from .roll import Roller
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
+# A fighter's first ``EnemiesInView`` or ``Situation`` of a battle, its fields set at once by
+# the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
+_blank = object.__new__
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -381,14 +384,14 @@ class Battle:
                 if d <= reach:
                     in_reach += 1
         seen = me.enemies_seen
-        if seen is NOT_SEEN:
-            seen = me.enemies_seen = EnemiesInView(self.layout, enemies, meters, nearest, in_reach)
-        else:  # in place (``_remember``, inline: this is the small fights' path)
-            seen.layout = self.layout
-            seen.enemies = enemies
-            seen.meters = meters
-            seen.nearest = nearest
-            seen.in_reach = in_reach
+        if seen is NOT_SEEN:  # its first measure this battle: its own, every field set below
+            seen = me.enemies_seen = _blank(EnemiesInView)
+        # in place (``_remember``, inline: this is the small fights' path)
+        seen.layout = self.layout
+        seen.enemies = enemies
+        seen.meters = meters
+        seen.nearest = nearest
+        seen.in_reach = in_reach
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
@@ -426,8 +429,8 @@ class Battle:
         action and how many enemies stand in its melee reach. The attacker's own
         ``Situation``, filled in place."""
         s = attacker.situation
-        if s is None:
-            s = attacker.situation = Situation()
+        if s is None:  # its first attack this battle: its own, every field set below
+            s = attacker.situation = _blank(Situation)
         if target is not None:
             s.distance = _distance(attacker.position, target.position)
             s.cover = target.cover
@@ -653,8 +656,9 @@ class Battle:
         """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
         lost action passes with nothing done (None); else it is counted and the tactics plan
         it."""
-        if self.begin_action is not None:
-            self.begin_action(self, f)
+        begin_action = self.begin_action
+        if begin_action is not None:
+            begin_action(self, f)
         if f.lose_next_action:
             self._lose_action(f)
             return None
@@ -1043,13 +1047,12 @@ def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int)
     """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
     seen = me.enemies_seen
     if seen is NOT_SEEN:
-        seen = me.enemies_seen = EnemiesInView(layout, enemies, meters, nearest, in_reach)
-    else:
-        seen.layout = layout
-        seen.enemies = enemies
-        seen.meters = meters
-        seen.nearest = nearest
-        seen.in_reach = in_reach
+        seen = me.enemies_seen = _blank(EnemiesInView)
+    seen.layout = layout
+    seen.enemies = enemies
+    seen.meters = meters
+    seen.nearest = nearest
+    seen.in_reach = in_reach
     return seen
 
 

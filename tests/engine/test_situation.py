@@ -5,13 +5,14 @@ modifiers are named, and the enemies a fighter sees (kept in place)."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from combatsim.engine.battle import Battle
+from combatsim.engine.battle import Battle, run_battle
 from combatsim.rng import battle_rng
 from combatsim.rules.situation import (
     NOT_SEEN,
@@ -171,3 +172,16 @@ def test_a_blast_reaches_whom_the_system_says_at_the_ruling_25_distance(battle, 
         f.position = spot
     battle.blast(battle.fighters[0], "nade", burst)
     assert hurt == [(0, 5.0), (1, blast_distance(burst, (0.1, 0.2))), (3, 1.0)]
+
+
+def test_4d8_names_the_range_ease_before_the_modifiers():
+    """The trace's "<band> range N" is the band's ease alone; the modifiers follow it."""
+    scenario = load_scenario(ROOT / "scenarios" / "4d8-dockside-shootout.yaml")
+    ease = scenario.system.options.ease
+    seen = 0
+    for k in range(5):
+        for event in run_battle(scenario, 1, k, trace=True).trace:
+            for band, value in re.findall(r"(short|medium|long|extreme) range (-?\d+)", event.text):
+                assert int(value) == getattr(ease, band), event.text
+                seen += 1
+    assert seen > 20

@@ -244,13 +244,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.health > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_health - st.health) / st.max_health)
-
     def threat(self, fighter: Fighter) -> float:
         return fighter.state.kit.threat
 
@@ -306,8 +299,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         notes: list[str] | None,
     ) -> int:
         """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
-        situation of the attack (``battle.situation``) as 4D8's modifiers, added up as one
-        tuple in the order the trace names them (``situation.labelled``).
+        situation of the attack (``battle.situation``) as 4D8's modifiers, added up and, when
+        traced, named in their order (``situation.labelled``).
 
         ``notes`` (a list only when tracing) gets each part that applies, in this order."""
         diff = self.options.difficulty
@@ -325,7 +318,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             running = diff.target_running if s.target_running else 0
             moving = diff.attacker_moving if s.moved else 0
             engaged = diff.engaged if s.engaged else 0
-            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
             if notes is not None:
                 values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
@@ -339,6 +331,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
                     seen,
                     "wounded",
                 )
+            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
         else:
             ease = self.options.melee_ease
             if notes is not None:
@@ -546,11 +539,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         state.wounded = state.max_health - state.health >= state.wounded_loss
 
     ranged_attack = _attack
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(

@@ -349,13 +349,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         elif st.actions_left > 0:
             st.actions_left -= 1
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.life > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_life - st.life) / st.max_life)
-
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
@@ -415,7 +408,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             aimed = target is not None and st.prev_target is target and not s.moved
             cover = s.cover
             far = c.range[band] if band >= 0 else 0
-            covered = self._cover[cover]
+            covered = self._cover[cover] if cover != "none" else 0
             aiming = c.aiming if aimed else 0
             running = c.target_running if s.target_running else 0
             moving = c.attacker_moving if s.moved else 0
@@ -589,13 +582,10 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage.
-
-        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
-        (a burst is one attack), and the target is remembered so that a follow-up shot at it
-        can count as aimed. ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice
-        are a running total and the roll goes straight from the faces to the tier's rank
-        (``dice.roll_rank``); traced, each source of dice is kept for the roll's line."""
+        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage. It is
+        ``ranged_attack`` (one roll whatever the rounds; the target is remembered for an aimed
+        follow-up); ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice are a
+        running total and the roll goes from the faces to the tier's rank (``roll_rank``)."""
         st = attacker.state
         if ranged:
             st.this_target = target
@@ -631,8 +621,13 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
             rank = dice.roll_rank(st.take10, capped, kit.grid)
         if rank < FIRST_SUCCESS:
-            if rank == 0:  # Catastrophic (ruling 18)
-                self._catastrophe(battle, attacker)
+            if rank == 0:  # Catastrophic (ruling 18), which may cost the next action
+                st.catastrophes += 1
+                if self.options.catastrophe == "lose_action":
+                    attacker.lose_next_action = "catastrophe"
+                    if tracing:
+                        text = f"{attacker.name} loses the next action"
+                        battle.trace("catastrophe", text, actor=attacker)
             if tracing:
                 text = f"{self.table(battle).tiers[rank].name}: a miss"
                 battle.trace("miss", text, actor=attacker)
@@ -655,22 +650,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         )
 
     ranged_attack = _attack
-
-    def _catastrophe(self, battle: Battle, attacker: Fighter) -> None:
-        """A Catastrophic attack (ruling 18) is counted and may cost the attacker its next
-        action (option ``catastrophe``)."""
-        attacker.state.catastrophes += 1
-        if self.options.catastrophe == "lose_action":
-            attacker.lose_next_action = "catastrophe"
-            if battle.tracing:
-                battle.trace(
-                    "catastrophe", f"{attacker.name} loses the next action", actor=attacker
-                )
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most

@@ -566,9 +566,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
         The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
         band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
-        (ruling 7). The trace names each modifier (``_trace_aim``); an untraced battle builds
-        no text.
-        """
+        (ruling 7). The trace names each modifier (``_trace_aim``); untraced, no text."""
         groups = (
             ((target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)), *sweep)
             if sweep
@@ -602,7 +600,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         for victim, count in groups:
             s = battle.situation(attacker, victim)
             distance = s.distance
-            # the firing's four tops serve as band tops (``band_of``): no shot goes past extreme
+            # (the firing's four tops serve as ``band_of``'s: no shot goes past extreme)
             band = -1 if distance <= env.melee_range else band_of(gun.ranges, distance)
             # the target's cover; the target running +1, standing still -1; melee around
             motion = 1 if s.target_running else -1 if s.target_still else 0
@@ -917,10 +915,10 @@ class ClassicShadowrun(Grenades, RuleSystem):
         """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
         deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
-        distance = math.dist(thrower.position, aim)
-        tn = RANGE_TN[range_band(distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
+        s = battle.situation(thrower, None, aim)
+        tn = RANGE_TN[range_band(s.distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        if thrower.moved_this_action > 0:
+        if s.moved:
             tn += 2 if battle.environment.ground == "difficult" else 1
         skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
         thrower.shots += 1

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
-from ..situation import range_band
+from ..situation import band_of, labelled, signed
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -477,20 +477,16 @@ class Shadowrun2097(RuleSystem):
         why: Explained | None,
         kind: str = "attack",
     ) -> int:
-        """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus.
-        Returns the MoS (after doubles): a hit when it is 0 or more.
-
-        ``adv``/``dis``: some condition gives Advantage/Disadvantage; ``why`` names the
-        conditions (``explain``) when the battle is traced, else None. ``kind`` says which
-        checks are related for ruling 23: a pending Disadvantage from a failed check joins the
-        conditions (so Advantage cancels it and Edge may remove it) and is spent by this
-        check; this check's own failure tier may leave a new one."""
+        """Seed "Success checks": mode from the conditions (``adv``/``dis``), Edge by policy,
+        2d10/3d10 + bonus; the MoS after doubles (a hit at 0 or more). ``why``: the conditions
+        named (``explain``), only when traced. ``kind``: which checks are related for ruling
+        23 (a pending Disadvantage joins the conditions and is spent; a failure may leave one)."""
         st = attacker.state
         p = st.profile
         pending = st.pending
         # a pending Disadvantage applies to any check (ANY) or one of its own kind (RELATED)
         if pending is not None and (pending.scope == _ANY or pending.kind == kind):
-            dis = True  # rare: after a bad failure
+            dis = True  # after a bad failure (ruling 23): it joins the conditions, spent
             if why is not None:
                 why[1].append(pending)
             st.pending = None
@@ -500,13 +496,22 @@ class Shadowrun2097(RuleSystem):
         mode = _MODE[adv][dis]
         use = None
         policy = p.policy
-        if (
-            st.edge > policy.reserve
-            and self._edge
-            and policy.attack != "never"
-            and (dis or not adv)
-        ):
-            use, mode = self._edge_on_check(battle, attacker, bonus - tn, mode, adv, dis, what)
+        may_spend = self._edge and st.edge > policy.reserve and policy.attack != "never"
+        if may_spend and (dis or not adv):
+            # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
+            bought = _ADVANTAGE if adv or not dis else _NORMAL
+            p_now, p_edge = edge_odds(bonus - tn, mode, bought)
+            attack = policy.attack
+            if (
+                attack == "always"
+                or (attack == "disadvantaged" and dis)
+                or (
+                    attack == "low_odds"
+                    and p_now < policy.attack_below
+                    and p_edge - p_now >= policy.attack_gain
+                )
+            ):
+                use, mode = self._buy_edge(battle, attacker, dis, what, (p_now, p_edge)), bought
         d10 = st.d10
         if d10 is None:
             d10 = st.d10 = battle.roll.taker(1, 10)
@@ -526,12 +531,9 @@ class Shadowrun2097(RuleSystem):
                 mos, double = a + b + c - drop + bonus - tn, False
             else:
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
-        scope = None
-        if mos < _PENDING_BELOW and self._failure_disadvantage:  # ruling 23
-            tier = dice.mos_tier(mos)
-            scope = dice.failure_disadvantage(tier)
-            if scope is not None:
-                st.pending = PendingDisadvantage(scope, kind, tier, mos)
+        # ruling 23: a bad enough failure may leave a Disadvantage pending
+        failed_badly = mos < _PENDING_BELOW and self._failure_disadvantage
+        scope = _leave_pending(st, kind, mos) if failed_badly else None
         st.checks += 1
         if mos >= 0:
             st.successes += 1
@@ -542,43 +544,22 @@ class Shadowrun2097(RuleSystem):
             self._trace_check(battle, attacker, skill, faces, bonus, tn, mode, use, what, why, left)
         return mos
 
-    def _edge_on_check(
-        self,
-        battle: Battle,
-        attacker: Fighter,
-        margin: int,
-        mode: str,
-        adv: bool,
-        dis: bool,
-        what: str,
-    ) -> tuple[str | None, str]:
-        """Seed "Using Edge" on a check, as the attacker's policy says: ``(the Edge option
-        used or None, the check's mode then)``. The caller has checked that Edge is there to
-        spend and that it would change the mode (remove Disadvantage, else gain Advantage)."""
-        policy = attacker.state.profile.policy
+    def _buy_edge(
+        self, battle: Battle, attacker: Fighter, dis: bool, what: str, odds: tuple[float, float]
+    ) -> str:
+        """Spend Edge on a check (seed "Using Edge"; the policy chose to): the option used,
+        removing Disadvantage when there is some, else gaining Advantage. ``odds``: P(hit)
+        without and with it, for the trace."""
         option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
-        bought = _ADVANTAGE if adv or not dis else _NORMAL
-        p_now, p_edge = edge_odds(margin, mode, bought)
-        attack = policy.attack
-        if not (
-            attack == "always"
-            or (attack == "disadvantaged" and dis)
-            or (
-                attack == "low_odds"
-                and p_now < policy.attack_below
-                and p_edge - p_now >= policy.attack_gain
+        why = ""
+        if battle.tracing:
+            p_now, p_edge = odds
+            why = (
+                f"{option.replace('_', ' ')} on the {what} check "
+                f"(P(hit) {p_now:.0%} -> {p_edge:.0%})"
             )
-        ):
-            return None, mode
-        self._spend(
-            battle,
-            attacker,
-            "attack",
-            f"{option.replace('_', ' ')} on the {what} check (P(hit) {p_now:.0%} -> {p_edge:.0%})"
-            if battle.tracing
-            else "",
-        )
-        return option, bought
+        self._spend(battle, attacker, "attack", why)
+        return option
 
     def _trace_check(
         self,
@@ -629,7 +610,8 @@ class Shadowrun2097(RuleSystem):
         """
         s = battle.situation(attacker, target)
         distance = s.distance
-        band = range_band(distance, weapon.ranges, 3)
+        band = band_of(weapon.ranges, distance)  # ``range_band(distance, ranges, 3)``, inline:
+        band = band if band < 3 else 3  # beyond extreme (a hair, after a walk) is extreme
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
@@ -695,9 +677,11 @@ class Shadowrun2097(RuleSystem):
         edge = False
         policy = p.policy
         if policy.damage != "never" and self._edge and ast.edge > policy.reserve:
-            edge = self._edge_on_damage(battle, attacker, 3.5 * n + strength, st.pt)
-            if edge:
+            expected = 3.5 * n + strength
+            if policy.damage == "always" or expected < st.pt:  # vs_armor: below PT
+                edge = True
                 n += dice.EDGE_DAMAGE_DICE
+                self._buy_damage_edge(battle, attacker, expected, st.pt)
         d6 = ast.d6
         if d6 is None:
             d6 = ast.d6 = battle.roll.taker(1, 6)
@@ -713,20 +697,15 @@ class Shadowrun2097(RuleSystem):
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
-    def _edge_on_damage(self, battle: Battle, attacker: Fighter, expected: float, pt: int) -> bool:
-        """Seed "Using Edge" for +2d6 damage, as the attacker's policy says (``always``, or
-        ``vs_armor`` when the ``expected`` damage is below the target's PT); the caller has
-        checked that Edge is there to spend."""
-        policy = attacker.state.profile.policy
-        if policy.damage != "always" and expected >= pt:
-            return False
+    def _buy_damage_edge(self, battle: Battle, attacker: Fighter, expected: float, pt: int) -> None:
+        """Spend Edge for +2d6 damage (seed "Using Edge"; the policy chose to: ``always``, or
+        ``vs_armor`` with the ``expected`` damage below the target's PT)."""
         why = ""
         if battle.tracing:
             why = "+2d6 damage"
-            if policy.damage == "vs_armor":
+            if attacker.state.profile.policy.damage == "vs_armor":
                 why += f" (expected {expected:g} below PT {pt})"
         self._spend(battle, attacker, "damage", why)
-        return True
 
     def _stopped(self, battle: Battle, target: Fighter) -> None:
         """The armor stopped the whole hit (below PT); it may degrade (options)."""
@@ -866,6 +845,16 @@ _PENDING_BELOW = min(
 Explained = tuple[list[str], list, list[str], list[str]]
 
 
+def _leave_pending(st: State, kind: str, mos: int) -> str | None:
+    """Ruling 23: a failure's tier may leave a Disadvantage pending for the next related
+    check (or any); its scope, or None."""
+    tier = dice.mos_tier(mos)
+    scope = dice.failure_disadvantage(tier)
+    if scope is not None:
+        st.pending = PendingDisadvantage(scope, kind, tier, mos)
+    return scope
+
+
 def _trace_damage(
     battle: Battle,
     attacker: Fighter,
@@ -910,15 +899,11 @@ def _trace_damage(
 
 def explain(effects: list[Condition], gone: str | None) -> Explained:
     """Name a check's conditions for the trace: (Advantage sources, Disadvantage sources,
-    removed conditions, TN notes), in the order they were found."""
-    adv, dis, notes = [], [], []
-    for why, modifier, advantage, disadvantage in effects:
-        if modifier:
-            notes.append(f"{why} {modifier:+d}")
-        if advantage:
-            adv.append(why)
-        if disadvantage:
-            dis.append(why)
+    removed conditions, TN notes worded as every system's modifiers: ``situation.labelled``),
+    in the order they were found."""
+    adv = [why for why, _, advantage, _ in effects if advantage]
+    dis = [why for why, _, _, disadvantage in effects if disadvantage]
+    notes = signed(labelled([e[1] for e in effects], [e[0] for e in effects]))
     return adv, dis, [gone] if gone is not None else [], notes
 
 
