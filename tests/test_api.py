@@ -56,6 +56,7 @@ def test_dir_lists_the_entry_points_and_import_stays_light():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.slow  # heavy: every entry point end to end, three ways each
 @pytest.mark.parametrize("name", ENTRY_POINTS)
 def test_each_takes_a_str_a_path_or_a_scenario_and_returns_one_result_type(name, toy):
     results = [call(name, form) for form in (str(toy), Path(toy), combatsim.load_scenario(toy))]

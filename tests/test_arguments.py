@@ -138,6 +138,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow
 def test_a_lost_dask_scheduler_is_one_line_and_resume_finishes_locally(tmp_path):
     pytest.importorskip("distributed")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -293,6 +294,7 @@ def test_a_plot_file_that_cannot_be_written_is_refused_before_computing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["FOLDER"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "suffix, start", [(".svg", b"<?xml"), (".pdf", b"%PDF"), (".PNG", b"\x89PNG")]
 )

@@ -36,6 +36,7 @@ def balance(toy, vary=GUARDS, target=0.5, **kwargs):
     return api.balance(toy, [vary], "runners", target, runner=toy_runner, **kwargs)
 
 
+@pytest.mark.slow
 def test_bisection_finds_the_closest_value_with_few_runs(toy):
     result = balance(toy)
     summary = result.summary
@@ -52,6 +53,7 @@ def test_bisection_finds_the_closest_value_with_few_runs(toy):
     assert list(result.table["guards"]) == evaluated
 
 
+@pytest.mark.slow
 def test_bisection_agrees_with_running_every_value(toy):
     bisected = balance(toy, battles=600).summary
     gridded = balance(toy, battles=600, search="grid").summary
@@ -82,6 +84,7 @@ def test_names_are_searched_one_by_one(toy):
     )
 
 
+@pytest.mark.slow
 def test_balance_is_the_same_on_two_workers(toy):
     one = balance(toy, battles=300, chunk_size=70, workers=1).summary
     two = balance(toy, battles=300, chunk_size=70, workers=2).summary
@@ -107,6 +110,7 @@ def test_bad_arguments_are_refused(toy, kwargs, argument):
 # --- the command ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_balance_command_reports_the_closest_value_and_its_neighbours(
     toy, cli_toy, capsys, tmp_path
 ):
@@ -185,6 +189,7 @@ def test_an_unknown_name_is_refused_with_the_names_there_are(toy):
         api.balance(toy, [GUARDS], target="Nobody down = 0.5", runner=toy_runner, battles=10)
 
 
+@pytest.mark.slow
 def test_a_down_rate_target_picks_the_closest_value_of_every_value_run(toy):
     """The runners lose someone more often as guards are added; the grid's best is the value
     whose down rate (from its own casualties) is closest to the target."""
@@ -211,6 +216,7 @@ def test_a_down_rate_target_picks_the_closest_value_of_every_value_run(toy):
     assert bisected["search"] == "bisect" and bisected["best"] == summary["best"]
 
 
+@pytest.mark.slow
 def test_at_most_picks_the_largest_rate_that_keeps_to_the_bound(toy):
     vary = "guards:sides[guards].members[Guard].count=1..8"
     summary = api.balance(

@@ -171,6 +171,7 @@ def test_rows_are_what_the_runner_returned():
         assert result.battles.iloc[i].to_dict() == expected.battle
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("workers", "chunk_size"), [(1, 7), (1, 1000), (2, 7), (3, 13)])
 def test_tables_and_summary_do_not_depend_on_workers_or_chunk_size(workers, chunk_size):
     reference = run(90, seed=5, chunk_size=250)

@@ -130,6 +130,7 @@ def test_defaults_are_1000_battles_the_scenario_seed_and_results_per_scenario(
     assert loaded == ["scenarios/dockside.yaml"]
 
 
+@pytest.mark.slow
 def test_workers_do_not_change_the_files(loaded, tmp_path):
     base = ["run", "scenarios/dockside.yaml", "--battles", "600", "--seed", "4"]
     assert main([*base, "--out", str(tmp_path / "one")]) == 0
@@ -263,6 +264,7 @@ def test_progress_follows_a_total_that_grows_between_rounds():
 SHIPPED = sorted((Path(__file__).parent.parent / "scenarios").glob("*.yaml"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.name for p in SHIPPED])
 def test_shipped_scenarios_validate_run_and_trace(path, capsys, tmp_path):
     """Every shipped scenario on the real engine: validates, runs, same files on 1 and 2
@@ -356,6 +358,7 @@ def test_trace_takes_one_scenario(loaded, capsys):
     assert one_error_line(capsys).startswith("combatsim: error: --trace: got 1")
 
 
+@pytest.mark.slow
 def test_a_folder_run_prints_one_row_per_scenario_and_side_within_120_characters(capsys, tmp_path):
     """The shipped scenarios folder on the real engine (a few battles each)."""
     folder = Path(__file__).parent.parent / "scenarios"

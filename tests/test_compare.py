@@ -86,6 +86,7 @@ def test_precision_for_a_comparison_narrows_the_difference_interval(toy):
     assert result.summary["battles_completed"] > 100
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_comparison(toy):
     kwargs = {"b_sets": [HEAVY], "battles": 240, "chunk_size": 35, "runner": toy_runner}
     assert (

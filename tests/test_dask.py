@@ -18,6 +18,8 @@ from combatsim.scenario import load_catalogue
 from tests.test_batch import SCENARIO, fake_runner
 from tests.test_sweep import one_error_line, toy_files
 
+pytestmark = pytest.mark.slow  # heavy: a local Dask cluster for the module
+
 distributed = pytest.importorskip("distributed")
 
 SHIPPED = Path(__file__).parent.parent / "scenarios"

@@ -35,6 +35,7 @@ def test_the_readme_and_the_api_page_have_examples():
 PAGES_WITH_CODE = [p for p in PAGES if python_blocks(p.read_text(encoding="utf-8"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_python_example_runs_verbatim(page, monkeypatch, capsys):
     monkeypatch.chdir(ROOT)

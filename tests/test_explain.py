@@ -78,6 +78,7 @@ def test_explain_ranks_a_lever_that_matters_above_one_that_cannot(duel):
     assert any("Ace's firearms is worth about" in line for line in result.summary["text"])
 
 
+@pytest.mark.slow
 def test_explain_steps_are_what_compare_measures(duel):
     """On the same seed a step's row is exactly ``compare``'s numbers for that change; on
     another seed, with more battles, compare's estimate lies inside explain's interval."""
@@ -97,6 +98,7 @@ def test_explain_steps_are_what_compare_measures(duel):
         assert low <= measured <= high, (way, measured, low, high)
 
 
+@pytest.mark.slow
 def test_explain_is_the_same_on_any_number_of_workers(duel):
     one = explain(duel, only=["Ace"], battles=30, chunk_size=7)
     two = explain(duel, only=["Ace"], battles=30, workers=2)
@@ -104,6 +106,7 @@ def test_explain_is_the_same_on_any_number_of_workers(duel):
     assert one.table.equals(two.table)
 
 
+@pytest.mark.slow
 def test_explain_metric_draw_and_other_side(duel):
     result = explain(duel, "targets", "loss", only=["Mark"], battles=40)
     assert result.summary["metric"]["name"] == "targets loss"
@@ -114,6 +117,7 @@ def test_explain_metric_draw_and_other_side(duel):
     assert draws.summary["baseline"]["rate"] == draws.summary["baseline"]["draws"]["rate"]
 
 
+@pytest.mark.slow
 def test_explain_command_writes_tables_summary_and_tornado(duel, tmp_path, capsys):
     out = tmp_path / "out"
     code = main(
@@ -153,6 +157,7 @@ def test_explain_refuses_unknown_names(duel, capsys):
 # --- levers -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_shipped_scenario_has_levers_whose_steps_validate(path):
     """Each registered system declares levers, and every step is a value the scenario accepts
@@ -240,6 +245,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkeypatch, capsys):
     argv = ["explain", str(duel), "--only", "Ace", "--battles", "40", "--workers", "1"]
     argv += ["--chunk-size", "10", "--records", "battles", "--quiet"]
@@ -254,6 +260,7 @@ def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkey
     assert _files(resumed) == _files(whole)
 
 
+@pytest.mark.slow
 def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
     result = explain(duel, only=["Ace"], battles=50, precision=0.08, chunk_size=50)
     report = result.summary["precision"]
@@ -268,6 +275,7 @@ def test_precision_runs_rounds_until_every_step_is_narrow_enough(duel):
     assert widest <= 0.08
 
 
+@pytest.mark.slow
 def test_casualty_metric_counts_battles_where_who_ends_down(duel):
     """Mark's down rate as written is the share of battles whose combatants.csv row for Mark
     says he is not standing, and the casualties table's down rate for him."""
@@ -283,6 +291,7 @@ def test_casualty_metric_counts_battles_where_who_ends_down(duel):
     assert _row(result, "firearms")["difference_up"] > 0
 
 
+@pytest.mark.slow
 def test_explain_builds_its_variants_one_at_a_time(duel, monkeypatch):
     """Every variant is a whole scenario: holding them all takes memory growing with the
     square of the members. With the small-scenario cache off, at most the variant being run
@@ -320,6 +329,7 @@ def _chunk_of(job, task):
     return chunk.stop, [t.to_json() for t in chunk.tallies], chunk.battles, chunk.pairs
 
 
+@pytest.mark.slow
 def test_variants_built_on_demand_run_to_the_same_chunk(duel):
     """Run variant by variant (each built once per task), a task of explain's variants gives
     the tallies, records and pairs that running all of them battle by battle gives."""

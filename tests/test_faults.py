@@ -138,6 +138,7 @@ def ctrl_c_with_work_left(
 # --- Ctrl-C and SIGTERM with worker processes ---------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_proc
 def test_sigint_with_two_workers_keeps_the_battles_of_chunks_in_flight(tmp_path):
     """The issue's case: on two workers, Ctrl-C used to drop every battle of the chunks in
@@ -196,6 +197,7 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
 def test_a_signal_while_the_workers_start_stops_the_run(tmp_path, name):
@@ -221,6 +223,7 @@ def test_a_signal_while_the_workers_start_stops_the_run(tmp_path, name):
     assert summary["battles_completed"] == kept
 
 
+@pytest.mark.slow
 @needs_proc
 def test_sigterm_stops_a_sweep_as_ctrl_c_does_and_leaves_no_worker(tmp_path):
     toy = toy_files(tmp_path / "scenarios")
@@ -240,6 +243,7 @@ def test_sigterm_stops_a_sweep_as_ctrl_c_does_and_leaves_no_worker(tmp_path):
     assert json.loads((out / "summary.json").read_text())["battles_completed"] == kept
 
 
+@pytest.mark.slow
 @needs_proc
 def test_kill_9_of_the_parent_leaves_no_worker_behind(tmp_path):
     """Workers notice their parent is gone and end within seconds; the caller's pipes, which
@@ -274,6 +278,7 @@ class CleanAt:
         return toy_runner(scenario, root_seed, index, trace)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "sweep"])
 def test_vanished_chunk_files_fail_loudly_and_resume_runs_them_again(
     tmp_path, monkeypatch, capsys, command

@@ -73,6 +73,7 @@ def _examples() -> list[str]:
 BATCH = {"run", "sweep", "compare", "balance", "explain"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", _examples())
 def test_every_example_in_the_help_runs(example, tmp_path, monkeypatch, capsys):
     """In a scratch folder that sees the shipped scenarios (so default output folders land

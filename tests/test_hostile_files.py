@@ -147,6 +147,7 @@ def mutated_scenarios(draw):
     return path.name, text
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150,
     deadline=None,
@@ -276,6 +277,7 @@ def test_the_size_cap_refuses_a_bigger_file_and_the_variable_moves_it(
     assert safeyaml.max_file_bytes() == 8 * 1024 * 1024
 
 
+@pytest.mark.slow
 def test_a_two_megabyte_one_line_file_is_read_quickly(tmp_path):
     """Issue 10 item 6 / issue 12: a 2 MB one-line file took 8 s; it is parsed once now."""
     text = "a: [" + ",".join(str(i) for i in range(330_000)) + "]\n"
@@ -314,6 +316,7 @@ def test_other_hostile_yaml_is_one_line(text, expected):
     assert expected in str(info.value) and "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.recursive(

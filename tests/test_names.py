@@ -192,6 +192,7 @@ def run_with_names(folder: Path, tmp_path: Path, names: dict[str, str]) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_a_dollar_in_a_name_is_drawn_as_a_dollar(folder, tmp_path, capsys):
     """'$\\x$' is bad mathtext: a report that parsed names as mathematics would fail."""
     out = run_with_names(folder, tmp_path, {"member": "Razor $\\x$", "scenario": "Bar $\\x$"})
@@ -212,6 +213,7 @@ def test_odds_plots_draw_a_dollar_as_written(tmp_path):
     assert matplotlib.rcParams["text.parse_math"]  # the setting is the plot's, not global
 
 
+@pytest.mark.slow
 def test_every_name_in_the_html_report_is_isolated(folder, tmp_path):
     """Right-to-left names (allowed) and an old results file's override (no longer allowed)
     cannot reorder the text around them: each stands in <bdi> or between isolates."""

@@ -44,6 +44,7 @@ def test_cumulative_views_add_up():
         assert at_least[k] + at_most[k - 1] == pytest.approx(1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [
@@ -63,6 +64,7 @@ def test_plot_draws_every_systems_distribution(tmp_path, capsys, argv):
     assert f"plot: {target}" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv",
     [

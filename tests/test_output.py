@@ -35,6 +35,7 @@ def test_writes_the_three_files_into_a_new_nested_folder(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES)  # no temporary files left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("workers", "chunk_size"), [(1, 3), (2, 3), (3, 50)])
 def test_same_seed_same_bytes_whatever_the_workers_and_chunks(tmp_path, workers, chunk_size):
     write_results(run(120, seed=11), tmp_path / "reference")

@@ -58,6 +58,7 @@ def files_of(folder: Path) -> dict[str, bytes]:
 # --- one writer per folder --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_second_run_into_a_folder_in_use_is_one_line_naming_the_other_run(tmp_path):
     out = tmp_path / "shared"
     argv = ["run", str(REAL), "--battles", "2000", "--chunk-size", "50", "--records", "none"]
@@ -87,6 +88,7 @@ def test_a_second_run_into_a_folder_in_use_is_one_line_naming_the_other_run(tmp_
     assert summary["seed"] != 99 and summary["battles_completed"] == 2000
 
 
+@pytest.mark.slow
 def test_the_python_api_is_refused_a_folder_a_command_is_writing(tmp_path, toy):
     out = tmp_path / "shared"
     argv = ["run", str(REAL), "--battles", "2000", "--chunk-size", "50", "--records", "none"]
@@ -101,6 +103,7 @@ def test_the_python_api_is_refused_a_folder_a_command_is_writing(tmp_path, toy):
     assert json.loads((out / "summary.json").read_text())["source"] == str(REAL)
 
 
+@pytest.mark.slow
 def test_a_run_killed_outright_leaves_the_folder_free_and_resumable(tmp_path):
     out = tmp_path / "crashed"
     argv = ["run", str(REAL), "--battles", "3000", "--chunk-size", "50", "--quiet"]
@@ -227,6 +230,7 @@ def replace_by_file(out: Path) -> None:
     out.write_text("a file now")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", [remove, replace_by_file])
 def test_a_folder_removed_or_replaced_mid_run_ends_in_one_line_within_seconds(tmp_path, fault):
     """On two workers, many times: the run used to hang now and then at exit, waiting on the
@@ -258,6 +262,7 @@ class Failing:
         return self.real(frame, f)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "code, says",
     [
@@ -332,6 +337,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@pytest.mark.slow
 def test_a_really_full_disk_is_one_line_and_resume_after_freeing_space_finishes(
     small_disk, tmp_path
 ):

@@ -49,6 +49,7 @@ def check_page(folder, plots: list[str]) -> str:
     return plain(page)
 
 
+@pytest.mark.slow
 def test_a_sweep_of_two_fields_gets_every_plot_and_a_heatmap(toy, tmp_path):
     out = tmp_path / "sweep"
     varies = [
@@ -74,6 +75,7 @@ def test_a_sweep_of_two_fields_gets_every_plot_and_a_heatmap(toy, tmp_path):
     assert re.search(r"\d+\.\d% <small>\(\d+\.\d%–\d+\.\d%\)</small>", page)
 
 
+@pytest.mark.slow  # heavy: draws every figure of a run
 def test_a_single_run_gets_the_distributions(toy, tmp_path, monkeypatch):
     monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)
     out = tmp_path / "run"
@@ -84,6 +86,7 @@ def test_a_single_run_gets_the_distributions(toy, tmp_path, monkeypatch):
     assert "Battle results: Toy standoff" in page
 
 
+@pytest.mark.slow
 def test_a_comparison_gets_the_difference_plot(toy, tmp_path):
     out = tmp_path / "cmp"
     api.compare(
@@ -98,6 +101,7 @@ def test_a_comparison_gets_the_difference_plot(toy, tmp_path):
     assert "B − A" in page and "significant" in page
 
 
+@pytest.mark.slow
 def test_a_balance_search_marks_the_target_and_the_best_value(toy, tmp_path):
     out = tmp_path / "bal"
     api.balance(
@@ -114,6 +118,7 @@ def test_a_balance_search_marks_the_target_and_the_best_value(toy, tmp_path):
     assert "Aim: runners win 50%.</b> The search chose guards = " in page and "class='best'" in page
 
 
+@pytest.mark.slow
 def test_a_batch_of_scenarios_is_titled_for_the_batch_with_a_row_per_scenario_and_side(
     toy, tmp_path
 ):
@@ -232,6 +237,7 @@ def _runner_with_status(scenario, root_seed, index, trace=False):
     return result
 
 
+@pytest.mark.slow
 def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monkeypatch):
     seen = _checked_saves(monkeypatch)
     toy = _long_toy(tmp_path / "scenarios")
@@ -287,6 +293,7 @@ def test_every_kind_of_report_keeps_its_text_inside_every_figure(tmp_path, monke
             assert "draws" in labels, labels
 
 
+@pytest.mark.slow
 def test_a_single_run_shows_casualties_per_combatant_counted_from_its_records(tmp_path):
     from combatsim.report.run import load_casualties
 
@@ -380,6 +387,7 @@ def test_the_casualty_table_lists_a_groups_copies_under_it(tmp_path):
     assert table.count("padding-left") == 2  # the copies, indented under their group
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["run", "compare", "balance"])
 def test_report_flag_on_run_compare_and_balance(toy, tmp_path, monkeypatch, capsys, command):
     monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)

@@ -82,6 +82,7 @@ SWEEP = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_resumed_sweep_ends_with_the_files_of_an_uninterrupted_one(
     toy, tmp_path, monkeypatch, capsys, workers
@@ -108,6 +109,7 @@ def test_one_worker_keeps_the_battles_of_the_chunk_it_was_in(toy, tmp_path, monk
     assert len((out / "records" / "0000" / "battles.csv").read_text().splitlines()) == 1 + 60
 
 
+@pytest.mark.slow
 def test_a_resumed_precision_run_stops_where_an_uninterrupted_one_does(
     toy, tmp_path, monkeypatch, capsys
 ):
@@ -138,6 +140,7 @@ def test_a_resumed_run_writes_the_files_run_always_wrote(toy, tmp_path, monkeypa
     assert resumed == whole
 
 
+@pytest.mark.slow
 def test_a_resumed_comparison_and_balance_end_as_uninterrupted_ones(
     toy, tmp_path, monkeypatch, capsys
 ):
@@ -167,6 +170,7 @@ def test_a_resumed_comparison_and_balance_end_as_uninterrupted_ones(
         assert interrupted_then_resumed(monkeypatch, capsys, argv, cut, command, at) == whole
 
 
+@pytest.mark.slow
 def test_a_torn_last_journal_line_is_run_again(toy, tmp_path, monkeypatch, capsys):
     argv = ["sweep", str(toy), *SWEEP]
     use(monkeypatch, toy_runner)
@@ -225,6 +229,7 @@ def test_resume_must_run_where_the_run_started(cut, tmp_path, monkeypatch, capsy
 # --- a real Ctrl-C ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_proc
 def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_completes(tmp_path):
     """The real thing: the command on two worker processes, SIGINT to its process group (what

@@ -26,6 +26,7 @@ def _errors(schema: dict, data) -> list[str]:
     return [e.message for e in Draft202012Validator(schema).iter_errors(data)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_shipped_scenario_fits_its_systems_schema(path):
     data = yaml.safe_load(path.read_text(encoding="utf-8"))

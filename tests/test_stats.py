@@ -96,6 +96,7 @@ def test_interval_holds_the_observed_rate_and_stays_in_the_unit_interval(kn):
     assert low < high
 
 
+@pytest.mark.slow
 @given(st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_agrees_with_scipy_everywhere(kn):
     k, n = kn

@@ -380,6 +380,7 @@ def test_records_stay_in_memory_with_a_variant_column(toy):
     assert none.battles is None and none.combatants is None
 
 
+@pytest.mark.slow
 def test_a_sweep_is_the_same_whatever_the_workers_and_chunks(toy, tmp_path):
     kwargs = {"battles": 300, "runner": toy_runner, "records": "all"}
     one = api.sweep(toy, VARY, workers=1, chunk_size=1000, out=tmp_path / "one", **kwargs)
@@ -534,6 +535,7 @@ def test_sweep_command_needs_a_scenario_and_a_vary(toy, cli_toy, capsys):
 # --- the real engine --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     """The engine itself, two fields varied: the same files on 1 and on 2 processes."""
     argv = [
@@ -567,6 +569,7 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     assert (heavy <= vest).all()
 
 
+@pytest.mark.slow
 def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_is_touched(
     toy, tmp_path
 ):
@@ -602,6 +605,7 @@ def test_a_new_run_in_the_same_folder_leaves_nothing_stale_and_nothing_foreign_i
 # --- memory -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_number_of_battles(toy, tmp_path):
     """Tallies are merged as chunks finish and nothing is kept per chunk: ten times the
     battles (1,000 chunks instead of 100) take no more memory. Were every chunk's tally held

@@ -126,6 +126,7 @@ def test_shadowrun_s_former_tactics_are_ignored_by_a_system_that_does_not_read_t
         build_scenario(data, "<test>", TOY)
 
 
+@pytest.mark.slow  # four fresh interpreters
 def test_an_installed_entry_point_is_found_without_registering(tmp_path):
     """A distribution on the path declaring the toy in ``combatsim.rule_systems`` and
     ``combatsim.odds``, as ``pip install`` of a package of its own would."""

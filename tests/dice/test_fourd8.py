@@ -449,6 +449,7 @@ def test_recorded_aspects_are_the_dice_that_make_the_combination(faces):
 N = 100_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("c", "over32", "seed"),
     [(18, "bonus", 401), (32, "bonus", 402), (36, "bonus", 403), (40, "doubles", 404)],
@@ -458,11 +459,13 @@ def test_sampled_degree_fits_exact(c, over32, seed):
     assert_fits(s.degree, exact_degree(c, over32))
 
 
+@pytest.mark.slow
 def test_sampled_combination_kinds_fit_exact():
     s = sample(np.random.default_rng(405), 20, N)
     assert_fits(np.asarray(KINDS)[s.kind].tolist(), exact_kind(20))
 
 
+@pytest.mark.slow
 def test_sampled_joint_success_degree_kind_fits_exact():
     s = sample(np.random.default_rng(406), 21, N)
     kinds = np.asarray(KINDS)[s.kind].tolist()
@@ -470,6 +473,7 @@ def test_sampled_joint_success_degree_kind_fits_exact():
     assert_fits(list(outcomes), exact_outcomes(21))
 
 
+@pytest.mark.slow
 def test_sampled_faces_are_uniform_per_aspect_and_totals_fit_4d8():
     s = sample(np.random.default_rng(407), 20, N)
     for i in range(4):
@@ -482,6 +486,7 @@ def test_sampled_automatic_success_is_always_degree_8():
     assert s.success.all() and (s.degree == 8).all() and (s.total == 23).all()
 
 
+@pytest.mark.slow
 def test_roll_with_a_generator_draw_fits_exact():
     # 20,000 rolls through the engine's path: a draw with faces 0-7 or a sorted hand would move
     # far more than the 5% of mass this detects.

@@ -531,6 +531,7 @@ def test_a_missing_table_file_is_an_error_naming_it(tmp_path):
         ls.load_table(tmp_path / "nope.yaml")
 
 
+@pytest.mark.slow  # fuzz: hypothesis-made tables
 @given(
     st.sampled_from(range(1, 11)),
     st.integers(0, 9),
@@ -558,6 +559,7 @@ def test_any_single_threshold_edit_either_loads_a_usable_table_or_is_refused(col
 N = 200_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("net", "seed"), [(5, 1701), (-5, 1702), (0, 1703), (2, 1704), (-2, 1705)])
 def test_sampled_rolls_fit_the_exact_distribution(net, seed):
     samples = ls.sample(np.random.default_rng(seed), net, N)
@@ -565,6 +567,7 @@ def test_sampled_rolls_fit_the_exact_distribution(net, seed):
     assert_fits(samples, ls.exact_roll(net))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("net", "seed"), [(5, 2701), (0, 2702), (-1, 2703)])
 def test_sampled_probability_of_00_fits(net, seed):
     """P(00): net 5 ~4.7%, net 0 1%, net -1 0.1% (a penalty die that could not lower 00 would
@@ -581,12 +584,14 @@ def test_five_penalty_dice_almost_never_roll_00():
     assert np.count_nonzero(samples == 100) <= 2
 
 
+@pytest.mark.slow
 def test_sampled_tiers_fit_the_exact_tier_distribution():
     rolls = ls.sample(np.random.default_rng(4701), 3, N)
     ranks = TABLE.ranks(rolls, 4)
     assert_fits(ranks, ls.exact_tier(4, 3).map(lambda t: t.rank))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("net", "seed"), [(2, 5701), (-3, 5702)])
 def test_roll_with_a_generator_draw_fits_the_exact_distribution(net, seed):
     # 30,000 single rolls through the engine path: swapping bonus for penalty dice moves the mean

@@ -549,6 +549,7 @@ SAMPLER_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "index", range(len(SAMPLER_CASES)), ids=[f"{NAMES[id(c[0])]}-tn{c[2]}" for c in SAMPLER_CASES]
 )
@@ -563,6 +564,7 @@ def test_sample_fits_exact_outcomes(index):
 
 # Fumbles in small pools: (1/6)^n and (1/8)^n. 200,000 tests expect at least 390 fumbles (d8,
 # three dice), enough to reject "all dice failed" or "any die showed the low face" by far.
+@pytest.mark.slow
 @pytest.mark.parametrize("dice, sides", [(D6, 6), (D8, 8)])
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_sample_fumble_frequency_is_one_over_sides_to_the_n(dice, sides, n):
@@ -616,6 +618,7 @@ CHAIN_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case", CHAIN_CASES, ids=[f"{NAMES[id(c[0])]}-n{c[1]}-tn{c[2]}" for c in CHAIN_CASES]
 )
@@ -643,6 +646,7 @@ def _stream(faces: Sequence[int]):
     return take, state
 
 
+@pytest.mark.slow  # fuzz: pools to 8 dice; tests/engine/test_inlined_dice.py has every face
 @given(
     st.sampled_from(["d6", "d8", "d8cap"]),
     st.integers(0, 8),

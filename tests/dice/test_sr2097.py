@@ -483,6 +483,7 @@ def test_armor_never_adds_damage_and_is_monotone_above_pt(damage, pt, dr):
 N_CHECKS = 200_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "bonus", "tn", "mode", "edge"),
     [
@@ -500,6 +501,7 @@ def test_sample_check_fits_exact(seed, bonus, tn, mode, edge):
     assert_fits(mos, sr.exact_mos(bonus, tn, mode, edge))
 
 
+@pytest.mark.slow
 def test_sample_size_rejects_advantage_that_ignores_the_keep_a_double_choice():
     """Power: the 'always remove the lowest' misreading is rejected far below ALPHA."""
     wrong = Dist(
@@ -512,6 +514,7 @@ def test_sample_size_rejects_advantage_that_ignores_the_keep_a_double_choice():
     assert chi_square_p(counts, wrong) < 1e-12
 
 
+@pytest.mark.slow
 def test_roll_check_with_generator_draw_fits_exact():
     rng = np.random.default_rng(3006)
     draw = rng_draw(rng)
@@ -519,6 +522,7 @@ def test_roll_check_with_generator_draw_fits_exact():
     assert_fits(mos, sr.exact_mos(10, 25, ADV, True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "base", "strength", "mos_dice", "burst", "edge"),
     [(3011, 2, 6, 0, False, False), (3012, 2, 4, 1, True, False), (3013, 3, 5, 2, False, True)],
@@ -530,6 +534,7 @@ def test_sample_damage_fits_exact(seed, base, strength, mos_dice, burst, edge):
     assert_fits(samples, sr.exact_damage(base, strength, mos_dice, burst, edge))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "bonus", "tn", "mode", "edge", "kwargs"),
     [
@@ -545,6 +550,7 @@ def test_sample_attack_damage_fits_exact(seed, bonus, tn, mode, edge, kwargs):
     assert_fits(samples, sr.exact_attack_damage(bonus, tn, 2, 6, mode=mode, edge=edge, **kwargs))
 
 
+@pytest.mark.slow
 def test_roll_attack_with_generator_draw_fits_exact():
     rng = np.random.default_rng(3031)
     draw = rng_draw(rng)

@@ -1,13 +1,14 @@
-"""Test helpers for the battle engine: a roller that deals scripted faces, and scenario builders.
+"""Test helpers for the classic Shadowrun battles: scenario builders on the shared
+``ScriptedRoller`` (``tests/helpers.py``), which deals every d6 face the battle asks for from a
+list, in the order the battle asks for them, so a worked example is a real battle with no
+randomness.
 
-``ScriptedRoller`` replaces a battle's dice (``Battle(..., roller=ScriptedRoller(...))``): every
-d6 face the battle asks for comes from a list, in the order the battle asks for them, so a
-worked example is a real battle with no randomness. The order a classic-Shadowrun turn draws
-its faces in: the initiative dice of every fighter able to act, in scenario order; then, action
-by action, each test's first faces for all its dice at once, followed by the re-rolls of its
-sixes in die order (``combatsim.dice.shadowrun.roll_chains``); the resistance test after its
-attack test; grenade deviation dice after the throw test. Initiative tie-break draws and grenade
-directions are scripted apart (default 0 and 0.0 radians).
+The order a classic-Shadowrun turn draws its faces in: the initiative dice of every fighter
+able to act, in scenario order; then, action by action, each test's first faces for all its
+dice at once, followed by the re-rolls of its sixes in die order
+(``combatsim.dice.shadowrun.roll_chains``); the resistance test after its attack test; grenade
+deviation dice after the throw test. Initiative tie-break draws and grenade directions are
+scripted apart (default 0 and 0.0 radians).
 
 The builders write scenario mappings in the scenario file's own shape and validate them with
 ``build_scenario``, so the tests use the loader exactly as a YAML file would.
@@ -15,71 +16,18 @@ The builders write scenario mappings in the scenario file's own shape and valida
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from combatsim.engine.battle import Battle
 from combatsim.engine.records import BattleResult, TraceEvent
-from combatsim.engine.roll import Roller
-from combatsim.scenario import Scenario, build_scenario
+from combatsim.scenario import Scenario
+from tests.helpers import ScriptedRoller, build, events
 
-
-class ScriptExhausted(AssertionError):
-    """The battle asked for more faces than the script gives (and no ``then`` face was set)."""
-
-
-class ScriptedRoller(Roller):
-    """A ``Roller`` whose faces come from a script instead of a generator.
-
-    ``faces``: d6 faces in the order the battle draws them. ``then``: the face dealt once the
-    script is used up (None: running out is an error, so a test also pins how many faces the
-    battle used). ``ties``: the initiative tie-break draws (0 when unscripted: scenario order).
-    ``angles``: grenade directions in radians (0.0, along +x, when unscripted).
-    """
-
-    def __init__(
-        self,
-        faces: Iterable[int] = (),
-        *,
-        then: int | None = None,
-        ties: Iterable[int] = (),
-        angles: Iterable[float] = (),
-    ):
-        super().__init__(rng=None)  # no generator: any draw that bypasses _take fails loudly
-        self.script = list(faces)
-        self.pos = 0
-        self.then = then
-        self.ties = list(ties)
-        self.angles = list(angles)
-        self.dealt: list[int] = []
-
-    def _take(self, low: int, high: int, k: int) -> list[int]:
-        if (low, high) == (1, 6):
-            out = self.script[self.pos : self.pos + k]
-            self.pos += len(out)
-            if len(out) < k:
-                if self.then is None:
-                    raise ScriptExhausted(
-                        f"the battle asked for {k} faces with {len(out)} left in the script "
-                        f"(dealt so far: {self.dealt + out})"
-                    )
-                out = out + [self.then] * (k - len(out))
-            self.dealt.extend(out)
-            return out
-        if low == 0:  # initiative tie-breaks (one per fighter, in order) or a random target
-            values = [self.ties.pop(0) if self.ties else 0 for _ in range(k)]
-            assert all(0 <= value <= high for value in values)
-            return values
-        raise AssertionError(f"unexpected draw of {k} faces {low}..{high}")
-
-    def angle(self) -> float:
-        return self.angles.pop(0) if self.angles else 0.0
-
-    def left(self) -> list[int]:
-        """The scripted faces the battle has not used."""
-        return self.script[self.pos :]
-
+# the shared roller's error and trace readers, for the tests that import them from here
+from tests.helpers import ScriptExhausted as ScriptExhausted
+from tests.helpers import dump as dump
+from tests.helpers import fighter as fighter
 
 # --- scenario builders ------------------------------------------------------------------------
 
@@ -162,16 +110,15 @@ def scenario(
     system: str = "sr-classic",
 ) -> Scenario:
     """Validate a scenario mapping: ``sides`` maps a side name to its member entries."""
-    data = {
-        "name": "test",
-        "rules": {"system": system, "options": dict(options or {})},
-        "weapons": {**WEAPONS, **(weapons or {})},
-        "armor": {**ARMOR, **(armor or {})},
-        "environment": dict(environment or {}),
-        "sides": [{"name": n, "members": m} for n, m in sides.items()],
-        "turn_limit": turn_limit,
-    }
-    return build_scenario(data, "<test>", Path("."))
+    return build(
+        system,
+        sides,
+        weapons={**WEAPONS, **(weapons or {})},
+        armor={**ARMOR, **(armor or {})},
+        options=options,
+        environment=environment,
+        turn_limit=turn_limit,
+    )
 
 
 def duel(shooter: dict[str, Any], target: dict[str, Any] | None = None, **kw: Any) -> Scenario:
@@ -180,36 +127,20 @@ def duel(shooter: dict[str, Any], target: dict[str, Any] | None = None, **kw: An
 
 
 def run_scripted(
-    sc: Scenario, faces: Iterable[int] = (), **roller_kw: Any
+    sc: Scenario,
+    faces: Iterable[int] = (),
+    prepare: Callable[[Battle], None] | None = None,
+    **roller_kw: Any,
 ) -> tuple[Battle, BattleResult, ScriptedRoller]:
-    """Run one traced battle on scripted dice; returns the battle (for its final state too)."""
+    """Run one traced battle on scripted dice; returns the battle (for its final state too).
+    ``prepare`` changes the battle before it starts (a wound)."""
     roller = ScriptedRoller(faces, **roller_kw)
     battle = Battle(sc, rng=None, index=0, trace=True, roller=roller)
+    if prepare is not None:
+        prepare(battle)
     return battle, battle.run(), roller
-
-
-def events(
-    result: BattleResult, kind: str | None = None, actor: str | None = None
-) -> list[TraceEvent]:
-    """The trace events of a kind (any when None) by an actor (any when None), in order."""
-    return [
-        e
-        for e in result.trace or []
-        if (kind is None or e.kind == kind) and (actor is None or e.actor == actor)
-    ]
 
 
 def rolls(result: BattleResult, what: str, actor: str | None = None) -> list[TraceEvent]:
     """The ``roll`` events of one kind of test (``Firearms``, ``Body``, ``Dodge Pool``...)."""
     return [e for e in events(result, "roll", actor) if e.text.startswith(what)]
-
-
-def fighter(battle: Battle, name: str):
-    return next(f for f in battle.fighters if f.name == name)
-
-
-def dump(result: BattleResult) -> str:
-    """The trace as text, for assertion messages."""
-    return "\n".join(
-        f"t{e.turn} @{e.score} {e.actor}: [{e.kind}] {e.text}" for e in result.trace or []
-    )

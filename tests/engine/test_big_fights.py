@@ -51,7 +51,7 @@ def _battles(scenario):
     return [(r.battle, r.combatants, r.trace) for r in results]
 
 
-@pytest.mark.parametrize("per_side", [40, 60])
+@pytest.mark.parametrize("per_side", [40, pytest.param(60, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("targets", [("focus", "weakest"), ("nearest", "focus")])
 def test_big_fight_path_gives_the_same_battles(tmp_path, monkeypatch, per_side, targets):
     scenario = _walking_fight(tmp_path, per_side, targets)

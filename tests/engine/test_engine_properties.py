@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -250,6 +251,7 @@ def run_checked(sc, seed: int, index: int):
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow  # fuzz: hypothesis-made whole battles
 @SETTINGS
 @given(data=scenarios(), seed=st.integers(0, 2**32 - 1), index=st.integers(0, 1000))
 def test_every_battle_ends_within_the_turn_limit_with_state_in_bounds(data, seed, index):
@@ -274,6 +276,7 @@ def test_every_battle_ends_within_the_turn_limit_with_state_in_bounds(data, seed
         assert (row["knocked_out_turn"] is None) == f.can_act
 
 
+@pytest.mark.slow  # fuzz: hypothesis-made whole battles
 @SETTINGS
 @given(data=scenarios(), seed=st.integers(0, 2**32 - 1), index=st.integers(0, 1000))
 def test_the_same_seed_and_index_replay_the_same_battle(data, seed, index):
@@ -287,6 +290,7 @@ def test_the_same_seed_and_index_replay_the_same_battle(data, seed, index):
         assert other.trace == first.trace
 
 
+@pytest.mark.slow  # fuzz: hypothesis-made whole battles
 @SETTINGS
 @given(data=scenarios(), seed=st.integers(0, 2**32 - 1), index=st.integers(0, 5))
 def test_a_battle_is_the_same_alone_or_after_other_battles(data, seed, index):

@@ -29,10 +29,11 @@ import pytest
 from combatsim.cli import main
 from combatsim.dice import fourd8 as d8
 from combatsim.dice.exact import Dist
-from combatsim.engine.battle import Battle, run_battle
-from combatsim.engine.roll import Roller
+from combatsim.engine.battle import run_battle
 from combatsim.errors import ScenarioError
 from combatsim.scenario import build_scenario, load_scenario
+from tests import helpers
+from tests.helpers import ScriptedRoller, events, fighter
 from tests.stats import ALPHA, assert_fits, chi_square_p
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -75,29 +76,6 @@ ARMOR = {"plate": {"rating": 2}}
 BANDS = {1: 0, 5: 1, 9: 2, 13: 3, 17: 4, 21: 6}  # the default degree_damage, restated
 
 
-class Script(Roller):
-    """Deals scripted faces for every die numbered from 1 (here d8s); running out fails."""
-
-    def __init__(self, faces, angles=()):
-        super().__init__(rng=None)
-        self.script, self.pos, self.angles = list(faces), 0, list(angles)
-
-    def _take(self, low: int, high: int, k: int) -> list[int]:
-        if low == 0:  # initiative tie-breaks (one per fighter): scenario order
-            return [0] * k
-        assert (low, high) == (1, 8), f"unexpected draw of {k} faces {low}..{high}"
-        out = self.script[self.pos : self.pos + k]
-        assert len(out) == k, f"the battle asked for {k} faces, {len(out)} left: {self.script}"
-        self.pos += k
-        return out
-
-    def angle(self) -> float:
-        return self.angles.pop(0) if self.angles else 0.0
-
-    def left(self) -> list[int]:
-        return self.script[self.pos :]
-
-
 def entry(name: str, position=(0.0, 0.0), weapons=("pistol",), rules=None, **sheet):
     tactics = {"movement": "hold", **sheet.pop("tactics", {})}
     if rules:
@@ -123,16 +101,15 @@ def target(name="Target", position=(5.0, 0.0), **kw):
 
 
 def build(sides: dict[str, list], options=None, environment=None, turn_limit=1):
-    data = {
-        "name": "test",
-        "rules": {"system": "4d8", "options": dict(options or {})},
-        "weapons": WEAPONS,
-        "armor": ARMOR,
-        "environment": dict(environment or {}),
-        "sides": [{"name": n, "members": m} for n, m in sides.items()],
-        "turn_limit": turn_limit,
-    }
-    return build_scenario(data, "<test>", Path("."))
+    return helpers.build(
+        "4d8",
+        sides,
+        weapons=WEAPONS,
+        armor=ARMOR,
+        options=options,
+        environment=environment,
+        turn_limit=turn_limit,
+    )
 
 
 def duel(a: dict, b: dict | None = None, **kw):
@@ -140,23 +117,8 @@ def duel(a: dict, b: dict | None = None, **kw):
 
 
 def play(sc, faces, angles=()):
-    roller = Script(faces, angles)
-    battle = Battle(sc, rng=None, trace=True, roller=roller)
-    result = battle.run()
-    assert roller.left() == [], f"faces left over: {roller.left()}\n{dump(result)}"
-    return battle, result
-
-
-def by_name(battle, name):
-    return next(f for f in battle.fighters if f.name == name)
-
-
-def events(result, kind, actor=None):
-    return [e for e in result.trace if e.kind == kind and (actor is None or e.actor == actor)]
-
-
-def dump(result) -> str:
-    return "\n".join(f"t{e.turn} {e.actor}: [{e.kind}] {e.text}" for e in result.trace or [])
+    """One traced battle on scripted d8 faces; every face must be used."""
+    return helpers.play(sc, ScriptedRoller(faces, die=(1, 8), angles=angles))
 
 
 FIRST = [8, 1]  # initiative 10 + 0 + d8: the shooter's 18 before the target's 11
@@ -199,7 +161,7 @@ def test_minus_8_without_the_required_ability(sheet, chance, missing):
     sc = duel(entry("Shooter", weapons=("rifle",), **sheet), target(position=(20.0, 0.0)))
     battle, result = play(sc, FIRST + [1, 1, 2, 3])
     assert attack_roll(result).data["chance"] == chance
-    assert battle.system.record(by_name(battle, "Shooter"))["rolls_without_required"] == missing
+    assert battle.system.record(fighter(battle, "Shooter"))["rolls_without_required"] == missing
 
 
 def test_difficulty_lowers_the_ease_and_aiming_raises_it_from_the_second_shot():
@@ -234,13 +196,13 @@ def test_seed_triple_5_5_5_3_is_degree_13_and_its_aspects_add_their_effects():
     battle, result = play(sc, FIRST + [5, 5, 5, 3] + FIRST + [1, 2, 3, 4])
     roll = attack_roll(result)
     assert (roll.data["degree"], roll.data["combination"]) == (13, "triple")
-    t = by_name(battle, "Target")
+    t = fighter(battle, "Target")
     assert t.state.health == 12 - 8 - (3 - 2)  # turn 2: 1, 2, 3, 4 is degree 4 (+0), less plate
     assert "staggered" in events(result, "effect", "Target")[0].text
     # it had not acted yet: the action it loses is this turn's
     lost = [e.turn for e in events(result, "action", "Target") if "loses" in e.text]
     assert lost == [1]
-    assert battle.system.record(by_name(battle, "Shooter"))["staggered_others"] == 1
+    assert battle.system.record(fighter(battle, "Shooter"))["staggered_others"] == 1
 
 
 def test_seed_two_pairs_4_4_2_2_is_degree_17():
@@ -249,7 +211,7 @@ def test_seed_two_pairs_4_4_2_2_is_degree_17():
     sc = duel(shooter(), target(armor="plate"))
     battle, result = play(sc, FIRST + [4, 4, 2, 2])
     assert attack_roll(result).data["degree"] == 17
-    assert by_name(battle, "Target").state.health == 12 - 7
+    assert fighter(battle, "Target").state.health == 12 - 7
 
 
 def test_seed_pair_6_6_3_1_is_degree_15_and_a_pair_on_social_magical_adds_nothing():
@@ -259,7 +221,7 @@ def test_seed_pair_6_6_3_1_is_degree_15_and_a_pair_on_social_magical_adds_nothin
     battle, result = play(sc, FIRST + [3, 1, 6, 6])
     roll = attack_roll(result)
     assert (roll.data["degree"], roll.data["combination"]) == (15, "pair")
-    assert by_name(battle, "Target").state.health == 12 - 4
+    assert fighter(battle, "Target").state.health == 12 - 4
 
 
 def test_the_highest_die_is_the_degree_without_a_combination():
@@ -267,14 +229,14 @@ def test_the_highest_die_is_the_degree_without_a_combination():
     sc = duel(shooter())
     battle, result = play(sc, FIRST + [2, 5, 6, 8])
     assert attack_roll(result).data["degree"] == 8
-    assert by_name(battle, "Target").state.health == 12 - 4
+    assert fighter(battle, "Target").state.health == 12 - 4
 
 
 def test_a_total_over_the_chance_misses():
     sc = duel(shooter(shooting=0))
     battle, result = play(sc, FIRST + [5, 5, 6, 5])  # 21 > 20
     assert attack_roll(result).data["success"] is False
-    assert by_name(battle, "Target").state.health == 12
+    assert fighter(battle, "Target").state.health == 12
 
 
 def test_snake_eyes_is_degree_1_and_costs_the_roller_its_next_action():
@@ -282,7 +244,7 @@ def test_snake_eyes_is_degree_1_and_costs_the_roller_its_next_action():
     battle, result = play(sc, FIRST + [1, 1, 1, 1] + FIRST)
     assert attack_roll(result).data["degree"] == 1
     assert [e.turn for e in events(result, "action", "Shooter")] == [2]
-    assert by_name(battle, "Target").state.health == 12 - 3
+    assert fighter(battle, "Target").state.health == 12 - 3
 
 
 def test_snake_eyes_costs_nothing_with_the_option_off():
@@ -296,17 +258,17 @@ def test_effects_are_configurable_per_kind_and_aspect_and_can_be_switched_off():
     options = {"effects": {"triple": {"physical": {"damage": 10}, "mental": {}, "social": {}}}}
     sc = duel(shooter(), target(health=30, armor="plate"), options=options)
     battle, result = play(sc, FIRST + [5, 5, 5, 3])
-    assert by_name(battle, "Target").state.health == 30 - (3 + 3 + 10 - 2)
+    assert fighter(battle, "Target").state.health == 30 - (3 + 3 + 10 - 2)
     assert not events(result, "effect")
     sc = duel(shooter(), target(health=30, armor="plate"), options={"special_effects": False})
     battle, _ = play(sc, FIRST + [5, 5, 5, 3])
-    assert by_name(battle, "Target").state.health == 30 - (3 + 3 - 2)
+    assert fighter(battle, "Target").state.health == 30 - (3 + 3 - 2)
 
 
 def test_the_degree_damage_table_is_configurable():
     sc = duel(shooter(), target(health=30), options={"degree_damage": {1: 0, 10: 5}})
     battle, _ = play(sc, FIRST + [6, 6, 3, 1])  # degree 15: +5; pair physical/mental +1
-    assert by_name(battle, "Target").state.health == 30 - (3 + 5 + 1)
+    assert fighter(battle, "Target").state.health == 30 - (3 + 5 + 1)
 
 
 def test_options_refuse_a_damage_table_without_degree_1_and_unknown_keys():
@@ -332,7 +294,7 @@ def test_bonus_roll_adds_the_excess_to_the_highest_die_and_has_no_combinations()
     battle, result = play(over32("bonus"), FIRST + [5, 5, 5, 3])
     roll = attack_roll(result)
     assert (roll.data["chance"], roll.data["degree"], roll.data["combination"]) == (35, 8, "none")
-    assert by_name(battle, "Target").state.health == 40 - (3 + 1)
+    assert fighter(battle, "Target").state.health == 40 - (3 + 1)
 
 
 def test_bonus_roll_fails_only_on_four_8s():
@@ -344,14 +306,14 @@ def test_automatic_success_rolls_no_dice_and_is_degree_8():
     battle, result = play(over32("automatic"), FIRST)
     roll = attack_roll(result)
     assert (roll.data["faces"], roll.data["degree"]) == ([8, 6, 5, 4], 8)
-    assert by_name(battle, "Target").state.health == 40 - (3 + 1)
+    assert fighter(battle, "Target").state.health == 40 - (3 + 1)
 
 
 def test_doubles_roll_keeps_lucky_breaks_and_fails_only_on_32():
     battle, result = play(over32("doubles"), FIRST + [7, 7, 7, 7])
     roll = attack_roll(result)
     assert (roll.data["degree"], roll.data["combination"]) == (28, "four_alike")
-    assert battle.system.record(by_name(battle, "Shooter"))["lucky_breaks"] == 1
+    assert battle.system.record(fighter(battle, "Shooter"))["lucky_breaks"] == 1
     _, result = play(over32("doubles"), FIRST + [8, 8, 8, 8])
     assert attack_roll(result).data["success"] is False
 
@@ -379,8 +341,8 @@ def test_snake_eyes_on_a_bonus_roll_hit_with_its_degree_and_cost_the_next_action
     assert "(bonus roll)" in roll.text
     assert events(result, "snake_eyes", "Shooter")
     assert [e.turn for e in events(result, "action", "Shooter")] == [2]
-    assert by_name(battle, "Target").state.health == 40 - 3
-    assert battle.system.record(by_name(battle, "Shooter"))["snake_eyes"] == 1
+    assert fighter(battle, "Target").state.health == 40 - 3
+    assert battle.system.record(fighter(battle, "Shooter"))["snake_eyes"] == 1
 
 
 def test_bonus_roll_snake_eyes_option_off_costs_nothing():
@@ -388,7 +350,7 @@ def test_bonus_roll_snake_eyes_option_off_costs_nothing():
     battle, result = play(sc, FIRST + [1, 1, 1, 1] + FIRST + [2, 3, 4, 5])
     assert len(events(result, "roll", "Shooter")) == 2
     assert not events(result, "snake_eyes")
-    assert battle.system.record(by_name(battle, "Shooter"))["snake_eyes"] == 0
+    assert battle.system.record(fighter(battle, "Shooter"))["snake_eyes"] == 0
 
 
 @pytest.mark.parametrize(("shooting", "best"), [(1, "doubles"), (8, "bonus")])
@@ -404,7 +366,7 @@ def test_best_takes_the_over32_roll_with_the_highest_exact_expected_damage(shoot
     assert attack_roll(result).text.count(f"({best} roll)") == 1
     expected = {m: system.expected_damage(chance, m, 3, 0) for m in d8.OVER32}
     assert expected[best] == max(expected.values())
-    record = battle.system.record(by_name(battle, "Shooter"))
+    record = battle.system.record(fighter(battle, "Shooter"))
     assert record["over32_choices"] == f"{best}:1"
 
 
@@ -414,14 +376,14 @@ def test_best_takes_the_over32_roll_with_the_highest_exact_expected_damage(shoot
 def test_down_at_zero_health_and_dead_at_minus_health():
     sc = duel(shooter(weapons=("rifle",)), target(position=(20.0, 0.0), health=8))
     battle, result = play(sc, FIRST + [2, 5, 6, 8])  # degree 8: 5 + 1 = 6 off 8
-    assert battle.system.status(by_name(battle, "Target")) == "wounded"
+    assert battle.system.status(fighter(battle, "Target")) == "wounded"
     sc = duel(shooter(weapons=("rifle",)), target(position=(20.0, 0.0), health=6))
     battle, result = play(sc, FIRST + [2, 5, 6, 8])
-    t = by_name(battle, "Target")
+    t = fighter(battle, "Target")
     assert (t.state.health, battle.system.status(t), result.winner) == (0, "down", "A")
     sc = duel(shooter(weapons=("rifle",)), target(position=(20.0, 0.0), health=3))
     battle, _ = play(sc, FIRST + [2, 5, 6, 8])
-    assert battle.system.status(by_name(battle, "Target")) == "dead"
+    assert battle.system.status(fighter(battle, "Target")) == "dead"
 
 
 def test_a_wounded_attacker_finds_the_task_harder():
@@ -430,7 +392,7 @@ def test_a_wounded_attacker_finds_the_task_harder():
     spear = entry("Spearman", position=(1.0, 0.0), weapons=("spear",), abilities={"melee": 4})
     sc = duel(shooter(), spear)
     battle, result = play(sc, [1, 8] + [6, 6, 3, 1] + [1, 2, 3, 4])
-    assert by_name(battle, "Shooter").state.health == 12 - 8
+    assert fighter(battle, "Shooter").state.health == 12 - 8
     roll = attack_roll(result)
     assert "wounded -2" in roll.text and "enemy in reach -4" in roll.text
     assert roll.data["chance"] == 20 - 4 - 2 + 4  # short range, engaged, wounded; shooting
@@ -457,15 +419,15 @@ def grenade_fight():
 def test_a_successful_throw_lands_on_the_aim_point():
     """Medium range 17 + throwing 4 = 21; 10 <= 21. Blast 6 off everyone within 3 m."""
     battle, _ = play(grenade_fight(), [8, 1, 1] + [1, 2, 3, 4])
-    assert by_name(battle, "Near").state.health == 12 - 6
-    assert by_name(battle, "Far").state.health == 12
+    assert fighter(battle, "Near").state.health == 12 - 6
+    assert fighter(battle, "Far").state.health == 12
 
 
 def test_a_failed_throw_lands_as_many_meters_off_as_it_missed_by():
     """Total 25 against 21: 4 m off along +x, out of Near's 3 m."""
     battle, result = play(grenade_fight(), [8, 1, 1] + [7, 6, 6, 6], angles=[0.0])
     assert "lands 4 m off" in events(result, "grenade", "Thrower")[0].text
-    assert by_name(battle, "Near").state.health == 12
+    assert fighter(battle, "Near").state.health == 12
 
 
 @pytest.mark.parametrize("degrees", [k * 15 for k in range(24)])
@@ -475,7 +437,7 @@ def test_a_fighter_on_the_aim_point_of_a_throw_3_m_off_is_inside_a_3_m_blast(deg
     3.0000000000000004): the blast's edge is inside."""
     battle, result = play(grenade_fight(), [8, 1, 1] + [7, 6, 6, 5], angles=[math.radians(degrees)])
     assert "lands 3 m off" in events(result, "grenade", "Thrower")[0].text
-    assert by_name(battle, "Near").state.health == 12 - 6
+    assert fighter(battle, "Near").state.health == 12 - 6
 
 
 # --- exact kill time of a one-sided fight -------------------------------------------------------
@@ -609,12 +571,14 @@ def case(request):
     return request.param, one_sided(effects), law(triple_bonus=triple_bonus), triple_bonus
 
 
+@pytest.mark.slow
 def test_kill_time_fits_the_exact_law_from_the_dice_layer(case):
     _, sample, exact, _ = case
     assert exact.total() == 1
     assert_fits(sample, exact)
 
 
+@pytest.mark.slow
 def test_the_sample_rejects_the_law_of_every_rule_mistake(case):
     _, sample, exact, triple_bonus = case
     observed = Counter(sample)

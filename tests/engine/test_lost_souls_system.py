@@ -28,10 +28,11 @@ import pytest
 from combatsim.cli import main
 from combatsim.dice import lost_souls as ls
 from combatsim.dice.exact import Dist
-from combatsim.engine.battle import Battle, run_battle
-from combatsim.engine.roll import Roller
+from combatsim.engine.battle import run_battle
 from combatsim.errors import ScenarioError
-from combatsim.scenario import build_scenario, load_scenario
+from combatsim.scenario import load_scenario
+from tests import helpers
+from tests.helpers import ScriptedRoller, events, fighter
 from tests.stats import ALPHA, assert_fits, chi_square_p
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -52,29 +53,6 @@ WEAPONS: dict[str, dict[str, Any]] = {
     },
 }
 ARMOR = {"vest": {"rating": 2}}
-
-
-class Script(Roller):
-    """Deals scripted faces for every die numbered from 1 (here d10s); running out fails."""
-
-    def __init__(self, faces, angles=()):
-        super().__init__(rng=None)
-        self.script, self.pos, self.angles = list(faces), 0, list(angles)
-
-    def _take(self, low: int, high: int, k: int) -> list[int]:
-        if low == 0:  # initiative tie-breaks (one per fighter): scenario order
-            return [0] * k
-        assert (low, high) == (1, 10), f"unexpected draw of {k} faces {low}..{high}"
-        out = self.script[self.pos : self.pos + k]
-        assert len(out) == k, f"the battle asked for {k} faces, {len(out)} left: {self.script}"
-        self.pos += k
-        return out
-
-    def angle(self) -> float:
-        return self.angles.pop(0) if self.angles else 0.0
-
-    def left(self) -> list[int]:
-        return self.script[self.pos :]
 
 
 def fighter_entry(name: str, position=(0.0, 0.0), weapons=("pistol",), rules=None, **sheet):
@@ -102,16 +80,17 @@ def target(name="Target", position=(20.0, 0.0), **kw):
 
 
 def build(sides: dict[str, list], options=None, environment=None, turn_limit=1, base=Path(".")):
-    data = {
-        "name": "test",
-        "rules": {"system": "lost-souls", "options": dict(options or {})},
-        "weapons": WEAPONS,
-        "armor": ARMOR,
-        "environment": dict(environment or {}),
-        "sides": [{"name": n, "members": m} for n, m in sides.items()],
-        "turn_limit": turn_limit,
-    }
-    return build_scenario(data, str(base / "test.yaml"), base)
+    return helpers.build(
+        "lost-souls",
+        sides,
+        weapons=WEAPONS,
+        armor=ARMOR,
+        options=options,
+        environment=environment,
+        turn_limit=turn_limit,
+        base=base,
+        file=str(base / "test.yaml"),
+    )
 
 
 def duel(a: dict, b: dict | None = None, **kw):
@@ -119,23 +98,8 @@ def duel(a: dict, b: dict | None = None, **kw):
 
 
 def play(sc, faces, angles=()):
-    roller = Script(faces, angles)
-    battle = Battle(sc, rng=None, trace=True, roller=roller)
-    result = battle.run()
-    assert roller.left() == [], f"faces left over: {roller.left()}\n{dump(result)}"
-    return battle, result
-
-
-def by_name(battle, name):
-    return next(f for f in battle.fighters if f.name == name)
-
-
-def events(result, kind, actor=None):
-    return [e for e in result.trace if e.kind == kind and (actor is None or e.actor == actor)]
-
-
-def dump(result) -> str:
-    return "\n".join(f"t{e.turn} {e.actor}: [{e.kind}] {e.text}" for e in result.trace or [])
+    """One traced battle on scripted d10 faces; every face must be used."""
+    return helpers.play(sc, ScriptedRoller(faces, die=(1, 10), angles=angles))
 
 
 # Initiative: Reflexes 5 + the d10. A shooter's 9 (14) against a target's 1 (6): shooter first.
@@ -152,9 +116,9 @@ def test_perkins_bonus_die_8_makes_89_a_superior_hit_of_4_x_3_less_armor():
     battle, result = play(sc, FIRST + [6, 9, 8])
     (roll,) = events(result, "roll", "Shooter")
     assert (roll.data["roll"], roll.data["net"], roll.data["tier"]) == (89, 1, "Superior")
-    t = by_name(battle, "Target")
+    t = fighter(battle, "Target")
     assert t.state.life == 2 and battle.system.status(t) == "wounded"
-    assert by_name(battle, "Shooter").damage_dealt == 10
+    assert fighter(battle, "Shooter").damage_dealt == 10
 
 
 def test_perkins_bonus_die_2_leaves_69_a_fair_hit():
@@ -162,7 +126,7 @@ def test_perkins_bonus_die_2_leaves_69_a_fair_hit():
     battle, result = play(sc, FIRST + [6, 9, 2])
     (roll,) = events(result, "roll", "Shooter")
     assert (roll.data["roll"], roll.data["tier"]) == (69, "Fair")
-    assert by_name(battle, "Target").state.life == 12 - (2 * 3 - 2)
+    assert fighter(battle, "Target").state.life == 12 - (2 * 3 - 2)
 
 
 def test_mandy_penalty_die_0_turns_99_into_a_catastrophic_09_and_costs_the_next_action():
@@ -180,8 +144,8 @@ def test_mandy_penalty_die_0_turns_99_into_a_catastrophic_09_and_costs_the_next_
     )
     lost = events(result, "action", "Shooter")
     assert [e.turn for e in lost] == [2] and "loses this action" in lost[0].text
-    assert by_name(battle, "Target").state.life == 10
-    assert battle.system.record(by_name(battle, "Shooter"))["catastrophes"] == 1
+    assert fighter(battle, "Target").state.life == 10
+    assert battle.system.record(fighter(battle, "Shooter"))["catastrophes"] == 1
 
 
 def test_a_catastrophe_costs_nothing_by_default():
@@ -253,7 +217,7 @@ def test_a_wounded_attacker_rolls_a_penalty_die():
     # The biter acts first (9 -> 14): 90, Superior in column 5: 4 x 2 = 8 off 10. The shooter
     # then fires at 1 m: short range +1, enemy in reach -1, wounded -1: tens 5, ones 0, penalty 7.
     battle, result = play(sc, [1, 9] + [9, 10] + [5, 10, 7])
-    assert by_name(battle, "Shooter").state.life == 2
+    assert fighter(battle, "Shooter").state.life == 2
     (roll,) = events(result, "roll", "Shooter")
     assert roll.data["net"] == -1 and "wounded -1" in roll.text
 
@@ -268,7 +232,7 @@ def test_wounded_from_the_first_whole_point_at_or_past_wounded_at(fist, life_lef
         fighter_entry("Biter", position=(1.0, 0.0), weapons=(), abilities={"melee": 5}),
     )
     battle, result = play(sc, [1, 9] + fist + ([5, 10] if net == 0 else [5, 10, 7]))
-    assert by_name(battle, "Shooter").state.life == life_left
+    assert fighter(battle, "Shooter").state.life == life_left
     (roll,) = events(result, "roll", "Shooter")
     assert roll.data["net"] == net and ("wounded" in roll.text) == (net == -1)
 
@@ -291,8 +255,8 @@ def test_a_called_shot_takes_penalty_dice_and_adds_one_multiplier_each():
     battle, result = play(sc, FIRST + [9, 5, 9, 8])
     (roll,) = events(result, "roll", "Shooter")
     assert (roll.data["net"], roll.data["roll"], roll.data["tier"]) == (-2, 85, "Good")
-    assert by_name(battle, "Target").state.life == 20 - 15
-    assert battle.system.record(by_name(battle, "Shooter"))["called_shot_dice"] == 2
+    assert fighter(battle, "Target").state.life == 20 - 15
+    assert battle.system.record(fighter(battle, "Shooter"))["called_shot_dice"] == 2
 
 
 def test_karma_buys_a_bonus_die_for_two_points_as_many_as_affordable():
@@ -300,7 +264,7 @@ def test_karma_buys_a_bonus_die_for_two_points_as_many_as_affordable():
     battle, result = play(sc, FIRST + [1, 1, 1, 1])
     (roll,) = events(result, "roll", "Shooter")
     assert roll.data["net"] == 2
-    st = by_name(battle, "Shooter").state
+    st = fighter(battle, "Shooter").state
     assert (st.karma, st.karma_spent) == (1, 4)
 
 
@@ -308,7 +272,7 @@ def test_karma_never_buys_past_the_cap_of_five():
     sc = duel(shooter(karma=6, extra_dice=4, rules={"karma": "always", "karma_dice": 3}))
     battle, result = play(sc, FIRST + [1] * 7)
     assert events(result, "roll", "Shooter")[0].data["net"] == 5
-    assert by_name(battle, "Shooter").state.karma_spent == 2
+    assert fighter(battle, "Shooter").state.karma_spent == 2
 
 
 def test_karma_when_penalized_is_kept_for_rolls_with_penalty_dice():
@@ -317,7 +281,7 @@ def test_karma_when_penalized_is_kept_for_rolls_with_penalty_dice():
     # turn 1: partial cover -1 -> buys 1 (net 0); turn 2: aiming +1 cancels cover, keeps Karma
     battle, result = play(sc, FIRST + [1, 1] + FIRST + [1, 1])
     assert [e.data["net"] for e in events(result, "roll", "Shooter")] == [0, 0]
-    assert by_name(battle, "Shooter").state.karma_spent == 2
+    assert fighter(battle, "Shooter").state.karma_spent == 2
 
 
 def assisted(assist="always", column=5, lead_init=9, helper_init=1):
@@ -341,11 +305,11 @@ def test_an_assistant_rolling_good_gives_the_lead_a_bonus_die_and_spends_its_act
     helper_roll, lead_roll = events(result, "roll")
     assert (helper_roll.actor, helper_roll.data["tier"]) == ("Helper", "Good")
     assert (lead_roll.actor, lead_roll.data["net"], lead_roll.data["roll"]) == ("Lead", 1, 74)
-    assert by_name(battle, "Target").state.life == 30 - 6
+    assert fighter(battle, "Target").state.life == 30 - 6
     assert "loses this action" in events(result, "action", "Helper")[0].text
-    helper = by_name(battle, "Helper")
+    helper = fighter(battle, "Helper")
     assert helper.ammo == [49] and helper.actions == 0
-    rec = battle.system.record(helper), battle.system.record(by_name(battle, "Lead"))
+    rec = battle.system.record(helper), battle.system.record(fighter(battle, "Lead"))
     assert (rec[0]["assists_given"], rec[1]["assisted_attacks"]) == (1, 1)
 
 
@@ -355,7 +319,7 @@ def test_an_assistant_rolling_inferior_gives_the_lead_a_penalty_die():
     battle, result = play(sc, init + [2, 10] + [7, 4, 3])
     lead_roll = events(result, "roll", "Lead")[0]
     assert (lead_roll.data["net"], lead_roll.data["tier"]) == (-1, "Poor")
-    assert by_name(battle, "Target").state.life == 30
+    assert fighter(battle, "Target").state.life == 30
 
 
 def test_an_assistant_rolling_between_gives_no_die():
@@ -406,7 +370,7 @@ def test_down_at_zero_life():
     """A Passable hit with the cannon: 1 x 10 = 10 off 10 life: down, not dead; A wins."""
     sc = duel(shooter(weapons=("cannon",)), target(life=10))
     battle, result = play(sc, FIRST + [6, 10])
-    t = by_name(battle, "Target")
+    t = fighter(battle, "Target")
     assert (t.state.life, battle.system.status(t), t.can_act) == (0, "down", False)
     assert result.winner == "A"
 
@@ -415,13 +379,13 @@ def test_dead_at_minus_life():
     """00 is 100, Awesome: 5 x 10 = 50 off 10 life: -40, past -10: dead."""
     sc = duel(shooter(weapons=("cannon",)), target(life=10))
     battle, _ = play(sc, FIRST + [10, 10])
-    assert battle.system.status(by_name(battle, "Target")) == "dead"
+    assert battle.system.status(fighter(battle, "Target")) == "dead"
 
 
 def test_armor_stops_a_light_hit_whole():
     sc = duel(shooter(weapons=("knife",), position=(19.0, 0.0)), target(armor="vest"))
     battle, result = play(sc, FIRST + [6, 10])  # 60, Passable: 1 x 2 = 2, the vest stops 2
-    assert by_name(battle, "Target").state.life == 10
+    assert fighter(battle, "Target").state.life == 10
     assert "stops" in events(result, "armor")[0].text
 
 
@@ -432,7 +396,7 @@ def test_a_melee_attack_reads_the_melee_column_and_the_weapon_multiplier():
     battle, result = play(sc, FIRST + [7, 10])  # 70: Good in column 8: 3 x 2
     (roll,) = events(result, "roll", "Biter")
     assert "column 8" in roll.text and roll.data["tier"] == "Good"
-    assert by_name(battle, "Target").state.life == 10 - 6
+    assert fighter(battle, "Target").state.life == 10 - 6
 
 
 def grenade_duel():
@@ -449,8 +413,8 @@ def grenade_duel():
 def test_a_successful_throw_lands_on_the_aim_and_hits_everyone_in_the_blast():
     """65 at medium range: Passable, on the aim point. Blast: 2 x blast_points 2 = 4."""
     battle, _ = play(grenade_duel(), [9, 1, 1] + [6, 5])
-    assert by_name(battle, "Near").state.life == 6
-    assert by_name(battle, "Far").state.life == 10
+    assert fighter(battle, "Near").state.life == 6
+    assert fighter(battle, "Far").state.life == 10
 
 
 def test_a_failed_throw_lands_two_meters_off_per_tier_below_success():
@@ -458,7 +422,7 @@ def test_a_failed_throw_lands_two_meters_off_per_tier_below_success():
     Near (the blast is 3 m)."""
     battle, result = play(grenade_duel(), [9, 1, 1] + [3, 10], angles=[0.0])
     assert "lands 4 m off" in events(result, "grenade", "Thrower")[0].text
-    assert by_name(battle, "Near").state.life == 10
+    assert fighter(battle, "Near").state.life == 10
 
 
 @pytest.mark.parametrize("degrees", [k * 15 for k in range(24)])
@@ -472,7 +436,7 @@ def test_a_fighter_on_the_aim_point_of_a_throw_3_m_off_is_inside_a_3_m_blast(deg
     sc = build({"A": [thrower], "B": [target("Near", position=(15.0, 0.0))]}, {"grenade_miss": 1.5})
     battle, result = play(sc, [9, 1] + [3, 10], angles=[math.radians(degrees)])
     assert "lands 3 m off" in events(result, "grenade", "Thrower")[0].text
-    assert by_name(battle, "Near").state.life == 10 - 4
+    assert fighter(battle, "Near").state.life == 10 - 4
 
 
 # --- the Action Results Table as data (ruling 18) -----------------------------------------------
@@ -598,10 +562,12 @@ def test_the_exact_law_sums_to_one_and_differs_from_every_mistake():
         assert wrong != law(), name
 
 
+@pytest.mark.slow
 def test_kill_time_fits_the_exact_law_from_the_dice_layer(kill_times):
     assert_fits(kill_times, law())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mistake", MISTAKES)
 def test_the_sample_rejects_the_law_of_a_rule_mistake(kill_times, mistake):
     observed = Counter(kill_times)

@@ -39,6 +39,8 @@ from combatsim.engine import run_battle
 from combatsim.scenario import build_scenario
 from tests.stats import ALPHA, assert_fits, chi_square_p
 
+pytestmark = pytest.mark.slow  # statistical: kill-time distributions of whole battles
+
 LIMIT = "limit"
 
 

@@ -21,11 +21,12 @@ import yaml
 from combatsim.cli import main
 from combatsim.dice import sr2097 as dice
 from combatsim.engine.battle import Battle
-from combatsim.engine.roll import Roller
 from combatsim.errors import ScenarioError
 from combatsim.rules.sr2097 import models
 from combatsim.rules.sr2097.system import action_scores, injury_step, injury_thresholds
-from combatsim.scenario import build_scenario, load_catalogue
+from combatsim.scenario import load_catalogue
+from tests import helpers
+from tests.helpers import DrawScript, events, fighter
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [  # the 2097 scenarios (sr2097-compare-classic.yaml is their sr-classic twin)
@@ -37,27 +38,6 @@ CATALOGUE = ROOT / "scenarios" / "catalogues" / "sr2097.yaml"
 
 
 # --- scripted dice and scenario builders ------------------------------------------------------
-
-
-class Script(Roller):
-    """Deals the scripted ``(sides, faces)`` draws in order and checks each is what the battle
-    asks for (a d10 check of 2 or 3 dice, k d6 of damage or initiative). Tie-break draws are
-    0 (scenario order). ``done()`` says whether the whole script was used."""
-
-    def __init__(self, *draws: tuple[int, list[int]]):
-        super().__init__(rng=None)
-        self.queue = list(draws)
-
-    def _take(self, low: int, high: int, k: int) -> list[int]:
-        if low == 0:
-            return [0] * k
-        assert self.queue, f"the battle asked for {k}d{high} beyond the script"
-        sides, faces = self.queue.pop(0)
-        assert (high, k) == (sides, len(faces)), f"asked {k}d{high}, script has {sides}: {faces}"
-        return list(faces)
-
-    def done(self) -> bool:
-        return not self.queue
 
 
 WEAPONS: dict[str, dict[str, Any]] = {
@@ -124,36 +104,24 @@ def build(
     turn_limit: int = 1,
     weapons: dict | None = None,
 ):
-    data = {
-        "name": "test",
-        "rules": {"system": "sr2097", "options": dict(options or {})},
-        "weapons": {**WEAPONS, **(weapons or {})},
-        "armor": ARMOR,
-        "environment": dict(environment or {}),
-        "sides": [
-            {"name": "A", "members": [shooter]},
-            {"name": "B", "members": [target or target_entry()]},
-        ],
-        "turn_limit": turn_limit,
-    }
-    return build_scenario(data, "<test>", Path("."))
+    return helpers.build(
+        "sr2097",
+        {"A": [shooter], "B": [target or target_entry()]},
+        weapons={**WEAPONS, **(weapons or {})},
+        armor=ARMOR,
+        options=options,
+        environment=environment,
+        turn_limit=turn_limit,
+    )
 
 
 def play(scenario, *draws):
     """Run one traced battle on the scripted draws; all of them must be used."""
-    roller = Script(*draws)
-    battle = Battle(scenario, rng=None, trace=True, roller=roller)
-    result = battle.run()
-    assert roller.done(), f"unused script: {roller.queue}"
-    return battle, result
-
-
-def events(result, kind):
-    return [e for e in result.trace if e.kind == kind]
+    return helpers.play(scenario, DrawScript(*draws))
 
 
 def state(battle, name):
-    return next(f for f in battle.fighters if f.name == name).state
+    return fighter(battle, name).state
 
 
 def d10(*faces):
@@ -400,8 +368,8 @@ def test_a_fighters_profile_is_derived_once_and_a_pickled_system_starts_afresh()
     """The sheet's numbers are worked out at a fighter's first battle and reused; a copy of
     the system (a worker's) drops them, as they are keyed by this process's specs."""
     sc = build(shooter(), target_entry())
-    first = Battle(sc, rng=None, roller=Script()).fighters[0].state.profile
-    again = Battle(sc, rng=None, roller=Script()).fighters[0].state.profile
+    first = Battle(sc, rng=None, roller=DrawScript()).fighters[0].state.profile
+    again = Battle(sc, rng=None, roller=DrawScript()).fighters[0].state.profile
     assert again is first
     assert first.bonuses["firearms"] == sc.system.skill_bonus(sc.fighters[0].sheet, "firearms")[0]
     copy = pickle.loads(pickle.dumps(sc.system))
@@ -410,13 +378,13 @@ def test_a_fighters_profile_is_derived_once_and_a_pickled_system_starts_afresh()
 
 def test_heavy_armor_slows_its_wearer():
     sc = build(shooter(armor="heavy"), target_entry(armor="light"))
-    a, b = (Battle(sc, rng=None, roller=Script()).fighters[i] for i in (0, 1))
+    a, b = (Battle(sc, rng=None, roller=DrawScript()).fighters[i] for i in (0, 1))
     assert sc.system.movement(a) == pytest.approx((3.0, 9.0))  # 5 and 15 m x 0.6
     assert sc.system.movement(b) == pytest.approx((5.0, 15.0))
 
 
 def test_a_critically_injured_fighter_has_disadvantage():
-    roller = Script(d10(9, 2, 8))
+    roller = DrawScript(d10(9, 2, 8))
     battle = Battle(build(shooter()), rng=None, trace=True, roller=roller)
     battle.fighters[0].state.physical = 23  # critical: 23 of 30
     result = battle.run()
@@ -659,10 +627,10 @@ def test_injury_steps_of_a_30_point_fighter():
 
 def test_health_is_10_plus_5_body_unless_the_sheet_or_options_say_otherwise():
     sc = build(shooter(attributes={"body": 6}), target_entry(health=50))
-    battle = Battle(sc, rng=None, roller=Script())
+    battle = Battle(sc, rng=None, roller=DrawScript())
     assert [f.state.health for f in battle.fighters] == [40, 50]
     sc = build(shooter(), options={"health_base": 0, "health_per_body": 10})
-    assert Battle(sc, rng=None, roller=Script()).fighters[0].state.health == 40
+    assert Battle(sc, rng=None, roller=DrawScript()).fighters[0].state.health == 40
 
 
 def test_a_punch_is_1d6_plus_st_stun_and_knocks_out_without_killing():

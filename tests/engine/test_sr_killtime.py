@@ -35,6 +35,8 @@ from combatsim.engine.records import TURN_LIMIT, VICTORY
 from tests.engine.helpers import events, member, rolls, scenario, sitting_target
 from tests.stats import ALPHA, assert_fits, chi_square_p
 
+pytestmark = pytest.mark.slow  # statistical: kill-time distributions of whole battles
+
 BATTLES = 5000
 LEVELS = "LMSD"
 DISTANCE = 20.0  # short range for a [50, 150, 350, 550] m weapon

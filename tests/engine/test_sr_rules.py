@@ -25,7 +25,6 @@ from scipy import stats
 from combatsim.dice.shadowrun import D6, D8, exact_outcomes
 from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
-from combatsim.engine.roll import Roller
 from combatsim.rules.base import blast_distance
 from combatsim.rules.levers import field_bounds
 from combatsim.rules.shadowrun.models import Attributes, Skills
@@ -796,18 +795,6 @@ def test_an_untraced_karma_reroll_counts_as_the_traced_one(option, faces):
     assert (plain.battle, plain.combatants) == (traced.battle, traced.combatants)
 
 
-class _Faces(Roller):
-    """Deals the given pool faces (d6 or d8) in order, then ``then`` for every further one."""
-
-    def __init__(self, faces, then):
-        super().__init__(rng=None)
-        self.faces, self.then = list(faces), then
-
-    def _take(self, low, high, k):
-        out, self.faces = self.faces[:k], self.faces[k:]
-        return out + [self.then] * (k - len(out))
-
-
 @pytest.mark.parametrize("tracing", [False, True])
 @pytest.mark.parametrize("option", ["on", "off"])
 @pytest.mark.parametrize(("system", "kind", "tn"), [("sr-classic", D6, 6), ("sr-d8", D8, 7)])
@@ -829,7 +816,12 @@ def test_the_exact_outcome_of_a_two_die_test_with_a_karma_reroll(system, kind, t
     for dealt in itertools.product(faces, repeat=4):
         # the first pair, the Rule of Six's re-rolls of its top faces, then the Karma re-roll
         script = [*dealt[:2], *[kind.low + 1] * (dealt[:2].count(6) * (kind is D6)), *dealt[2:]]
-        battle = Battle(sc, rng=None, trace=tracing, roller=_Faces(script, kind.low + 1))
+        battle = Battle(
+            sc,
+            rng=None,
+            trace=tracing,
+            roller=ScriptedRoller(script, die=(kind.low, kind.top), then=kind.low + 1),
+        )
         outcome = sc.system.count(battle, fighter(battle, "Shooter"), 2, tn, "test", "attack")
         counted[outcome] = counted.get(outcome, 0) + Fraction(1, kind.sides**4)
     first = exact_outcomes(2, tn, kind)
@@ -1165,6 +1157,7 @@ def test_a_grenadier_standing_at_the_blast_edge_throws_at_its_target():
     assert not events(result, "blast")
 
 
+@pytest.mark.slow
 def test_the_aimed_at_target_is_unhurt_as_often_as_the_deviation_rule_gives():
     """Sampled battles against the exact chance. The target stands on the aim point and a
     one-die throw deviates the whole 2D6 m (ruling 10): outside the 12S2 blast (Power 0 from 6

@@ -44,7 +44,11 @@ def _plain(rows: list[dict]) -> list[dict]:
     return [{k: (None if v is None or v != v else v) for k, v in row.items()} for row in rows]
 
 
-@pytest.mark.parametrize("name", SCENARIOS)
+# the first scenario in the fast loop, all of them in the full run (heavy: 60 battles each, twice)
+FAST_FIRST = [SCENARIOS[0], *(pytest.param(n, marks=pytest.mark.slow) for n in SCENARIOS[1:])]
+
+
+@pytest.mark.parametrize("name", FAST_FIRST)
 def test_traced_battle_k_is_row_k_of_the_batch(name):
     scenario = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
     batch = run_battles(scenario, BATTLES, chunk_size=7, records="all")

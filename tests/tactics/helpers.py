@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from combatsim.engine.battle import Battle
 from combatsim.engine.records import BattleResult
 from combatsim.scenario import Scenario
-from tests.engine.helpers import ScriptedRoller, events, fighter, member
+from tests.engine.helpers import events, fighter, member, run_scripted
 
 # A short gun: with the smg's 150 m, the tests need a gun that reaches less far.
 PISTOL = {"kind": "firearm", "damage": "4M2", "ranges": [10, 30, 60, 90], "ammo": 12}
@@ -27,20 +27,6 @@ def gunner(name: str = "Gunner", **kw: Any) -> dict[str, Any]:
     kw.setdefault("weapons", ["smg"])
     kw.setdefault("firearms", 1)
     return member(name, tactics=tactics, **kw)
-
-
-def run_prepared(
-    sc: Scenario,
-    faces: Iterable[int] = (),
-    prepare: Callable[[Battle], None] | None = None,
-    **roller_kw: Any,
-) -> tuple[Battle, BattleResult, ScriptedRoller]:
-    """``run_scripted`` with a hook that changes the battle before it starts (a wound)."""
-    roller = ScriptedRoller(faces, **roller_kw)
-    battle = Battle(sc, rng=None, index=0, trace=True, roller=roller)
-    if prepare is not None:
-        prepare(battle)
-    return battle, battle.run(), roller
 
 
 def hurt(name: str, level: str = "M") -> Callable[[Battle], None]:
@@ -57,7 +43,7 @@ def after_each_turn(make: Callable[[int], Scenario], turns: int, name: str, **ro
     with each turn limit (the same dice, so each is the longer one's beginning)."""
     out = []
     for limit in range(1, turns + 1):
-        battle, _, _ = run_prepared(make(limit), **roller_kw)
+        battle, _, _ = run_scripted(make(limit), **roller_kw)
         f = fighter(battle, name)
         out.append((tuple(round(c, 2) for c in f.position), f.cover))
     return out

@@ -14,7 +14,7 @@ import math
 import pytest
 
 from tests.engine.helpers import dump, fighter, scenario, sitting_target
-from tests.tactics.helpers import after_each_turn, decisions, gunner, run_prepared, shots_at
+from tests.tactics.helpers import after_each_turn, decisions, gunner, run_scripted, shots_at
 
 
 def advance_scenario(target_x: float, preferred: float, limit: int = 1):
@@ -27,7 +27,7 @@ def test_it_walks_to_its_preferred_range_firing_every_action_then_stands():
     after each walk; then it stands and fires."""
     states = after_each_turn(lambda n: advance_scenario(30, 20, n), 5, "Adv", then=2)
     assert [p[0] for p, _ in states] == [3, 6, 9, 10, 10]
-    _, result, _ = run_prepared(advance_scenario(30, 20, 5), then=2)
+    _, result, _ = run_scripted(advance_scenario(30, 20, 5), then=2)
     assert [kind for _, kind, _ in decisions(result, "Adv")] == ["fire"] * 5, dump(result)
     reasons = [reason for _, _, reason in decisions(result, "Adv")]
     assert reasons[0] == "single shot at Target (nearest), after walking 3.0 m"
@@ -36,7 +36,7 @@ def test_it_walks_to_its_preferred_range_firing_every_action_then_stands():
 
 def test_it_never_backs_off():
     """5 m off, preferred 20: ``advance`` stays and fires (``keep_range`` would back off)."""
-    battle, result, _ = run_prepared(advance_scenario(5, 20, 2), then=2)
+    battle, result, _ = run_scripted(advance_scenario(5, 20, 2), then=2)
     assert fighter(battle, "Adv").position == (0, 0)
     assert len(shots_at(result, "Adv")) == 2
 
@@ -46,7 +46,7 @@ def test_a_preferred_range_past_the_guns_reach_still_brings_it_within_reach(pref
     """152 m off, the smg reaching 150: it walks to just inside 150 m (2.01 m) and fires.
     Regression: a preferred range past the reach kept it from walking, and the target out of
     range made it run instead."""
-    battle, result, _ = run_prepared(advance_scenario(152, preferred), then=2)
+    battle, result, _ = run_scripted(advance_scenario(152, preferred), then=2)
     ((_, kind, reason),) = decisions(result, "Adv")
     assert kind == "fire" and reason.endswith("after walking 2.0 m"), dump(result)
     assert fighter(battle, "Adv").position == pytest.approx((2.01, 0))
@@ -56,7 +56,7 @@ def test_a_preferred_range_past_the_guns_reach_still_brings_it_within_reach(pref
 def test_out_of_reach_even_after_its_walk_it_runs_closer_and_says_so_truly():
     """300 m off: even 3 m closer the target is out of reach; it runs (Quickness 3 x 4 = 12 m)
     and cannot shoot that turn."""
-    battle, result, _ = run_prepared(advance_scenario(300, 10), then=2)
+    battle, result, _ = run_scripted(advance_scenario(300, 10), then=2)
     ((_, kind, reason),) = decisions(result, "Adv")
     assert (kind, reason) == ("run", "Target (nearest) is out of range: runs closer")
     assert fighter(battle, "Adv").position == (12, 0)

@@ -11,7 +11,7 @@ shot misses unless a test scripts a kill.
 from __future__ import annotations
 
 from tests.engine.helpers import dump, fighter, scenario, sitting_target
-from tests.tactics.helpers import PISTOL, gunner, run_prepared, shots_at
+from tests.tactics.helpers import PISTOL, gunner, run_scripted, shots_at
 
 
 def focus_scenario(a2_weapon="needle", limit=3, extra=(), a1_firearms=1):
@@ -30,7 +30,7 @@ def focus_scenario(a2_weapon="needle", limit=3, extra=(), a1_firearms=1):
 
 def test_the_whole_side_shoots_the_first_members_target_every_action():
     """A2's nearest is E2, but the side's target is E1 (A1's nearest), within A2's reach."""
-    _, result, _ = run_prepared(focus_scenario(), then=2)
+    _, result, _ = run_scripted(focus_scenario(), then=2)
     assert shots_at(result) == [(t, a, "E1") for t in (1, 2, 3) for a in ("A1", "A2")], dump(result)
 
 
@@ -38,7 +38,7 @@ def test_a_member_that_cannot_reach_the_target_shoots_its_own_and_keeps_the_side
     """A2's pistol reaches 90 m: E1 (111.8 m) is out of its reach, so it shoots E2, its own
     nearest; A1 keeps shooting E1 every turn. Regression: A2 reset the side's target to E2,
     and A1 switched to E2 from turn 2 on."""
-    _, result, _ = run_prepared(focus_scenario("pistol"), then=2)
+    _, result, _ = run_scripted(focus_scenario("pistol"), then=2)
     assert shots_at(result, "A1") == [(t, "A1", "E1") for t in (1, 2, 3)], dump(result)
     assert shots_at(result, "A2") == [(t, "A2", "E2") for t in (1, 2, 3)], dump(result)
 
@@ -49,7 +49,7 @@ def test_when_the_target_falls_the_side_picks_another_and_holds_it():
     A1 shoots E2 too, although E3 (70 m) is nearer to A1 than E2 (160 m)."""
     sc = focus_scenario(a1_firearms=6, extra=[sitting_target("E3", position=(0, -70))])
     # initiative: A1 5+1, A2 3+1, E1..E3 1+1; A1's six dice, E1's Body die
-    battle, result, _ = run_prepared(sc, [1, 1, 1, 1, 1, 5, 5, 5, 5, 5, 5, 2], then=2)
+    battle, result, _ = run_scripted(sc, [1, 1, 1, 1, 1, 5, 5, 5, 5, 5, 5, 2], then=2)
     assert not fighter(battle, "E1").can_act, dump(result)
     assert shots_at(result) == [
         (1, "A1", "E1"),

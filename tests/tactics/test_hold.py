@@ -14,7 +14,7 @@ import math
 import pytest
 
 from tests.engine.helpers import dump, fighter, member, scenario, sitting_target
-from tests.tactics.helpers import PISTOL, decisions, gunner, hurt, run_prepared, shots_at
+from tests.tactics.helpers import PISTOL, decisions, gunner, hurt, run_scripted, shots_at
 
 # Per target policy: the enemy it would pick among all of them stands out of the smg's 150 m
 # ("Far", 200 m off) and another ("Near", 100 m) within them; and how to make it so.
@@ -38,7 +38,7 @@ def test_it_never_holds_fire_while_an_enemy_stands_within_reach(policy, movement
     near = sitting_target("Near", position=(0, 100))
     holder = gunner("Holder", tactics={"movement": movement, "target": policy})
     sc = scenario({"A": [holder], "B": [far, near]}, turn_limit=2)
-    battle, result, _ = run_prepared(sc, prepare=prepare, then=2)
+    battle, result, _ = run_scripted(sc, prepare=prepare, then=2)
     assert [kind for _, kind, _ in decisions(result, "Holder")] == ["fire", "fire"], dump(result)
     assert shots_at(result, "Holder") == [(1, "Holder", "Near"), (2, "Holder", "Near")]
     assert fighter(battle, "Holder").position == (0, 0)
@@ -46,7 +46,7 @@ def test_it_never_holds_fire_while_an_enemy_stands_within_reach(policy, movement
 
 def test_it_fires_at_an_enemy_in_reach_and_never_moves():
     sc = scenario({"A": [gunner("Holder")], "B": [sitting_target(position=(120, 0))]}, turn_limit=3)
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     assert fighter(battle, "Holder").position == (0, 0)
     assert shots_at(result, "Holder") == [(t, "Holder", "Target") for t in (1, 2, 3)]
     assert not [e for e in result.trace if e.kind == "move"], dump(result)
@@ -61,7 +61,7 @@ def test_with_no_enemy_in_reach_it_holds_and_says_so_truly(weapon, reach):
         weapons={"pistol": PISTOL},
         turn_limit=2,
     )
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     assert decisions(result, "Holder") == [
         (t, "hold", f"no enemy within {reach} m: holds fire until one comes in range")
         for t in (1, 2)
@@ -75,7 +75,7 @@ def test_a_held_action_fires_when_an_enemy_comes_within_reach_and_only_then():
     holder's held action goes off then, at the runner within the smg's 150 m."""
     holder = gunner("Holder", reaction=5)
     runner = member("Runner", quickness=5, position=(160, 0))
-    battle, result, _ = run_prepared(scenario({"A": [holder], "B": [runner]}), [1, 1, 2])
+    battle, result, _ = run_scripted(scenario({"A": [holder], "B": [runner]}), [1, 1, 2])
     assert [kind for _, kind, _ in decisions(result, "Holder")] == ["hold"]
     assert shots_at(result) == [(1, "Holder", "Runner")], dump(result)
     (attack,) = [e for e in result.trace if e.kind == "attack"]

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from tests.engine.helpers import dump, scenario, sitting_target
-from tests.tactics.helpers import after_each_turn, decisions, gunner, run_prepared, shots_at
+from tests.tactics.helpers import after_each_turn, decisions, gunner, run_scripted, shots_at
 
 
 def keep_scenario(target_x: float, preferred: float, limit: int = 1):
@@ -25,7 +25,7 @@ def test_it_backs_off_to_its_preferred_range_firing_every_action():
     """5 m off, preferred 10: 3 m back a turn, then 2, then it stands at 10 m."""
     states = after_each_turn(lambda n: keep_scenario(5, 10, n), 4, "Keeper", then=2)
     assert [p[0] for p, _ in states] == [-3, -5, -5, -5]
-    _, result, _ = run_prepared(keep_scenario(5, 10, 4), then=2)
+    _, result, _ = run_scripted(keep_scenario(5, 10, 4), then=2)
     assert [kind for _, kind, _ in decisions(result, "Keeper")] == ["fire"] * 4, dump(result)
 
 
@@ -44,6 +44,6 @@ def test_it_never_backs_off_past_the_guns_reach(start, preferred):
     states = after_each_turn(lambda n: keep_scenario(start, preferred, n), turns, "Keeper", then=2)
     for position, _ in states:
         assert math.dist(position, (start, 0)) <= 150, states
-    _, result, _ = run_prepared(keep_scenario(start, preferred, turns), then=2)
+    _, result, _ = run_scripted(keep_scenario(start, preferred, turns), then=2)
     assert [kind for _, kind, _ in decisions(result, "Keeper")] == ["fire"] * turns, dump(result)
     assert len(shots_at(result, "Keeper")) == turns

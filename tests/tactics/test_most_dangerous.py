@@ -9,7 +9,7 @@ every shot misses, one action a turn.
 from __future__ import annotations
 
 from tests.engine.helpers import dump, fighter, member, scenario, sitting_target
-from tests.tactics.helpers import decisions, gunner, run_prepared, shots_at
+from tests.tactics.helpers import decisions, gunner, run_scripted, shots_at
 
 
 def dangerous(name, position, firearms=6):
@@ -25,7 +25,7 @@ def dangerous(name, position, firearms=6):
 
 def battle(enemies, movement="hold", limit=2, **tactics):
     gun = gunner("Gunner", tactics={"target": "most_dangerous", "movement": movement, **tactics})
-    return run_prepared(scenario({"A": [gun], "B": enemies}, turn_limit=limit), then=2)
+    return run_scripted(scenario({"A": [gun], "B": enemies}, turn_limit=limit), then=2)
 
 
 def battle_reason(result):

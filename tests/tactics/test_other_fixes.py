@@ -21,7 +21,7 @@ from combatsim.scenario import load_scenario
 from tests.engine.helpers import WEAPONS, dump, events, fighter, member, scenario, sitting_target
 from tests.engine.test_sr2097_system import build as build_2097
 from tests.engine.test_sr2097_system import d6, fighter_entry, play, target_entry
-from tests.tactics.helpers import after_each_turn, decisions, gunner, run_prepared
+from tests.tactics.helpers import after_each_turn, decisions, gunner, run_scripted
 
 # ================================================================================================
 # Cover from cover points
@@ -38,7 +38,7 @@ def test_a_fighter_placed_on_a_cover_point_has_its_cover_from_the_start(cover, t
         {"A": [shooter], "B": [sitting_target(position=(20, 0))]},
         environment={"cover_points": [{"position": [20.2, 0], "cover": cover}]},
     )
-    _, result, roller = run_prepared(sc, [1, 1, 2])
+    _, result, roller = run_scripted(sc, [1, 1, 2])
     assert roller.left() == []
     (attack,) = events(result, "attack", "Shooter")
     assert attack.data["tn"] == tn and note in attack.text, attack.text
@@ -71,7 +71,7 @@ def test_a_fallen_fighter_holds_no_cover_point():
         ((4, 0), "partial"),
         ((4, 0), "partial"),
     ]
-    battle, result, _ = run_prepared(make(1), faces, then=2)
+    battle, result, _ = run_scripted(make(1), faces, then=2)
     assert not fighter(battle, "E1").can_act, dump(result)
 
 
@@ -95,7 +95,7 @@ def test_a_runner_knocked_out_by_an_interception_lies_where_it_was_stopped():
     where its path passed the Bouncer, (8, 0), not where its run would have ended (18.01, 0).
     Regression: it lay at the end of its run, 2 m from the Boss."""
     sc = runner_past([("Bouncer", (8, 0.5))])
-    battle, result, roller = run_prepared(sc, [1, 1, 1, 5, 5, 5, 5, 2, 2, 2])
+    battle, result, roller = run_scripted(sc, [1, 1, 1, 5, 5, 5, 5, 2, 2, 2])
     assert roller.left() == []
     runner = fighter(battle, "Runner")
     assert not runner.can_act and runner.position == pytest.approx((8, 0)), dump(result)
@@ -109,7 +109,7 @@ def test_interceptions_happen_in_the_order_the_path_passes_the_interceptors():
     first. Both miss and the runner reaches the end of its run (its one Defense Pool die
     spent on the first)."""
     sc = runner_past([("B1", (12, 0.5)), ("B2", (8, -0.5))])
-    battle, result, roller = run_prepared(sc, [1, 1, 1, 1] + [2] * 9)
+    battle, result, roller = run_scripted(sc, [1, 1, 1, 1] + [2] * 9)
     assert roller.left() == []
     assert [e.actor for e in events(result, "attack")] == ["B2", "B1"], dump(result)
     assert fighter(battle, "Runner").position == pytest.approx((18.01, 0))
@@ -126,7 +126,7 @@ def test_an_unarmed_fighter_attacks_after_running():
     shooting and throwing only. Regression: it stood idle, "cannot shoot"."""
     brawler = member("Brawler", reaction=10, unarmed_combat=1)
     sc = scenario({"A": [brawler], "B": [sitting_target(position=(10, 0))]})
-    battle, result, _ = run_prepared(sc, [6, 1], then=2)
+    battle, result, _ = run_scripted(sc, [6, 1], then=2)
     assert decisions(result, "Brawler") == [
         (1, "run", "runs at Target (nearest)"),
         (1, "melee", "in reach of Target (nearest)"),

@@ -18,7 +18,7 @@ import math
 import pytest
 
 from tests.engine.helpers import dump, fighter, scenario, sitting_target
-from tests.tactics.helpers import after_each_turn, decisions, gunner, run_prepared, shots_at
+from tests.tactics.helpers import after_each_turn, decisions, gunner, run_scripted, shots_at
 
 
 def cover_scenario(
@@ -59,7 +59,7 @@ def test_it_walks_to_the_nearest_free_cover_over_many_walks_and_stays_there(
         expected = tuple(round(c * walked / distance, 2) for c in cover_at)
         assert position == pytest.approx(expected, abs=0.01), (turn, states)
         assert cover == ("partial" if turn >= turns else "none"), (turn, states)
-    _, result, _ = run_prepared(make(turns + 2), then=2)
+    _, result, _ = run_scripted(make(turns + 2), then=2)
     for turn, kind, reason in decisions(result, "Cov"):
         assert kind == "hold", dump(result)
         assert reason.startswith("no enemy within 150 m: holds fire"), reason
@@ -79,7 +79,7 @@ def test_it_fires_from_where_it_will_stand_on_the_way_and_from_cover_once_there(
     states = after_each_turn(make, 6, "Cov", then=2)
     assert [p for p, _ in states] == [(0, 3), (0, 6), (0, 9), (0, 10), (0, 10), (0, 10)]
     assert [c for _, c in states] == ["none"] * 3 + ["partial"] * 3
-    _, result, _ = run_prepared(make(6), then=2)
+    _, result, _ = run_scripted(make(6), then=2)
     assert [kind for _, kind, _ in decisions(result, "Cov")] == ["fire"] * 6, dump(result)
     assert [turn for turn, _, _ in shots_at(result, "Cov")] == [1, 2, 3, 4, 5, 6]
     walked = [reason for _, _, reason in decisions(result, "Cov") if "after walking" in reason]
@@ -90,7 +90,7 @@ def test_in_cover_with_no_enemy_in_reach_it_holds_and_never_leaves():
     """Placed on a cover point with the only enemy out of reach, the fighter holds fire in
     cover every turn; it never runs at the enemy. Regression: it left cover to run at it."""
     sc = cover_scenario(covers=((0, 0, "full"),), limit=3)
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     cov = fighter(battle, "Cov")
     assert (cov.position, cov.cover) == ((0, 0), "full"), dump(result)
     assert decisions(result, "Cov") == [
@@ -101,7 +101,7 @@ def test_in_cover_with_no_enemy_in_reach_it_holds_and_never_leaves():
 
 def test_in_cover_with_an_enemy_in_reach_it_fires_from_there():
     sc = cover_scenario(target_at=(100, 0), covers=((0, 0, "partial"),), limit=3)
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     assert fighter(battle, "Cov").position == (0, 0), dump(result)
     assert shots_at(result, "Cov") == [(t, "Cov", "Target") for t in (1, 2, 3)]
 
@@ -130,7 +130,7 @@ def test_with_no_free_cover_anywhere_it_closes_in_as_advance_does():
     truly (no free cover is left, the target is out of range)."""
     ally = sitting_target("Pal", position=(0, 5))
     sc = cover_scenario(covers=((0, 5, "full"),), allies=[ally])
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     ((_, kind, reason),) = decisions(result, "Cov")
     assert kind == "run" and reason == (
         "no free cover within 10 m: Target (nearest) is out of range: runs closer"
@@ -160,7 +160,7 @@ def test_with_its_walk_spent_on_the_way_to_cover_it_holds_rather_than_run_off():
     faces = [6, 1, 1, 5, 5, 5, 5, 5, 5, 2]
     states = after_each_turn(make, 2, "Cov", faces=faces, then=1)
     assert [p for p, _ in states] == [(0, -3), (0, -6)]
-    battle, result, _ = run_prepared(make(1), faces, then=1)
+    battle, result, _ = run_scripted(make(1), faces, then=1)
     assert not fighter(battle, "Near").can_act, dump(result)
     (_, first, _), (_, second, why) = decisions(result, "Cov")
     assert (first, second) == ("fire", "hold"), dump(result)
@@ -177,7 +177,7 @@ def test_it_goes_for_cover_only_within_cover_within(within, goes):
         {"A": [cov], "B": [sitting_target(position=(20, 0))]},
         environment={"cover_points": [{"position": [0, 11], "cover": "partial"}]},
     )
-    battle, result, _ = run_prepared(sc, then=2)
+    battle, result, _ = run_scripted(sc, then=2)
     ((_, kind, reason),) = decisions(result, "Cov")
     assert kind == "fire", dump(result)
     assert ("after walking" in reason) == goes, reason

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from tests.engine.helpers import dump, fighter, scenario, sitting_target
-from tests.tactics.helpers import decisions, gunner, hurt, run_prepared, shots_at
+from tests.tactics.helpers import decisions, gunner, hurt, run_scripted, shots_at
 
 
 def both(*hooks):
@@ -26,7 +26,7 @@ def weakest_battle(enemies, wounds, movement="hold", limit=2, **tactics):
     sc = scenario(
         {"A": [gun], "B": [sitting_target(n, position=p) for n, p in enemies]}, turn_limit=limit
     )
-    return run_prepared(sc, prepare=both(*(hurt(n, lvl) for n, lvl in wounds)), then=2)
+    return run_scripted(sc, prepare=both(*(hurt(n, lvl) for n, lvl in wounds)), then=2)
 
 
 def test_it_shoots_the_most_hurt_enemy_within_reach_not_the_nearest():

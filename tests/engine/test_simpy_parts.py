@@ -1,0 +1,234 @@
+"""simpy's private parts behave as ``combatsim/engine/simpy_parts.py`` relies on.
+
+The engine writes ``Event._ok``/``_value``/``callbacks``, schedules with
+``Environment.schedule`` at its own priorities, reuses processed events and, at a battle's
+end, closes ``Process._generator`` and clears ``Environment._queue``. A simpy release that
+changes any of these fails here first, and the pin in ``pyproject.toml`` must cover only
+versions that pass.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import tomllib
+import weakref
+from pathlib import Path
+
+import pytest
+import simpy
+from simpy.events import NORMAL, PENDING, Event
+
+from combatsim.engine.simpy_parts import Alarm, At, release
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_private_attributes_relied_on_exist():
+    env = simpy.Environment()
+    event = env.event()
+    assert event._value is PENDING and event.callbacks == [] and not event.triggered
+    event.succeed(7)
+    assert (event._ok, event._value) == (True, 7) and event.triggered and not event.processed
+    env.run()
+    assert event.callbacks is None and event.processed  # processed: callbacks dropped
+
+    def idle():
+        yield env.timeout(1)
+
+    process = env.process(idle())
+    assert hasattr(process, "_generator") and process.target is not None
+    assert isinstance(env._queue, list) and env._queue  # the process's start is queued
+
+
+def test_at_fires_after_its_delay_with_no_value_and_orders_ties_by_priority():
+    """Three events due at the same time run in priority order, whatever the order they were
+    made in; a tie of priorities keeps the order made (simpy's event counter)."""
+    env = simpy.Environment()
+    seen = []
+
+    def waiter(name, delay, priority):
+        value = yield At(env, delay, priority)
+        seen.append((env.now, name, value))
+
+    for name, priority in [("c", NORMAL + 3), ("a", NORMAL + 1), ("b", NORMAL + 2), ("b2", 3)]:
+        env.process(waiter(name, 5.0, priority))
+    env.process(waiter("early", 2.0, NORMAL + 9))
+    env.run()
+    assert seen == [
+        (2.0, "early", None),
+        (5.0, "a", None),
+        (5.0, "b", None),
+        (5.0, "b2", None),
+        (5.0, "c", None),
+    ]
+
+
+def test_at_comes_after_a_timeout_due_at_the_same_time_when_its_priority_is_lower():
+    env = simpy.Environment()
+    seen = []
+
+    def at():
+        yield At(env, 1.0, NORMAL + 1)
+        seen.append("at")
+
+    def timeout():
+        yield env.timeout(1.0)
+        seen.append("timeout")
+
+    env.process(at())
+    env.process(timeout())
+    env.run()
+    assert seen == ["timeout", "at"]
+
+
+def test_an_alarm_waits_until_set_and_then_wakes_its_waiter_at_the_time_set():
+    env = simpy.Environment()
+    alarm = Alarm(env)
+    woken = []
+
+    def sleeper():
+        yield alarm
+        woken.append(env.now)
+
+    def setter():
+        yield env.timeout(3.0)
+        assert not alarm.triggered
+        alarm.set(4.0, NORMAL + 1)
+        assert alarm.triggered and not alarm.processed
+
+    env.process(sleeper())
+    env.process(setter())
+    env.run()
+    assert woken == [7.0] and alarm.processed
+
+
+def test_a_processed_alarm_is_reused_and_fires_again():
+    """``again`` after the alarm went off gives the same object, pending, with no callbacks;
+    set again, it wakes its waiter again: one event for all of a fighter's turns."""
+    env = simpy.Environment()
+    alarm = Alarm(env)
+    woken = []
+
+    def sleeper():
+        current = alarm
+        for _ in range(3):
+            yield current
+            woken.append((env.now, current is alarm))
+            current = current.again()
+
+    def setter():
+        for _ in range(3):
+            yield env.timeout(10.0)
+            alarm.set(1.0, NORMAL + 1)
+
+    env.process(sleeper())
+    env.process(setter())
+    env.run()
+    assert woken == [(11.0, True), (21.0, True), (31.0, True)]
+
+
+def test_again_on_an_alarm_still_due_gives_a_new_one():
+    env = simpy.Environment()
+    alarm = Alarm(env)
+    assert alarm.again() is not alarm  # pending: not yet processed
+    alarm.set(1.0, NORMAL)
+    fresh = alarm.again()  # triggered but not processed
+    assert fresh is not alarm and not fresh.triggered
+    env.run()
+    assert alarm.processed and alarm.again() is alarm
+    assert alarm._value is PENDING and alarm.callbacks == [] and not alarm.triggered
+
+
+def test_an_interrupt_while_waiting_on_an_alarm_leaves_it_untriggered():
+    """The engine tells an interrupt before a turn started (alarm not triggered) from one
+    during a turn by ``alarm.triggered``; the waiter can wait on the same alarm again."""
+    env = simpy.Environment()
+    alarm = Alarm(env)
+    seen = []
+
+    def sleeper():
+        while True:
+            try:
+                yield alarm
+                seen.append(("woken", env.now))
+                return
+            except simpy.Interrupt:
+                seen.append(("interrupted", alarm.triggered))
+
+    process = env.process(sleeper())
+
+    def poker():
+        yield env.timeout(1.0)
+        process.interrupt("wounded")
+        yield env.timeout(1.0)
+        alarm.set(2.0, NORMAL + 1)
+
+    env.process(poker())
+    env.run()
+    assert seen == [("interrupted", False), ("woken", 4.0)]
+
+
+def test_release_closes_the_processes_and_frees_the_simulation_without_the_gc():
+    """After ``release`` the processes' frames are gone, the events they waited on call
+    nobody back and the queue is empty: reference counting alone frees the objects."""
+
+    class Token:
+        pass
+
+    gc.disable()
+    try:
+        env = simpy.Environment()
+        token = Token()
+        ref = weakref.ref(token)
+        alarm = Alarm(env)
+
+        def waits_forever(alarm, held):
+            yield alarm
+
+        def ticks(env):
+            while True:
+                yield At(env, 1.0, NORMAL + 1)
+
+        processes = [env.process(waits_forever(alarm, token)), env.process(ticks(env))]
+        env.run(until=5)
+        assert env._queue
+        release(env, [*processes, None])
+        assert not env._queue
+        assert all(p._generator.gi_frame is None for p in processes)
+        assert alarm.callbacks is None
+        del token, processes, alarm, env
+        assert ref() is None
+    finally:
+        gc.enable()
+
+
+def test_release_leaves_alone_what_a_simpy_version_does_not_have():
+    class Bare:
+        target = None
+
+    release(object(), [Bare()])  # no _generator, no _queue: nothing to do, no error
+
+
+def _pinned_range() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    (spec,) = [d for d in deps if re.match(r"simpy\b", d)]
+    low = re.search(r">=\s*([\d.]+)", spec)
+    high = re.search(r"<\s*([\d.]+)", spec)
+    assert low and high, f"simpy must be pinned to a range with an upper bound: {spec!r}"
+    return _version(low.group(1)), _version(high.group(1))
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def test_simpy_is_pinned_to_a_range_that_holds_the_version_tested_here():
+    low, high = _pinned_range()
+    assert low <= _version(simpy.__version__) < high
+    assert high <= (4, 2), "simpy_parts is tested on 4.1.x only: test a newer simpy first"
+
+
+@pytest.mark.parametrize("cls", [At, Alarm])
+def test_the_engine_events_are_simpy_events(cls):
+    assert issubclass(cls, Event)
