@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import simpy
@@ -34,12 +34,24 @@ from simpy.events import NORMAL, PENDING, Event
 
 from ..rng import battle_rng
 from ..rules.base import RuleSystem, grenade_rules
+from ..rules.situation import (
+    NOT_SEEN,
+    EnemiesInView,
+    Scatter,
+    Situation,
+    blast_distance,
+    landing_point,
+)
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
+_distance = math.dist
+# A fighter's first ``EnemiesInView`` or ``Situation`` of a battle, its fields set at once by
+# the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
+_blank = object.__new__
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -81,6 +93,26 @@ class Alarm(Event):
         self.callbacks = []
         self._value = PENDING
         return self
+
+
+class StaticParts(NamedTuple):
+    """What the engine derives from a fighter's spec alone, once per scenario (``_prepared``):
+    a ``Fighter`` copies it into its slots."""
+
+    spec: FighterSpec
+    name: str
+    side: str
+    tactics: SimpleNamespace  # the spec's ``Tactics`` as plain attributes
+    weapons: list[Any]
+    weapon_names: dict[int, str]  # id(weapon) -> its name on the sheet
+    weapon_index: dict[int, int]  # id(weapon) -> its place in ``weapons``
+    firearm: Any  # the first firearm, or None
+    firearm_index: int  # its place (-1: none)
+    firearm_range: float  # its reach (0: none)
+    melee: Any  # the first melee weapon, or None
+    grenades: list[tuple[int, Any]]  # (place, grenade)
+    reach: float  # the longest firearm's reach (infinite: none)
+    full_loads: tuple[int, ...]  # rounds per load of each weapon (0: needs none)
 
 
 class Fighter:
@@ -140,9 +172,10 @@ class Fighter:
         "cover_seen",
         "cover_claim",
         "enemies_seen",
+        "situation",
     )
 
-    def __init__(self, spec: FighterSpec, index: int, static: tuple | None = None):
+    def __init__(self, spec: FighterSpec, index: int, static: StaticParts | None = None):
         """``static``: what ``static_parts(spec)`` returns, when the caller keeps it (a battle
         prepares it once per scenario, not once per battle)."""
         self.index = index
@@ -198,32 +231,33 @@ class Fighter:
         # (layout, claims, within, free_cover_point's answer)
         self.cover_seen: tuple = (-1, -1, 0.0, None)
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
-        # ``Battle.enemies_in_view``'s memo: (layout, enemies, distances, nearest, in reach)
-        self.enemies_seen: tuple = (-1,)
+        # ``Battle.enemies_in_view``'s memo
+        self.enemies_seen: EnemiesInView = NOT_SEEN
+        self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
 
     @staticmethod
-    def static_parts(spec: FighterSpec) -> tuple:
+    def static_parts(spec: FighterSpec) -> StaticParts:
         """What the tactics ask on every action (weapons by kind, reach), derived from the
         spec alone."""
         weapon_index = {id(w): i for i, w in enumerate(spec.weapons)}
         firearm = next((w for w in spec.weapons if w.kind == "firearm"), None)
-        return (
-            spec,
-            spec.name,
-            spec.side,
+        return StaticParts(
+            spec=spec,
+            name=spec.name,
+            side=spec.side,
             # the tactics read a dozen of these per action: plain attributes read faster
             # than the validated model's
-            SimpleNamespace(**dict(spec.tactics)),
-            spec.weapons,
-            {id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
-            weapon_index,
-            firearm,
-            weapon_index[id(firearm)] if firearm else -1,
-            firearm.max_range if firearm else 0.0,
-            next((w for w in spec.weapons if w.kind == "melee"), None),
-            [(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
-            max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
-            tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
+            tactics=SimpleNamespace(**dict(spec.tactics)),
+            weapons=spec.weapons,
+            weapon_names={id(w): n for w, n in zip(spec.weapons, spec.sheet.weapons, strict=True)},
+            weapon_index=weapon_index,
+            firearm=firearm,
+            firearm_index=weapon_index[id(firearm)] if firearm else -1,
+            firearm_range=firearm.max_range if firearm else 0.0,
+            melee=next((w for w in spec.weapons if w.kind == "melee"), None),
+            grenades=[(i, w) for i, w in enumerate(spec.weapons) if w.kind == "grenade"],
+            reach=max((w.max_range for w in spec.weapons if w.kind == "firearm"), default=math.inf),
+            full_loads=tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
         )
 
     def weapon_label(self, weapon) -> str:
@@ -295,15 +329,15 @@ class Battle:
         side = me.side
         return [f for f in self.fighters if f.can_act and f.side != side]
 
-    def enemies_in_view(self, me: Fighter) -> tuple:
-        """``(layout, enemies, dist, nearest, in_reach)``: the standing enemies of ``me``, the
-        meters to each by index, the nearest (the first of equals, None if none is left) and
-        how many stand within melee range. Measured again only after someone moved or left the
-        fight (the battle's ``layout``): the tactics ask on every action and ``opponents_in_melee``
-        on every ranged attack, so one measure serves both."""
+    def enemies_in_view(self, me: Fighter) -> EnemiesInView:
+        """The standing enemies of ``me`` (``EnemiesInView``): the meters to each by index,
+        the nearest (the first of equals, None if none is left) and how many stand within
+        melee range. Measured again only after someone moved or left the fight (the battle's
+        ``layout``): the tactics ask on every action and ``opponents_in_melee`` on every ranged
+        attack, so one measure serves both."""
         seen = me.enemies_seen
         layout = self.layout
-        if seen[0] == layout:
+        if seen.layout == layout:
             return seen
         if not self.big:
             return self._enemies_measured(me)
@@ -311,8 +345,7 @@ class Battle:
         here = me.position
         if not enemies:
             meters = _Meters(here, indexes, [], slots, enemies, None)
-            me.enemies_seen = seen = (layout, enemies, meters, None, 0)
-            return seen
+            return _remember(me, layout, enemies, meters, None, 0)
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
         # the answers are math.dist's, as in a small fight
         dx = where[:, 0] - here[0]
@@ -331,10 +364,9 @@ class Battle:
         for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
             if meters[indexes[k]] <= reach:
                 in_reach += 1
-        me.enemies_seen = seen = (layout, enemies, meters, nearest, in_reach)
-        return seen
+        return _remember(me, layout, enemies, meters, nearest, in_reach)
 
-    def _enemies_measured(self, me: Fighter) -> tuple:
+    def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
         side, here, dist = me.side, me.position, math.dist
         reach = self.melee_range
@@ -351,7 +383,15 @@ class Battle:
                     nearest, nearest_d = f, d
                 if d <= reach:
                     in_reach += 1
-        me.enemies_seen = seen = (self.layout, enemies, meters, nearest, in_reach)
+        seen = me.enemies_seen
+        if seen is NOT_SEEN:  # its first measure this battle: its own, every field set below
+            seen = me.enemies_seen = _blank(EnemiesInView)
+        # in place (``_remember``, inline: this is the small fights' path)
+        seen.layout = self.layout
+        seen.enemies = enemies
+        seen.meters = meters
+        seen.nearest = nearest
+        seen.in_reach = in_reach
         return seen
 
     def _standing_enemies_of(self, side: str) -> tuple:
@@ -382,12 +422,38 @@ class Battle:
                 kept[3][slot] = at
                 kept[5][slot] = at
 
+    def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
+        """The situation of ``attacker``'s attack on ``target`` (or on the point ``at`` on
+        the ground, with ``target`` None), worked out here once for every rule system: the
+        distance, the target's cover and movement, whether the attacker moved with this
+        action and how many enemies stand in its melee reach. The attacker's own
+        ``Situation``, filled in place."""
+        s = attacker.situation
+        if s is None:  # its first attack this battle: its own, every field set below
+            s = attacker.situation = _blank(Situation)
+        if target is not None:
+            s.distance = _distance(attacker.position, target.position)
+            s.cover = target.cover
+            s.target_running = target.running
+            s.target_still = target.moved_this_turn == 0
+        else:
+            s.distance = _distance(attacker.position, at)
+            s.cover = "none"
+            s.target_running = False
+            s.target_still = True
+        s.moved = attacker.moved_this_action > 0
+        seen = attacker.enemies_seen
+        if seen.layout != self.layout:
+            seen = self.enemies_in_view(attacker)
+        s.engaged = seen.in_reach
+        return s
+
     def opponents_in_melee(self, me: Fighter) -> int:
         """Standing enemies within melee range (``enemies_in_view``)."""
         seen = me.enemies_seen
-        if seen[0] != self.layout:
+        if seen.layout != self.layout:
             seen = self.enemies_in_view(me)
-        return seen[4]
+        return seen.in_reach
 
     def free_cover_point(self, me: Fighter, within: float):
         """The nearest cover point within ``within`` meters that no one else able to act
@@ -456,7 +522,8 @@ class Battle:
                 process.target.callbacks = None
         for f in self.fighters:
             f.process = f.alarm = None
-            f.enemies_seen = (-1,)
+            f.enemies_seen = NOT_SEEN
+            f.situation = None
         queue = getattr(self.env, "_queue", None)
         if queue is not None:
             queue.clear()
@@ -518,7 +585,6 @@ class Battle:
         One generator, not one per turn called with ``yield from``: every wake of a fighter
         would pass through both frames (about 2% of a battle, measured)."""
         env = self.env
-        begin_action = self.begin_action
         system_run_takes_turn = self.system.running_takes_turn
         top = self.system.initiative_top
         alarm = f.alarm = Alarm(env)
@@ -527,35 +593,27 @@ class Battle:
                 try:
                     yield alarm
                     due = True  # the first action's time, as timed at the turn's start
+                    break
                 except simpy.Interrupt:
-                    if not alarm.triggered:  # no turn under way for this fighter yet
-                        continue
                     due = False  # its first action moved earlier: time it again
-                break
+                    if alarm.triggered:  # else no turn under way for this fighter yet
+                        break
             ends = f.turn_ends_at
             for base in f.scores:
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
                 # fight, the battle over, or wounds pushed the action below 1)
                 if due:  # woken at the turn's start timing (wound shift 0)
                     due = False
-                    score = base if base < top else top
-                    if self.over or not f.can_act:
-                        break
-                    retime = f.shift != 0
+                    acting = f.can_act and not self.over
+                    score = (base if base < top else top) if acting else 0
+                    retime = acting and f.shift != 0
                 else:
                     retime = True
                 while retime:
                     shift = f.shift
-                    score = base - shift
-                    if score > top:
-                        score = top
+                    score = base - shift if base - shift < top else top
                     if score < 1:
-                        if shift and self.tracing:
-                            self.trace(
-                                "lost",
-                                f"{f.name}'s action at {base} falls below 1 (wounds): lost",
-                                actor=f,
-                            )
+                        self._fell_below(f, base, shift)
                         break
                     f.waiting_shift = shift
                     delay = ends - score - env.now
@@ -563,45 +621,47 @@ class Battle:
                         yield At(env, delay if delay > 0.0 else 0.0, f.priority)
                     except simpy.Interrupt:
                         continue  # the action moved earlier: time it again
-                    if self.over or not f.can_act:
-                        score = 0
-                        break
+                    acting = f.can_act and not self.over
+                    score = score if acting else 0
                     # wounds moved the action down while it waited: wait again, for the new
                     # score
-                    retime = f.shift != shift
+                    retime = acting and f.shift != shift
                 if score < 1:
                     break
                 self.score = score
-                # The start of an action: pools refresh, a lost action is lost, else the
-                # tactics plan it.
-                if begin_action is not None:
-                    begin_action(self, f)
-                if f.lose_next_action:
-                    self._lose_action(f)
-                    continue
-                plan = self._plan(f)
-                if plan.kind == "hold":
+                plan = self._start_action(f)
+                if plan is not None and plan.kind == "hold":
                     plan = yield from self._walk_and_hold(f, plan, ends)
-                    if plan is None:  # wasted, or out of the fight: at the turn's end, or not
-                        if env.now >= ends or not f.can_act or self.over:
-                            break
-                        continue
+                if plan is None:  # lost, wasted, or out of the fight: at the turn's end, or not
+                    if env.now >= ends or not f.can_act or self.over:
+                        break
+                    continue
                 self._execute(f, plan)
-                if plan.kind in ("run", "flee") and system_run_takes_turn:
-                    if self.tracing and f.can_act:
-                        self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
+                if system_run_takes_turn and (plan.kind == "run" or plan.kind == "flee"):
+                    self._ran(f)
                     break
             alarm = f.alarm = alarm.again()
 
-    def _lose_action(self, f: Fighter) -> None:
-        """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
-        why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
-        f.lose_next_action = False
-        if self.tracing:
-            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
+    def _fell_below(self, f: Fighter, base: int, shift: int) -> None:
+        """Wounds pushed the action at ``base`` below 1: it is lost (the trace says so)."""
+        if shift and self.tracing:
+            self.trace("lost", f"{f.name}'s action at {base} falls below 1 (wounds): lost", actor=f)
 
-    def _plan(self, f: Fighter) -> Plan:
-        """Count the action and have the tactics plan it."""
+    def _ran(self, f: Fighter) -> None:
+        """Running took the turn (``RuleSystem.running_takes_turn``)."""
+        if self.tracing and f.can_act:
+            self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
+
+    def _start_action(self, f: Fighter) -> Plan | None:
+        """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
+        lost action passes with nothing done (None); else it is counted and the tactics plan
+        it."""
+        begin_action = self.begin_action
+        if begin_action is not None:
+            begin_action(self, f)
+        if f.lose_next_action:
+            self._lose_action(f)
+            return None
         f.actions += 1
         f.actions_this_turn += 1
         f.moved_this_action = 0.0
@@ -609,6 +669,13 @@ class Battle:
         if self.tracing:
             self.trace("decide", f"{f.name}: {plan.kind} - {plan.reason}", actor=f, plan=plan.kind)
         return plan
+
+    def _lose_action(self, f: Fighter) -> None:
+        """An action lost (to a fumble, or as the rule system says) passes with nothing done."""
+        why = f.lose_next_action if isinstance(f.lose_next_action, str) else "fumble"
+        f.lose_next_action = False
+        if self.tracing:
+            self.trace("action", f"{f.name} loses this action ({why})", actor=f)
 
     def _walk_and_hold(self, f: Fighter, plan: Plan, ends: float):
         """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
@@ -637,10 +704,10 @@ class Battle:
                 if self.tracing:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
-            _, enemies, dist, _, _ = self.enemies_in_view(f)
-            in_range = [e for e in enemies if dist[e.index] <= weapon.max_range]
+            seen = self.enemies_in_view(f)
+            in_range = [e for e in seen.enemies if seen.meters[e.index] <= weapon.max_range]
             if in_range:
-                target = choose_target(self, f, in_range, dist)
+                target = choose_target(self, f, in_range, seen.meters)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 why = ""
@@ -673,9 +740,7 @@ class Battle:
             self.check_victory()
             return
         if (kind == "fire" or kind == "grenade") and f.cover == "hidden":
-            f.cover = "none"  # firing gives the position away: no more blind fire at it
-            if self.tracing:
-                self.trace("move", f"{f.name} gives away the hidden position", actor=f)
+            self._reveal(f)
         if kind == "fire":
             weapon = plan.weapon
             index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
@@ -692,17 +757,26 @@ class Battle:
             if self.distance(f, plan.target) <= self.melee_range:
                 system.melee_attack(self, f, plan.target, plan.weapon)
         elif kind == "reload":
-            index = f.weapon_index[id(plan.weapon)]
-            f.ammo[index] = plan.weapon.ammo
-            if self.tracing:
-                self.trace("reload", f"{f.name} reloads the {f.weapon_label(plan.weapon)}", actor=f)
+            self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
-            at = grenade_rules(system).throw_grenade(self, f, plan.weapon, plan.aim)
+            grenades = grenade_rules(system)
+            at = self.land(f, plan.aim, grenades.throw_grenade(self, f, plan.weapon, plan.aim))
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
+
+    def _reveal(self, f: Fighter) -> None:
+        """Firing gives a hidden position away: no more blind fire at it."""
+        f.cover = "none"
+        if self.tracing:
+            self.trace("move", f"{f.name} gives away the hidden position", actor=f)
+
+    def _reload(self, f: Fighter, weapon) -> None:
+        f.ammo[f.weapon_index[id(weapon)]] = weapon.ammo
+        if self.tracing:
+            self.trace("reload", f"{f.name} reloads the {f.weapon_label(weapon)}", actor=f)
 
     def _walk(self, f: Fighter, dest) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
@@ -711,8 +785,7 @@ class Battle:
 
     def _grenade(self, thrower: Fighter, weapon, at):
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
-        grenades = grenade_rules(self.system)
-        delay = grenades.grenade_flight(weapon)
+        delay = grenade_rules(self.system).grenade_flight(weapon)
         yield self.env.timeout(delay)
         if self.over:
             return
@@ -720,8 +793,30 @@ class Battle:
             self.trace(
                 "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
             )
-        grenades.grenade_blast(self, thrower, weapon, at)
+        self.blast(thrower, weapon, at)
         self.check_victory()
+
+    def land(self, thrower: Fighter, aim, scatter: Scatter) -> tuple[float, float]:
+        """Where a grenade thrown at ``aim`` lands: ``scatter.meters`` off (the rule system's
+        throw) in a uniform direction, drawn here for every system (none for a throw on
+        target, unless the system always draws one)."""
+        meters = scatter.meters
+        angle = self.roll.angle() if meters or scatter.always_turn else 0.0
+        at = landing_point(aim, meters, angle)
+        if self.tracing:
+            self.trace("grenade", f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
+        return at
+
+    def blast(self, thrower: Fighter, weapon, at: tuple[float, float]) -> None:
+        """A burst at ``at``: every fighter the blast reaches (``in_blast`` at the ruling 25
+        distance), in the fighters' order, takes what the rule system says a blast does at
+        that distance."""
+        grenades = grenade_rules(self.system)
+        in_blast, hurt = grenades.in_blast, grenades.grenade_blast
+        for victim in self.fighters:
+            distance = blast_distance(at, victim.position)
+            if in_blast(weapon, distance):
+                hurt(self, thrower, weapon, victim, distance)
 
     # --- movement ----------------------------------------------------------------------------
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
@@ -946,6 +1041,19 @@ class _Meters(dict):
             return self[index]
         d = self[index] = math.dist(self.here, self.positions[slot])
         return d
+
+
+def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int) -> EnemiesInView:
+    """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
+    seen = me.enemies_seen
+    if seen is NOT_SEEN:
+        seen = me.enemies_seen = _blank(EnemiesInView)
+    seen.layout = layout
+    seen.enemies = enemies
+    seen.meters = meters
+    seen.nearest = nearest
+    seen.in_reach = in_reach
+    return seen
 
 
 def _cover_at(points: list[tuple], at) -> str:

@@ -39,9 +39,9 @@ What it answers (the abstract methods must be written; the others have defaults)
   ``combatsim explain``; ``record(fighter)``: extra columns of combatants.csv.
 
 Capabilities a system may lack are separate abstract classes a system also inherits when it
-has them: ``Grenades`` (throw, burst, who a blast catches, how long a grenade flies). The
-loader refuses, in one line, a scenario that needs a capability its system lacks, so the
-engine never asks a system for what it does not have.
+has them: ``Grenades`` (how far off a throw lands, what a blast does to a fighter, who it
+catches, how long a grenade flies). The loader refuses, in one line, a scenario that needs a
+capability its system lacks, so the engine never asks a system for what it does not have.
 
 Rules and tactics never import the engine: the engine hands them the battle, and what they may
 use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from .levers import Lever
+    from .situation import Scatter
 
 
 class Roll(Protocol):
@@ -318,19 +319,22 @@ class RuleSystem(ABC):
 
 class Grenades(ABC):
     """The grenade capability: a system with grenade rules inherits this besides
-    ``RuleSystem``. Without it, a scenario that hands a combatant a grenade is refused."""
+    ``RuleSystem``. Without it, a scenario that hands a combatant a grenade is refused.
+    The engine lands the grenade and measures the blast; the system says how far off a throw
+    goes and what a blast does to one fighter."""
 
     @abstractmethod
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon: Any, aim: tuple[float, float]
-    ) -> tuple[float, float]:
-        """Resolve the throw; return where the grenade lands."""
+    ) -> Scatter:
+        """Resolve the throw: how far from ``aim`` it lands (the engine draws the direction)."""
 
     @abstractmethod
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon: Any, at: tuple[float, float]
+        self, battle: Battle, thrower: Fighter, weapon: Any, victim: Fighter, distance: float
     ) -> None:
-        """The burst at ``at``: harm every fighter the blast catches (``in_blast``)."""
+        """What the blast does to ``victim``, ``distance`` meters from the burst
+        (``blast_distance``); asked for every fighter ``in_blast`` catches, in order."""
 
     @abstractmethod
     def blast_radius(self, weapon: Any) -> float: ...

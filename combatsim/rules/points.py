@@ -8,28 +8,44 @@ names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its per-bat
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from .base import Battle, Fighter
 
 
 class PointPoolRules:
-    """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>``, ``max_<pool>`` and
-    ``this_target``, and which resolves every attack in ``_attack(battle, attacker, target,
-    weapon, ranged, interception=False)``."""
+    """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>``, ``max_<pool>``,
+    ``armor``, ``prev_target`` and ``this_target``, and which resolves every attack in
+    ``_attack(battle, attacker, target, weapon, shots=1, sweep=(), *, ranged=True,
+    interception=False)``: that is its ``ranged_attack`` (``ranged_attack = _attack`` in the
+    subclass, one call less per shot; it remembers the target for an aimed follow-up) and
+    the mixin's ``melee_attack`` calls it. A grenade's points come from ``blast_points``.
+
+    Everything else a pool system answers the same way is here: who can act and its status,
+    harm, movement, armor against a hit (``hurt``) and against a blast (``grenade_blast``)."""
 
     pool: ClassVar[str]
-    _max_pool: ClassVar[str]  # "max_<pool>", named once per class
+    options: Any
+    # the subclass's: every attack; a grenade's points, the armor they pierce and (for the
+    # trace) how they come about, the same for everyone inside the blast
+    _attack: Callable[..., None]
+    blast_points: Callable[[Battle, Any], tuple[int, int, str]]
+    # the pool and its maximum read off a fighter's state, made once per class
+    _pool_of: ClassVar[Callable[[Any], int]]
+    _max_of: ClassVar[Callable[[Any], int]]
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if "pool" in cls.__dict__:
-            cls._max_pool = "max_" + cls.pool
+            cls._pool_of = staticmethod(attrgetter(cls.pool))
+            cls._max_of = staticmethod(attrgetter("max_" + cls.pool))
 
     def _points(self, fighter: Fighter) -> tuple[int, int]:
         st = fighter.state
-        return getattr(st, self.pool), getattr(st, self._max_pool)
+        return self._pool_of(st), self._max_of(st)
 
     def end_battle(self, battle: Battle) -> None:
         """The targets remembered for aimed follow-ups refer to other fighters: dropped."""
@@ -42,7 +58,7 @@ class PointPoolRules:
         depends on the pool (nothing by default)."""
 
     def can_act(self, fighter: Fighter) -> bool:
-        return self._points(fighter)[0] > 0
+        return self._pool_of(fighter.state) > 0
 
     def status(self, fighter: Fighter) -> str:
         left, most = self._points(fighter)
@@ -60,14 +76,6 @@ class PointPoolRules:
         sheet = fighter.spec.sheet
         return float(sheet.move), float(sheet.move * sheet.run_multiplier)
 
-    def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
-    ) -> None:
-        """One roll whatever the rounds (a burst is one attack); the target is remembered so a
-        follow-up shot at it can count as aimed."""
-        attacker.state.this_target = target
-        self._attack(battle, attacker, target, weapon, ranged=True)
-
     def melee_attack(
         self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
     ) -> None:
@@ -75,6 +83,17 @@ class PointPoolRules:
 
     def blast_radius(self, weapon) -> float:
         return weapon.blast_radius
+
+    def grenade_blast(
+        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
+    ) -> None:
+        """Everyone inside the blast (the engine measured ``distance``; its edge included)
+        takes the grenade's points less armor; the dead are past hurting."""
+        if self.status(victim) == "dead":
+            return
+        points, pierce, how = self.blast_points(battle, weapon)
+        armor = victim.state.armor - pierce
+        self.hurt(battle, thrower, victim, points, armor if armor > 0 else 0, "blast", how)
 
     def hurt(
         self,
@@ -99,7 +118,7 @@ class PointPoolRules:
                 )
             return
         st, pool = target.state, self.pool
-        setattr(st, pool, getattr(st, pool) - dealt)
+        setattr(st, pool, self._pool_of(st) - dealt)
         self._drained(st)
         what = f"{what} ({detail}: {dealt} off {pool})" if tracing else ""
         battle.damage_dealt(attacker, target, dealt, what)

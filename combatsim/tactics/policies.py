@@ -57,40 +57,33 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     tactics = me.tactics
     here = me.position
     tracing = battle.tracing
-    _, enemies, dist, nearest, in_reach = battle.enemies_in_view(me)
+    seen = battle.enemies_in_view(me)
+    nearest = seen.nearest
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
+    enemies, dist = seen.enemies, seen.meters
     walk_left = me.walk - me.moved_this_turn
-    if walk_left < 0.0:
-        walk_left = 0.0
+    walk_left = 0.0 if walk_left < 0.0 else walk_left
 
-    if tactics.fall_back and not me.ran_this_turn and battle.system.may_run(me):
-        harm = battle.system.harm(me)
-        if harm >= tactics.fall_back_at:
-            return Plan(
-                "flee",
-                f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if tracing else "",
-                dest=_away(here, nearest.position, me.run),
-            )
+    if tactics.fall_back and (flee := _fall_back(battle, me, nearest)) is not None:
+        return flee
 
     firearm = me.firearm
     if firearm is None:
         return _close_in(battle, me, enemies, dist, nearest, walk_left)
     melee = me.melee
-    if melee is not None and in_reach:  # an enemy in reach of a blade or club: use it
-        reach = battle.melee_range
-        near = [e for e in enemies if dist[e.index] <= reach]
-        target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist, reach=reach)
-        why = f"in reach of {_why(battle, me, target)}" if tracing else ""
-        return Plan("melee", why, target, melee)
+    if melee is not None and seen.in_reach:  # an enemy in reach of a blade or club: use it
+        return _melee_in_reach(battle, me, enemies, dist)
     if me.running and battle.system.running_stops_shooting:  # nor throw (seed 002)
         if me.ammo[me.firearm_index] < firearm.ammo:
             return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
         return Plan("none", "ran this turn: cannot shoot until the next turn")
-    if me.grenades and tactics.grenades != "never":  # thrown from here, without a walk
-        grenade = _grenade_plan(battle, me, enemies, dist)
-        if grenade is not None:
-            return grenade
+    if (  # thrown from here, without a walk
+        me.grenades
+        and tactics.grenades != "never"
+        and (grenade := _grenade_plan(battle, me, enemies, dist)) is not None
+    ):
+        return grenade
 
     # Where the fighter will fire from: take_cover walks toward the nearest free cover point
     # within cover_within, over as many walks as it takes; the other movements walk only
@@ -102,16 +95,15 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
             dest = _toward(here, cover.position, walk_left)
             dist, nearest = _measured_from(dest, enemies)
     reach = me.firearm_range
-    if tactics.target == "nearest" and dist[nearest.index] <= reach:
-        target = nearest  # the usual case, without a call
-    else:
-        target = choose_target(battle, me, enemies, dist, nearest, reach)
+    target = (
+        nearest  # the usual case, without a call
+        if tactics.target == "nearest" and dist[nearest.index] <= reach
+        else choose_target(battle, me, enemies, dist, nearest, reach)
+    )
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
     if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
-        dest = _approach(me, target, walk_left, d)
-        if dest is not None:
-            d = _dist(dest, target.position)
+        dest, d = _approach(me, target, walk_left, d)
 
     ammo = me.ammo[me.firearm_index]
     if ammo < tactics.reload_below:
@@ -126,15 +118,42 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
         at = here if dest is None else dest  # where it fires from: after the walk
         sweeps = battle.system.autofire_sweeps(me)
         sweep = _sweep(battle, at, target, enemies, shots, firearm) if sweeps else ()
-        reason = ""
-        if tracing:
-            mode = f"autofire x{shots}" if shots > 1 else "single shot"
-            moved = f", after walking {_dist(here, dest):.1f} m" if dest is not None else ""
-            if sweep:
-                mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
-            reason = f"{mode} at {why_target}{moved}"
+        reason = _fire_reason(here, dest, shots, sweep, why_target) if tracing else ""
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
     return _out_of_reach(battle, me, target, d, dest, why_target)
+
+
+def _fall_back(battle: BattleView, me: Combatant, nearest: Combatant) -> Plan | None:
+    """``fall_back``: badly hurt, the fighter runs away from the nearest enemy (when it may
+    run with this action)."""
+    if me.ran_this_turn or not battle.system.may_run(me):
+        return None
+    harm = battle.system.harm(me)
+    if harm < me.tactics.fall_back_at:
+        return None
+    return Plan(
+        "flee",
+        f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if battle.tracing else "",
+        dest=_away(me.position, nearest.position, me.run),
+    )
+
+
+def _melee_in_reach(battle: BattleView, me: Combatant, enemies, dist) -> Plan:
+    """An enemy stands in reach of the fighter's blade or club: it attacks in melee."""
+    reach = battle.melee_range
+    near = [e for e in enemies if dist[e.index] <= reach]
+    target = near[0] if len(near) == 1 else choose_target(battle, me, near, dist, reach=reach)
+    why = f"in reach of {_why(battle, me, target)}" if battle.tracing else ""
+    return Plan("melee", why, target, me.melee)
+
+
+def _fire_reason(here: Point, dest: Point | None, shots: int, sweep, why_target: str) -> str:
+    """The trace's reason for a ``fire`` plan."""
+    mode = f"autofire x{shots}" if shots > 1 else "single shot"
+    moved = f", after walking {_dist(here, dest):.1f} m" if dest is not None else ""
+    if sweep:
+        mode += " sweeping " + ", ".join(v.name for v, _ in sweep)
+    return f"{mode} at {why_target}{moved}"
 
 
 def _out_of_reach(
@@ -162,7 +181,7 @@ def _out_of_reach(
             elif to_cover:
                 where = " on its way to cover (no walk left this turn)"
             at = me.position if dest is None else dest
-            enemies = battle.enemies_in_view(me)[1]
+            enemies = battle.enemies_in_view(me).enemies
             if any(_dist(at, e.position) <= reach for e in enemies):  # target_in_reach: false
                 reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
             else:
@@ -418,20 +437,25 @@ def _grenade_plan(
     return None
 
 
-def _approach(me: Combatant, target: Combatant, walk_left: float, dist: float) -> Point | None:
+def _approach(
+    me: Combatant, target: Combatant, walk_left: float, dist: float
+) -> tuple[Point | None, float]:
     """Movement ``advance`` / ``keep_range``: walk toward ``preferred_range`` of the target
-    (``dist`` meters away), or back off to it; None: stay. A preferred range beyond the gun's
-    reach counts as just inside it: backing off never takes the target out of range."""
+    (``dist`` meters away), or back off to it: ``(where to, meters to the target from
+    there)``, ``(None, dist)`` to stay. A preferred range beyond the gun's reach counts as
+    just inside it: backing off never takes the target out of range."""
     tactics = me.tactics
     preferred = tactics.preferred_range
     if preferred > me.firearm_range - 0.01:
         preferred = me.firearm_range - 0.01
     gap = dist - preferred
     if gap > 0.5:
-        return _toward(me.position, target.position, min(walk_left, gap))
-    if tactics.movement == "keep_range" and gap < -0.5:
-        return _away(me.position, target.position, min(walk_left, -gap))
-    return None
+        dest = _toward(me.position, target.position, min(walk_left, gap))
+    elif tactics.movement == "keep_range" and gap < -0.5:
+        dest = _away(me.position, target.position, min(walk_left, -gap))
+    else:
+        return None, dist
+    return dest, _dist(dest, target.position)
 
 
 def _toward(a: Point, b: Point, d: float) -> Point:

@@ -89,7 +89,8 @@ def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
             e.position = (here[0] + d * math.cos(a), here[1] + d * math.sin(a))
         b.layout += 1
         b.roster += 1
-        _, seen, meters, nearest, in_reach = b.enemies_in_view(me)
+        view = b.enemies_in_view(me)
+        seen, meters, nearest, in_reach = view.enemies, view.meters, view.nearest, view.in_reach
         exact = {e.index: math.dist(here, e.position) for e in enemies}
         assert seen == enemies and isinstance(meters, _Meters)
         assert nearest is min(enemies, key=lambda e: exact[e.index])

@@ -952,13 +952,13 @@ def test_grenade_deviation(weapon, test, deviation, text, angle, lands, monkeypa
     skills = {"throwing": 1, "firearms": 3} if weapon.get("launcher") else {}
     sc = grenadier(weapon, **skills)
     landed = []
-    throw = sc.system.throw_grenade
+    land = Battle.land
 
-    def recording_throw(*args):
-        landed.append(throw(*args))
+    def recording_land(*args):
+        landed.append(land(*args))
         return landed[-1]
 
-    monkeypatch.setattr(sc.system, "throw_grenade", recording_throw)
+    monkeypatch.setattr(Battle, "land", recording_land)
     kind, faces = test
     body = [2, 2, 2] if math.dist(lands, (10, 0)) < 3 else []  # the target caught in the blast
     battle, result, roller = run_scripted(sc, [1, 1, *faces, *deviation, *body], angles=[angle])

@@ -17,14 +17,14 @@ success and as many meters off as the roll missed by on a failure.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ...dice import fourd8 as dice
-from ..base import Grenades, RuleSystem, SpecCache, blast_distance
+from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
+from ..situation import Scatter, band_of, band_tops, labelled, signed, weapon_name
 from . import levers as fourd8_levers
 from . import models
 
@@ -50,7 +50,8 @@ class Arms:
         self.damage = weapon.damage if weapon is not None else system.options.unarmed_damage
         self.pierce = weapon.pierce if weapon is not None else 0
         self.ease = weapon.ease_modifier if weapon is not None else 0
-        self.ranges = weapon.ranges if weapon is not None else None
+        # the range bands' tops (``band_of``): beyond long, extreme
+        self.ranges = band_tops(weapon.ranges, 3) if weapon is not None else None
 
 
 class Kit:
@@ -243,13 +244,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.health > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_health - st.health) / st.max_health)
-
     def threat(self, fighter: Fighter) -> float:
         return fighter.state.kit.threat
 
@@ -304,77 +298,49 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         at: tuple[float, float] | None,
         notes: list[str] | None,
     ) -> int:
-        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease").
+        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
+        situation of the attack (``battle.situation``) as 4D8's modifiers, added up and, when
+        traced, named in their order (``situation.labelled``).
 
         ``notes`` (a list only when tracing) gets each part that applies, in this order."""
         diff = self.options.difficulty
+        st = attacker.state
+        vis, seen = self._visibility[battle.environment.visibility]
+        wounded = diff.wounded if st.wounded else 0
         if ranged:
-            where = target.position if target is not None else at
-            distance = math.dist(attacker.position, where)
-            band = 0
-            for top in arms.ranges:
-                if distance <= top:
-                    break
-                band += 1
-            if band > 3:
-                band = 3
+            s = battle.situation(attacker, target, at)
+            band = band_of(arms.ranges, s.distance)
             ease = self._range_ease[band]
+            cover = s.cover
+            aimed = target is not None and st.prev_target is target and not s.moved
+            covered = self._cover_ease[cover] if cover != "none" else 0
+            aiming = diff.aiming if aimed else 0
+            running = diff.target_running if s.target_running else 0
+            moving = diff.attacker_moving if s.moved else 0
+            engaged = diff.engaged if s.engaged else 0
             if notes is not None:
+                values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
+                labels = (
+                    "weapon",
+                    f"{cover} cover",
+                    "aiming",
+                    "target running",
+                    "attacker moving",
+                    "enemy in reach",
+                    seen,
+                    "wounded",
+                )
+            ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
         else:
             ease = self.options.melee_ease
             if notes is not None:
                 notes.append(f"melee {ease}")
-        # Each modifier: added, and named in the trace when it is not 0.
-        mod = arms.ease
-        if mod:
-            ease += mod
-            if notes is not None:
-                notes.append(f"weapon {mod:+d}")
-        if ranged:
-            moved = attacker.moved_this_action
-            if target is not None:
-                cover = target.cover
-                if cover != "none":
-                    mod = self._cover_ease[cover]
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"{cover} cover {mod:+d}")
-                if attacker.state.prev_target is target and moved == 0:
-                    mod = diff.aiming
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"aiming {mod:+d}")
-                if target.running:
-                    mod = diff.target_running
-                    if mod:
-                        ease += mod
-                        if notes is not None:
-                            notes.append(f"target running {mod:+d}")
-            if moved > 0:
-                mod = diff.attacker_moving
-                if mod:
-                    ease += mod
-                    if notes is not None:
-                        notes.append(f"attacker moving {mod:+d}")
-            mod = diff.engaged
-            if mod and battle.opponents_in_melee(attacker):
-                ease += mod
-                if notes is not None:
-                    notes.append(f"enemy in reach {mod:+d}")
-        mod, why = self._visibility[battle.environment.visibility]
-        if mod:
-            ease += mod
-            if notes is not None:
-                notes.append(f"{why} {mod:+d}")
-        if attacker.state.wounded:
-            mod = diff.wounded
-            if mod:
-                ease += mod
-                if notes is not None:
-                    notes.append(f"wounded {mod:+d}")
+                values = (arms.ease, vis, wounded)
+                labels = ("weapon", seen, "wounded")
+            ease += arms.ease + vis + wounded
+        if notes is not None:
+            notes.extend(signed(labelled(values, labels)))
         if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value
             if notes is not None:
                 notes.append(f"capped at {dice.MAX_EASE}")
@@ -534,7 +500,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
-                f"{attacker.name} {verb} {target.name} with {_weapon_name(attacker, weapon)}",
+                f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}",
                 actor=attacker,
             )
         attacker.shots += 1
@@ -574,15 +540,10 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
 
     ranged_attack = _attack
 
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
-
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
+    ) -> Scatter:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
         notes: list[str] | None = [] if battle.tracing else None
@@ -598,30 +559,14 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         thrower.shots += 1
         success, total, *_ = self._test(battle, thrower, arms, chance, mode, "throw", notes)
         off = 0.0 if success else float(max(1, total - chance))
-        angle = battle.roll.angle() if off else 0.0
-        at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
-        if battle.tracing:
-            battle.trace(
-                "grenade",
-                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: lands {off:g} m off, at "
-                f"({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
-            )
-        return at
+        text = ""
+        if notes is not None:
+            text = f"{thrower.name} throws {weapon_name(thrower, weapon)}: lands {off:g} m off, at "
+        return Scatter(off, False, text)
 
-    def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
-    ) -> None:
-        """Everyone within the blast radius, its edge included, takes the grenade's damage,
-        less armor; the distance is ``blast_distance``'s, so a fighter on the aim point of a
-        throw that landed 3 m off is 3 m away, inside a 3 m blast."""
-        for victim in battle.fighters:
-            if self.status(victim) == "dead":
-                continue
-            if not self.in_blast(weapon, blast_distance(at, victim.position)):
-                continue
-            armor = max(0, victim.state.armor - weapon.pierce)
-            self.hurt(battle, thrower, victim, weapon.damage, armor, "blast", f"{weapon.damage}")
+    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+        """The grenade's damage, whatever the distance inside the blast."""
+        return weapon.damage, weapon.pierce, f"{weapon.damage}"
 
 
 def _combination_text(r: dice.FourD8Result) -> str:
@@ -631,7 +576,3 @@ def _combination_text(r: dice.FourD8Result) -> str:
         groups = " and ".join("/".join(g) for g in r.groups)
         return f", two pairs ({groups})"
     return f", {r.kind.replace('_', ' ')} ({'/'.join(r.aspects)})"
-
-
-def _weapon_name(fighter: Fighter, weapon) -> str:
-    return "bare hands" if weapon is None else fighter.weapon_label(weapon)

@@ -22,14 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from math import dist
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import Grenades, RuleSystem, SpecCache, blast_distance
+from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
+from ..situation import Scatter, band_of, band_tops, labelled, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -53,7 +53,7 @@ class Kit:
     grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
     fixed: int  # dice on every roll with it: gear (``quality``) + standing dice
     quality: int
-    ranges: tuple[float, float, float] | None  # tops of short, medium, long range
+    ranges: tuple[float, float, float] | None  # band tops: short, medium, then beyond (band_tops)
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
 
@@ -300,7 +300,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             grid,
             standing + weapon.quality,
             weapon.quality,
-            weapon.ranges,
+            band_tops(weapon.ranges, 2),  # beyond long: long (``band_of``)
             weapon.multiplier,
             weapon.armor_piercing,
         )
@@ -349,13 +349,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         elif st.actions_left > 0:
             st.actions_left -= 1
 
-    def can_act(self, fighter: Fighter) -> bool:
-        return fighter.state.life > 0  # the pool mixin's, read flat
-
-    def harm(self, fighter: Fighter) -> float:
-        st = fighter.state  # the pool mixin's, read flat
-        return min(1.0, (st.max_life - st.life) / st.max_life)
-
     def threat(self, fighter: Fighter) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
@@ -402,50 +395,52 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         c = self._c
         st = attacker.state
         pf = st.profile
-        total = kit.fixed
-        if ranged:
-            ranges = kit.ranges
-            if ranges is not None:
-                d = dist(attacker.position, target.position if target is not None else at)
-                band = 0 if d <= ranges[0] else 1 if d <= ranges[1] else 2  # beyond long: long
-                n = c.range[band]
-                total += n
-                if parts is not None:
-                    parts.append((n, f"{RANGE_NAMES[band]} range"))
-            if target is not None:
-                cover = target.cover
-                if cover != "none":
-                    n = self._cover[cover]
-                    total += n
-                    if parts is not None:
-                        parts.append((n, f"{cover} cover"))
-                if st.prev_target is target and attacker.moved_this_action == 0:
-                    total += c.aiming
-                    if parts is not None:
-                        parts.append((c.aiming, "aiming"))
-                if target.running:
-                    total += c.target_running
-                    if parts is not None:
-                        parts.append((c.target_running, "target running"))
-            if attacker.moved_this_action > 0:
-                total += c.attacker_moving
-                if parts is not None:
-                    parts.append((c.attacker_moving, "attacker moving"))
-            if battle.opponents_in_melee(attacker):
-                total += c.engaged
-                if parts is not None:
-                    parts.append((c.engaged, "enemy in reach"))
-        total += st.light  # visibility, set for the battle (none if it sees in the dark)
-        if parts is not None and not pf.sees_in_dark:
-            parts.append((st.light, battle.environment.visibility.replace("_", " ")))
-        if st.life <= pf.wounded_life:
-            total += c.wounded
+        wounded = c.wounded if st.life <= pf.wounded_life else 0
+        band, cover = None, "none"
+        if not ranged:
+            total = kit.fixed + st.light + wounded
             if parts is not None:
-                parts.append((c.wounded, "wounded"))
+                values: tuple[int, ...] = (st.light, wounded)
+        else:
+            s = battle.situation(attacker, target, at)
+            ranges = kit.ranges  # None: no range dice
+            band = band_of(ranges, s.distance) if ranges is not None else -1
+            aimed = target is not None and st.prev_target is target and not s.moved
+            cover = s.cover
+            far = c.range[band] if band >= 0 else 0
+            covered = self._cover[cover] if cover != "none" else 0
+            aiming = c.aiming if aimed else 0
+            running = c.target_running if s.target_running else 0
+            moving = c.attacker_moving if s.moved else 0
+            engaged = c.engaged if s.engaged else 0
+            # st.light: visibility, set for the battle (none if it sees in the dark)
+            total = kit.fixed + far + covered + aiming + running + moving + engaged + st.light
+            total += wounded
+            if parts is not None:
+                values = (far, covered, aiming, running, moving, engaged, st.light, wounded)
         if parts is not None:
+            parts.extend(labelled(values, self._labels(battle, band, cover)))
             parts.append((kit.quality, "gear"))
             parts.append((pf.standing, "standing dice"))
         return total
+
+    @staticmethod
+    def _labels(battle: Battle, band: int | None, cover: str) -> tuple[str, ...]:
+        """The trace's names of ``circumstances``' values, in their order (``band`` None: a
+        melee attack's; -1: a weapon without ranges)."""
+        seen = battle.environment.visibility.replace("_", " ")
+        if band is None:
+            return (seen, "wounded")
+        return (
+            f"{RANGE_NAMES[band]} range" if band >= 0 else "range",
+            f"{cover} cover",
+            "aiming",
+            "target running",
+            "attacker moving",
+            "enemy in reach",
+            seen,
+            "wounded",
+        )
 
     def _roll(
         self,
@@ -539,12 +534,20 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             self._coop[key] = float(value)
         return self._coop[key]
 
-    def assist(self, battle: Battle, lead: Fighter, target: Fighter, ranged: bool) -> int:
-        """Let the best placed ally roll first; return the lead's extra die (+1, -1 or 0)."""
+    def assist(
+        self,
+        battle: Battle,
+        lead: Fighter,
+        target: Fighter,
+        ranged: bool,
+        parts: list[tuple[int, str]] | None = None,
+    ) -> int:
+        """Let the best placed ally roll first; return the lead's extra die (+1, -1 or 0),
+        added to the lead's ``parts`` (when tracing) as the assistant's."""
         found = self.find_assistant(battle, lead, target, ranged)
         if found is None:
             return 0
-        ally, weapon, kit, total, parts = found
+        ally, weapon, kit, total, ally_parts = found
         st = ally.state
         st.actions_left -= 1
         st.assist_owed = lead.name
@@ -556,12 +559,15 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             battle.trace(
                 "assist",
                 f"{ally.name} helps {lead.name} against {target.name} "
-                f"with {_weapon_name(ally, weapon)} (spends its next action)",
+                f"with {weapon_name(ally, weapon)} (spends its next action)",
                 actor=ally,
             )
-        rank = self._roll(battle, ally, kit, total, parts, "assist")
+        rank = self._roll(battle, ally, kit, total, ally_parts, "assist")
         table = self.table(battle)
-        return dice.cooperative_dice(table.tiers[rank], table)
+        die = dice.cooperative_dice(table.tiers[rank], table)
+        if parts is not None and die:
+            parts.append((die, "assistant"))
+        return die
 
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
@@ -576,13 +582,10 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage.
-
-        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
-        (a burst is one attack), and the target is remembered so that a follow-up shot at it
-        can count as aimed. ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice
-        are a running total and the roll goes straight from the faces to the tier's rank
-        (``dice.roll_rank``); traced, each source of dice is kept for the roll's line."""
+        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage. It is
+        ``ranged_attack`` (one roll whatever the rounds; the target is remembered for an aimed
+        follow-up); ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice are a
+        running total and the roll goes from the faces to the tier's rank (``roll_rank``)."""
         st = attacker.state
         if ranged:
             st.this_target = target
@@ -595,48 +598,39 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         parts: list[tuple[int, str]] | None = [] if tracing else None
         total = self.circumstances(battle, attacker, target, kit, ranged, None, parts)
         called = pf.called_shot
-        if called:
-            total -= called
-            if tracing:
-                parts.append((-called, "called shot"))
+        total -= called
         if tracing:
+            parts.append((-called, "called shot"))  # (none when 0: the roll drops 0 dice)
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
-                f"{attacker.name} {verb} {target.name} with {_weapon_name(attacker, weapon)}"
+                f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}"
                 + (f" (called shot, {called} penalty dice)" if called else ""),
                 actor=attacker,
             )
         if not interception and st.helpers:
-            die = self.assist(battle, attacker, target, ranged)
-            if die:
-                total += die
-                if tracing:
-                    parts.append((die, "assistant"))
+            total += self.assist(battle, attacker, target, ranged, parts)
         # Karma as the tactics say: always, or when the roll would have penalty dice
         if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
             total = self._karma(battle, attacker, total, parts)
         attacker.shots += 1
-        if called:
-            st.called_shot_dice += called
+        st.called_shot_dice += called
         if tracing:
             rank = self._roll(battle, attacker, kit, total, parts, "attack")
         else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
             rank = dice.roll_rank(st.take10, capped, kit.grid)
-        if rank == 0:  # Catastrophic (ruling 18)
-            st.catastrophes += 1
-            if self.options.catastrophe == "lose_action":
-                attacker.lose_next_action = "catastrophe"
-                if tracing:
-                    battle.trace(
-                        "catastrophe", f"{attacker.name} loses the next action", actor=attacker
-                    )
         if rank < FIRST_SUCCESS:
+            if rank == 0:  # Catastrophic (ruling 18), which may cost the next action
+                st.catastrophes += 1
+                if self.options.catastrophe == "lose_action":
+                    attacker.lose_next_action = "catastrophe"
+                    if tracing:
+                        text = f"{attacker.name} loses the next action"
+                        battle.trace("catastrophe", text, actor=attacker)
             if tracing:
-                battle.trace(
-                    "miss", f"{self.table(battle).tiers[rank].name}: a miss", actor=attacker
-                )
+                text = f"{self.table(battle).tiers[rank].name}: a miss"
+                battle.trace("miss", text, actor=attacker)
             return
         attacker.hits += 1
         # seed 001 "Combat"; ruling 19: +1 multiplier per called-shot penalty die
@@ -656,11 +650,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         )
 
     ranged_attack = _attack
-
-    def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
-    ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
     def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
@@ -688,7 +677,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
         self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
+    ) -> Scatter:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
         kit = self._kit(battle, thrower, weapon)
@@ -701,34 +690,15 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         rank = self._roll(battle, thrower, kit, total, parts, "throw")
         below = max(0, FIRST_SUCCESS - rank)
         off = self.options.grenade_miss * below
-        angle = battle.roll.angle() if off else 0.0
-        at = (aim[0] + off * math.cos(angle), aim[1] + off * math.sin(angle))
-        if battle.tracing:
-            battle.trace(
-                "grenade",
-                f"{thrower.name} throws {_weapon_name(thrower, weapon)}: "
-                f"{self.table(battle).tiers[rank].name}, lands "
-                f"{off:g} m off at ({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
+        text = ""
+        if parts is not None:
+            text = (
+                f"{thrower.name} throws {weapon_name(thrower, weapon)}: "
+                f"{self.table(battle).tiers[rank].name}, lands {off:g} m off at "
             )
-        return at
+        return Scatter(off, False, text)
 
-    def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
-    ) -> None:
-        """Everyone within the blast radius, its edge included, takes multiplier x
-        ``blast_points``, less armor; the distance is ``blast_distance``'s, so a fighter on the
-        aim point of a throw that landed 3 m off is 3 m away, inside a 3 m blast."""
+    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+        """Multiplier x ``blast_points``, whatever the distance inside the blast."""
         points = weapon.multiplier * self.options.blast_points
-        for victim in battle.fighters:
-            if self.status(victim) == "dead":
-                continue
-            if not self.in_blast(weapon, blast_distance(at, victim.position)):
-                continue
-            armor = max(0, victim.state.armor - weapon.armor_piercing)
-            how = f"{weapon.multiplier} x {self.options.blast_points}"
-            self.hurt(battle, thrower, victim, points, armor, "blast", how)
-
-
-def _weapon_name(fighter: Fighter, weapon) -> str:
-    return "bare hands" if weapon is None else fighter.weapon_label(weapon)
+        return points, weapon.armor_piercing, f"{weapon.multiplier} x {self.options.blast_points}"

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import math
-from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from ...dice import shadowrun as dice
-from ..base import Grenades, RuleSystem, SpecCache, blast_distance
+from ..base import Grenades, RuleSystem, SpecCache
 from ..levers import field_bounds
+from ..situation import Scatter, Situation, band_of, labelled, range_band, signed, weapon_name
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -566,16 +566,12 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
         The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
         band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
-        (ruling 7). The trace names each modifier (``_tn_notes``); an untraced battle builds
-        no text.
-        """
-        if sweep:
-            groups = [
-                (target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)),
-                *sweep,
-            ]
-        else:
-            groups = ((target, shots),)
+        (ruling 7). The trace names each modifier (``_trace_aim``); untraced, no text."""
+        groups = (
+            ((target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)), *sweep)
+            if sweep
+            else ((target, shots),)
+        )
         gun = weapon.firing
         power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
         st = attacker.state
@@ -602,30 +598,17 @@ class ClassicShadowrun(Grenades, RuleSystem):
             roll = st.count or self._counter(battle, attacker)
         fired = 0  # shots taken, added to the attacker's count at the end
         for victim, count in groups:
-            distance = math.dist(attacker.position, victim.position)  # ``battle.distance``
-            if distance <= env.melee_range:
-                band, tn = -1, MELEE_TN
-            else:
-                band = bisect_left(gun.ranges, distance)  # the first band reaching the target
-                tn = RANGE_TN[band]
+            s = battle.situation(attacker, victim)
+            distance = s.distance
+            # (the firing's four tops serve as ``band_of``'s: no shot goes past extreme)
+            band = -1 if distance <= env.melee_range else band_of(gun.ranges, distance)
             # the target's cover; the target running +1, standing still -1; melee around
-            motion = 1 if victim.running else -1 if victim.moved_this_turn == 0 else 0
-            engaged = battle.opponents_in_melee(attacker)
-            tn += own + COVER_TN[victim.cover] + motion + engaged
+            motion = 1 if s.target_running else -1 if s.target_still else 0
+            tn = (MELEE_TN if band < 0 else RANGE_TN[band]) + own
+            tn += COVER_TN[s.cover] + motion + s.engaged
             if tracing:
-                mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
-                notes = _tn_notes(
-                    battle, attacker, victim, distance, band, shots, recoil, motion, engaged,
-                    moving, vis, smart,
-                )  # fmt: skip
-                battle.trace(
-                    "attack",
-                    f"{attacker.name} fires {weapon_name(attacker, weapon)} at {victim.name} "
-                    f"({mode}); TN {tn} = " + ", ".join(notes),
-                    actor=attacker,
-                    tn=tn,
-                    shots=count,
-                )
+                values = (recoil, COVER_TN[s.cover], motion, s.engaged, moving, vis, smart)
+                _trace_aim(battle, attacker, victim, weapon, s, band, tn, (shots, count), values)
             # each shot an attack test (ruling 5), until the victim is out of the fight
             for shot in range(count):
                 if shot and not victim.can_act:
@@ -928,17 +911,14 @@ class ClassicShadowrun(Grenades, RuleSystem):
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
-    def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
-    ) -> tuple[float, float]:
-        """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction, less 3 or 5 m per
-        success after the first, never below 0."""
+    def throw_grenade(self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]):
+        """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
+        deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
-        distance = math.dist(thrower.position, aim)
-        band = next((i for i, top in enumerate(weapon.ranges) if distance <= top), 3)
-        tn = RANGE_TN[band] + self.tn_penalty(thrower)
+        s = battle.situation(thrower, None, aim)
+        tn = RANGE_TN[range_band(s.distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        if thrower.moved_this_action > 0:
+        if s.moved:
             tn += 2 if battle.environment.ground == "difficult" else 1
         skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
         thrower.shots += 1
@@ -947,61 +927,50 @@ class ClassicShadowrun(Grenades, RuleSystem):
         kind = "launcher" if weapon.launcher else "aerodynamic" if weapon.aerodynamic else "plain"
         rolled = sum(battle.roll.faces(dice.D6, DEVIATION_DICE[kind]))
         deviation = max(0, rolled - DEVIATION_PER_SUCCESS[kind] * max(0, result.successes - 1))
-        angle = battle.roll.angle()
-        at = (aim[0] + deviation * math.cos(angle), aim[1] + deviation * math.sin(angle))
+        text = ""
         if battle.tracing:
-            battle.trace(
-                "grenade",
+            text = (
                 f"{thrower.name} throws {weapon_name(thrower, weapon)} at "
                 f"({aim[0]:.1f}, {aim[1]:.1f}), TN {tn}: deviates {rolled} - "
                 f"{DEVIATION_PER_SUCCESS[kind]} x {max(0, result.successes - 1)} = {deviation} m, "
-                f"lands at ({at[0]:.1f}, {at[1]:.1f})",
-                actor=thrower,
+                "lands at "
             )
-        return at
+        return Scatter(deviation, True, text)
 
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, at: tuple[float, float]
+        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
     ) -> None:
         """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
-        measured by ``blast_distance``); everyone inside resists with Body and impact armor
-        (no attacker staging)."""
+        over the engine's ``blast_distance``); everyone inside resists with Body and impact
+        armor (no attacker staging)."""
+        if victim.spec.sheet is None or self.status(victim) == "dead":
+            return
         code = weapon.code
-        for victim in battle.fighters:
-            if victim.spec.sheet is None or self.status(victim) == "dead":
-                continue
-            distance = blast_distance(at, victim.position)
-            power = blast_power(
-                code.power, weapon.blast_falloff, distance, self.options.blast_distance
+        power = blast_power(code.power, weapon.blast_falloff, distance, self.options.blast_distance)
+        if power <= 0:
+            return
+        if battle.tracing:
+            battle.trace(
+                "blast",
+                f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
+                actor=victim,
             )
-            if power <= 0:
-                continue
-            if battle.tracing:
-                battle.trace(
-                    "blast",
-                    f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
-                    actor=victim,
-                )
-            body = self.test(
-                battle,
-                victim,
-                victim.spec.sheet.attributes.body,
-                self.resist_tn(victim, power),
-                "Body",
-            ).successes
-            self.apply_attack(
-                battle,
-                thrower,
-                victim,
-                code.level,
-                code.staging,
-                0,
-                body + victim.state.impact,
-                "impact",
-                f"impact armor {victim.state.impact}",
-                weapon.stun,
-                False,
-            )
+        body = self.test(
+            battle, victim, victim.spec.sheet.attributes.body, self.resist_tn(victim, power), "Body"
+        ).successes
+        self.apply_attack(
+            battle,
+            thrower,
+            victim,
+            code.level,
+            code.staging,
+            0,
+            body + victim.state.impact,
+            "impact",
+            f"impact armor {victim.state.impact}",
+            weapon.stun,
+            False,
+        )
 
     @staticmethod
     def _skill_for(sheet, weapon) -> int:
@@ -1067,49 +1036,52 @@ def _wasted(battle: Battle, first: Fighter, sweep) -> int:
     return wasted
 
 
-def _tn_notes(
+def _trace_aim(
     battle: Battle,
     attacker: Fighter,
     target: Fighter,
-    distance: float,
+    weapon,
+    s: Situation,
     band: int,
-    shots: int,
-    recoil: int,
-    motion: int,
-    engaged: int,
-    moving: int,
-    vis: int,
-    smart: int,
-) -> list[str]:
+    tn: int,
+    rounds: tuple[int, int],
+    values: tuple[int, ...],
+) -> None:
     """The trace's account of a ranged TN (``ranged_attack``): the range band's TN, then one
-    note per modifier that is not 0."""
+    note per modifier that is not 0. ``rounds``: the burst's and this target's share;
+    ``values``: recoil, cover, the target's motion, enemies in melee reach, the attacker
+    moving, visibility, smartgun (wounds are the attacker's own)."""
+    shots, count = rounds
     if band < 0:
-        notes = [f"hand-to-hand range {distance:.1f} m: {MELEE_TN}"]
+        notes = [f"hand-to-hand range {s.distance:.1f} m: {MELEE_TN}"]
     else:
         name = ("short", "medium", "long", "extreme")[band]
-        notes = [f"{name} range {distance:.1f} m: {RANGE_TN[band]}"]
-    st, cover = attacker.state, target.cover
-    mods = [
-        (recoil, f"recoil ({shots} shots)"),
-        (COVER_TN[cover], "blind fire" if cover == "hidden" else f"{cover} cover"),
-        (motion, "target running" if motion > 0 else "target standing still"),
-        (engaged, "attacker in melee"),
-        (moving, "attacker moving"),
-        (vis, f"visibility ({battle.environment.visibility}, {st.vision} vision)"),
-        (smart, "smartgun" if smart == -2 else "smart goggles"),
-        (st.penalty, "wounds"),
-    ]
-    return notes + [f"{why} {mod:+d}" for mod, why in mods if mod]
+        notes = [f"{name} range {s.distance:.1f} m: {RANGE_TN[band]}"]
+    st, cover, motion, smart = attacker.state, s.cover, values[2], values[6]
+    labels = (
+        f"recoil ({shots} shots)",
+        "blind fire" if cover == "hidden" else f"{cover} cover",
+        "target running" if motion > 0 else "target standing still",
+        "attacker in melee",
+        "attacker moving",
+        f"visibility ({battle.environment.visibility}, {st.vision} vision)",
+        "smartgun" if smart == -2 else "smart goggles",
+        "wounds",
+    )
+    notes += signed(labelled((*values, st.penalty), labels))
+    mode = f"autofire, {count} of {shots} shots" if shots > 1 else "single shot"
+    battle.trace(
+        "attack",
+        f"{attacker.name} fires {weapon_name(attacker, weapon)} at {target.name} "
+        f"({mode}); TN {tn} = " + ", ".join(notes),
+        actor=attacker,
+        tn=tn,
+        shots=count,
+    )
 
 
 def melee_weapon(fighter: Fighter):
     return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
-
-
-def weapon_name(fighter: Fighter, weapon) -> str:
-    if weapon is None:
-        return "bare hands"
-    return fighter.weapon_names.get(id(weapon), weapon.kind)
 
 
 def _faces(chains) -> str:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
+from ..situation import band_of, labelled, signed
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -476,20 +477,16 @@ class Shadowrun2097(RuleSystem):
         why: Explained | None,
         kind: str = "attack",
     ) -> int:
-        """Seed "Success checks": mode from the conditions, Edge by policy, 2d10/3d10 + bonus.
-        Returns the MoS (after doubles): a hit when it is 0 or more.
-
-        ``adv``/``dis``: some condition gives Advantage/Disadvantage; ``why`` names the
-        conditions (``explain``) when the battle is traced, else None. ``kind`` says which
-        checks are related for ruling 23: a pending Disadvantage from a failed check joins the
-        conditions (so Advantage cancels it and Edge may remove it) and is spent by this
-        check; this check's own failure tier may leave a new one."""
+        """Seed "Success checks": mode from the conditions (``adv``/``dis``), Edge by policy,
+        2d10/3d10 + bonus; the MoS after doubles (a hit at 0 or more). ``why``: the conditions
+        named (``explain``), only when traced. ``kind``: which checks are related for ruling
+        23 (a pending Disadvantage joins the conditions and is spent; a failure may leave one)."""
         st = attacker.state
         p = st.profile
         pending = st.pending
         # a pending Disadvantage applies to any check (ANY) or one of its own kind (RELATED)
         if pending is not None and (pending.scope == _ANY or pending.kind == kind):
-            dis = True  # rare: after a bad failure
+            dis = True  # after a bad failure (ruling 23): it joins the conditions, spent
             if why is not None:
                 why[1].append(pending)
             st.pending = None
@@ -499,14 +496,9 @@ class Shadowrun2097(RuleSystem):
         mode = _MODE[adv][dis]
         use = None
         policy = p.policy
-        if (
-            st.edge > policy.reserve
-            and self._edge
-            and policy.attack != "never"
-            and (dis or not adv)
-        ):
+        may_spend = self._edge and st.edge > policy.reserve and policy.attack != "never"
+        if may_spend and (dis or not adv):
             # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
-            option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
             bought = _ADVANTAGE if adv or not dis else _NORMAL
             p_now, p_edge = edge_odds(bonus - tn, mode, bought)
             attack = policy.attack
@@ -519,16 +511,7 @@ class Shadowrun2097(RuleSystem):
                     and p_edge - p_now >= policy.attack_gain
                 )
             ):
-                use, mode = option, bought
-                self._spend(
-                    battle,
-                    attacker,
-                    "attack",
-                    f"{use.replace('_', ' ')} on the {what} check "
-                    f"(P(hit) {p_now:.0%} -> {p_edge:.0%})"
-                    if battle.tracing
-                    else "",
-                )
+                use, mode = self._buy_edge(battle, attacker, dis, what, (p_now, p_edge)), bought
         d10 = st.d10
         if d10 is None:
             d10 = st.d10 = battle.roll.taker(1, 10)
@@ -548,38 +531,71 @@ class Shadowrun2097(RuleSystem):
                 mos, double = a + b + c - drop + bonus - tn, False
             else:
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
-        scope = None
-        if mos < _PENDING_BELOW and self._failure_disadvantage:  # ruling 23
-            tier = dice.mos_tier(mos)
-            scope = dice.failure_disadvantage(tier)
-            if scope is not None:
-                st.pending = PendingDisadvantage(scope, kind, tier, mos)
+        # ruling 23: a bad enough failure may leave a Disadvantage pending
+        failed_badly = mos < _PENDING_BELOW and self._failure_disadvantage
+        scope = _leave_pending(st, kind, mos) if failed_badly else None
         st.checks += 1
         if mos >= 0:
             st.successes += 1
         if double:
             st.doubles += 1
         if why is not None:
-            result = dice.resolve_check(faces, bonus, tn, mode, edge)
-            _, how = self.skill_bonus(attacker.spec.sheet, skill)
-            battle.trace(
-                "roll",
-                f"{what} check: {describe_check(result)}; bonus {bonus} ({how}); "
-                + describe_mode(why[0], why[1], why[2], use)
-                + (describe_pending(st.pending) if scope is not None else ""),
-                actor=attacker,
-                dice=list(result.dice),
-                kept=list(result.kept),
-                removed=result.removed,
-                removed_reason=result.removed_reason,
-                bonus=bonus,
-                tn=tn,
-                mos=result.mos,
-                success=result.success,
-                mode=result.mode,
-                edge=result.edge,
-            )
+            left = st.pending if scope is not None else None  # left by this check's failure
+            self._trace_check(battle, attacker, skill, faces, bonus, tn, mode, use, what, why, left)
         return mos
+
+    def _buy_edge(
+        self, battle: Battle, attacker: Fighter, dis: bool, what: str, odds: tuple[float, float]
+    ) -> str:
+        """Spend Edge on a check (seed "Using Edge"; the policy chose to): the option used,
+        removing Disadvantage when there is some, else gaining Advantage. ``odds``: P(hit)
+        without and with it, for the trace."""
+        option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
+        why = ""
+        if battle.tracing:
+            p_now, p_edge = odds
+            why = (
+                f"{option.replace('_', ' ')} on the {what} check "
+                f"(P(hit) {p_now:.0%} -> {p_edge:.0%})"
+            )
+        self._spend(battle, attacker, "attack", why)
+        return option
+
+    def _trace_check(
+        self,
+        battle: Battle,
+        attacker: Fighter,
+        skill: str,
+        faces: list[int],
+        bonus: int,
+        tn: int,
+        mode: str,
+        use: str | None,
+        what: str,
+        why: Explained,
+        pending: PendingDisadvantage | None,
+    ) -> None:
+        """The traced check's line: the dice, the bonus and where it comes from, the mode and
+        why, and the Disadvantage the check's failure left ``pending`` (ruling 23), if any."""
+        result = dice.resolve_check(faces, bonus, tn, mode, use is not None)
+        _, how = self.skill_bonus(attacker.spec.sheet, skill)
+        battle.trace(
+            "roll",
+            f"{what} check: {describe_check(result)}; bonus {bonus} ({how}); "
+            + describe_mode(why[0], why[1], why[2], use)
+            + (describe_pending(pending) if pending is not None else ""),
+            actor=attacker,
+            dice=list(result.dice),
+            kept=list(result.kept),
+            removed=result.removed,
+            removed_reason=result.removed_reason,
+            bonus=bonus,
+            tn=tn,
+            mos=result.mos,
+            success=result.success,
+            mode=result.mode,
+            edge=result.edge,
+        )
 
     # --- ranged combat --------------------------------------------------------------------
     def ranged_attack(
@@ -592,29 +608,28 @@ class Shadowrun2097(RuleSystem):
         the further targets of a ``sweep`` tactic are ignored (their rounds are spent with
         the burst).
         """
-        distance = battle.distance(attacker, target)
-        top = weapon.ranges
-        band = (
-            0 if distance <= top[0] else 1 if distance <= top[1] else 2 if distance <= top[2] else 3
-        )
+        s = battle.situation(attacker, target)
+        distance = s.distance
+        band = band_of(weapon.ranges, distance)  # ``range_band(distance, ranges, 3)``, inline:
+        band = band if band < 3 else 3  # beyond extreme (a hair, after a walk) is extreme
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
         st = attacker.state
         p = st.profile
+        # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
-        if target.cover != "none":
-            effects.append(self._cover[target.cover])
-        if target.running:
+        if s.cover != "none":
+            effects.append(self._cover[s.cover])
+        if s.target_running:
             effects.append(self._running)
-        moved = attacker.moved_this_action
-        if moved > 0:
+        if s.moved:
             effects.append(self._moving)
-        if battle.opponents_in_melee(attacker):
+        if s.engaged:
             effects.append(self._in_reach)
         if weapon.smartgun and p.smartlink:
             effects.append(self._smartlink)
-        if weapon.scope and band >= 2 and moved == 0:
+        if weapon.scope and band >= 2 and not s.moved:
             effects.append(self._scope)
         mod, adv, dis, gone = self.conditions(battle, attacker, effects)
         tn += mod
@@ -663,24 +678,10 @@ class Shadowrun2097(RuleSystem):
         policy = p.policy
         if policy.damage != "never" and self._edge and ast.edge > policy.reserve:
             expected = 3.5 * n + strength
-            if policy.damage == "always" or expected < st.pt:
+            if policy.damage == "always" or expected < st.pt:  # vs_armor: below PT
                 edge = True
                 n += dice.EDGE_DAMAGE_DICE
-                self._spend(
-                    battle,
-                    attacker,
-                    "damage",
-                    (
-                        "+2d6 damage"
-                        + (
-                            f" (expected {expected:g} below PT {st.pt})"
-                            if policy.damage == "vs_armor"
-                            else ""
-                        )
-                    )
-                    if battle.tracing
-                    else "",
-                )
+                self._buy_damage_edge(battle, attacker, expected, st.pt)
         d6 = ast.d6
         if d6 is None:
             d6 = ast.d6 = battle.roll.taker(1, 6)
@@ -689,45 +690,37 @@ class Shadowrun2097(RuleSystem):
         # dice.apply_armor inline (ruling 15): below PT stopped, else DR% (rounded down) soaked
         dealt = 0 if total < st.pt else total - total * st.dr // 100
         if battle.tracing:
-            parts = [f"{code.dice} weapon"]
-            if mos_dice:
-                parts.append(f"{mos_dice} MoS")
-            if burst:
-                parts.append(f"{dice.BURST_DICE} burst")
-            if edge:
-                parts.append(f"{dice.EDGE_DAMAGE_DICE} Edge")
-            st_name = "Strength" if code.strength is None else "weapon ST"
-            if st.pt == 0 and st.dr == 0:
-                armor = "no armor"
-            elif dealt == 0:
-                armor = f"stopped by PT {st.pt} (DR {st.dr})"
-            else:
-                armor = f"PT {st.pt}/DR {st.dr} soaks {total - dealt} -> {dealt}"
-            battle.trace(
-                "damage_roll",
-                f"damage {n}d6 ({' + '.join(parts)}) {list(faces)} + {st_name} "
-                f"{strength} = {total}{' Stun' if weapon.stun else ''}; {armor}",
-                actor=attacker,
-                faces=list(faces),
-                total=total,
-                dealt=dealt,
-                pt=st.pt,
-                dr=st.dr,
-            )
+            dice_from = (code.dice, mos_dice, burst, edge)
+            _trace_damage(battle, attacker, target, weapon, dice_from, faces, strength, dealt)
         if dealt == 0:
-            st.stopped += 1
-            o = self.options
-            if o.armor_degradation_pt or o.armor_degradation_dr:
-                st.pt = max(0, st.pt - o.armor_degradation_pt)
-                st.dr = max(0, st.dr - o.armor_degradation_dr)
-                if battle.tracing:
-                    battle.trace(
-                        "armor",
-                        f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
-                        actor=target,
-                    )
+            self._stopped(battle, target)
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
+
+    def _buy_damage_edge(self, battle: Battle, attacker: Fighter, expected: float, pt: int) -> None:
+        """Spend Edge for +2d6 damage (seed "Using Edge"; the policy chose to: ``always``, or
+        ``vs_armor`` with the ``expected`` damage below the target's PT)."""
+        why = ""
+        if battle.tracing:
+            why = "+2d6 damage"
+            if attacker.state.profile.policy.damage == "vs_armor":
+                why += f" (expected {expected:g} below PT {pt})"
+        self._spend(battle, attacker, "damage", why)
+
+    def _stopped(self, battle: Battle, target: Fighter) -> None:
+        """The armor stopped the whole hit (below PT); it may degrade (options)."""
+        st = target.state
+        st.stopped += 1
+        o = self.options
+        if o.armor_degradation_pt or o.armor_degradation_dr:
+            st.pt = max(0, st.pt - o.armor_degradation_pt)
+            st.dr = max(0, st.dr - o.armor_degradation_dr)
+            if battle.tracing:
+                battle.trace(
+                    "armor",
+                    f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
+                    actor=target,
+                )
 
     def injure(
         self, battle: Battle, attacker: Fighter | None, target: Fighter, damage: int, stun: bool
@@ -852,17 +845,65 @@ _PENDING_BELOW = min(
 Explained = tuple[list[str], list, list[str], list[str]]
 
 
+def _leave_pending(st: State, kind: str, mos: int) -> str | None:
+    """Ruling 23: a failure's tier may leave a Disadvantage pending for the next related
+    check (or any); its scope, or None."""
+    tier = dice.mos_tier(mos)
+    scope = dice.failure_disadvantage(tier)
+    if scope is not None:
+        st.pending = PendingDisadvantage(scope, kind, tier, mos)
+    return scope
+
+
+def _trace_damage(
+    battle: Battle,
+    attacker: Fighter,
+    target: Fighter,
+    weapon,
+    dice_from: tuple[int, int, bool, bool],
+    faces: list[int],
+    strength: int,
+    dealt: int,
+) -> None:
+    """The traced damage roll (``hit``): where the dice come from (``dice_from``: the
+    weapon's, the MoS's, a burst, Edge), the faces, Strength and what the armor did."""
+    weapon_dice, mos_dice, burst, edge = dice_from
+    st = target.state
+    parts = [f"{weapon_dice} weapon"]
+    if mos_dice:
+        parts.append(f"{mos_dice} MoS")
+    if burst:
+        parts.append(f"{dice.BURST_DICE} burst")
+    if edge:
+        parts.append(f"{dice.EDGE_DAMAGE_DICE} Edge")
+    total = sum(faces) + strength
+    st_name = "Strength" if weapon.code.strength is None else "weapon ST"
+    if st.pt == 0 and st.dr == 0:
+        armor = "no armor"
+    elif dealt == 0:
+        armor = f"stopped by PT {st.pt} (DR {st.dr})"
+    else:
+        armor = f"PT {st.pt}/DR {st.dr} soaks {total - dealt} -> {dealt}"
+    battle.trace(
+        "damage_roll",
+        f"damage {len(faces)}d6 ({' + '.join(parts)}) {list(faces)} + {st_name} "
+        f"{strength} = {total}{' Stun' if weapon.stun else ''}; {armor}",
+        actor=attacker,
+        faces=list(faces),
+        total=total,
+        dealt=dealt,
+        pt=st.pt,
+        dr=st.dr,
+    )
+
+
 def explain(effects: list[Condition], gone: str | None) -> Explained:
     """Name a check's conditions for the trace: (Advantage sources, Disadvantage sources,
-    removed conditions, TN notes), in the order they were found."""
-    adv, dis, notes = [], [], []
-    for why, modifier, advantage, disadvantage in effects:
-        if modifier:
-            notes.append(f"{why} {modifier:+d}")
-        if advantage:
-            adv.append(why)
-        if disadvantage:
-            dis.append(why)
+    removed conditions, TN notes worded as every system's modifiers: ``situation.labelled``),
+    in the order they were found."""
+    adv = [why for why, _, advantage, _ in effects if advantage]
+    dis = [why for why, _, _, disadvantage in effects if disadvantage]
+    notes = signed(labelled([e[1] for e in effects], [e[0] for e in effects]))
     return adv, dis, [gone] if gone is not None else [], notes
 
 

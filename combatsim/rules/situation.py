@@ -1,0 +1,136 @@
+"""What every rule system measures the same way: the situation of an attack, range bands,
+weapon names in the trace, where a thrown grenade lands and how far a blast reaches, and how
+an attack's situational modifiers are added up and named.
+
+Each system had its own copy of these (range bands four ways, the weapon's name three times,
+the grenade's landing point and the blast loop three times); the numbers a system gives them
+stay its own, the geometry is worked out here once. Nothing here rolls dice: the engine draws
+a grenade's direction (``Scatter``) and measures the blast (``blast_distance``, ruling 25).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from .base import blast_distance
+
+__all__ = [
+    "NOT_SEEN",
+    "EnemiesInView",
+    "Scatter",
+    "Situation",
+    "blast_distance",
+    "labelled",
+    "landing_point",
+    "band_of",
+    "band_tops",
+    "range_band",
+    "signed",
+    "weapon_name",
+]
+
+
+def range_band(distance: float, tops: Sequence[float], last: int) -> int:
+    """The range band (0 short, 1 medium, ...) of a target ``distance`` meters away: the first
+    band whose top (``tops``, increasing, as every system's weapon model checks) reaches it,
+    and band ``last`` for anything beyond (a system that has no band past its last top says
+    ``last = len(tops) - 1``). A target exactly at a band's top is in that band.
+
+    A system that keeps a weapon's ``band_tops(tops, last)`` gets the same band from
+    ``bisect_left(band_tops, distance)`` without this call (``band_of``)."""
+    band = bisect_left(tops, distance)
+    return band if band < last else last
+
+
+def band_tops(tops: Sequence[float] | None, last: int) -> tuple[float, ...] | None:
+    """``tops`` made ready for ``band_of``: the tops of bands 0 to ``last - 1``, then
+    infinity (band ``last`` reaches everything beyond). None stays None (no ranges)."""
+    return None if tops is None else (*tops[:last], math.inf)
+
+
+# ``band_of(band_tops(tops, last), distance) == range_band(distance, tops, last)``: the band
+# straight from C, for the per-attack paths of systems that keep each weapon's band tops
+band_of = bisect_left
+
+
+def weapon_name(fighter: Any, weapon: Any) -> str:
+    """How the trace names ``fighter``'s ``weapon``: its name on the sheet; None is bare hands."""
+    return "bare hands" if weapon is None else fighter.weapon_label(weapon)
+
+
+class Scatter(NamedTuple):
+    """How a thrown grenade misses its aim, as a rule system's ``throw_grenade`` says: the
+    engine lands it ``meters`` off in a direction it draws (``Battle.land``).
+
+    ``always_turn``: the direction is drawn even for a throw 0 m off (classic Shadowrun rolls
+    the scatter die whatever the deviation); otherwise a throw on target draws nothing.
+    ``text``: the trace's account of the throw, up to where it lands (the engine appends the
+    point, "(x, y)"); empty when the battle is not traced."""
+
+    meters: float
+    always_turn: bool = False
+    text: str = ""
+
+
+def landing_point(aim: Sequence[float], meters: float, angle: float) -> tuple[float, float]:
+    """Where a grenade aimed at ``aim`` lands, ``meters`` off at ``angle`` radians."""
+    return (aim[0] + meters * math.cos(angle), aim[1] + meters * math.sin(angle))
+
+
+class Situation:
+    """The situation of one attack, as the engine works it out (``BattleView.situation``)
+    for every rule system: each system turns it into its own numbers (a TN, an ease, dice).
+
+    One per attacker, filled in place for each attack (a new object per attack cost more than
+    the measures it saves): read it before the next attack of the same attacker."""
+
+    __slots__ = ("distance", "cover", "target_running", "target_still", "moved", "engaged")
+
+    def __init__(self) -> None:
+        self.distance = 0.0  # meters from the attacker to the target (or the aim point)
+        self.cover = "none"  # the target's cover ("none" for a point on the ground)
+        self.target_running = False  # the target ran this turn
+        self.target_still = True  # the target has not moved this turn
+        self.moved = False  # the attacker moved with this action
+        self.engaged = 0  # standing enemies within melee range of the attacker
+
+
+def labelled(values: Sequence[int], labels: Sequence[str]) -> list[tuple[int, str]]:
+    """The modifiers of an attack that are not 0, with their labels, in order: what a trace
+    shows of them.
+
+    Every system adds up its situational modifiers the same way: a tuple of values in the
+    order the trace names them, summed as a plain int (untraced, that is all), and paired
+    with their labels here only when the battle is traced."""
+    return [(v, why) for v, why in zip(values, labels, strict=True) if v]
+
+
+def signed(pairs: Sequence[tuple[int, str]]) -> list[str]:
+    """``labelled`` modifiers worded "label +n", as most traces show one."""
+    return [f"{why} {v:+d}" for v, why in pairs]
+
+
+class EnemiesInView:
+    """A fighter's standing enemies as ``BattleView.enemies_in_view`` hands them to the rules
+    and the tactics, kept until someone moves or leaves the fight (the battle's ``layout``).
+
+    One per fighter and battle, measured again in place (``refresh``): the tactics ask on
+    every action, and a new object each time cost more than the tuple it replaced. Read it
+    at once; a later measure changes it."""
+
+    __slots__ = ("layout", "enemies", "meters", "nearest", "in_reach")
+
+    def __init__(self, layout: int, enemies: list[Any], meters: Any, nearest: Any, in_reach: int):
+        self.layout = layout  # the battle's layout when measured (-1: never)
+        self.enemies = enemies  # in fighter order
+        self.meters = meters  # meters to each enemy by fighter index (a dict, or a _Meters)
+        self.nearest = nearest  # the nearest enemy (the first of equals); None: none left
+        self.in_reach = in_reach  # how many stand within melee range
+
+
+# What a fighter has seen before its first measure (never changed: a fighter's first measure
+# makes its own ``EnemiesInView``)
+NOT_SEEN = EnemiesInView(-1, [], {}, None, 0)
