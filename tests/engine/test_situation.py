@@ -85,29 +85,14 @@ def test_the_situation_of_an_attack(battle):
     assert a.side != b.side
     a.position, b.position = (0.0, 0.0), (3.0, 4.0)
     battle.layout += 1
-    b.cover, b.running, b.moved_this_turn = "partial", True, 2.0
     a.moved_this_action = 1.5
     s = battle.situation(a, b)
-    assert (s.distance, s.cover, s.target_running, s.target_still, s.moved) == (
-        5.0,
-        "partial",
-        True,
-        False,
-        True,
-    )
-    assert s.engaged == battle.opponents_in_melee(a)
+    assert (s.distance, s.moved, s.engaged) == (5.0, True, battle.opponents_in_melee(a))
     # the attacker's own object, filled again for its next attack
-    b.running, b.moved_this_turn = False, 0.0
     a.moved_this_action = 0.0
     again = battle.situation(a, None, at=(0.0, 2.0))
     assert again is s
-    assert (s.distance, s.cover, s.target_running, s.target_still, s.moved) == (
-        2.0,
-        "none",
-        False,
-        True,
-        False,
-    )
+    assert (s.distance, s.moved) == (2.0, False)
 
 
 def test_an_enemy_in_reach_is_counted_once_it_closes_in(battle):

@@ -311,11 +311,11 @@ class FourD8(PointPoolRules, RuleSystem):
             s = battle.situation(attacker, target, at)
             band = band_of(arms.ranges, s.distance)
             ease = self._range_ease[band]
-            cover = s.cover
+            cover = target.cover if target is not None else "none"
             aimed = target is not None and st.prev_target is target and not s.moved
             covered = self._cover_ease[cover] if cover != "none" else 0
             aiming = diff.aiming if aimed else 0
-            running = diff.target_running if s.target_running else 0
+            running = diff.target_running if target is not None and target.running else 0
             moving = diff.attacker_moving if s.moved else 0
             engaged = diff.engaged if s.engaged else 0
             if notes is not None:

@@ -406,11 +406,11 @@ class LostSouls(PointPoolRules, RuleSystem):
             ranges = kit.ranges  # None: no range dice
             band = band_of(ranges, s.distance) if ranges is not None else -1
             aimed = target is not None and st.prev_target is target and not s.moved
-            cover = s.cover
+            cover = target.cover if target is not None else "none"
             far = c.range[band] if band >= 0 else 0
             covered = self._cover[cover] if cover != "none" else 0
             aiming = c.aiming if aimed else 0
-            running = c.target_running if s.target_running else 0
+            running = c.target_running if target is not None and target.running else 0
             moving = c.attacker_moving if s.moved else 0
             engaged = c.engaged if s.engaged else 0
             # st.light: visibility, set for the battle (none if it sees in the dark)

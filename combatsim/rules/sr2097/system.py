@@ -619,9 +619,9 @@ class Shadowrun2097(RuleSystem):
         p = st.profile
         # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
-        if s.cover != "none":
-            effects.append(self._cover[s.cover])
-        if s.target_running:
+        if target.cover != "none":
+            effects.append(self._cover[target.cover])
+        if target.running:
             effects.append(self._running)
         if s.moved:
             effects.append(self._moving)
