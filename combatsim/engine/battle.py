@@ -424,16 +424,15 @@ class Battle:
 
     def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
         """What the engine measures of ``attacker``'s attack on ``target`` (or on the point
-        ``at`` on the ground, with ``target`` None), once for every rule system: the
-        distance, whether the attacker moved with this action and how many enemies stand in
-        its melee reach (``Situation``, the attacker's own, filled in place). The rest of the
-        situation the engine keeps on the fighters: the target's ``cover``, ``running`` and
-        ``moved_this_turn``."""
+        ``at`` on the ground, with ``target`` None), once for every rule system: the distance
+        and how many enemies stand in the attacker's melee reach (``Situation``, the
+        attacker's own, filled in place). The rest of the situation the engine keeps on the
+        fighters: the attacker's ``moved_this_action``, the target's ``cover``, ``running``
+        and ``moved_this_turn``."""
         s = attacker.situation
         if s is None:  # its first attack this battle: its own, every field set below
             s = attacker.situation = _blank(Situation)
         s.distance = _distance(attacker.position, target.position if target is not None else at)
-        s.moved = attacker.moved_this_action > 0
         seen = attacker.enemies_seen
         if seen.layout != self.layout:
             seen = self.enemies_in_view(attacker)

@@ -83,17 +83,17 @@ def landing_point(aim: Sequence[float], meters: float, angle: float) -> tuple[fl
 class Situation:
     """What the engine measures of one attack (``BattleView.situation``) for every rule
     system, which turns it into its own numbers (a TN, an ease, dice), with what the engine
-    keeps on the fighters themselves: the target's ``cover``, ``running`` and
-    ``moved_this_turn`` (copying those in here cost about 1% of a battle, measured).
+    keeps on the fighters themselves: the attacker's ``moved_this_action``, the target's
+    ``cover``, ``running`` and ``moved_this_turn`` (copying those in here cost about 1% of
+    a battle, measured).
 
     One per attacker, filled in place for each attack (a new object per attack cost more than
     the measures it saves): read it before the next attack of the same attacker."""
 
-    __slots__ = ("distance", "moved", "engaged")
+    __slots__ = ("distance", "engaged")
 
     def __init__(self) -> None:
         self.distance = 0.0  # meters from the attacker to the target (or the aim point)
-        self.moved = False  # the attacker moved with this action
         self.engaged = 0  # standing enemies within melee range of the attacker
 
 

@@ -907,7 +907,7 @@ class ClassicShadowrun(RuleSystem):
         s = battle.situation(thrower, None, aim)
         tn = RANGE_TN[range_band(s.distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        if s.moved:
+        if thrower.moved_this_action > 0:
             tn += 2 if battle.environment.ground == "difficult" else 1
         skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
         thrower.shots += 1
