@@ -101,9 +101,10 @@ def labelled(values: Sequence[int], labels: Sequence[str]) -> list[tuple[int, st
     """The modifiers of an attack that are not 0, with their labels, in order: what a trace
     shows of them.
 
-    Every system adds up its situational modifiers the same way: a tuple of values in the
-    order the trace names them, summed as a plain int (untraced, that is all), and paired
-    with their labels here only when the battle is traced."""
+    Every system adds up its situational modifiers the same way: untraced, a plain int sum
+    and no text (4D8 and classic Shadowrun add every value, Lost Souls only those that
+    apply); traced, the same values in the order the trace names them, paired with their
+    labels here."""
     return [(v, why) for v, why in zip(values, labels, strict=True) if v]
 
 
