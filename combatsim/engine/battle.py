@@ -423,25 +423,16 @@ class Battle:
                 kept[5][slot] = at
 
     def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
-        """The situation of ``attacker``'s attack on ``target`` (or on the point ``at`` on
-        the ground, with ``target`` None), worked out here once for every rule system: the
-        distance, the target's cover and movement, whether the attacker moved with this
-        action and how many enemies stand in its melee reach. The attacker's own
-        ``Situation``, filled in place."""
+        """What the engine measures of ``attacker``'s attack on ``target`` (or on the point
+        ``at`` on the ground, with ``target`` None), once for every rule system: the distance
+        and how many enemies stand in the attacker's melee reach (``Situation``, the
+        attacker's own, filled in place). The rest of the situation the engine keeps on the
+        fighters: the attacker's ``moved_this_action``, the target's ``cover``, ``running``
+        and ``moved_this_turn``."""
         s = attacker.situation
         if s is None:  # its first attack this battle: its own, every field set below
             s = attacker.situation = _blank(Situation)
-        if target is not None:
-            s.distance = _distance(attacker.position, target.position)
-            s.cover = target.cover
-            s.target_running = target.running
-            s.target_still = target.moved_this_turn == 0
-        else:
-            s.distance = _distance(attacker.position, at)
-            s.cover = "none"
-            s.target_running = False
-            s.target_still = True
-        s.moved = attacker.moved_this_action > 0
+        s.distance = _distance(attacker.position, target.position if target is not None else at)
         seen = attacker.enemies_seen
         if seen.layout != self.layout:
             seen = self.enemies_in_view(attacker)

@@ -81,20 +81,19 @@ def landing_point(aim: Sequence[float], meters: float, angle: float) -> tuple[fl
 
 
 class Situation:
-    """The situation of one attack, as the engine works it out (``BattleView.situation``)
-    for every rule system: each system turns it into its own numbers (a TN, an ease, dice).
+    """What the engine measures of one attack (``BattleView.situation``) for every rule
+    system, which turns it into its own numbers (a TN, an ease, dice), with what the engine
+    keeps on the fighters themselves: the attacker's ``moved_this_action``, the target's
+    ``cover``, ``running`` and ``moved_this_turn`` (copying those in here cost about 1% of
+    a battle, measured).
 
     One per attacker, filled in place for each attack (a new object per attack cost more than
     the measures it saves): read it before the next attack of the same attacker."""
 
-    __slots__ = ("distance", "cover", "target_running", "target_still", "moved", "engaged")
+    __slots__ = ("distance", "engaged")
 
     def __init__(self) -> None:
         self.distance = 0.0  # meters from the attacker to the target (or the aim point)
-        self.cover = "none"  # the target's cover ("none" for a point on the ground)
-        self.target_running = False  # the target ran this turn
-        self.target_still = True  # the target has not moved this turn
-        self.moved = False  # the attacker moved with this action
         self.engaged = 0  # standing enemies within melee range of the attacker
 
 
@@ -102,9 +101,10 @@ def labelled(values: Sequence[int], labels: Sequence[str]) -> list[tuple[int, st
     """The modifiers of an attack that are not 0, with their labels, in order: what a trace
     shows of them.
 
-    Every system adds up its situational modifiers the same way: a tuple of values in the
-    order the trace names them, summed as a plain int (untraced, that is all), and paired
-    with their labels here only when the battle is traced."""
+    Every system adds up its situational modifiers the same way: untraced, a plain int sum
+    and no text (4D8 and classic Shadowrun add every value, Lost Souls only those that
+    apply); traced, the same values in the order the trace names them, paired with their
+    labels here."""
     return [(v, why) for v, why in zip(values, labels, strict=True) if v]
 
 

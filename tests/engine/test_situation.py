@@ -85,29 +85,14 @@ def test_the_situation_of_an_attack(battle):
     assert a.side != b.side
     a.position, b.position = (0.0, 0.0), (3.0, 4.0)
     battle.layout += 1
-    b.cover, b.running, b.moved_this_turn = "partial", True, 2.0
     a.moved_this_action = 1.5
     s = battle.situation(a, b)
-    assert (s.distance, s.cover, s.target_running, s.target_still, s.moved) == (
-        5.0,
-        "partial",
-        True,
-        False,
-        True,
-    )
-    assert s.engaged == battle.opponents_in_melee(a)
+    assert (s.distance, s.engaged) == (5.0, battle.opponents_in_melee(a))
     # the attacker's own object, filled again for its next attack
-    b.running, b.moved_this_turn = False, 0.0
     a.moved_this_action = 0.0
     again = battle.situation(a, None, at=(0.0, 2.0))
     assert again is s
-    assert (s.distance, s.cover, s.target_running, s.target_still, s.moved) == (
-        2.0,
-        "none",
-        False,
-        True,
-        False,
-    )
+    assert s.distance == 2.0
 
 
 def test_an_enemy_in_reach_is_counted_once_it_closes_in(battle):
@@ -185,3 +170,43 @@ def test_4d8_names_the_range_ease_before_the_modifiers():
                 assert int(value) == getattr(ease, band), event.text
                 seen += 1
     assert seen > 20
+
+
+def test_lost_souls_counts_the_same_dice_traced_and_untraced():
+    """Untraced, ``circumstances`` adds only the dice that apply; traced, it lists them all
+    for the trace (``_values``): the two must agree on every situation."""
+    import random
+
+    scenario = load_scenario(ROOT / "scenarios" / "lost-souls-warehouse-raid.yaml")
+    system = scenario.system
+    battle = Battle(scenario, battle_rng(1, 0))
+    system._arm(battle)
+    rng = random.Random(5)
+    covers = ["none", *system._cover]
+    checked = 0
+    for _ in range(400):
+        attacker, target = rng.sample(battle.fighters, 2)
+        for f in battle.fighters:
+            f.position = (rng.uniform(-30, 30), rng.uniform(-30, 30))
+        battle.layout += 1
+        target.cover = rng.choice(covers)
+        target.running = rng.random() < 0.3
+        attacker.moved_this_action = rng.choice([0.0, 2.5])
+        attacker.state.prev_target = rng.choice([None, target])
+        attacker.state.life = rng.randint(1, attacker.state.max_life)
+        weapon = rng.choice([*attacker.spec.weapons, None])
+        kit = system._kit(battle, attacker, weapon)
+        ranged = weapon is not None and weapon.kind != "melee"
+        aim = None if rng.random() < 0.8 else (1.0, 2.0)
+        who = None if aim is not None else target
+        if who is None and not ranged:
+            continue
+        parts: list = []
+        traced = system.circumstances(battle, attacker, who, kit, ranged, aim, parts)
+        assert system.circumstances(battle, attacker, who, kit, ranged, aim) == traced
+        assert (
+            traced
+            == sum(n for n, _ in parts) + kit.fixed - kit.quality - attacker.state.profile.standing
+        )
+        checked += 1
+    assert checked > 300

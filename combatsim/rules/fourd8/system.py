@@ -311,12 +311,13 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             s = battle.situation(attacker, target, at)
             band = band_of(arms.ranges, s.distance)
             ease = self._range_ease[band]
-            cover = s.cover
-            aimed = target is not None and st.prev_target is target and not s.moved
+            cover = target.cover if target is not None else "none"
+            moved = attacker.moved_this_action > 0
+            aimed = target is not None and st.prev_target is target and not moved
             covered = self._cover_ease[cover] if cover != "none" else 0
             aiming = diff.aiming if aimed else 0
-            running = diff.target_running if s.target_running else 0
-            moving = diff.attacker_moving if s.moved else 0
+            running = diff.target_running if target is not None and target.running else 0
+            moving = diff.attacker_moving if moved else 0
             engaged = diff.engaged if s.engaged else 0
             if notes is not None:
                 values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)

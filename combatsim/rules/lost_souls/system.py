@@ -29,7 +29,7 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
-from ..situation import Scatter, band_of, band_tops, labelled, weapon_name
+from ..situation import Scatter, Situation, band_of, band_tops, labelled, weapon_name
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -395,34 +395,66 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         c = self._c
         st = attacker.state
         pf = st.profile
-        wounded = c.wounded if st.life <= pf.wounded_life else 0
-        band, cover = None, "none"
-        if not ranged:
-            total = kit.fixed + st.light + wounded
-            if parts is not None:
-                values: tuple[int, ...] = (st.light, wounded)
-        else:
-            s = battle.situation(attacker, target, at)
-            ranges = kit.ranges  # None: no range dice
-            band = band_of(ranges, s.distance) if ranges is not None else -1
-            aimed = target is not None and st.prev_target is target and not s.moved
-            cover = s.cover
-            far = c.range[band] if band >= 0 else 0
-            covered = self._cover[cover] if cover != "none" else 0
-            aiming = c.aiming if aimed else 0
-            running = c.target_running if s.target_running else 0
-            moving = c.attacker_moving if s.moved else 0
-            engaged = c.engaged if s.engaged else 0
-            # st.light: visibility, set for the battle (none if it sees in the dark)
-            total = kit.fixed + far + covered + aiming + running + moving + engaged + st.light
-            total += wounded
-            if parts is not None:
-                values = (far, covered, aiming, running, moving, engaged, st.light, wounded)
-        if parts is not None:
+        s = battle.situation(attacker, target, at) if ranged else None
+        if parts is not None:  # traced: the same dice, as values in the trace's order
+            values = self._values(attacker, target, kit, s)
+            band = None if s is None else self._band(kit, s)
+            cover = target.cover if target is not None else "none"
             parts.extend(labelled(values, self._labels(battle, band, cover)))
             parts.append((kit.quality, "gear"))
             parts.append((pf.standing, "standing dice"))
+            return kit.fixed + sum(values)
+        # untraced: only the dice that apply are added (a sum of zeros cost 1% of a battle)
+        total = kit.fixed + st.light  # visibility, set for the battle (none: sees in the dark)
+        if st.life <= pf.wounded_life:
+            total += c.wounded
+        if s is not None:
+            ranges = kit.ranges
+            if ranges is not None:
+                total += c.range[band_of(ranges, s.distance)]
+            moved = attacker.moved_this_action > 0
+            if target is not None:
+                if target.cover != "none":
+                    total += self._cover[target.cover]
+                if st.prev_target is target and not moved:
+                    total += c.aiming
+                if target.running:
+                    total += c.target_running
+            if moved:
+                total += c.attacker_moving
+            if s.engaged:
+                total += c.engaged
         return total
+
+    @staticmethod
+    def _band(kit: Kit, s: Situation) -> int:
+        """The range band of a ranged roll (-1: a weapon without ranges)."""
+        return band_of(kit.ranges, s.distance) if kit.ranges is not None else -1
+
+    def _values(
+        self, attacker: Fighter, target: Fighter | None, kit: Kit, s: Situation | None
+    ) -> tuple[int, ...]:
+        """``circumstances``' dice one by one, in the order the trace names them
+        (``_labels``): range, cover, aiming, target running, attacker moving, enemy in
+        reach, visibility, wounded (the first six for a ranged roll only)."""
+        c, st = self._c, attacker.state
+        wounded = c.wounded if st.life <= st.profile.wounded_life else 0
+        if s is None:
+            return (st.light, wounded)
+        band = self._band(kit, s)
+        moved = attacker.moved_this_action > 0
+        cover = target.cover if target is not None else "none"
+        aimed = target is not None and st.prev_target is target and not moved
+        return (
+            c.range[band] if band >= 0 else 0,
+            self._cover[cover],
+            c.aiming if aimed else 0,
+            c.target_running if target is not None and target.running else 0,
+            c.attacker_moving if moved else 0,
+            c.engaged if s.engaged else 0,
+            st.light,
+            wounded,
+        )
 
     @staticmethod
     def _labels(battle: Battle, band: int | None, cover: str) -> tuple[str, ...]:

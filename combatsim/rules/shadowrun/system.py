@@ -603,11 +603,11 @@ class ClassicShadowrun(Grenades, RuleSystem):
             # (the firing's four tops serve as ``band_of``'s: no shot goes past extreme)
             band = -1 if distance <= env.melee_range else band_of(gun.ranges, distance)
             # the target's cover; the target running +1, standing still -1; melee around
-            motion = 1 if s.target_running else -1 if s.target_still else 0
+            motion = 1 if victim.running else -1 if victim.moved_this_turn == 0 else 0
             tn = (MELEE_TN if band < 0 else RANGE_TN[band]) + own
-            tn += COVER_TN[s.cover] + motion + s.engaged
+            tn += COVER_TN[victim.cover] + motion + s.engaged
             if tracing:
-                values = (recoil, COVER_TN[s.cover], motion, s.engaged, moving, vis, smart)
+                values = (recoil, COVER_TN[victim.cover], motion, s.engaged, moving, vis, smart)
                 _trace_aim(battle, attacker, victim, weapon, s, band, tn, (shots, count), values)
             # each shot an attack test (ruling 5), until the victim is out of the fight
             for shot in range(count):
@@ -918,7 +918,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         s = battle.situation(thrower, None, aim)
         tn = RANGE_TN[range_band(s.distance, weapon.ranges, 3)] + self.tn_penalty(thrower)
         tn += VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[sheet.vision]]
-        if s.moved:
+        if thrower.moved_this_action > 0:
             tn += 2 if battle.environment.ground == "difficult" else 1
         skill = sheet.skills.firearms if weapon.launcher else sheet.skills.throwing
         thrower.shots += 1
@@ -1057,7 +1057,7 @@ def _trace_aim(
     else:
         name = ("short", "medium", "long", "extreme")[band]
         notes = [f"{name} range {s.distance:.1f} m: {RANGE_TN[band]}"]
-    st, cover, motion, smart = attacker.state, s.cover, values[2], values[6]
+    st, cover, motion, smart = attacker.state, target.cover, values[2], values[6]
     labels = (
         f"recoil ({shots} shots)",
         "blind fire" if cover == "hidden" else f"{cover} cover",

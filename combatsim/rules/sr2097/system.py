@@ -619,17 +619,18 @@ class Shadowrun2097(RuleSystem):
         p = st.profile
         # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
-        if s.cover != "none":
-            effects.append(self._cover[s.cover])
-        if s.target_running:
+        if target.cover != "none":
+            effects.append(self._cover[target.cover])
+        if target.running:
             effects.append(self._running)
-        if s.moved:
+        moved = attacker.moved_this_action > 0
+        if moved:
             effects.append(self._moving)
         if s.engaged:
             effects.append(self._in_reach)
         if weapon.smartgun and p.smartlink:
             effects.append(self._smartlink)
-        if weapon.scope and band >= 2 and not s.moved:
+        if weapon.scope and band >= 2 and not moved:
             effects.append(self._scope)
         mod, adv, dis, gone = self.conditions(battle, attacker, effects)
         tn += mod
