@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL, PENDING, Event
+from simpy.events import NORMAL, Event
 
 from ..rng import battle_rng
 from ..rules.base import RuleSystem, grenade_rules
@@ -46,6 +46,7 @@ from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
+from .simpy_parts import Alarm, At, release
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
@@ -53,46 +54,6 @@ _distance = math.dist
 # the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
 _blank = object.__new__
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
-
-
-class At(Event):
-    """An event at ``delay`` from now with an explicit priority (simpy's ``Timeout`` has none).
-
-    Lower priority values are processed first among events at the same time; the engine uses
-    it for initiative ties (higher Reaction first, then a random draw) and to end a turn after
-    whatever else is due at that moment. What needs no tie-break (a grenade's flight) is a
-    plain ``Timeout``.
-    """
-
-    def __init__(self, env: simpy.Environment, delay: float, priority: int):
-        self.env = env
-        self.callbacks = []
-        self._ok = True
-        self._value = None
-        env.schedule(self, priority, delay)
-
-
-class Alarm(Event):
-    """An event made now and set off later, at a delay and priority chosen then.
-
-    A fighter waits on one between turns; the turn process, once it has rolled initiative,
-    sets it off at the fighter's first action, so a turn wakes each fighter once, not once
-    to start the turn and again when its first action comes due.
-    """
-
-    def set(self, delay: float, priority: int) -> None:
-        self._ok = True
-        self._value = None
-        self.env.schedule(self, priority, delay)
-
-    def again(self) -> Alarm:
-        """This alarm, ready to be waited on and set off again once it has gone off (simpy
-        has processed it); a new one while it is still due."""
-        if self.callbacks is not None:
-            return Alarm(self.env)
-        self.callbacks = []
-        self._value = PENDING
-        return self
 
 
 class StaticParts(NamedTuple):
@@ -503,21 +464,13 @@ class Battle:
         events that would call them back, the fighters' memos, and what the rule system's
         states hold of one another: ``end_battle``), so that reference counting
         frees it at once: a batch then leaves the cyclic garbage collector little to do
-        (about 3% of a battle's time, measured). Only an optimisation: it reaches into simpy
-        where simpy has no public way, and does nothing where that is not there."""
-        for process in (turns, *(f.process for f in self.fighters)):
-            generator = getattr(process, "_generator", None)
-            if generator is not None:
-                generator.close()  # its frame refers to the battle
-            if process.target is not None:  # the event it waits on calls it back
-                process.target.callbacks = None
+        (about 3% of a battle's time, measured). Only an optimisation; simpy's side of it is
+        ``simpy_parts.release``."""
+        release(self.env, (turns, *(f.process for f in self.fighters)))
         for f in self.fighters:
             f.process = f.alarm = None
             f.enemies_seen = NOT_SEEN
             f.situation = None
-        queue = getattr(self.env, "_queue", None)
-        if queue is not None:
-            queue.clear()
         self.focus.clear()
         self.cover_claims.clear()
         self.holders.clear()
