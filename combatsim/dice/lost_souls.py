@@ -21,7 +21,8 @@ Faces: this module's dice show 0-9. ``roll`` takes faces from ``draw(10, k)``, w
 
 The Action Results Table (ruling 18) is data: ``combatsim/data/action_results_table.yaml``
 gives the ten tier names, the columns and each tier's lowest roll per column. The shipped
-table is an approximation, not the book's; ``load_table(path)`` reads a replacement.
+table is an approximation, not the book's; a scenario names a replacement file with the
+Lost Souls option ``action_table`` (read by ``combatsim.rules.lost_souls.table``).
 
 In combat (seed 001 "Cooperative Rolls", "Combat", "Karma and Bonus Dice"; ruling 19): an
 assistant's Good or better gives the lead a bonus die, Inferior or worse a penalty die
@@ -37,10 +38,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
-from os import PathLike
 from typing import TYPE_CHECKING, NoReturn, TypeGuard
 
-from .. import safeyaml
+import yaml
+
 from ..errors import ScenarioError, UsageError
 from .exact import Dist
 
@@ -312,7 +313,8 @@ class Column:
 
 @dataclass(frozen=True)
 class ActionTable:
-    """A validated Action Results Table. Build it with ``load_table`` or ``parse_table``."""
+    """A validated Action Results Table, built by ``table_from_data`` (``default_table``: the
+    shipped one)."""
 
     tiers: tuple[Tier, ...]
     columns: tuple[Column, ...]
@@ -457,46 +459,40 @@ _TOP_KEYS = ("note", "tiers", "columns")
 _THRESHOLD_ALLOWED = "an integer from 1 to 100, or null for a tier this column cannot give"
 
 
-def load_table(path: str | PathLike | None = None) -> ActionTable:
-    """Load and validate an Action Results Table file; ``None`` loads the shipped one.
+@functools.cache
+def default_table() -> ActionTable:
+    """The shipped table, loaded once. It is the package's own data, so a plain YAML load
+    will do; a user's table file is read by ``combatsim.rules.lost_souls.table.load_table``
+    (the dice layer reads no user files)."""
+    resource = resources.files("combatsim") / "data" / DEFAULT_TABLE_FILE
+    return table_from_data(yaml.safe_load(resource.read_text(encoding="utf-8")), str(resource))
+
+
+def table_from_data(
+    data: object, file: str, line_of: Callable[[tuple], int | None] | None = None
+) -> ActionTable:
+    """Validate a table's parsed data; ``file`` names it in errors and ``line_of`` gives the
+    line of a field path (the keys from the top), where the reader knows it.
 
     Bad data raises ``ScenarioError`` naming the file, the field path (``columns.4[2]``), the
     line, what was found and what is allowed. The format is described at the top of the
     shipped ``combatsim/data/action_results_table.yaml``.
     """
-    if path is None:
-        resource = resources.files("combatsim") / "data" / DEFAULT_TABLE_FILE
-        return parse_table(resource.read_text(encoding="utf-8"), str(resource))
-    return parse_table(safeyaml.read_text(path, "an Action Results Table file"), str(path))
-
-
-@functools.cache
-def default_table() -> ActionTable:
-    """The shipped table, loaded once."""
-    return load_table()
-
-
-def parse_table(text: str, file: str = "<string>") -> ActionTable:
-    """Validate the text of a table file (see ``load_table``); ``file`` names it in errors.
-
-    The text is parsed once by ``combatsim.safeyaml`` (bounded nesting and aliases, duplicate
-    keys refused), which also gives the line of every field."""
-    data, lines = safeyaml.parse_yaml(text, file)
-    return _Validator(file, lines).table(data)
+    return _Validator(file, line_of or (lambda keys: None)).table(data)
 
 
 class _Validator:
     """Checks the parsed data field by field; raises on the first problem with its path."""
 
-    def __init__(self, file: str, lines: safeyaml.LineMap):
-        self.file, self.lines = file, lines
+    def __init__(self, file: str, line_of: Callable[[tuple], int | None]):
+        self.file, self.line_of = file, line_of
 
     def fail(self, parts: Sequence[tuple[str, object]], found: object, allowed: str) -> NoReturn:
         raise ScenarioError(self.file, _path_text(parts), found, allowed, line=self.line(parts))
 
     def line(self, parts: Sequence[tuple[str, object]]) -> int | None:
         """Line of the deepest field on ``parts`` that the file has (1-based)."""
-        return safeyaml.line_of(self.lines, tuple(key for _, key in parts))
+        return self.line_of(tuple(key for _, key in parts))
 
     def table(self, data: object) -> ActionTable:
         keys = "one of: " + ", ".join(_TOP_KEYS)

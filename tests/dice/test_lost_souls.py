@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from combatsim.dice import lost_souls as ls
 from combatsim.dice.exact import Dist
 from combatsim.errors import ScenarioError, UsageError
+from combatsim.rules.lost_souls.table import load_table, parse_table
 from tests.stats import assert_fits
 
 TABLE = ls.default_table()
@@ -383,7 +384,7 @@ def test_higher_columns_give_stochastically_higher_tiers_and_more_success(net):
 
 
 def test_shipped_table_loads_with_the_ruling_18_tiers_and_columns_1_to_10():
-    table = ls.load_table()
+    table = load_table()
     assert tuple(t.name for t in table.tiers) == TIER_NAMES
     assert table.column_labels == tuple(range(1, 11))
     assert table == TABLE
@@ -436,7 +437,7 @@ def test_a_replacement_table_may_make_a_tier_impossible_in_a_column(tmp_path):
     data["columns"] = {"weak": [1, 20, 35, 50, 65, 80, 88, 94, 98, None]}
     path = tmp_path / "book.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    table = ls.load_table(path)
+    table = load_table(path)
     assert table.tier(100, "weak").name == "Superior"
     assert ls.exact_tier("weak", 5, table=table)[table.tier_named("Awesome")] == 0
 
@@ -455,7 +456,7 @@ def test_an_unknown_key_is_refused_naming_it(tmp_path):
     text = SHIPPED_TEXT.replace("\ncolumns:\n", "\ncolums:\n")
     path = write(tmp_path, text)
     with pytest.raises(ScenarioError) as info:
-        ls.load_table(path)
+        load_table(path)
     err = info.value
     assert (err.file, err.path, err.found) == (str(path), "colums", "colums")
     assert "columns" in err.allowed
@@ -468,7 +469,7 @@ def test_non_increasing_thresholds_are_refused_naming_the_entry(tmp_path):
     text = SHIPPED_TEXT.replace(row, "  4:  [1,    10,  19,  19,")
     path = write(tmp_path, text)
     with pytest.raises(ScenarioError) as info:
-        ls.load_table(path)
+        load_table(path)
     err = info.value
     assert (err.path, err.found) == ("columns.4[3]", 19)
     assert err.line == line_of(text, "  4:  [1,    10,  19,  19,")
@@ -479,7 +480,7 @@ def broken(mutate) -> ScenarioError:
     data = yaml.safe_load(SHIPPED_TEXT)
     mutate(data)
     with pytest.raises(ScenarioError) as info:
-        ls.parse_table(yaml.safe_dump(data, sort_keys=False), "broken.yaml")
+        parse_table(yaml.safe_dump(data, sort_keys=False), "broken.yaml")
     assert info.value.file == "broken.yaml"
     return info.value
 
@@ -522,13 +523,13 @@ def test_a_missing_note_is_refused():
 
 def test_invalid_yaml_is_a_scenario_error_with_a_line():
     with pytest.raises(ScenarioError) as info:
-        ls.parse_table("tiers: [a, b\ncolumns: {", "bad.yaml")
+        parse_table("tiers: [a, b\ncolumns: {", "bad.yaml")
     assert info.value.line is not None
 
 
 def test_a_missing_table_file_is_an_error_naming_it(tmp_path):
     with pytest.raises(ScenarioError, match="nope.yaml: .file.: found no such file"):
-        ls.load_table(tmp_path / "nope.yaml")
+        load_table(tmp_path / "nope.yaml")
 
 
 @pytest.mark.slow  # fuzz: hypothesis-made tables
@@ -541,7 +542,7 @@ def test_any_single_threshold_edit_either_loads_a_usable_table_or_is_refused(col
     data = yaml.safe_load(SHIPPED_TEXT)
     data["columns"][column][i] = value
     try:
-        table = ls.parse_table(yaml.safe_dump(data, sort_keys=False), "edited.yaml")
+        table = parse_table(yaml.safe_dump(data, sort_keys=False), "edited.yaml")
     except ScenarioError as err:
         assert err.path.startswith(f"columns.{column}")
         return

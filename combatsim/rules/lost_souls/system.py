@@ -33,6 +33,7 @@ from ..situation import Scatter, Situation, band_of, band_tops, labelled, weapon
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
+from .table import load_table
 
 if TYPE_CHECKING:
     from ..base import Battle, Fighter
@@ -204,7 +205,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             if not full.is_absolute():
                 full = Path(scenario.source).parent / full
             try:
-                table = dice.load_table(full)
+                table = load_table(full)
             except ScenarioError as err:
                 if err.path != "(file)":
                     raise  # inside the table: the loader adds the scenario's line
