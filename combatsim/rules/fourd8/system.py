@@ -29,7 +29,10 @@ from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..base import Battle, Fighter
+    from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
 NO_EFFECT = (0, 0, False)  # (damage, pierce, stagger) a hit's combination adds
@@ -149,7 +152,7 @@ class Chance:
         return " ".join(parts[:1]) + "".join(f", {p}" for p in parts[1:]) + f" = {self.chance}"
 
 
-class FourD8(PointPoolRules, Grenades, RuleSystem):
+class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
     The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
@@ -167,7 +170,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
     Armor = models.Armor
     Tactics = models.Tactics
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Abilities, Energy, Health, armor by rating (``levers.py``)."""
         return fourd8_levers.levers(sheet, armors)
 

@@ -35,7 +35,10 @@ from . import models
 from .models import DEFAULT_ABILITY
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..base import Battle, Fighter
+    from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long")
 MAX_NET = dice.MAX_NET_DICE
@@ -151,7 +154,7 @@ def _capped(total: int) -> int:
     return MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
 
 
-class LostSouls(PointPoolRules, Grenades, RuleSystem):
+class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
@@ -164,7 +167,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
     Armor = models.Armor
     Tactics = models.Tactics
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Abilities by table column, Reflexes, Life, Karma, dice, armor (``levers.py``)."""
         labels = (self._table or dice.default_table()).column_labels
         return ls_levers.levers(sheet, armors, labels)

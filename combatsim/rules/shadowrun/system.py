@@ -21,7 +21,10 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..base import Battle, Fighter
+    from ..levers import Lever
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
@@ -207,7 +210,7 @@ class SRState:
             self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
-class ClassicShadowrun(Grenades, RuleSystem):
+class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
@@ -232,7 +235,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         """Pickled (to worker processes) without the last battle's dice counter."""
         return {**self.__dict__, "_last_counter": None}
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
 
@@ -986,6 +989,7 @@ class ShadowrunD8(ClassicShadowrun):
 
     name = "sr-d8"
     Options = models.D8Options
+    options: models.D8Options  # built from ``Options``: the house rules' fields too
 
     @property
     def pool_dice(self) -> dice.PoolDice:

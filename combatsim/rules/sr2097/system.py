@@ -51,7 +51,10 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..base import Battle, Fighter
+    from ..levers import Lever
 
 BANDS = ("short", "medium", "long", "extreme")
 EDGE_USES = ("attack", "damage", "initiative", "lessen")
@@ -197,7 +200,7 @@ class State:
         return injury_step(self.physical + self.stun, self.thresholds)
 
 
-class Shadowrun2097(RuleSystem):
+class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
 
     The hot path (``initiative``, ``ranged_attack`` -> ``attack_check`` -> ``hit`` ->
@@ -238,7 +241,7 @@ class Shadowrun2097(RuleSystem):
         self._profiles = SpecCache()  # spec -> its Profile
 
     # --- state ----------------------------------------------------------------------------
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Edge, armor grades (``levers.py``)."""
         return sr2097_levers.levers(sheet, armors)
 
