@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 from types import SimpleNamespace
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -64,7 +65,7 @@ class StaticParts(NamedTuple):
     name: str
     side: str
     tactics: SimpleNamespace  # the spec's ``Tactics`` as plain attributes
-    weapons: list[Any]
+    weapons: Sequence[Any]
     weapon_names: dict[int, str]  # id(weapon) -> its name on the sheet
     weapon_index: dict[int, int]  # id(weapon) -> its place in ``weapons``
     firearm: Any  # the first firearm, or None
@@ -165,7 +166,7 @@ class Fighter:
         self.ammo = list(self.full_loads)
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
-        self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
+        self.scores: Sequence[int] = []  # this turn's initiative scores (empty: not acting)
         self.priority = NORMAL + 1
         self.penalty_at_roll = 0
         self.shift = 0  # how far wounds moved this turn's scores down since the roll

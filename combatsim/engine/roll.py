@@ -43,6 +43,8 @@ class Roller:
         if type(self)._take is not Roller._take:  # a scripted roller: every draw through it
             return lambda k: self._take(low, high, k)
         rng = self.rng
+        # Only a scripted roller (which routes every draw through its ``_take``) has none.
+        assert rng is not None, "a Roller without a generator must override _take"
         block: list[int] = []
         pos = size = 0
 
@@ -74,7 +76,9 @@ class Roller:
 
     def angle(self) -> float:
         """A uniformly random direction in radians."""
-        return float(self.rng.random()) * 2 * math.pi
+        # A roller without a generator scripts its angles (overrides this): checked once per
+        # throw would be a cost on the hot path, so the checker is told so here.
+        return float(self.rng.random()) * 2 * math.pi  # type: ignore[union-attr]
 
     def below(self, n: int) -> int:
         """A uniformly random integer in 0..n-1 (random targets, tie-breaks)."""

@@ -130,7 +130,10 @@ class BattleView(Protocol[C]):
     environment: Any
     melee_range: float
     fighters: list[C]
-    roll: Roll
+
+    @property
+    def roll(self) -> Roll: ...  # read-only: the battle's own ``Roller`` (or a test's)
+
     tracing: bool
     turn: int
     layout: int  # changes whenever someone moves or leaves the fight
@@ -240,7 +243,7 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     def new_state(self, fighter: Combatant) -> Any: ...
 
     @abstractmethod
-    def initiative(self, battle: BattleView[C], fighter: C) -> list[int]:
+    def initiative(self, battle: BattleView[C], fighter: C) -> Sequence[int]:
         """This turn's action scores, highest first, from ``initiative_top`` down to 1."""
 
     @abstractmethod
