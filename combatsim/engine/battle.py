@@ -27,7 +27,7 @@ import math
 from itertools import repeat
 from types import SimpleNamespace
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import simpy
@@ -257,7 +257,8 @@ class Battle:
         self.env = simpy.Environment()
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        self.fighters = fighters = []
+        self.fighters: list[Fighter] = []
+        fighters = self.fighters
         new_state = self.system.new_state
         for i, (spec, static, walk, run, burst, cover) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
@@ -456,7 +457,8 @@ class Battle:
             f.process = self.env.process(self._fighter(f))
         turns = self.env.process(self._turns())
         self.env.run(until=self.decided)
-        result = self._result(self.decided.value)
+        # ``decided`` succeeds only with an end reason (TURN_LIMIT, VICTORY or MUTUAL)
+        result = self._result(cast(str, self.decided.value))
         self._tear_down(turns)
         return result
 
@@ -514,7 +516,10 @@ class Battle:
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
                     first = scores[0]
-                    f.alarm.set(top - first if first < top else 0, f.priority)
+                    # every fighter's process made its alarm before the first turn began
+                    f.alarm.set(  # type: ignore[union-attr]
+                        top - first if first < top else 0, f.priority
+                    )
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -597,7 +602,7 @@ class Battle:
         if self.tracing and f.can_act:
             self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
 
-    def _start_action(self, f: Fighter) -> Plan | None:
+    def _start_action(self, f: Fighter) -> Plan[Fighter] | None:
         """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
         lost action passes with nothing done (None); else it is counted and the tactics plan
         it."""
@@ -622,7 +627,7 @@ class Battle:
         if self.tracing:
             self.trace("action", f"{f.name} loses this action ({why})", actor=f)
 
-    def _walk_and_hold(self, f: Fighter, plan: Plan, ends: float):
+    def _walk_and_hold(self, f: Fighter, plan: Plan[Fighter], ends: float):
         """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
         if plan.dest is not None:
             self._walk(f, plan.dest)
@@ -631,7 +636,7 @@ class Battle:
                 return None
         return (yield from self._hold(f, plan, ends))
 
-    def _hold(self, f: Fighter, plan: Plan, ends: float):
+    def _hold(self, f: Fighter, plan: Plan[Fighter], ends: float):
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
         waste the action at the end of the turn."""
         weapon = plan.weapon
@@ -665,18 +670,22 @@ class Battle:
     def _wake_holders(self, cause: str) -> None:
         holders, self.holders = self.holders, []
         for h in holders:
-            h.wake.succeed(cause)
+            # a holder waits on the wake ``_hold`` gave it before it joined ``holders``
+            h.wake.succeed(cause)  # type: ignore[union-attr]
 
     def _drop_holder(self, f: Fighter) -> None:
         if f in self.holders:
             self.holders.remove(f)
 
-    def _execute(self, f: Fighter, plan: Plan) -> None:
+    def _execute(self, f: Fighter, plan: Plan[Fighter]) -> None:
+        """Carry out ``plan``. What a plan holds goes with its kind (``Plan``): a run or flee
+        has its ``dest``, a fire or melee its ``target``, a grenade its ``aim``; the checker
+        is told so on those lines (``type: ignore``), not at run time."""
         kind = plan.kind
         system = self.system
         if kind in ("run", "flee"):
             f.ran_this_turn = f.running = True
-            self.move(f, plan.dest, f.run)
+            self.move(f, plan.dest, f.run)  # type: ignore[arg-type]
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
@@ -695,19 +704,20 @@ class Battle:
                 shots = ammo[index]
             ammo[index] -= shots
             if plan.sweep and shots == plan.shots:
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)  # type: ignore[misc]
             else:
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
         elif kind == "melee":
-            if self.distance(f, plan.target) <= self.melee_range:
-                system.melee_attack(self, f, plan.target, plan.weapon)
+            if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
+                system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
         elif kind == "reload":
             self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
             grenades = grenade_rules(system)
-            at = self.land(f, plan.aim, grenades.throw_grenade(self, f, plan.weapon, plan.aim))
+            aim = plan.aim
+            at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))  # type: ignore[arg-type]
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
@@ -792,11 +802,12 @@ class Battle:
                 + (f", into {f.cover} cover" if f.cover != "none" else ""),
                 actor=f,
             )
-        passed = []  # (where along the way, opponent): interceptions happen in that order
+        # (where along the way, opponent): interceptions happen in that order
+        passed: list[tuple[float, int, Fighter]] = []
         for enemy in self._passers_by(f, start, end) if big else self.standing_enemies(f):
-            t = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
-            if t is not None:
-                passed.append((t, enemy.index, enemy))
+            along = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
+            if along is not None:
+                passed.append((along, enemy.index, enemy))
         for t, _, enemy in sorted(passed):
             if not f.can_act or not enemy.can_act:
                 continue

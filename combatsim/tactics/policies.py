@@ -364,7 +364,7 @@ def _measured_from(at: Point, enemies: Sequence[C]) -> tuple[dict[int, float], C
         d = dist[e.index] = _dist(at, e.position)
         if d < nearest_d:
             nearest, nearest_d = e, d
-    return dist, nearest
+    return dist, nearest  # type: ignore[return-value]  # the callers' ``enemies`` are never empty
 
 
 def _why(battle: BattleView[C], me: C, target: C) -> str:
@@ -438,9 +438,7 @@ def _grenade_plan(
     return None
 
 
-def _approach(
-    me: C, target: C, walk_left: float, dist: float
-) -> tuple[Point | None, float]:
+def _approach(me: C, target: C, walk_left: float, dist: float) -> tuple[Point | None, float]:
     """Movement ``advance`` / ``keep_range``: walk toward ``preferred_range`` of the target
     (``dist`` meters away), or back off to it: ``(where to, meters to the target from
     there)``, ``(None, dist)`` to stay. A preferred range beyond the gun's reach counts as
