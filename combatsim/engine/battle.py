@@ -24,9 +24,9 @@ plain records.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import repeat
 from types import SimpleNamespace
-from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
 import numpy as np

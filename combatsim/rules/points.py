@@ -32,16 +32,23 @@ class PointPoolRules:
     # the subclass's: every attack; a grenade's points, the armor they pierce and (for the
     # trace) how they come about, the same for everyone inside the blast
     _attack: Callable[..., None]
-    blast_points: Callable[[Battle, Any], tuple[int, int, str]]
-    # the pool and its maximum read off a fighter's state, made once per class
-    _pool_of: ClassVar[Callable[[Any], int]]
-    _max_of: ClassVar[Callable[[Any], int]]
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    if TYPE_CHECKING:  # declared for the checker only: the subclass and __init_subclass__ set them
+
+        def blast_points(self, battle: Battle, weapon: Any) -> tuple[int, int, str]: ...
+
+        # the pool and its maximum read off a fighter's state, made once per class
+        @staticmethod
+        def _pool_of(state: Any) -> int: ...
+        @staticmethod
+        def _max_of(state: Any) -> int: ...
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "pool" in cls.__dict__:
-            cls._pool_of = staticmethod(attrgetter(cls.pool))
-            cls._max_of = staticmethod(attrgetter("max_" + cls.pool))
+            # setattr: the checker knows them as the static methods declared above
+            setattr(cls, "_pool_of", staticmethod(attrgetter(cls.pool)))  # noqa: B010
+            setattr(cls, "_max_of", staticmethod(attrgetter("max_" + cls.pool)))  # noqa: B010
 
     def _points(self, fighter: Fighter) -> tuple[int, int]:
         st = fighter.state
