@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...dice import shadowrun as dice
 from ..base import Grenades, RuleSystem, SpecCache
@@ -21,7 +21,7 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from ..base import Battle, Fighter
     from ..levers import Lever
@@ -287,7 +287,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- initiative -----------------------------------------------------------------------
     # How a variant rolls its initiative dice, when not as seed 002 does (``ShadowrunD8``)
-    initiative_faces = None
+    initiative_faces: ClassVar[Callable[[Any, Battle, Fighter], list[int]] | None] = None
 
     def initiative(self, battle: Battle, fighter: Fighter) -> tuple[int, ...]:
         """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
@@ -1018,9 +1018,10 @@ def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
 
 
 # The Dodge Pool is Quickness at most; an attack has no more successes than Firearms dice.
-DODGE_TABLE_SIZE = 1 + max(
-    field_bounds(models.Attributes, "quickness")[1], field_bounds(models.Skills, "firearms")[1]
-)
+_MOST_QUICKNESS = field_bounds(models.Attributes, "quickness")[1]
+_MOST_FIREARMS = field_bounds(models.Skills, "firearms")[1]
+assert _MOST_QUICKNESS is not None and _MOST_FIREARMS is not None  # both fields are bounded
+DODGE_TABLE_SIZE = 1 + int(max(_MOST_QUICKNESS, _MOST_FIREARMS))
 
 
 @functools.cache
