@@ -194,15 +194,16 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     def _faces_table(self) -> dict:
         """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
         ``NO_EFFECT`` without ``special_effects``) as ``(damage, pierce, stagger)``."""
-        effects: dict[tuple, tuple] = {}
+        effects: dict[tuple, tuple[int, int, bool]] = {}
         table = {}
         for faces, (total, degree, kind, aspects) in dice.face_table().items():
             effect = NO_EFFECT
             if self.options.special_effects and kind in models.COMBINATIONS:
-                effect = effects.get((kind, aspects))
-                if effect is None:
+                known = effects.get((kind, aspects))
+                if known is None:
                     e = self.options.effects.effect(kind, aspects)
-                    effect = effects[(kind, aspects)] = (e.damage, e.pierce, e.stagger)
+                    known = effects[(kind, aspects)] = (e.damage, e.pierce, e.stagger)
+                effect = known
             table[faces] = (total, degree, kind, effect)
         return table
 
@@ -312,7 +313,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         wounded = diff.wounded if st.wounded else 0
         if ranged:
             s = battle.situation(attacker, target, at)
-            band = band_of(arms.ranges, s.distance)
+            band = band_of(arms.ranges, s.distance)  # type: ignore[arg-type]  # a gun has ranges
             ease = self._range_ease[band]
             cover = target.cover if target is not None else "none"
             moved = attacker.moved_this_action > 0
@@ -323,9 +324,18 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
             moving = diff.attacker_moving if moved else 0
             engaged = diff.engaged if s.engaged else 0
             if notes is not None:
-                values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
+                values: tuple[int, ...] = (
+                    arms.ease,
+                    covered,
+                    aiming,
+                    running,
+                    moving,
+                    engaged,
+                    vis,
+                    wounded,
+                )
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
-                labels = (
+                labels: tuple[str, ...] = (
                     "weapon",
                     f"{cover} cover",
                     "aiming",
@@ -422,7 +432,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                 kind = "snake_eyes" if faces == dice.SNAKE_EYES else "none"
                 effect = NO_EFFECT
             else:
-                total, degree, kind, effect = self._faces[faces]
+                # made at the first initiative, before any attack
+                total, degree, kind, effect = self._faces[faces]  # type: ignore[index]
                 # a doubles roll "succeeds on anything but a 32"
                 success = total <= chance if mode == "normal" else total != dice.FAIL_TOTAL_DOUBLES
                 if not success:

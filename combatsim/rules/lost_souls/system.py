@@ -56,7 +56,7 @@ class Kit:
     grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
     fixed: int  # dice on every roll with it: gear (``quality``) + standing dice
     quality: int
-    ranges: tuple[float, float, float] | None  # band tops: short, medium, then beyond (band_tops)
+    ranges: tuple[float, ...] | None  # band tops: short, medium, then beyond (band_tops)
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
 
@@ -537,7 +537,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             if weapon is False:
                 continue
             kit = self._kit(battle, ally, weapon)
-            parts = [] if battle.tracing else None
+            parts: list[tuple[int, str]] | None = [] if battle.tracing else None
             total = self.circumstances(battle, ally, target, kit, ranged, parts=parts)
             value = self._coop_value(table, kit.column, _capped(total))
             if st.profile.assist == "when_helpful" and value <= 0:
@@ -634,7 +634,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         total = self.circumstances(battle, attacker, target, kit, ranged, None, parts)
         called = pf.called_shot
         total -= called
-        if tracing:
+        if parts is not None:  # tracing
             parts.append((-called, "called shot"))  # (none when 0: the roll drops 0 dice)
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
@@ -716,7 +716,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
         kit = self._kit(battle, thrower, weapon)
-        parts = [] if battle.tracing else None
+        parts: list[tuple[int, str]] | None = [] if battle.tracing else None
         total = self.circumstances(battle, thrower, None, kit, True, aim, parts)
         st, pf = thrower.state, thrower.state.profile
         if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
