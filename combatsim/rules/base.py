@@ -45,8 +45,14 @@ capability its system lacks, so the engine never asks a system for what it does 
 
 Rules and tactics never import the engine: the engine hands them the battle, and what they may
 use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
-(one fighter's state in it). The layers read from the imports: the engine imports the tactics
-and the rules; the tactics import this interface; the rules import this interface and the dice.
+(one fighter's state in it). ``BattleView`` is generic in the engine's own combatant type
+``C`` (a ``Combatant``): the battle takes back only fighters it handed out, so the methods
+that get a battle are generic in ``C`` (``ranged_attack(battle: BattleView[C], attacker: C,
+...)``) and a checker holds a system to that (``tests/test_types.py``). ``RuleSystem`` is
+generic in the system's ``Options``, ``Sheet`` and ``Armor`` models, so ``self.options`` and
+``levers``' arguments are the system's own. The layers read from the imports: the engine
+imports the tactics and the rules; the tactics import this interface; the rules import this
+interface and the dice.
 """
 
 from __future__ import annotations
@@ -176,7 +182,8 @@ class SpecCache:
         return SpecCache, ()
 
 
-# The names the rule systems' signatures use.
+# The names the rule systems' signatures use: ``battle: Battle[C], attacker: C`` (generic in
+# the engine's combatant type, as the contract is); ``Fighter`` where a fighter is only read.
 Battle = BattleView
 Fighter = Combatant
 

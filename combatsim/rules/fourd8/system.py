@@ -31,7 +31,7 @@ from . import models
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..base import Battle, Fighter
+    from ..base import Battle, C
     from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
@@ -208,7 +208,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         return table
 
     # --- state, initiative, status -----------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> FourD8State:
+    def new_state(self, fighter: C) -> FourD8State:
         return FourD8State(self._kits.get(fighter.spec, self._new_kit))
 
     def _new_kit(self, spec) -> Kit:
@@ -217,7 +217,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
             self._faces = self._faces_table()
         return Kit(self, spec)
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""
         st = fighter.state
         take = st.take
@@ -238,20 +238,20 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
             )
         return [score]
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return 0  # wounds make tasks harder (difficulty.wounded), not slower
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.tiebreak
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         return fighter.state.kit.threat
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "health_left": st.health,
@@ -294,9 +294,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     def _ease(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter | None,
+        battle: Battle[C],
+        attacker: C,
+        target: C | None,
         arms: Arms,
         ranged: bool,
         at: tuple[float, float] | None,
@@ -362,7 +362,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         return ease
 
     # --- over 32 (ruling 21) ------------------------------------------------------------------
-    def over32_choice(self, fighter: Fighter, c: int, damage: int, armor: int) -> str:
+    def over32_choice(self, fighter: C, c: int, damage: int, armor: int) -> str:
         """The fighter's over-32 choice; ``best`` picks the highest exact expected damage."""
         policy = fighter.state.kit.over32
         if policy != "best" or c < dice.OVER32_THRESHOLD:
@@ -397,8 +397,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     # --- one test ------------------------------------------------------------------------------
     def _test(
         self,
-        battle: Battle,
-        fighter: Fighter,
+        battle: Battle[C],
+        fighter: C,
         arms: Arms,
         chance: int,
         mode: str,
@@ -479,9 +479,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
         weapon,
         shots: int = 1,
         sweep=(),
@@ -557,7 +557,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
@@ -579,7 +579,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
             text = f"{thrower.name} throws {weapon_name(thrower, weapon)}: lands {off:g} m off, at "
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon) -> tuple[int, int, str]:
         """The grenade's damage, whatever the distance inside the blast."""
         return weapon.damage, weapon.pierce, f"{weapon.damage}"
 

@@ -37,7 +37,7 @@ from .models import DEFAULT_ABILITY
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..base import Battle, Fighter
+    from ..base import Battle, C
     from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long")
@@ -192,7 +192,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         check every sheet's columns against it, so ``combatsim validate`` catches both."""
         self._table = self._load_table(scenario)
 
-    def table(self, battle: Battle) -> dice.ActionTable:
+    def table(self, battle: Battle[C]) -> dice.ActionTable:
         """The table in force (loaded by ``check_scenario``)."""
         if self._table is None:
             self._table = self._load_table(battle.scenario)
@@ -229,19 +229,19 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                     )
         return table
 
-    def column(self, table: dice.ActionTable, fighter: Fighter, weapon) -> int | str:
+    def column(self, table: dice.ActionTable, fighter: C, weapon) -> int | str:
         """The attacker's column for ``weapon``: its ability's, or the weakest when it lacks it."""
         skill = weapon.skill if weapon is not None else DEFAULT_ABILITY["melee"]
         label = fighter.spec.sheet.abilities.get(skill)
         return table.columns[0].label if label is None else label
 
     # --- state, initiative, status -----------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> LSState:
+    def new_state(self, fighter: C) -> LSState:
         sheet, armor = fighter.spec.sheet, fighter.spec.armor
         # life, max_life, armor, karma: by position (a keyword call costs as much again)
         return LSState(sheet.life, sheet.life, armor.rating if armor else 0, sheet.karma)
 
-    def _arm(self, battle: Battle) -> None:
+    def _arm(self, battle: Battle[C]) -> None:
         """What every combatant's rolls need in this battle, set on the first roll: its
         ``Profile``, the battle's dice, its visibility dice, and the allies that may assist it."""
         take10 = battle.roll.taker(1, 10)
@@ -257,11 +257,11 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         for f in fighters:
             f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
 
-    def _profile(self, battle: Battle, fighter: Fighter) -> Profile:
+    def _profile(self, battle: Battle[C], fighter: C) -> Profile:
         """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
         return self._profiles.get(fighter.spec, lambda spec: self._derive(battle, fighter))
 
-    def _derive(self, battle: Battle, fighter: Fighter) -> Profile:
+    def _derive(self, battle: Battle[C], fighter: C) -> Profile:
         spec = fighter.spec
         table, sheet, tactics = self.table(battle), spec.sheet, spec.rule_tactics
         kits = {id(w): self._make_kit(table, fighter, w) for w in (*spec.weapons, None)}
@@ -283,7 +283,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         )
         return profile
 
-    def _kit(self, battle: Battle, fighter: Fighter, weapon) -> Kit:
+    def _kit(self, battle: Battle[C], fighter: C, weapon) -> Kit:
         """The fighter's ``Kit`` for ``weapon`` in this battle."""
         st = fighter.state
         if st.profile is None:
@@ -293,7 +293,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             kit = self._make_kit(self.table(battle), fighter, weapon)
         return kit
 
-    def _make_kit(self, table: dice.ActionTable, fighter: Fighter, weapon) -> Kit:
+    def _make_kit(self, table: dice.ActionTable, fighter: C, weapon) -> Kit:
         column = self.column(table, fighter, weapon)
         grid, standing = table.face_ranks(column), fighter.spec.sheet.extra_dice
         if weapon is None:  # bare hands
@@ -308,7 +308,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             weapon.armor_piercing,
         )
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn, at Reflexes + 1d10 (``initiative_die``)."""
         st = fighter.state
         if st.profile is None:
@@ -330,14 +330,14 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             )
         return [score]
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return 0  # wounds cost dice (circumstances.wounded), not initiative
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         pf = fighter.state.profile  # set by initiative, which comes first
         return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
         if st.assist_owed is not None:  # the action was promised to an ally (ruling 19)
@@ -352,12 +352,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         elif st.actions_left > 0:
             st.actions_left -= 1
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
         return pf.threat if pf is not None else self._threat(fighter)
 
-    def _threat(self, fighter: Fighter) -> float:
+    def _threat(self, fighter: C) -> float:
         labels = (self._table or dice.default_table()).column_labels
         best = 0.0
         for w in fighter.spec.weapons:
@@ -366,7 +366,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             best = max(best, level * w.multiplier)
         return best
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "life_left": st.life,
@@ -380,9 +380,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
     # --- dice for one roll --------------------------------------------------------------------
     def circumstances(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter | None,
+        battle: Battle[C],
+        attacker: C,
+        target: C | None,
         kit: Kit,
         ranged: bool,
         at: tuple[float, float] | None = None,
@@ -435,7 +435,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         return band_of(kit.ranges, s.distance) if kit.ranges is not None else -1
 
     def _values(
-        self, attacker: Fighter, target: Fighter | None, kit: Kit, s: Situation | None
+        self, attacker: C, target: C | None, kit: Kit, s: Situation | None
     ) -> tuple[int, ...]:
         """``circumstances``' dice one by one, in the order the trace names them
         (``_labels``): range, cover, aiming, target running, attacker moving, enemy in
@@ -460,7 +460,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         )
 
     @staticmethod
-    def _labels(battle: Battle, band: int | None, cover: str) -> tuple[str, ...]:
+    def _labels(battle: Battle[C], band: int | None, cover: str) -> tuple[str, ...]:
         """The trace's names of ``circumstances``' values, in their order (``band`` None: a
         melee attack's; -1: a weapon without ranges)."""
         seen = battle.environment.visibility.replace("_", " ")
@@ -479,8 +479,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     def _roll(
         self,
-        battle: Battle,
-        fighter: Fighter,
+        battle: Battle[C],
+        fighter: C,
         kit: Kit,
         total: int,
         parts: list[tuple[int, str]] | None,
@@ -512,8 +512,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     # --- cooperative attacks (seed 001 "Cooperative Rolls"; ruling 19) ------------------------
     def find_assistant(
-        self, battle: Battle, lead: Fighter, target: Fighter, ranged: bool
-    ) -> tuple[Fighter, object, Kit, int, list | None] | None:
+        self, battle: Battle[C], lead: C, target: C, ranged: bool
+    ) -> tuple[C, object, Kit, int, list | None] | None:
         """The ally best placed to help ``lead``'s attack: with its weapon, kit, dice and (when
         tracing) their parts.
 
@@ -546,7 +546,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                 best, best_value = (ally, weapon, kit, total, parts), value
         return best
 
-    def _assist_weapon(self, battle: Battle, ally: Fighter, target: Fighter, ranged: bool):
+    def _assist_weapon(self, battle: Battle[C], ally: C, target: C, ranged: bool):
         """The weapon the ally helps with (None: bare hands), or False when it cannot help."""
         distance = battle.distance(ally, target)
         if ranged:
@@ -571,9 +571,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     def assist(
         self,
-        battle: Battle,
-        lead: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        lead: C,
+        target: C,
         ranged: bool,
         parts: list[tuple[int, str]] | None = None,
     ) -> int:
@@ -607,9 +607,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
         weapon,
         shots: int = 1,
         sweep=(),
@@ -686,7 +686,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     ranged_attack = _attack
 
-    def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
+    def _karma(self, battle: Battle[C], fighter: C, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
         ``karma_dice``, as the fighter's tactics say; never more than would pass the cap of 5.
         Returns the dice with those bought; the caller has checked that the tactics buy for
@@ -711,7 +711,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
@@ -733,7 +733,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             )
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon) -> tuple[int, int, str]:
         """Multiplier x ``blast_points``, whatever the distance inside the blast."""
         points = weapon.multiplier * self.options.blast_points
         return points, weapon.armor_piercing, f"{weapon.multiplier} x {self.options.blast_points}"

@@ -23,7 +23,7 @@ from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from ..base import Battle, Fighter
+    from ..base import Battle, C, Combatant
     from ..levers import Lever
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
@@ -239,7 +239,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
 
-    def autofire_sweeps(self, fighter: Fighter) -> bool:
+    def autofire_sweeps(self, fighter: C) -> bool:
         """Ruling 8, when the fighter's tactics ask for it (``sweep``)."""
         return (fighter.spec.rule_tactics or models.DEFAULT_TACTICS).sweep
 
@@ -252,7 +252,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return self.dice_kind
 
     # --- state ----------------------------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> SRState:
+    def new_state(self, fighter: C) -> SRState:
         values = self._sheets.get(fighter.spec, self._state_values)
         return SRState(self.options.wound_modifiers, *values)
 
@@ -279,7 +279,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             _dodge_table(tactics.dodge),
         )
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
         st = fighter.state
         st.dodge, st.defense = st.dodge_pool, st.defense_pool
@@ -287,9 +287,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- initiative -----------------------------------------------------------------------
     # How a variant rolls its initiative dice, when not as seed 002 does (``ShadowrunD8``)
-    initiative_faces: ClassVar[Callable[[Any, Battle, Fighter], list[int]] | None] = None
+    initiative_faces: ClassVar[Callable[[Any, Battle[Any], Combatant], list[int]] | None] = None
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> tuple[int, ...]:
+    def initiative(self, battle: Battle[C], fighter: C) -> tuple[int, ...]:
         """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
 
         The dice are summed as they fall: no Rule of Six on initiative (seed 002)."""
@@ -316,29 +316,29 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             )
         return scores
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return fighter.state.penalty
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         """Ruling 1: among equal scores, the higher Reaction acts first."""
         return fighter.state.reaction
 
-    def resist_tn(self, fighter: Fighter, power: int) -> int:
+    def resist_tn(self, fighter: C, power: int) -> int:
         """A resistance test's TN: the Power, plus the resister's wound modifier (ruling 7
         puts it on every TN, the attacker's and the defender's alike)."""
         return power + fighter.state.penalty
 
-    def tn_penalty(self, fighter: Fighter) -> int:
+    def tn_penalty(self, fighter: C) -> int:
         """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off),
         kept up to date by the state as boxes fill."""
         return fighter.state.penalty
 
     # --- status ---------------------------------------------------------------------------
-    def can_act(self, fighter: Fighter) -> bool:
+    def can_act(self, fighter: C) -> bool:
         st = fighter.state
         return st._physical < MONITOR_BOXES and st._stun < MONITOR_BOXES
 
-    def status(self, fighter: Fighter) -> str:
+    def status(self, fighter: C) -> str:
         """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
         unconscious on a full Stun monitor."""
         st = fighter.state
@@ -350,13 +350,13 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             return "unconscious"
         return "wounded" if st.physical or st.stun else "unhurt"
 
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: C) -> tuple[float, float]:
         """Seed 002 Movement: walk Quickness meters; run Quickness x the racial modifier."""
         sheet = fighter.spec.sheet
         q = sheet.attributes.quickness
         return float(q), float(q * RUN_MULTIPLIER[sheet.race])
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         sheet = fighter.spec.sheet
         best = 0.0
         for w in fighter.spec.weapons:
@@ -367,11 +367,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             )
         return best
 
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: C) -> float:
         st = fighter.state
         return max(st._physical, st._stun) / MONITOR_BOXES
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "physical_boxes": st.physical,
@@ -384,7 +384,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             "impact_left": st.impact,
         }
 
-    def max_autofire(self, fighter: Fighter, weapon) -> int:
+    def max_autofire(self, fighter: C, weapon) -> int:
         """Ruling 8: up to the lower of Firearms + 1 and 7."""
         if not weapon.autofire:
             return 1
@@ -407,8 +407,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     # --- tests ----------------------------------------------------------------------------
     def test(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -421,8 +421,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def count(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -463,7 +463,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
 
-    def _counter(self, battle: Battle, fighter: Fighter | None):
+    def _counter(self, battle: Battle[C], fighter: C | None):
         """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
         made at the fighter's first test and kept by its state."""
         take = self._take(battle, fighter)
@@ -477,7 +477,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             fighter.state.count = roll
         return roll
 
-    def _take(self, battle: Battle, fighter: Fighter | None):
+    def _take(self, battle: Battle[C], fighter: C | None):
         """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
         st = fighter.state if fighter is not None else None
         take = st.take if st is not None else None
@@ -489,8 +489,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def _traced_test(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -545,11 +545,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         )
         return result
 
-    def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
+    def _note_fumble(self, battle: Battle[C], fighter: C, result: dice.PoolResult) -> None:
         """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
         self._fumbled(battle, fighter, result.fumble)
 
-    def _fumbled(self, battle: Battle, fighter: Fighter, fumble: bool) -> None:
+    def _fumbled(self, battle: Battle[C], fighter: C, fumble: bool) -> None:
         if fumble and self.options.fumble_effect == "lose_action":
             fighter.lose_next_action = True
             if battle.tracing:
@@ -559,7 +559,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
+        self, battle: Battle[C], attacker: C, target: C, weapon, shots: int, sweep=()
     ) -> None:
         """Ruling 5 and 8: each shot an attack test; each hit resisted separately.
 
@@ -639,9 +639,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def resist_ranged(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
         gun: models.Firing,
         power: int,
         attack_successes: int,
@@ -716,9 +716,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def apply_attack(
         self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C | None,
+        target: C,
         level: str,
         staging: int,
         attack_successes: int,
@@ -768,8 +768,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def _karma_survive(
         self,
-        battle: Battle,
-        target: Fighter,
+        battle: Battle[C],
+        target: C,
         level: str,
         staging: int,
         up: int,
@@ -801,7 +801,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             )
         return down, bought
 
-    def _would_drop(self, target: Fighter, level: str, stun: bool) -> bool:
+    def _would_drop(self, target: C, level: str, stun: bool) -> bool:
         st = target.state
         boxes = BOXES[level]
         if stun:
@@ -809,7 +809,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return st.physical + boxes >= MONITOR_BOXES
 
     def wound(
-        self, battle: Battle, attacker: Fighter | None, target: Fighter, level: str, stun: bool
+        self, battle: Battle[C], attacker: C | None, target: C, level: str, stun: bool
     ) -> None:
         """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
         st = target.state
@@ -833,7 +833,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- melee ------------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+        self, battle: Battle[C], attacker: C, target: C, weapon, interception: bool = False
     ) -> None:
         """Ruling 9 / seed Melee Combat: an opposed test at TN 4; more successes deals damage.
 
@@ -894,7 +894,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         )
 
     def _melee_roll(
-        self, battle: Battle, fighter: Fighter, tn: int, intercepting: bool = False
+        self, battle: Battle[C], fighter: C, tn: int, intercepting: bool = False
     ) -> dice.PoolResult:
         """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool. An interceptor
         uses Armed Combat with a weapon ready, else Unarmed (seed 002 Interception)."""
@@ -908,13 +908,13 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
         return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
 
-    def _visibility(self, battle: Battle, fighter: Fighter) -> int:
+    def _visibility(self, battle: Battle[C], fighter: C) -> int:
         """Seed 002 Visibility Table: the TN the battle's light and smoke add for this
         fighter's vision."""
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
-    def throw_grenade(self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]):
+    def throw_grenade(self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]):
         """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
         deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
@@ -941,7 +941,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return Scatter(deviation, True, text)
 
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
+        self, battle: Battle[C], thrower: C, weapon, victim: C, distance: float
     ) -> None:
         """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
         over the engine's ``blast_distance``); everyone inside resists with Body and impact
@@ -995,7 +995,7 @@ class ShadowrunD8(ClassicShadowrun):
     def pool_dice(self) -> dice.PoolDice:
         return dice.D8_CAPPED if self.options.tn_cap else dice.D8
 
-    def initiative_faces(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative_faces(self, battle: Battle[C], fighter: C) -> list[int]:
         """Seed 000: no Rule of Seven on initiative, unless the house rule explodes one die."""
         faces = battle.roll.faces(dice.D8, fighter.spec.sheet.initiative_dice)
         if self.options.initiative_rule_of_seven:
@@ -1032,7 +1032,7 @@ def _dodge_table(policy: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(dodge_dice(policy, pool, hits) for hits in sizes) for pool in sizes)
 
 
-def _wasted(battle: Battle, first: Fighter, sweep) -> int:
+def _wasted(battle: Battle[C], first: C, sweep) -> int:
     """Ruling 8: one shot wasted per meter (begun) between consecutive targets of a sweep."""
     wasted, last = 0, first
     for victim, _ in sweep:
@@ -1042,9 +1042,9 @@ def _wasted(battle: Battle, first: Fighter, sweep) -> int:
 
 
 def _trace_aim(
-    battle: Battle,
-    attacker: Fighter,
-    target: Fighter,
+    battle: Battle[C],
+    attacker: C,
+    target: C,
     weapon,
     s: Situation,
     band: int,
@@ -1085,7 +1085,7 @@ def _trace_aim(
     )
 
 
-def melee_weapon(fighter: Fighter):
+def melee_weapon(fighter: C):
     return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
 
 

@@ -53,7 +53,7 @@ from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIO
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..base import Battle, Fighter
+    from ..base import Battle, C
     from ..levers import Lever
 
 BANDS = ("short", "medium", "long", "extreme")
@@ -298,7 +298,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             sights={},
         )
 
-    def new_state(self, fighter: Fighter) -> State:
+    def new_state(self, fighter: C) -> State:
         return State(self._profiles.get(fighter.spec, self._derive))  # self.profile, inline
 
     def skill_bonus(self, sheet: models.Sheet, skill: str) -> tuple[int, str]:
@@ -310,7 +310,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         return bonus, f"{skill} {ranks} + {a} {getattr(attrs, a)} + {b} {getattr(attrs, b)}"
 
     # --- Edge -----------------------------------------------------------------------------
-    def _spend(self, battle: Battle, fighter: Fighter, use: str, why: str) -> None:
+    def _spend(self, battle: Battle[C], fighter: C, use: str, why: str) -> None:
         """Spend one Edge point on ``use``; ``why`` is read only when tracing (else "")."""
         st = fighter.state
         st.edge -= 1
@@ -325,7 +325,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             )
 
     # --- initiative -----------------------------------------------------------------------
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn (seed "Edge" 2)."""
         st = fighter.state
         p = st.profile
@@ -364,20 +364,20 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             )
         return scores
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         """Injuries do not slow initiative (ruling 16 setting: they bring Disadvantage)."""
         return 0
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.profile.reflexes
 
     # --- status ---------------------------------------------------------------------------
-    def can_act(self, fighter: Fighter) -> bool:
+    def can_act(self, fighter: C) -> bool:
         st = fighter.state
         # down (step DOWN) from the last threshold on
         return st.physical < st.dead_at and st.physical + st.stun < st.thresholds[-1]
 
-    def status(self, fighter: Fighter) -> str:
+    def status(self, fighter: C) -> str:
         st = fighter.state
         if st.physical >= st.dead_at:
             return "dead"
@@ -385,13 +385,13 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             return "dying" if st.physical >= st.thresholds[-1] else "unconscious"
         return "wounded" if st.total else "unhurt"
 
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: C) -> tuple[float, float]:
         """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation").
         Read from the spec's profile: the engine may ask before the fighter has a state."""
         p = self.profile(fighter.spec)
         return p.walk, p.run
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         sheet = fighter.spec.sheet
         bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
@@ -401,12 +401,12 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             best = max(best, bonuses[w.skill_name] * mean)
         return best
 
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: C) -> float:
         st = fighter.state
         share = (st.physical + st.stun) / st.thresholds[-1]
         return share if share < 1.0 else 1.0
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         spent = st.spent
         return {
@@ -430,12 +430,12 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             "armor_dr": st.dr,
         }
 
-    def max_autofire(self, fighter: Fighter, weapon) -> int:
+    def max_autofire(self, fighter: C, weapon) -> int:
         return self.options.burst_rounds if weapon.burst else 1
 
     # --- attack checks --------------------------------------------------------------------
     def conditions(
-        self, battle: Battle, attacker: Fighter, effects: list[Condition]
+        self, battle: Battle[C], attacker: C, effects: list[Condition]
     ) -> tuple[int, bool, bool, str | None]:
         """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
         list the caller made for this check) and sum them up: (TN modifier, any Advantage, any
@@ -470,8 +470,8 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     def attack_check(
         self,
-        battle: Battle,
-        attacker: Fighter,
+        battle: Battle[C],
+        attacker: C,
         skill: str,
         tn: int,
         adv: bool,
@@ -548,7 +548,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         return mos
 
     def _buy_edge(
-        self, battle: Battle, attacker: Fighter, dis: bool, what: str, odds: tuple[float, float]
+        self, battle: Battle[C], attacker: C, dis: bool, what: str, odds: tuple[float, float]
     ) -> str:
         """Spend Edge on a check (seed "Using Edge"; the policy chose to): the option used,
         removing Disadvantage when there is some, else gaining Advantage. ``odds``: P(hit)
@@ -566,8 +566,8 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     def _trace_check(
         self,
-        battle: Battle,
-        attacker: Fighter,
+        battle: Battle[C],
+        attacker: C,
         skill: str,
         faces: list[int],
         bonus: int,
@@ -602,7 +602,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     # --- ranged combat --------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
+        self, battle: Battle[C], attacker: C, target: C, weapon, shots: int, sweep=()
     ) -> None:
         """One attack check per action; a burst (``shots`` > 1) is one check with +1d6.
 
@@ -662,9 +662,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             self.hit(battle, attacker, target, weapon, mos, burst)
 
     # --- damage ---------------------------------------------------------------------------
-    def hit(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, mos: int, burst: bool
-    ) -> None:
+    def hit(self, battle: Battle[C], attacker: C, target: C, weapon, mos: int, burst: bool) -> None:
         """Seed "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
         Edge) and "Damage mitigation" (PT/DR, ``dice.apply_armor``)."""
         attacker.hits += 1
@@ -701,7 +699,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
-    def _buy_damage_edge(self, battle: Battle, attacker: Fighter, expected: float, pt: int) -> None:
+    def _buy_damage_edge(self, battle: Battle[C], attacker: C, expected: float, pt: int) -> None:
         """Spend Edge for +2d6 damage (seed "Using Edge"; the policy chose to: ``always``, or
         ``vs_armor`` with the ``expected`` damage below the target's PT)."""
         why = ""
@@ -711,7 +709,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 why += f" (expected {expected:g} below PT {pt})"
         self._spend(battle, attacker, "damage", why)
 
-    def _stopped(self, battle: Battle, target: Fighter) -> None:
+    def _stopped(self, battle: Battle[C], target: C) -> None:
         """The armor stopped the whole hit (below PT); it may degrade (options)."""
         st = target.state
         st.stopped += 1
@@ -727,7 +725,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 )
 
     def injure(
-        self, battle: Battle, attacker: Fighter | None, target: Fighter, damage: int, stun: bool
+        self, battle: Battle[C], attacker: C | None, target: C, damage: int, stun: bool
     ) -> None:
         """Ruling 16 health and injury, with Edge to lessen an injury or burn to survive."""
         st = target.state
@@ -796,7 +794,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     # --- melee ----------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+        self, battle: Battle[C], attacker: C, target: C, weapon, interception: bool = False
     ) -> None:
         """Ruling 16: Melee check against melee TN + the defender's Dodge (or Melee ranks when
         that is better: a parry); damage Nd6 + the wielder's Strength. An interception (a
@@ -860,9 +858,9 @@ def _leave_pending(st: State, kind: str, mos: int) -> str | None:
 
 
 def _trace_damage(
-    battle: Battle,
-    attacker: Fighter,
-    target: Fighter,
+    battle: Battle[C],
+    attacker: C,
+    target: C,
     weapon,
     dice_from: tuple[int, int, bool, bool],
     faces: list[int],
