@@ -24,7 +24,7 @@ plain records.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from itertools import repeat
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
@@ -54,6 +54,7 @@ _distance = math.dist
 # A fighter's first ``EnemiesInView`` or ``Situation`` of a battle, its fields set at once by
 # the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
 _blank = object.__new__
+Point = tuple[float, float]  # meters east and north
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -222,7 +223,7 @@ class Fighter:
             full_loads=tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
         )
 
-    def weapon_label(self, weapon) -> str:
+    def weapon_label(self, weapon: Any) -> str:
         return self.weapon_names.get(id(weapon), "weapon")
 
 
@@ -385,7 +386,9 @@ class Battle:
                 kept[3][slot] = at
                 kept[5][slot] = at
 
-    def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
+    def situation(
+        self, attacker: Fighter, target: Fighter | None, at: Point | None = None
+    ) -> Situation:
         """What the engine measures of ``attacker``'s attack on ``target`` (or on the point
         ``at`` on the ground, with ``target`` None), once for every rule system: the distance
         and how many enemies stand in the attacker's melee reach (``Situation``, the
@@ -395,7 +398,8 @@ class Battle:
         s = attacker.situation
         if s is None:  # its first attack this battle: its own, every field set below
             s = attacker.situation = _blank(Situation)
-        s.distance = _distance(attacker.position, target.position if target is not None else at)
+        # an attack on the ground (no ``target``) always names its point ``at``
+        s.distance = _distance(attacker.position, target.position if target is not None else at)  # type: ignore[arg-type]
         seen = attacker.enemies_seen
         if seen.layout != self.layout:
             seen = self.enemies_in_view(attacker)
@@ -409,7 +413,7 @@ class Battle:
             seen = self.enemies_in_view(me)
         return seen.in_reach
 
-    def free_cover_point(self, me: Fighter, within: float):
+    def free_cover_point(self, me: Fighter, within: float) -> Any:
         """The nearest cover point within ``within`` meters that no one else able to act
         stands at or is walking to, which ``me`` then claims: a side's fighters spread over
         the cover instead of all making for the same point. The fallen and the fled hold no
@@ -444,7 +448,7 @@ class Battle:
         return best
 
     # --- trace -------------------------------------------------------------------------------
-    def trace(self, kind: str, text: str, actor: Fighter | None = None, **data) -> None:
+    def trace(self, kind: str, text: str, actor: Fighter | None = None, **data: Any) -> None:
         """Record one trace line. Callers build ``text`` only when ``self.tracing`` is on."""
         if self.tracing:
             self.events.append(
@@ -528,7 +532,7 @@ class Battle:
             self.over = True
             self.decided.succeed(TURN_LIMIT)
 
-    def _fighter(self, f: Fighter):
+    def _fighter(self, f: Fighter) -> Generator[Event, Any, None]:
         """The fighter's one process: it waits for the turn process to wake it at its first
         action (``Alarm``), acts at each of its scores, then waits for the next turn.
 
@@ -627,7 +631,9 @@ class Battle:
         if self.tracing:
             self.trace("action", f"{f.name} loses this action ({why})", actor=f)
 
-    def _walk_and_hold(self, f: Fighter, plan: Plan[Fighter], ends: float):
+    def _walk_and_hold(
+        self, f: Fighter, plan: Plan[Fighter], ends: float
+    ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
         if plan.dest is not None:
             self._walk(f, plan.dest)
@@ -636,7 +642,9 @@ class Battle:
                 return None
         return (yield from self._hold(f, plan, ends))
 
-    def _hold(self, f: Fighter, plan: Plan[Fighter], ends: float):
+    def _hold(
+        self, f: Fighter, plan: Plan[Fighter], ends: float
+    ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
         waste the action at the end of the turn."""
         weapon = plan.weapon
@@ -728,17 +736,17 @@ class Battle:
         if self.tracing:
             self.trace("move", f"{f.name} gives away the hidden position", actor=f)
 
-    def _reload(self, f: Fighter, weapon) -> None:
+    def _reload(self, f: Fighter, weapon: Any) -> None:
         f.ammo[f.weapon_index[id(weapon)]] = weapon.ammo
         if self.tracing:
             self.trace("reload", f"{f.name} reloads the {f.weapon_label(weapon)}", actor=f)
 
-    def _walk(self, f: Fighter, dest) -> None:
+    def _walk(self, f: Fighter, dest: Point) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
         walk_left = f.walk - f.moved_this_turn
         self.move(f, dest, walk_left if walk_left > 0.0 else 0.0)
 
-    def _grenade(self, thrower: Fighter, weapon, at):
+    def _grenade(self, thrower: Fighter, weapon: Any, at: Point) -> Generator[Event, Any, None]:
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
         delay = grenade_rules(self.system).grenade_flight(weapon)
         yield self.env.timeout(delay)
@@ -751,7 +759,7 @@ class Battle:
         self.blast(thrower, weapon, at)
         self.check_victory()
 
-    def land(self, thrower: Fighter, aim, scatter: Scatter) -> tuple[float, float]:
+    def land(self, thrower: Fighter, aim: Point, scatter: Scatter) -> Point:
         """Where a grenade thrown at ``aim`` lands: ``scatter.meters`` off (the rule system's
         throw) in a uniform direction, drawn here for every system (none for a throw on
         target, unless the system always draws one)."""
@@ -762,7 +770,7 @@ class Battle:
             self.trace("grenade", f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
         return at
 
-    def blast(self, thrower: Fighter, weapon, at: tuple[float, float]) -> None:
+    def blast(self, thrower: Fighter, weapon: Any, at: Point) -> None:
         """A burst at ``at``: every fighter the blast reaches (``in_blast`` at the ruling 25
         distance), in the fighters' order, takes what the rule system says a blast does at
         that distance."""
@@ -825,7 +833,7 @@ class Battle:
         if self.holders:
             self._wake_holders("moved")
 
-    def _passers_by(self, f: Fighter, start, end) -> list[Fighter]:
+    def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
         """The standing enemies of ``f`` (in fighter order) that might stand within
         ``INTERCEPT_DISTANCE`` of its way from ``start`` to ``end``: those in the box around
         the way, widened by a little more than that (``_passing_at`` decides)."""
@@ -999,7 +1007,14 @@ class _Meters(dict):
         return d
 
 
-def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int) -> EnemiesInView:
+def _remember(
+    me: Fighter,
+    layout: int,
+    enemies: list[Fighter],
+    meters: _Meters,
+    nearest: Fighter | None,
+    in_reach: int,
+) -> EnemiesInView:
     """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
     seen = me.enemies_seen
     if seen is NOT_SEEN:
@@ -1012,7 +1027,7 @@ def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int)
     return seen
 
 
-def _cover_at(points: list[tuple], at) -> str:
+def _cover_at(points: list[tuple], at: tuple[float, float]) -> str:
     """The cover of the first of ``points`` ((position, CoverPoint) pairs) within half a
     meter of ``at``; "none" when there is none."""
     for position, point in points:
@@ -1050,7 +1065,7 @@ def _prepared(scenario: Scenario) -> list[tuple]:
     return parts
 
 
-def _passing_at(a, b, p, radius: float) -> float | None:
+def _passing_at(a: Point, b: Point, p: Point, radius: float) -> float | None:
     """Where along the segment a->b (0 to 1) it passes within ``radius`` of p, closest, other
     than where it ends; None when it does not."""
     ax, ay = a

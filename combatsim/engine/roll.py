@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -67,11 +68,11 @@ class Roller:
         """``k`` faces of a die numbered 1..sides (the ``draw(sides, k)`` of the dice modules)."""
         return self.taker(1, sides)(k)
 
-    def faces(self, kind, k: int) -> list[int]:
+    def faces(self, kind: Any, k: int) -> list[int]:
         """``k`` faces of a Shadowrun pool die (1-6, or 0-7 for the D8 variant)."""
         return self.taker(kind.low, kind.top)(k)
 
-    def chain_draw(self, kind) -> Taker:
+    def chain_draw(self, kind: Any) -> Taker:
         return self.taker(kind.low, kind.top)
 
     def angle(self) -> float:

@@ -60,7 +60,7 @@ class PointPoolRules:
             st = f.state
             st.prev_target = st.this_target = None
 
-    def _drained(self, state) -> None:
+    def _drained(self, state: Any) -> None:
         """Called after a hit took points off ``state``'s pool: a system keeps here what
         depends on the pool (nothing by default)."""
 
@@ -84,15 +84,15 @@ class PointPoolRules:
         return float(sheet.move), float(sheet.move * sheet.run_multiplier)
 
     def melee_attack(
-        self, battle: Battle[C], attacker: C, target: C, weapon, interception: bool = False
+        self, battle: Battle[C], attacker: C, target: C, weapon: Any, interception: bool = False
     ) -> None:
         self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
-    def blast_radius(self, weapon) -> float:
+    def blast_radius(self, weapon: Any) -> float:
         return weapon.blast_radius
 
     def grenade_blast(
-        self, battle: Battle[C], thrower: C, weapon, victim: C, distance: float
+        self, battle: Battle[C], thrower: C, weapon: Any, victim: C, distance: float
     ) -> None:
         """Everyone inside the blast (the engine measured ``distance``; its edge included)
         takes the grenade's points less armor; the dead are past hurting."""

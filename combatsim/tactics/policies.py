@@ -139,7 +139,9 @@ def _fall_back(battle: BattleView[C], me: C, nearest: C) -> Plan[C] | None:
     )
 
 
-def _melee_in_reach(battle: BattleView[C], me: C, enemies, dist) -> Plan[C]:
+def _melee_in_reach(
+    battle: BattleView[C], me: C, enemies: list[C], dist: dict[int, float]
+) -> Plan[C]:
     """An enemy stands in reach of the fighter's blade or club: it attacks in melee."""
     reach = battle.melee_range
     near = [e for e in enemies if dist[e.index] <= reach]
@@ -148,7 +150,9 @@ def _melee_in_reach(battle: BattleView[C], me: C, enemies, dist) -> Plan[C]:
     return Plan("melee", why, target, me.melee)
 
 
-def _fire_reason(here: Point, dest: Point | None, shots: int, sweep, why_target: str) -> str:
+def _fire_reason(
+    here: Point, dest: Point | None, shots: int, sweep: Sequence[tuple[C, int]], why_target: str
+) -> str:
     """The trace's reason for a ``fire`` plan."""
     mode = f"autofire x{shots}" if shots > 1 else "single shot"
     moved = f", after walking {_dist(here, dest):.1f} m" if dest is not None else ""
@@ -158,7 +162,7 @@ def _fire_reason(here: Point, dest: Point | None, shots: int, sweep, why_target:
 
 
 def _out_of_reach(
-    battle: BattleView[C], me: C, target: C, d: float, dest, why_target: str
+    battle: BattleView[C], me: C, target: C, d: float, dest: Point | None, why_target: str
 ) -> Plan[C]:
     """No enemy within the gun's reach from where the fighter will stand (``choose_target``
     prefers one that is): ``hold`` and ``take_cover`` wait with a held action (after walking
@@ -205,7 +209,14 @@ def _out_of_reach(
     )
 
 
-def _close_in(battle: BattleView[C], me: C, enemies, dist, nearest, walk_left) -> Plan[C]:
+def _close_in(
+    battle: BattleView[C],
+    me: C,
+    enemies: list[C],
+    dist: dict[int, float],
+    nearest: C,
+    walk_left: float,
+) -> Plan[C]:
     """A fighter without a firearm fights in melee (unarmed when it has no melee weapon),
     walking into reach when it can, else running at its target. Running does not stop a
     melee attack: only shooting and throwing (seed 002 Weapon Modifiers)."""
@@ -247,7 +258,7 @@ def _close_in(battle: BattleView[C], me: C, enemies, dist, nearest, walk_left) -
     )
 
 
-def burst_size(tactics, firearm, most: int) -> int:
+def burst_size(tactics: Any, firearm: Any, most: int) -> int:
     """Shots per action with a full firearm: 1 for single shots (or a weapon that cannot
     autofire), else the rule system's most (``most``), or fewer if the tactics say
     ``autofire_rounds``. Fixed for a combatant: the battle works it out once (as
@@ -271,7 +282,9 @@ SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk acros
 SWEEP_TARGETS = 3
 
 
-def _sweep(battle: BattleView[C], at: Point, target: C, enemies, shots: int, weapon) -> tuple:
+def _sweep(
+    battle: BattleView[C], at: Point, target: C, enemies: list[C], shots: int, weapon: Any
+) -> tuple[tuple[C, int], ...]:
     """Spread an autofire burst fired from ``at`` over up to 3 close enemies (ruling 8): each
     gets an even share of the rounds left after one is wasted per meter between neighbours;
     the first target keeps the remainder. Empty when no second enemy is close enough to get a

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...dice import fourd8 as dice
 from ..base import Grenades, RuleSystem, SpecCache
@@ -29,7 +29,7 @@ from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from ..base import Battle, C
     from ..levers import Lever
@@ -44,7 +44,7 @@ class Arms:
 
     __slots__ = ("bonus", "used", "missing", "damage", "pierce", "ease", "ranges")
 
-    def __init__(self, system: FourD8, sheet, weapon):
+    def __init__(self, system: FourD8, sheet: models.Sheet, weapon: models.Weapon | None):
         used, missing = system._bonuses(sheet, weapon)
         self.used = tuple(used)  # (ability or reason, bonus used), for the trace
         self.missing = missing  # the required ability the sheet lacks
@@ -72,7 +72,7 @@ class Kit:
         "threat",
     )
 
-    def __init__(self, system: FourD8, spec):
+    def __init__(self, system: FourD8, spec: Any):
         o, sheet = system.options, spec.sheet
         self.health = sheet.health
         self.armor = spec.armor.rating if spec.armor else 0
@@ -211,7 +211,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     def new_state(self, fighter: C) -> FourD8State:
         return FourD8State(self._kits.get(fighter.spec, self._new_kit))
 
-    def _new_kit(self, spec) -> Kit:
+    def _new_kit(self, spec: Any) -> Kit:
         """A spec's ``Kit``, and the faces table the first time one is made."""
         if self._faces is None:
             self._faces = self._faces_table()
@@ -266,7 +266,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         }
 
     # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
-    def _bonuses(self, sheet, weapon) -> tuple[list[tuple[str, int]], str | None]:
+    def _bonuses(
+        self, sheet: models.Sheet, weapon: models.Weapon | None
+    ) -> tuple[list[tuple[str, int]], str | None]:
         """Bonuses used for ``weapon`` and the required ability the sheet lacks, if any.
 
         Positive bonuses together are capped at the sheet's energy (seed 004 "Abilities");
@@ -482,9 +484,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         battle: Battle[C],
         attacker: C,
         target: C,
-        weapon,
+        weapon: models.Weapon | None,
         shots: int = 1,
-        sweep=(),
+        sweep: Sequence[tuple[C, int]] = (),
         *,
         ranged: bool = True,
         interception: bool = False,
@@ -549,7 +551,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                     actor=target,
                 )
 
-    def _drained(self, state) -> None:
+    def _drained(self, state: FourD8State) -> None:
         """The wounded modifier follows health (kept here, read by every test)."""
         state.wounded = state.max_health - state.health >= state.wounded_loss
 
@@ -557,7 +559,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon: models.Weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
@@ -579,7 +581,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
             text = f"{thrower.name} throws {weapon_name(thrower, weapon)}: lands {off:g} m off, at "
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle[C], weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon: models.Weapon) -> tuple[int, int, str]:
         """The grenade's damage, whatever the distance inside the blast."""
         return weapon.damage, weapon.pierce, f"{weapon.damage}"
 

@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
@@ -35,7 +35,7 @@ from . import models
 from .models import DEFAULT_ABILITY
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from ..base import Battle, C
     from ..levers import Lever
@@ -187,7 +187,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
 
     # --- the Action Results Table (ruling 18) ----------------------------------------------
-    def check_scenario(self, scenario) -> None:
+    def check_scenario(self, scenario: Any) -> None:
         """Load ``rules.options.action_table`` (relative to the scenario file) at load time and
         check every sheet's columns against it, so ``combatsim validate`` catches both."""
         self._table = self._load_table(scenario)
@@ -198,7 +198,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             self._table = self._load_table(battle.scenario)
         return self._table
 
-    def _load_table(self, scenario) -> dice.ActionTable:
+    def _load_table(self, scenario: Any) -> dice.ActionTable:
         path = self.options.action_table
         if path is None:
             table = dice.default_table()
@@ -229,7 +229,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                     )
         return table
 
-    def column(self, table: dice.ActionTable, fighter: C, weapon) -> int | str:
+    def column(
+        self, table: dice.ActionTable, fighter: C, weapon: models.Weapon | None
+    ) -> int | str:
         """The attacker's column for ``weapon``: its ability's, or the weakest when it lacks it."""
         skill = weapon.skill if weapon is not None else DEFAULT_ABILITY["melee"]
         label = fighter.spec.sheet.abilities.get(skill)
@@ -283,7 +285,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         )
         return profile
 
-    def _kit(self, battle: Battle[C], fighter: C, weapon) -> Kit:
+    def _kit(self, battle: Battle[C], fighter: C, weapon: models.Weapon | None) -> Kit:
         """The fighter's ``Kit`` for ``weapon`` in this battle."""
         st = fighter.state
         if st.profile is None:
@@ -293,7 +295,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             kit = self._make_kit(self.table(battle), fighter, weapon)
         return kit
 
-    def _make_kit(self, table: dice.ActionTable, fighter: C, weapon) -> Kit:
+    def _make_kit(self, table: dice.ActionTable, fighter: C, weapon: models.Weapon | None) -> Kit:
         column = self.column(table, fighter, weapon)
         grid, standing = table.face_ranks(column), fighter.spec.sheet.extra_dice
         if weapon is None:  # bare hands
@@ -546,7 +548,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                 best, best_value = (ally, weapon, kit, total, parts), value
         return best
 
-    def _assist_weapon(self, battle: Battle[C], ally: C, target: C, ranged: bool):
+    def _assist_weapon(
+        self, battle: Battle[C], ally: C, target: C, ranged: bool
+    ) -> models.Weapon | None | Literal[False]:
         """The weapon the ally helps with (None: bare hands), or False when it cannot help."""
         distance = battle.distance(ally, target)
         if ranged:
@@ -558,7 +562,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             return False
         return next((w for w in ally.spec.weapons if w.kind == "melee"), None)
 
-    def _coop_value(self, table: dice.ActionTable, column, net: int) -> float:
+    def _coop_value(self, table: dice.ActionTable, column: int | str, net: int) -> float:
         """P(Good or better) - P(Inferior or worse): the expected die an assistant gives."""
         key = (column, net)
         if key not in self._coop:
@@ -610,9 +614,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         battle: Battle[C],
         attacker: C,
         target: C,
-        weapon,
+        weapon: models.Weapon | None,
         shots: int = 1,
-        sweep=(),
+        sweep: Sequence[tuple[C, int]] = (),
         *,
         ranged: bool = True,
         interception: bool = False,
@@ -711,7 +715,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon: models.Weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
@@ -733,7 +737,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             )
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle[C], weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon: models.Weapon) -> tuple[int, int, str]:
         """Multiplier x ``blast_points``, whatever the distance inside the blast."""
         points = weapon.multiplier * self.options.blast_points
         return points, weapon.armor_piercing, f"{weapon.multiplier} x {self.options.blast_points}"

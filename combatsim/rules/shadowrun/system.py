@@ -21,7 +21,7 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
     from ..base import Battle, C, Combatant
     from ..levers import Lever
@@ -243,7 +243,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Ruling 8, when the fighter's tactics ask for it (``sweep``)."""
         return (fighter.spec.rule_tactics or models.DEFAULT_TACTICS).sweep
 
-    def grenade_flight(self, weapon) -> float:
+    def grenade_flight(self, weapon: Any) -> float:
         """Option ``grenade_flight``: initiative points a grenade flies before it bursts."""
         return self.options.grenade_flight
 
@@ -256,7 +256,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         values = self._sheets.get(fighter.spec, self._state_values)
         return SRState(self.options.wound_modifiers, *values)
 
-    def _state_values(self, spec) -> tuple:
+    def _state_values(self, spec: Any) -> tuple:
         """What a fighter's tests read from its sheet, armor and tactics, in ``SRState``'s
         order: worked out once per combatant of a scenario and kept by ``new_state``, which
         every battle calls (positional: a keyword call costs more)."""
@@ -384,19 +384,19 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             "impact_left": st.impact,
         }
 
-    def max_autofire(self, fighter: C, weapon) -> int:
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         """Ruling 8: up to the lower of Firearms + 1 and 7."""
         if not weapon.autofire:
             return 1
         return min(fighter.spec.sheet.skills.firearms + 1, 7)
 
-    def blast_radius(self, weapon) -> float:
+    def blast_radius(self, weapon: Any) -> float:
         """The distance from the burst at which the blast's Power reaches 0 (nobody at or
         beyond it is hurt)."""
         reach = weapon.code.power / weapon.blast_falloff
         return math.ceil(reach) if self.options.blast_distance == "full_meters" else reach
 
-    def in_blast(self, weapon, distance: float) -> bool:
+    def in_blast(self, weapon: Any, distance: float) -> bool:
         """Hurt by the blast: a Power above 0 left at ``distance`` (``blast_power``), so the
         tactics count exactly whom ``grenade_blast`` reaches; at the edge, nobody."""
         power = blast_power(
@@ -463,7 +463,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
 
-    def _counter(self, battle: Battle[C], fighter: C | None):
+    def _counter(
+        self, battle: Battle[C], fighter: C | None
+    ) -> Callable[[int, int], tuple[int, bool]]:
         """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
         made at the fighter's first test and kept by its state."""
         take = self._take(battle, fighter)
@@ -477,7 +479,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             fighter.state.count = roll
         return roll
 
-    def _take(self, battle: Battle[C], fighter: C | None):
+    def _take(self, battle: Battle[C], fighter: C | None) -> Callable[[int], list[int]]:
         """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
         st = fighter.state if fighter is not None else None
         take = st.take if st is not None else None
@@ -559,7 +561,13 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle[C], attacker: C, target: C, weapon, shots: int, sweep=()
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[C, int]] = (),
     ) -> None:
         """Ruling 5 and 8: each shot an attack test; each hit resisted separately.
 
@@ -833,7 +841,12 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- melee ------------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle[C], attacker: C, target: C, weapon, interception: bool = False
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        interception: bool = False,
     ) -> None:
         """Ruling 9 / seed Melee Combat: an opposed test at TN 4; more successes deals damage.
 
@@ -914,7 +927,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
-    def throw_grenade(self, battle: Battle[C], thrower: C, weapon, aim: tuple[float, float]):
+    def throw_grenade(
+        self, battle: Battle[C], thrower: C, weapon: Any, aim: tuple[float, float]
+    ) -> Scatter:
         """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
         deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
@@ -941,7 +956,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return Scatter(deviation, True, text)
 
     def grenade_blast(
-        self, battle: Battle[C], thrower: C, weapon, victim: C, distance: float
+        self, battle: Battle[C], thrower: C, weapon: Any, victim: C, distance: float
     ) -> None:
         """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
         over the engine's ``blast_distance``); everyone inside resists with Body and impact
@@ -976,7 +991,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         )
 
     @staticmethod
-    def _skill_for(sheet, weapon) -> int:
+    def _skill_for(sheet: models.Sheet, weapon: Any) -> int:
         if weapon.kind == "melee":
             return max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
         if weapon.kind == "grenade":
@@ -1032,7 +1047,7 @@ def _dodge_table(policy: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(dodge_dice(policy, pool, hits) for hits in sizes) for pool in sizes)
 
 
-def _wasted(battle: Battle[C], first: C, sweep) -> int:
+def _wasted(battle: Battle[C], first: C, sweep: Sequence[tuple[C, int]]) -> int:
     """Ruling 8: one shot wasted per meter (begun) between consecutive targets of a sweep."""
     wasted, last = 0, first
     for victim, _ in sweep:
@@ -1045,7 +1060,7 @@ def _trace_aim(
     battle: Battle[C],
     attacker: C,
     target: C,
-    weapon,
+    weapon: Any,
     s: Situation,
     band: int,
     tn: int,
@@ -1085,9 +1100,9 @@ def _trace_aim(
     )
 
 
-def melee_weapon(fighter: C):
+def melee_weapon(fighter: Combatant) -> models.Weapon | None:
     return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
 
 
-def _faces(chains) -> str:
+def _faces(chains: Sequence[Sequence[int]]) -> str:
     return "[" + ", ".join("+".join(map(str, c)) for c in chains) + "]"

@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
@@ -51,9 +51,9 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
-    from ..base import Battle, C
+    from ..base import Battle, C, Combatant
     from ..levers import Lever
 
 BANDS = ("short", "medium", "long", "extreme")
@@ -251,11 +251,11 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             return sheet.health
         return max(1, o.health_base + o.health_per_body * sheet.attributes.body)
 
-    def profile(self, spec) -> Profile:
+    def profile(self, spec: Any) -> Profile:
         """The fighter's ``Profile``, derived at its first battle and kept for the next."""
         return self._profiles.get(spec, self._derive)
 
-    def _derive(self, spec) -> Profile:
+    def _derive(self, spec: Any) -> Profile:
         sheet, armor, o = spec.sheet, spec.armor, self.options
         health = self.health(sheet)
         thresholds = injury_thresholds(health, o.injury_levels)
@@ -430,7 +430,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             "armor_dr": st.dr,
         }
 
-    def max_autofire(self, fighter: C, weapon) -> int:
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         return self.options.burst_rounds if weapon.burst else 1
 
     # --- attack checks --------------------------------------------------------------------
@@ -602,7 +602,13 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     # --- ranged combat --------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle[C], attacker: C, target: C, weapon, shots: int, sweep=()
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[C, int]] = (),
     ) -> None:
         """One attack check per action; a burst (``shots`` > 1) is one check with +1d6.
 
@@ -662,7 +668,15 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             self.hit(battle, attacker, target, weapon, mos, burst)
 
     # --- damage ---------------------------------------------------------------------------
-    def hit(self, battle: Battle[C], attacker: C, target: C, weapon, mos: int, burst: bool) -> None:
+    def hit(
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        mos: int,
+        burst: bool,
+    ) -> None:
         """Seed "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
         Edge) and "Damage mitigation" (PT/DR, ``dice.apply_armor``)."""
         attacker.hits += 1
@@ -794,7 +808,12 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     # --- melee ----------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle[C], attacker: C, target: C, weapon, interception: bool = False
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        interception: bool = False,
     ) -> None:
         """Ruling 16: Melee check against melee TN + the defender's Dodge (or Melee ranks when
         that is better: a parry); damage Nd6 + the wielder's Strength. An interception (a
@@ -861,7 +880,7 @@ def _trace_damage(
     battle: Battle[C],
     attacker: C,
     target: C,
-    weapon,
+    weapon: Any,
     dice_from: tuple[int, int, bool, bool],
     faces: list[int],
     strength: int,
