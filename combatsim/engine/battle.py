@@ -24,9 +24,10 @@ plain records.
 from __future__ import annotations
 
 import math
+from collections.abc import Generator, Sequence
 from itertools import repeat
 from types import SimpleNamespace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import simpy
@@ -53,6 +54,7 @@ _distance = math.dist
 # A fighter's first ``EnemiesInView`` or ``Situation`` of a battle, its fields set at once by
 # the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
 _blank = object.__new__
+Point = tuple[float, float]  # meters east and north
 INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
 
 
@@ -64,7 +66,7 @@ class StaticParts(NamedTuple):
     name: str
     side: str
     tactics: SimpleNamespace  # the spec's ``Tactics`` as plain attributes
-    weapons: list[Any]
+    weapons: Sequence[Any]
     weapon_names: dict[int, str]  # id(weapon) -> its name on the sheet
     weapon_index: dict[int, int]  # id(weapon) -> its place in ``weapons``
     firearm: Any  # the first firearm, or None
@@ -165,7 +167,7 @@ class Fighter:
         self.ammo = list(self.full_loads)
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
-        self.scores: list[int] = []  # this turn's initiative scores (empty: not acting)
+        self.scores: Sequence[int] = []  # this turn's initiative scores (empty: not acting)
         self.priority = NORMAL + 1
         self.penalty_at_roll = 0
         self.shift = 0  # how far wounds moved this turn's scores down since the roll
@@ -221,7 +223,7 @@ class Fighter:
             full_loads=tuple(w.ammo if w.ammo is not None else 0 for w in spec.weapons),
         )
 
-    def weapon_label(self, weapon) -> str:
+    def weapon_label(self, weapon: Any) -> str:
         return self.weapon_names.get(id(weapon), "weapon")
 
 
@@ -256,7 +258,8 @@ class Battle:
         self.env = simpy.Environment()
         self.tracing = trace
         self.events: list[TraceEvent] = []
-        self.fighters = fighters = []
+        self.fighters: list[Fighter] = []
+        fighters = self.fighters
         new_state = self.system.new_state
         for i, (spec, static, walk, run, burst, cover) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
@@ -383,7 +386,9 @@ class Battle:
                 kept[3][slot] = at
                 kept[5][slot] = at
 
-    def situation(self, attacker: Fighter, target: Fighter | None, at=None) -> Situation:
+    def situation(
+        self, attacker: Fighter, target: Fighter | None, at: Point | None = None
+    ) -> Situation:
         """What the engine measures of ``attacker``'s attack on ``target`` (or on the point
         ``at`` on the ground, with ``target`` None), once for every rule system: the distance
         and how many enemies stand in the attacker's melee reach (``Situation``, the
@@ -393,7 +398,8 @@ class Battle:
         s = attacker.situation
         if s is None:  # its first attack this battle: its own, every field set below
             s = attacker.situation = _blank(Situation)
-        s.distance = _distance(attacker.position, target.position if target is not None else at)
+        # an attack on the ground (no ``target``) always names its point ``at``
+        s.distance = _distance(attacker.position, target.position if target is not None else at)  # type: ignore[arg-type]
         seen = attacker.enemies_seen
         if seen.layout != self.layout:
             seen = self.enemies_in_view(attacker)
@@ -407,7 +413,7 @@ class Battle:
             seen = self.enemies_in_view(me)
         return seen.in_reach
 
-    def free_cover_point(self, me: Fighter, within: float):
+    def free_cover_point(self, me: Fighter, within: float) -> Any:
         """The nearest cover point within ``within`` meters that no one else able to act
         stands at or is walking to, which ``me`` then claims: a side's fighters spread over
         the cover instead of all making for the same point. The fallen and the fled hold no
@@ -442,7 +448,7 @@ class Battle:
         return best
 
     # --- trace -------------------------------------------------------------------------------
-    def trace(self, kind: str, text: str, actor: Fighter | None = None, **data) -> None:
+    def trace(self, kind: str, text: str, actor: Fighter | None = None, **data: Any) -> None:
         """Record one trace line. Callers build ``text`` only when ``self.tracing`` is on."""
         if self.tracing:
             self.events.append(
@@ -455,7 +461,8 @@ class Battle:
             f.process = self.env.process(self._fighter(f))
         turns = self.env.process(self._turns())
         self.env.run(until=self.decided)
-        result = self._result(self.decided.value)
+        # ``decided`` succeeds only with an end reason (TURN_LIMIT, VICTORY or MUTUAL)
+        result = self._result(cast(str, self.decided.value))
         self._tear_down(turns)
         return result
 
@@ -513,7 +520,10 @@ class Battle:
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
                     first = scores[0]
-                    f.alarm.set(top - first if first < top else 0, f.priority)
+                    # every fighter's process made its alarm before the first turn began
+                    f.alarm.set(  # type: ignore[union-attr]
+                        top - first if first < top else 0, f.priority
+                    )
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -522,7 +532,7 @@ class Battle:
             self.over = True
             self.decided.succeed(TURN_LIMIT)
 
-    def _fighter(self, f: Fighter):
+    def _fighter(self, f: Fighter) -> Generator[Event, Any, None]:
         """The fighter's one process: it waits for the turn process to wake it at its first
         action (``Alarm``), acts at each of its scores, then waits for the next turn.
 
@@ -596,7 +606,7 @@ class Battle:
         if self.tracing and f.can_act:
             self.trace("action", f"{f.name} ran: no more actions this turn", actor=f)
 
-    def _start_action(self, f: Fighter) -> Plan | None:
+    def _start_action(self, f: Fighter) -> Plan[Fighter] | None:
         """The start of an action: what refreshes refreshes (the system's ``begin_action``), a
         lost action passes with nothing done (None); else it is counted and the tactics plan
         it."""
@@ -621,7 +631,9 @@ class Battle:
         if self.tracing:
             self.trace("action", f"{f.name} loses this action ({why})", actor=f)
 
-    def _walk_and_hold(self, f: Fighter, plan: Plan, ends: float):
+    def _walk_and_hold(
+        self, f: Fighter, plan: Plan[Fighter], ends: float
+    ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A held action (``_hold``), after a walk when the fighter is on its way to cover."""
         if plan.dest is not None:
             self._walk(f, plan.dest)
@@ -630,7 +642,9 @@ class Battle:
                 return None
         return (yield from self._hold(f, plan, ends))
 
-    def _hold(self, f: Fighter, plan: Plan, ends: float):
+    def _hold(
+        self, f: Fighter, plan: Plan[Fighter], ends: float
+    ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
         waste the action at the end of the turn."""
         weapon = plan.weapon
@@ -664,18 +678,22 @@ class Battle:
     def _wake_holders(self, cause: str) -> None:
         holders, self.holders = self.holders, []
         for h in holders:
-            h.wake.succeed(cause)
+            # a holder waits on the wake ``_hold`` gave it before it joined ``holders``
+            h.wake.succeed(cause)  # type: ignore[union-attr]
 
     def _drop_holder(self, f: Fighter) -> None:
         if f in self.holders:
             self.holders.remove(f)
 
-    def _execute(self, f: Fighter, plan: Plan) -> None:
+    def _execute(self, f: Fighter, plan: Plan[Fighter]) -> None:
+        """Carry out ``plan``. What a plan holds goes with its kind (``Plan``): a run or flee
+        has its ``dest``, a fire or melee its ``target``, a grenade its ``aim``; the checker
+        is told so on those lines (``type: ignore``), not at run time."""
         kind = plan.kind
         system = self.system
         if kind in ("run", "flee"):
             f.ran_this_turn = f.running = True
-            self.move(f, plan.dest, f.run)
+            self.move(f, plan.dest, f.run)  # type: ignore[arg-type]
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
@@ -694,19 +712,20 @@ class Battle:
                 shots = ammo[index]
             ammo[index] -= shots
             if plan.sweep and shots == plan.shots:
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)  # type: ignore[misc]
             else:
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots)
+                system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
         elif kind == "melee":
-            if self.distance(f, plan.target) <= self.melee_range:
-                system.melee_attack(self, f, plan.target, plan.weapon)
+            if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
+                system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
         elif kind == "reload":
             self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
             grenades = grenade_rules(system)
-            at = self.land(f, plan.aim, grenades.throw_grenade(self, f, plan.weapon, plan.aim))
+            aim = plan.aim
+            at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))  # type: ignore[arg-type]
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
@@ -717,17 +736,17 @@ class Battle:
         if self.tracing:
             self.trace("move", f"{f.name} gives away the hidden position", actor=f)
 
-    def _reload(self, f: Fighter, weapon) -> None:
+    def _reload(self, f: Fighter, weapon: Any) -> None:
         f.ammo[f.weapon_index[id(weapon)]] = weapon.ammo
         if self.tracing:
             self.trace("reload", f"{f.name} reloads the {f.weapon_label(weapon)}", actor=f)
 
-    def _walk(self, f: Fighter, dest) -> None:
+    def _walk(self, f: Fighter, dest: Point) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
         walk_left = f.walk - f.moved_this_turn
         self.move(f, dest, walk_left if walk_left > 0.0 else 0.0)
 
-    def _grenade(self, thrower: Fighter, weapon, at):
+    def _grenade(self, thrower: Fighter, weapon: Any, at: Point) -> Generator[Event, Any, None]:
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
         delay = grenade_rules(self.system).grenade_flight(weapon)
         yield self.env.timeout(delay)
@@ -740,7 +759,7 @@ class Battle:
         self.blast(thrower, weapon, at)
         self.check_victory()
 
-    def land(self, thrower: Fighter, aim, scatter: Scatter) -> tuple[float, float]:
+    def land(self, thrower: Fighter, aim: Point, scatter: Scatter) -> Point:
         """Where a grenade thrown at ``aim`` lands: ``scatter.meters`` off (the rule system's
         throw) in a uniform direction, drawn here for every system (none for a throw on
         target, unless the system always draws one)."""
@@ -751,7 +770,7 @@ class Battle:
             self.trace("grenade", f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
         return at
 
-    def blast(self, thrower: Fighter, weapon, at: tuple[float, float]) -> None:
+    def blast(self, thrower: Fighter, weapon: Any, at: Point) -> None:
         """A burst at ``at``: every fighter the blast reaches (``in_blast`` at the ruling 25
         distance), in the fighters' order, takes what the rule system says a blast does at
         that distance."""
@@ -791,11 +810,12 @@ class Battle:
                 + (f", into {f.cover} cover" if f.cover != "none" else ""),
                 actor=f,
             )
-        passed = []  # (where along the way, opponent): interceptions happen in that order
+        # (where along the way, opponent): interceptions happen in that order
+        passed: list[tuple[float, int, Fighter]] = []
         for enemy in self._passers_by(f, start, end) if big else self.standing_enemies(f):
-            t = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
-            if t is not None:
-                passed.append((t, enemy.index, enemy))
+            along = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
+            if along is not None:
+                passed.append((along, enemy.index, enemy))
         for t, _, enemy in sorted(passed):
             if not f.can_act or not enemy.can_act:
                 continue
@@ -813,7 +833,7 @@ class Battle:
         if self.holders:
             self._wake_holders("moved")
 
-    def _passers_by(self, f: Fighter, start, end) -> list[Fighter]:
+    def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
         """The standing enemies of ``f`` (in fighter order) that might stand within
         ``INTERCEPT_DISTANCE`` of its way from ``start`` to ``end``: those in the box around
         the way, widened by a little more than that (``_passing_at`` decides)."""
@@ -987,7 +1007,14 @@ class _Meters(dict):
         return d
 
 
-def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int) -> EnemiesInView:
+def _remember(
+    me: Fighter,
+    layout: int,
+    enemies: list[Fighter],
+    meters: _Meters,
+    nearest: Fighter | None,
+    in_reach: int,
+) -> EnemiesInView:
     """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
     seen = me.enemies_seen
     if seen is NOT_SEEN:
@@ -1000,7 +1027,7 @@ def _remember(me: Fighter, layout: int, enemies, meters, nearest, in_reach: int)
     return seen
 
 
-def _cover_at(points: list[tuple], at) -> str:
+def _cover_at(points: list[tuple], at: tuple[float, float]) -> str:
     """The cover of the first of ``points`` ((position, CoverPoint) pairs) within half a
     meter of ``at``; "none" when there is none."""
     for position, point in points:
@@ -1038,7 +1065,7 @@ def _prepared(scenario: Scenario) -> list[tuple]:
     return parts
 
 
-def _passing_at(a, b, p, radius: float) -> float | None:
+def _passing_at(a: Point, b: Point, p: Point, radius: float) -> float | None:
     """Where along the segment a->b (0 to 1) it passes within ``radius`` of p, closest, other
     than where it ends; None when it does not."""
     ax, ay = a

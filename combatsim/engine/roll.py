@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,8 @@ class Roller:
         if type(self)._take is not Roller._take:  # a scripted roller: every draw through it
             return lambda k: self._take(low, high, k)
         rng = self.rng
+        # Only a scripted roller (which routes every draw through its ``_take``) has none.
+        assert rng is not None, "a Roller without a generator must override _take"
         block: list[int] = []
         pos = size = 0
 
@@ -65,16 +68,18 @@ class Roller:
         """``k`` faces of a die numbered 1..sides (the ``draw(sides, k)`` of the dice modules)."""
         return self.taker(1, sides)(k)
 
-    def faces(self, kind, k: int) -> list[int]:
+    def faces(self, kind: Any, k: int) -> list[int]:
         """``k`` faces of a Shadowrun pool die (1-6, or 0-7 for the D8 variant)."""
         return self.taker(kind.low, kind.top)(k)
 
-    def chain_draw(self, kind) -> Taker:
+    def chain_draw(self, kind: Any) -> Taker:
         return self.taker(kind.low, kind.top)
 
     def angle(self) -> float:
         """A uniformly random direction in radians."""
-        return float(self.rng.random()) * 2 * math.pi
+        # A roller without a generator scripts its angles (overrides this): checked once per
+        # throw would be a cost on the hot path, so the checker is told so here.
+        return float(self.rng.random()) * 2 * math.pi  # type: ignore[union-attr]
 
     def below(self, n: int) -> int:
         """A uniformly random integer in 0..n-1 (random targets, tie-breaks)."""

@@ -45,8 +45,14 @@ capability its system lacks, so the engine never asks a system for what it does 
 
 Rules and tactics never import the engine: the engine hands them the battle, and what they may
 use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
-(one fighter's state in it). The layers read from the imports: the engine imports the tactics
-and the rules; the tactics import this interface; the rules import this interface and the dice.
+(one fighter's state in it). ``BattleView`` is generic in the engine's own combatant type
+``C`` (a ``Combatant``): the battle takes back only fighters it handed out, so the methods
+that get a battle are generic in ``C`` (``ranged_attack(battle: BattleView[C], attacker: C,
+...)``) and a checker holds a system to that (``tests/test_types.py``). ``RuleSystem`` is
+generic in the system's ``Options``, ``Sheet`` and ``Armor`` models, so ``self.options`` and
+``levers``' arguments are the system's own. The layers read from the imports: the engine
+imports the tactics and the rules; the tactics import this interface; the rules import this
+interface and the dice.
 """
 
 from __future__ import annotations
@@ -54,13 +60,13 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from .levers import Lever
-    from .situation import Scatter
+    from .situation import EnemiesInView, Scatter, Situation
 
 
 class Roll(Protocol):
@@ -113,31 +119,43 @@ class Combatant(Protocol):
     def weapon_label(self, weapon: Any) -> str: ...
 
 
-class BattleView(Protocol):
-    """What the engine hands rules and tactics: the dice, the trace, the fighters and their
-    geometry, and ``damage_dealt`` to report a change of a fighter's state (the engine then
-    handles knock-outs and initiative). Build trace text only when ``tracing`` is on."""
+# The engine's own combatant type: a ``BattleView[C]`` holds fighters of type ``C`` and takes
+# back only those (its queries read the engine's bookkeeping on them), so the contract is
+# generic in it and a rule system's methods hand a battle only fighters it got from it.
+C = TypeVar("C", bound=Combatant)
 
-    system: RuleSystem
+
+class BattleView(Protocol[C]):
+    """What the engine hands rules and tactics: the dice, the trace, the fighters and their
+    geometry, ``situation`` (what the engine measures of an attack) and ``damage_dealt`` to
+    report a change of a fighter's state (the engine then handles knock-outs and initiative).
+    Build trace text only when ``tracing`` is on."""
+
+    system: RuleSystem[Any, Any, Any]
+    scenario: Any  # the ``Scenario`` being run (``check_scenario``'s)
     environment: Any
     melee_range: float
-    fighters: list[Combatant]
-    roll: Roll
+    fighters: list[C]
+
+    @property
+    def roll(self) -> Roll: ...  # read-only: the battle's own ``Roller`` (or a test's)
+
     tracing: bool
     turn: int
     layout: int  # changes whenever someone moves or leaves the fight
-    focus: dict[str, Combatant]
+    focus: dict[str, C]
 
-    def trace(self, kind: str, text: str, actor: Combatant | None = None, **data: Any) -> None: ...
-    def distance(self, a: Combatant, b: Combatant) -> float: ...
-    def is_standing(self, f: Combatant) -> bool: ...
-    def standing_enemies(self, me: Combatant) -> list[Combatant]: ...
-    def enemies_in_view(self, me: Combatant) -> tuple: ...
-    def opponents_in_melee(self, me: Combatant) -> int: ...
-    def free_cover_point(self, me: Combatant, within: float) -> Any: ...
-    def damage_dealt(
-        self, attacker: Combatant | None, target: Combatant, boxes: int, what: str
-    ) -> None: ...
+    def trace(self, kind: str, text: str, actor: C | None = None, **data: Any) -> None: ...
+    def distance(self, a: C, b: C) -> float: ...
+    def is_standing(self, f: C) -> bool: ...
+    def standing_enemies(self, me: C) -> list[C]: ...
+    def enemies_in_view(self, me: C) -> EnemiesInView: ...
+    def situation(
+        self, attacker: C, target: C | None, at: tuple[float, float] | None = None
+    ) -> Situation: ...
+    def opponents_in_melee(self, me: C) -> int: ...
+    def free_cover_point(self, me: C, within: float) -> Any: ...
+    def damage_dealt(self, attacker: C | None, target: C, boxes: int, what: str) -> None: ...
 
 
 class SpecCache:
@@ -164,7 +182,8 @@ class SpecCache:
         return SpecCache, ()
 
 
-# The names the rule systems' signatures use.
+# The names the rule systems' signatures use: ``battle: Battle[C], attacker: C`` (generic in
+# the engine's combatant type, as the contract is); ``Fighter`` where a fighter is only read.
 Battle = BattleView
 Fighter = Combatant
 
@@ -186,7 +205,15 @@ def blast_distance(burst: Sequence[float], position: Sequence[float]) -> float:
     return float(whole) if abs(distance - whole) <= WHOLE_METER_SLACK else distance
 
 
-class RuleSystem(ABC):
+# A system's own models: its options, its combatant sheet and its armor. ``RuleSystem`` is
+# generic in them (``class Sr2097(RuleSystem[Options, Sheet, Armor])``), so ``self.options``
+# and ``levers``' arguments have the system's own types for the checker.
+OptionsT = TypeVar("OptionsT", bound="BaseModel")
+SheetT = TypeVar("SheetT", bound="BaseModel")
+ArmorT = TypeVar("ArmorT", bound="BaseModel")
+
+
+class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     name: ClassVar[str]
     Options: ClassVar[type[BaseModel]]
     Sheet: ClassVar[type[BaseModel]]
@@ -211,7 +238,7 @@ class RuleSystem(ABC):
     # Weapon Modifiers)? The tactics then have a fighter that ran reload or wait instead.
     running_stops_shooting: ClassVar[bool] = False
 
-    def __init__(self, options: BaseModel):
+    def __init__(self, options: OptionsT):
         self.options = options
 
     def check_scenario(self, scenario: Any) -> None:  # noqa: B027
@@ -220,50 +247,50 @@ class RuleSystem(ABC):
 
     # --- combatants -----------------------------------------------------------------------
     @abstractmethod
-    def new_state(self, fighter: Fighter) -> Any: ...
+    def new_state(self, fighter: Combatant) -> Any: ...
 
     @abstractmethod
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: BattleView[C], fighter: C) -> Sequence[int]:
         """This turn's action scores, highest first, from ``initiative_top`` down to 1."""
 
     @abstractmethod
-    def initiative_penalty(self, fighter: Fighter) -> int: ...
+    def initiative_penalty(self, fighter: Combatant) -> int: ...
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: Combatant) -> int:
         """Among equal scores the higher value (an integer) acts first, then a random draw."""
         return 0
 
-    def may_run(self, fighter: Fighter) -> bool:
+    def may_run(self, fighter: Combatant) -> bool:
         """May the fighter run with this action? Always, unless running takes the whole turn
         and the fighter has acted before in it (its ``actions_this_turn`` counts this one)."""
         return not self.running_takes_turn or fighter.actions_this_turn <= 1
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:  # noqa: B027
+    def begin_action(self, battle: BattleView[C], fighter: C) -> None:  # noqa: B027
         """Nothing refreshes by default."""
 
-    def end_battle(self, battle: Battle) -> None:  # noqa: B027
+    def end_battle(self, battle: BattleView[C]) -> None:  # noqa: B027
         """Called once a battle is over and its result recorded: drop what the fighters'
         states hold of one another (a target remembered, say), so that the finished battle
         is freed at once rather than by the cyclic garbage collector. Nothing by default."""
 
     @abstractmethod
-    def can_act(self, fighter: Fighter) -> bool: ...
+    def can_act(self, fighter: Combatant) -> bool: ...
 
     @abstractmethod
-    def status(self, fighter: Fighter) -> str: ...
+    def status(self, fighter: Combatant) -> str: ...
 
     @abstractmethod
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: Combatant) -> tuple[float, float]:
         """Walk and run meters per turn; fixed for a battle (asked once per combatant)."""
 
     @abstractmethod
-    def threat(self, fighter: Fighter) -> float: ...
+    def threat(self, fighter: Combatant) -> float: ...
 
     @abstractmethod
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: Combatant) -> float:
         """Share of the way to being out of the fight, 0 (fresh) to 1 (out)."""
 
-    def levers(self, sheet: BaseModel, armors: Mapping[str, BaseModel]) -> list[Lever]:
+    def levers(self, sheet: SheetT, armors: Mapping[str, ArmorT]) -> list[Lever]:
         """The knobs of one combatant a game master can turn, for ``combatsim explain``.
 
         ``sheet``: the member's validated ``Sheet`` (archetype and overrides merged);
@@ -278,7 +305,7 @@ class RuleSystem(ABC):
         """
         return []
 
-    def record(self, fighter: Fighter) -> dict[str, Any]:
+    def record(self, fighter: Combatant) -> dict[str, Any]:
         """Extra per-combatant columns for combatants.csv."""
         return {}
 
@@ -286,12 +313,12 @@ class RuleSystem(ABC):
     @abstractmethod
     def ranged_attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: BattleView[C],
+        attacker: C,
+        target: C,
         weapon: Any,
         shots: int,
-        sweep: Sequence[tuple[Fighter, int]] = (),
+        sweep: Sequence[tuple[C, int]] = (),
     ) -> None:
         """``shots`` rounds in all; ``sweep``: further (target, rounds) an autofire walks across
         (only passed when ``autofire_sweeps`` says the fighter sweeps)."""
@@ -299,19 +326,19 @@ class RuleSystem(ABC):
     @abstractmethod
     def melee_attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: BattleView[C],
+        attacker: C,
+        target: C,
         weapon: Any,
         interception: bool = False,
     ) -> None: ...
 
-    def max_autofire(self, fighter: Fighter, weapon: Any) -> int:
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         """Most shots one autofire action may fire (1 when the weapon cannot autofire).
         Fixed for a battle: the engine asks once per combatant, at the start."""
         return 1
 
-    def autofire_sweeps(self, fighter: Fighter) -> bool:
+    def autofire_sweeps(self, fighter: Combatant) -> bool:
         """May the fighter's autofire walk across enemies standing close together (the
         tactics then plan a ``sweep``)? Default: no."""
         return False
@@ -325,13 +352,13 @@ class Grenades(ABC):
 
     @abstractmethod
     def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon: Any, aim: tuple[float, float]
+        self, battle: BattleView[C], thrower: C, weapon: Any, aim: tuple[float, float]
     ) -> Scatter:
         """Resolve the throw: how far from ``aim`` it lands (the engine draws the direction)."""
 
     @abstractmethod
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon: Any, victim: Fighter, distance: float
+        self, battle: BattleView[C], thrower: C, weapon: Any, victim: C, distance: float
     ) -> None:
         """What the blast does to ``victim``, ``distance`` meters from the burst
         (``blast_distance``); asked for every fighter ``in_blast`` catches, in order."""

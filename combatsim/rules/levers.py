@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -134,8 +134,18 @@ def mapping_levers(
     return out
 
 
+class WearsArmor(Protocol):
+    """A sheet that names its armor (every system's ``Sheet``, as ``RuleSystem`` requires)."""
+
+    @property
+    def armor(self) -> str | None: ...
+
+
+ArmorT = TypeVar("ArmorT", bound=BaseModel)
+
+
 def armor_lever(
-    sheet: BaseModel, armors: Mapping[str, BaseModel], rating: Callable[[BaseModel], Any]
+    sheet: WearsArmor, armors: Mapping[str, ArmorT], rating: Callable[[ArmorT], Any]
 ) -> Lever | None:
     """The sheet's ``armor`` one grade down and up the catalogue.
 

@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from .base import Battle, Fighter
+    from .base import Battle, C
 
 
 class PointPoolRules:
@@ -32,35 +32,42 @@ class PointPoolRules:
     # the subclass's: every attack; a grenade's points, the armor they pierce and (for the
     # trace) how they come about, the same for everyone inside the blast
     _attack: Callable[..., None]
-    blast_points: Callable[[Battle, Any], tuple[int, int, str]]
-    # the pool and its maximum read off a fighter's state, made once per class
-    _pool_of: ClassVar[Callable[[Any], int]]
-    _max_of: ClassVar[Callable[[Any], int]]
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    if TYPE_CHECKING:  # declared for the checker only: the subclass and __init_subclass__ set them
+
+        def blast_points(self, battle: Battle[C], weapon: Any) -> tuple[int, int, str]: ...
+
+        # the pool and its maximum read off a fighter's state, made once per class
+        @staticmethod
+        def _pool_of(state: Any) -> int: ...
+        @staticmethod
+        def _max_of(state: Any) -> int: ...
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "pool" in cls.__dict__:
-            cls._pool_of = staticmethod(attrgetter(cls.pool))
-            cls._max_of = staticmethod(attrgetter("max_" + cls.pool))
+            # setattr: the checker knows them as the static methods declared above
+            setattr(cls, "_pool_of", staticmethod(attrgetter(cls.pool)))  # noqa: B010
+            setattr(cls, "_max_of", staticmethod(attrgetter("max_" + cls.pool)))  # noqa: B010
 
-    def _points(self, fighter: Fighter) -> tuple[int, int]:
+    def _points(self, fighter: C) -> tuple[int, int]:
         st = fighter.state
         return self._pool_of(st), self._max_of(st)
 
-    def end_battle(self, battle: Battle) -> None:
+    def end_battle(self, battle: Battle[C]) -> None:
         """The targets remembered for aimed follow-ups refer to other fighters: dropped."""
         for f in battle.fighters:
             st = f.state
             st.prev_target = st.this_target = None
 
-    def _drained(self, state) -> None:
+    def _drained(self, state: Any) -> None:
         """Called after a hit took points off ``state``'s pool: a system keeps here what
         depends on the pool (nothing by default)."""
 
-    def can_act(self, fighter: Fighter) -> bool:
+    def can_act(self, fighter: C) -> bool:
         return self._pool_of(fighter.state) > 0
 
-    def status(self, fighter: Fighter) -> str:
+    def status(self, fighter: C) -> str:
         left, most = self._points(fighter)
         if left <= -self.options.dead_at * most:
             return "dead"
@@ -68,24 +75,24 @@ class PointPoolRules:
             return "down"
         return "wounded" if left < most else "unhurt"
 
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: C) -> float:
         left, most = self._points(fighter)
         return min(1.0, (most - left) / most)
 
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: C) -> tuple[float, float]:
         sheet = fighter.spec.sheet
         return float(sheet.move), float(sheet.move * sheet.run_multiplier)
 
     def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+        self, battle: Battle[C], attacker: C, target: C, weapon: Any, interception: bool = False
     ) -> None:
         self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
 
-    def blast_radius(self, weapon) -> float:
+    def blast_radius(self, weapon: Any) -> float:
         return weapon.blast_radius
 
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
+        self, battle: Battle[C], thrower: C, weapon: Any, victim: C, distance: float
     ) -> None:
         """Everyone inside the blast (the engine measured ``distance``; its edge included)
         takes the grenade's points less armor; the dead are past hurting."""
@@ -97,9 +104,9 @@ class PointPoolRules:
 
     def hurt(
         self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C | None,
+        target: C,
         points: int,
         armor: int,
         what: str,

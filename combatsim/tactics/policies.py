@@ -9,18 +9,19 @@ battle's own generator).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Generic
 
-from ..rules.base import blast_distance, grenade_rules
+from ..rules.base import C, blast_distance, grenade_rules
 
 if TYPE_CHECKING:
-    from ..rules.base import BattleView, Combatant
+    from ..rules.base import BattleView
 
 Point = tuple[float, float]
 _dist = math.dist
 
 
-class Plan:
+class Plan(Generic[C]):
     """What one action does. ``reason`` is the trace's words for it: built only when the
     battle is traced (an empty string otherwise)."""
 
@@ -30,12 +31,12 @@ class Plan:
         self,
         kind: str,  # fire, melee, grenade, reload, run, flee, walk, hold, none
         reason: str = "",
-        target: Combatant | None = None,
+        target: C | None = None,
         weapon: Any = None,
         shots: int = 1,
         dest: Point | None = None,  # where to walk (with the action) or run (as the action)
         aim: Point | None = None,
-        sweep: tuple = (),  # further (target, rounds) of an autofire sweep
+        sweep: tuple[tuple[C, int], ...] = (),  # further (target, rounds) of an autofire sweep
     ):
         self.kind = kind
         self.reason = reason
@@ -50,7 +51,7 @@ class Plan:
         return f"Plan({self.kind!r}, {self.reason!r})"
 
 
-def plan_action(battle: BattleView, me: Combatant) -> Plan:
+def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     """Decide one action. The distances to the standing enemies come from the battle
     (``enemies_in_view``, measured again only after someone moved or left) and are handed to
     every step that needs them, which only read them."""
@@ -123,7 +124,7 @@ def plan_action(battle: BattleView, me: Combatant) -> Plan:
     return _out_of_reach(battle, me, target, d, dest, why_target)
 
 
-def _fall_back(battle: BattleView, me: Combatant, nearest: Combatant) -> Plan | None:
+def _fall_back(battle: BattleView[C], me: C, nearest: C) -> Plan[C] | None:
     """``fall_back``: badly hurt, the fighter runs away from the nearest enemy (when it may
     run with this action)."""
     if me.ran_this_turn or not battle.system.may_run(me):
@@ -138,7 +139,9 @@ def _fall_back(battle: BattleView, me: Combatant, nearest: Combatant) -> Plan | 
     )
 
 
-def _melee_in_reach(battle: BattleView, me: Combatant, enemies, dist) -> Plan:
+def _melee_in_reach(
+    battle: BattleView[C], me: C, enemies: list[C], dist: dict[int, float]
+) -> Plan[C]:
     """An enemy stands in reach of the fighter's blade or club: it attacks in melee."""
     reach = battle.melee_range
     near = [e for e in enemies if dist[e.index] <= reach]
@@ -147,7 +150,9 @@ def _melee_in_reach(battle: BattleView, me: Combatant, enemies, dist) -> Plan:
     return Plan("melee", why, target, me.melee)
 
 
-def _fire_reason(here: Point, dest: Point | None, shots: int, sweep, why_target: str) -> str:
+def _fire_reason(
+    here: Point, dest: Point | None, shots: int, sweep: Sequence[tuple[C, int]], why_target: str
+) -> str:
     """The trace's reason for a ``fire`` plan."""
     mode = f"autofire x{shots}" if shots > 1 else "single shot"
     moved = f", after walking {_dist(here, dest):.1f} m" if dest is not None else ""
@@ -157,8 +162,8 @@ def _fire_reason(here: Point, dest: Point | None, shots: int, sweep, why_target:
 
 
 def _out_of_reach(
-    battle: BattleView, me: Combatant, target: Combatant, d: float, dest, why_target: str
-) -> Plan:
+    battle: BattleView[C], me: C, target: C, d: float, dest: Point | None, why_target: str
+) -> Plan[C]:
     """No enemy within the gun's reach from where the fighter will stand (``choose_target``
     prefers one that is): ``hold`` and ``take_cover`` wait with a held action (after walking
     toward cover, if it is on its way, even with no walk left this turn); ``advance`` and
@@ -204,7 +209,14 @@ def _out_of_reach(
     )
 
 
-def _close_in(battle: BattleView, me: Combatant, enemies, dist, nearest, walk_left) -> Plan:
+def _close_in(
+    battle: BattleView[C],
+    me: C,
+    enemies: list[C],
+    dist: dict[int, float],
+    nearest: C,
+    walk_left: float,
+) -> Plan[C]:
     """A fighter without a firearm fights in melee (unarmed when it has no melee weapon),
     walking into reach when it can, else running at its target. Running does not stop a
     melee attack: only shooting and throwing (seed 002 Weapon Modifiers)."""
@@ -246,7 +258,7 @@ def _close_in(battle: BattleView, me: Combatant, enemies, dist, nearest, walk_le
     )
 
 
-def burst_size(tactics, firearm, most: int) -> int:
+def burst_size(tactics: Any, firearm: Any, most: int) -> int:
     """Shots per action with a full firearm: 1 for single shots (or a weapon that cannot
     autofire), else the rule system's most (``most``), or fewer if the tactics say
     ``autofire_rounds``. Fixed for a combatant: the battle works it out once (as
@@ -270,7 +282,9 @@ SWEEP_REACH = 3.0  # meters between neighbours an autofire sweep will walk acros
 SWEEP_TARGETS = 3
 
 
-def _sweep(battle: BattleView, at: Point, target: Combatant, enemies, shots: int, weapon) -> tuple:
+def _sweep(
+    battle: BattleView[C], at: Point, target: C, enemies: list[C], shots: int, weapon: Any
+) -> tuple[tuple[C, int], ...]:
     """Spread an autofire burst fired from ``at`` over up to 3 close enemies (ruling 8): each
     gets an even share of the rounds left after one is wasted per meter between neighbours;
     the first target keeps the remainder. Empty when no second enemy is close enough to get a
@@ -301,13 +315,13 @@ def _sweep(battle: BattleView, at: Point, target: Combatant, enemies, shots: int
 
 
 def choose_target(
-    battle: BattleView,
-    me: Combatant,
-    enemies: list[Combatant],
+    battle: BattleView[C],
+    me: C,
+    enemies: list[C],
     dist: dict[int, float] | None = None,
-    nearest: Combatant | None = None,
+    nearest: C | None = None,
     reach: float | None = None,
-) -> Combatant:
+) -> C:
     """The enemy the fighter's ``target`` policy picks; ``dist``: meters to each enemy by
     index from where the fighter will attack, ``nearest``: the first of the nearest (both
     worked out here when not given), ``reach``: how far it can attack (``_reach`` when not
@@ -356,17 +370,17 @@ def choose_target(
     return min(pool, key=lambda e: dist[e.index])  # out of my reach: my own, this action
 
 
-def _measured_from(at: Point, enemies) -> tuple[dict[int, float], Combatant]:
+def _measured_from(at: Point, enemies: Sequence[C]) -> tuple[dict[int, float], C]:
     """Meters from ``at`` to each enemy by index, and the first of the nearest."""
     dist, nearest, nearest_d = {}, None, math.inf
     for e in enemies:
         d = dist[e.index] = _dist(at, e.position)
         if d < nearest_d:
             nearest, nearest_d = e, d
-    return dist, nearest
+    return dist, nearest  # type: ignore[return-value]  # the callers' ``enemies`` are never empty
 
 
-def _why(battle: BattleView, me: Combatant, target: Combatant) -> str:
+def _why(battle: BattleView[C], me: C, target: C) -> str:
     """The trace's words for the choice of ``target``: the policy, and for ``focus`` on
     another enemy than the side's, that the side's is out of reach."""
     policy = me.tactics.target
@@ -377,7 +391,7 @@ def _why(battle: BattleView, me: Combatant, target: Combatant) -> str:
     return f"{target.name} ({policy})"
 
 
-def _reach(battle: BattleView, me: Combatant) -> float:
+def _reach(battle: BattleView[C], me: C) -> float:
     """How far the fighter can attack this action: its gun's extreme range, or without one,
     melee range plus the meters it may still walk."""
     if me.firearm is not None:
@@ -387,12 +401,12 @@ def _reach(battle: BattleView, me: Combatant) -> float:
 
 
 def _grenade_plan(
-    battle: BattleView,
-    me: Combatant,
-    enemies: list[Combatant],
+    battle: BattleView[C],
+    me: C,
+    enemies: list[C],
     dist: dict[int, float],
-    target: Combatant | None = None,
-) -> Plan | None:
+    target: C | None = None,
+) -> Plan[C] | None:
     """A throw from where the fighter stands: ``always`` at its target (``choose_target``
     when not given), ``clustered`` at the enemy whose blast catches the most enemies and
     no friend."""
@@ -437,9 +451,7 @@ def _grenade_plan(
     return None
 
 
-def _approach(
-    me: Combatant, target: Combatant, walk_left: float, dist: float
-) -> tuple[Point | None, float]:
+def _approach(me: C, target: C, walk_left: float, dist: float) -> tuple[Point | None, float]:
     """Movement ``advance`` / ``keep_range``: walk toward ``preferred_range`` of the target
     (``dist`` meters away), or back off to it: ``(where to, meters to the target from
     there)``, ``(None, dist)`` to stay. A preferred range beyond the gun's reach counts as

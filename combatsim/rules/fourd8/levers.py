@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel
-
 from ..levers import Lever, armor_lever, mapping_levers, number_lever
+from .models import Armor, Sheet
 
 
-def levers(sheet: BaseModel, armors: Mapping[str, BaseModel]) -> list[Lever]:
+def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
     """See ``RuleSystem.levers``."""
-    found: list[Lever | None] = mapping_levers(sheet, "abilities", "skill", low=-32, high=32)
+    found: list[Lever | None] = [*mapping_levers(sheet, "abilities", "skill", low=-32, high=32)]
     found.append(number_lever(sheet, "energy", "pool"))
     found.append(number_lever(sheet, "health", "attribute"))
     found.append(armor_lever(sheet, armors, lambda armor: armor.rating))

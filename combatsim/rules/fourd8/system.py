@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...dice import fourd8 as dice
 from ..base import Grenades, RuleSystem, SpecCache
@@ -29,7 +29,10 @@ from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
-    from ..base import Battle, Fighter
+    from collections.abc import Mapping, Sequence
+
+    from ..base import Battle, C
+    from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long", "extreme")
 NO_EFFECT = (0, 0, False)  # (damage, pierce, stagger) a hit's combination adds
@@ -41,7 +44,7 @@ class Arms:
 
     __slots__ = ("bonus", "used", "missing", "damage", "pierce", "ease", "ranges")
 
-    def __init__(self, system: FourD8, sheet, weapon):
+    def __init__(self, system: FourD8, sheet: models.Sheet, weapon: models.Weapon | None):
         used, missing = system._bonuses(sheet, weapon)
         self.used = tuple(used)  # (ability or reason, bonus used), for the trace
         self.missing = missing  # the required ability the sheet lacks
@@ -69,7 +72,7 @@ class Kit:
         "threat",
     )
 
-    def __init__(self, system: FourD8, spec):
+    def __init__(self, system: FourD8, spec: Any):
         o, sheet = system.options, spec.sheet
         self.health = sheet.health
         self.armor = spec.armor.rating if spec.armor else 0
@@ -149,7 +152,7 @@ class Chance:
         return " ".join(parts[:1]) + "".join(f", {p}" for p in parts[1:]) + f" = {self.chance}"
 
 
-class FourD8(PointPoolRules, Grenades, RuleSystem):
+class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
     The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
@@ -167,7 +170,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
     Armor = models.Armor
     Tactics = models.Tactics
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Abilities, Energy, Health, armor by rating (``levers.py``)."""
         return fourd8_levers.levers(sheet, armors)
 
@@ -191,29 +194,30 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
     def _faces_table(self) -> dict:
         """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
         ``NO_EFFECT`` without ``special_effects``) as ``(damage, pierce, stagger)``."""
-        effects: dict[tuple, tuple] = {}
+        effects: dict[tuple, tuple[int, int, bool]] = {}
         table = {}
         for faces, (total, degree, kind, aspects) in dice.face_table().items():
             effect = NO_EFFECT
             if self.options.special_effects and kind in models.COMBINATIONS:
-                effect = effects.get((kind, aspects))
-                if effect is None:
+                known = effects.get((kind, aspects))
+                if known is None:
                     e = self.options.effects.effect(kind, aspects)
-                    effect = effects[(kind, aspects)] = (e.damage, e.pierce, e.stagger)
+                    known = effects[(kind, aspects)] = (e.damage, e.pierce, e.stagger)
+                effect = known
             table[faces] = (total, degree, kind, effect)
         return table
 
     # --- state, initiative, status -----------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> FourD8State:
+    def new_state(self, fighter: C) -> FourD8State:
         return FourD8State(self._kits.get(fighter.spec, self._new_kit))
 
-    def _new_kit(self, spec) -> Kit:
+    def _new_kit(self, spec: Any) -> Kit:
         """A spec's ``Kit``, and the faces table the first time one is made."""
         if self._faces is None:
             self._faces = self._faces_table()
         return Kit(self, spec)
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""
         st = fighter.state
         take = st.take
@@ -234,20 +238,20 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             )
         return [score]
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return 0  # wounds make tasks harder (difficulty.wounded), not slower
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.tiebreak
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         return fighter.state.kit.threat
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "health_left": st.health,
@@ -262,7 +266,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         }
 
     # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
-    def _bonuses(self, sheet, weapon) -> tuple[list[tuple[str, int]], str | None]:
+    def _bonuses(
+        self, sheet: models.Sheet, weapon: models.Weapon | None
+    ) -> tuple[list[tuple[str, int]], str | None]:
         """Bonuses used for ``weapon`` and the required ability the sheet lacks, if any.
 
         Positive bonuses together are capped at the sheet's energy (seed 004 "Abilities");
@@ -290,9 +296,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
 
     def _ease(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter | None,
+        battle: Battle[C],
+        attacker: C,
+        target: C | None,
         arms: Arms,
         ranged: bool,
         at: tuple[float, float] | None,
@@ -309,7 +315,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         wounded = diff.wounded if st.wounded else 0
         if ranged:
             s = battle.situation(attacker, target, at)
-            band = band_of(arms.ranges, s.distance)
+            band = band_of(arms.ranges, s.distance)  # type: ignore[arg-type]  # a gun has ranges
             ease = self._range_ease[band]
             cover = target.cover if target is not None else "none"
             moved = attacker.moved_this_action > 0
@@ -320,9 +326,18 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             moving = diff.attacker_moving if moved else 0
             engaged = diff.engaged if s.engaged else 0
             if notes is not None:
-                values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
+                values: tuple[int, ...] = (
+                    arms.ease,
+                    covered,
+                    aiming,
+                    running,
+                    moving,
+                    engaged,
+                    vis,
+                    wounded,
+                )
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
-                labels = (
+                labels: tuple[str, ...] = (
                     "weapon",
                     f"{cover} cover",
                     "aiming",
@@ -349,7 +364,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
         return ease
 
     # --- over 32 (ruling 21) ------------------------------------------------------------------
-    def over32_choice(self, fighter: Fighter, c: int, damage: int, armor: int) -> str:
+    def over32_choice(self, fighter: C, c: int, damage: int, armor: int) -> str:
         """The fighter's over-32 choice; ``best`` picks the highest exact expected damage."""
         policy = fighter.state.kit.over32
         if policy != "best" or c < dice.OVER32_THRESHOLD:
@@ -384,8 +399,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
     # --- one test ------------------------------------------------------------------------------
     def _test(
         self,
-        battle: Battle,
-        fighter: Fighter,
+        battle: Battle[C],
+        fighter: C,
         arms: Arms,
         chance: int,
         mode: str,
@@ -419,7 +434,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
                 kind = "snake_eyes" if faces == dice.SNAKE_EYES else "none"
                 effect = NO_EFFECT
             else:
-                total, degree, kind, effect = self._faces[faces]
+                # made at the first initiative, before any attack
+                total, degree, kind, effect = self._faces[faces]  # type: ignore[index]
                 # a doubles roll "succeeds on anything but a 32"
                 success = total <= chance if mode == "normal" else total != dice.FAIL_TOTAL_DOUBLES
                 if not success:
@@ -465,12 +481,12 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
-        weapon,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: models.Weapon | None,
         shots: int = 1,
-        sweep=(),
+        sweep: Sequence[tuple[C, int]] = (),
         *,
         ranged: bool = True,
         interception: bool = False,
@@ -535,7 +551,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
                     actor=target,
                 )
 
-    def _drained(self, state) -> None:
+    def _drained(self, state: FourD8State) -> None:
         """The wounded modifier follows health (kept here, read by every test)."""
         state.wounded = state.max_health - state.health >= state.wounded_loss
 
@@ -543,7 +559,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon: models.Weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure as many meters off as the total
         exceeded the chance, in a random direction."""
@@ -565,7 +581,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem):
             text = f"{thrower.name} throws {weapon_name(thrower, weapon)}: lands {off:g} m off, at "
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon: models.Weapon) -> tuple[int, int, str]:
         """The grenade's damage, whatever the distance inside the blast."""
         return weapon.damage, weapon.pierce, f"{weapon.damage}"
 

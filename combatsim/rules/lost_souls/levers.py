@@ -10,16 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from ..levers import Lever, armor_lever, mapping_levers, number_lever
+from .models import Armor, Sheet
 
 
-def levers(
-    sheet: BaseModel, armors: Mapping[str, BaseModel], columns: Sequence[Any]
-) -> list[Lever]:
+def levers(sheet: Sheet, armors: Mapping[str, Armor], columns: Sequence[Any]) -> list[Lever]:
     """See ``RuleSystem.levers``; ``columns``: the table's column labels, weakest first."""
-    found: list[Lever | None] = mapping_levers(sheet, "abilities", "skill", scale=list(columns))
+    found: list[Lever | None] = [*mapping_levers(sheet, "abilities", "skill", scale=list(columns))]
     found.append(number_lever(sheet, "reflexes", "initiative"))
     found.append(number_lever(sheet, "life", "attribute"))
     found.append(number_lever(sheet, "karma", "karma"))

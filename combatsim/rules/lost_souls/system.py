@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
@@ -36,7 +36,10 @@ from .models import DEFAULT_ABILITY
 from .table import load_table
 
 if TYPE_CHECKING:
-    from ..base import Battle, Fighter
+    from collections.abc import Mapping, Sequence
+
+    from ..base import Battle, C
+    from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long")
 MAX_NET = dice.MAX_NET_DICE
@@ -54,7 +57,7 @@ class Kit:
     grid: dice.FaceRanks  # that column's tier ranks by faces (``dice.roll_rank``)
     fixed: int  # dice on every roll with it: gear (``quality``) + standing dice
     quality: int
-    ranges: tuple[float, float, float] | None  # band tops: short, medium, then beyond (band_tops)
+    ranges: tuple[float, ...] | None  # band tops: short, medium, then beyond (band_tops)
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
 
@@ -152,7 +155,7 @@ def _capped(total: int) -> int:
     return MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
 
 
-class LostSouls(PointPoolRules, Grenades, RuleSystem):
+class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
@@ -165,7 +168,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
     Armor = models.Armor
     Tactics = models.Tactics
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Abilities by table column, Reflexes, Life, Karma, dice, armor (``levers.py``)."""
         labels = (self._table or dice.default_table()).column_labels
         return ls_levers.levers(sheet, armors, labels)
@@ -185,18 +188,18 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
 
     # --- the Action Results Table (ruling 18) ----------------------------------------------
-    def check_scenario(self, scenario) -> None:
+    def check_scenario(self, scenario: Any) -> None:
         """Load ``rules.options.action_table`` (relative to the scenario file) at load time and
         check every sheet's columns against it, so ``combatsim validate`` catches both."""
         self._table = self._load_table(scenario)
 
-    def table(self, battle: Battle) -> dice.ActionTable:
+    def table(self, battle: Battle[C]) -> dice.ActionTable:
         """The table in force (loaded by ``check_scenario``)."""
         if self._table is None:
             self._table = self._load_table(battle.scenario)
         return self._table
 
-    def _load_table(self, scenario) -> dice.ActionTable:
+    def _load_table(self, scenario: Any) -> dice.ActionTable:
         path = self.options.action_table
         if path is None:
             table = dice.default_table()
@@ -227,19 +230,21 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
                     )
         return table
 
-    def column(self, table: dice.ActionTable, fighter: Fighter, weapon) -> int | str:
+    def column(
+        self, table: dice.ActionTable, fighter: C, weapon: models.Weapon | None
+    ) -> int | str:
         """The attacker's column for ``weapon``: its ability's, or the weakest when it lacks it."""
         skill = weapon.skill if weapon is not None else DEFAULT_ABILITY["melee"]
         label = fighter.spec.sheet.abilities.get(skill)
         return table.columns[0].label if label is None else label
 
     # --- state, initiative, status -----------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> LSState:
+    def new_state(self, fighter: C) -> LSState:
         sheet, armor = fighter.spec.sheet, fighter.spec.armor
         # life, max_life, armor, karma: by position (a keyword call costs as much again)
         return LSState(sheet.life, sheet.life, armor.rating if armor else 0, sheet.karma)
 
-    def _arm(self, battle: Battle) -> None:
+    def _arm(self, battle: Battle[C]) -> None:
         """What every combatant's rolls need in this battle, set on the first roll: its
         ``Profile``, the battle's dice, its visibility dice, and the allies that may assist it."""
         take10 = battle.roll.taker(1, 10)
@@ -255,11 +260,11 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         for f in fighters:
             f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
 
-    def _profile(self, battle: Battle, fighter: Fighter) -> Profile:
+    def _profile(self, battle: Battle[C], fighter: C) -> Profile:
         """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
         return self._profiles.get(fighter.spec, lambda spec: self._derive(battle, fighter))
 
-    def _derive(self, battle: Battle, fighter: Fighter) -> Profile:
+    def _derive(self, battle: Battle[C], fighter: C) -> Profile:
         spec = fighter.spec
         table, sheet, tactics = self.table(battle), spec.sheet, spec.rule_tactics
         kits = {id(w): self._make_kit(table, fighter, w) for w in (*spec.weapons, None)}
@@ -281,7 +286,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         )
         return profile
 
-    def _kit(self, battle: Battle, fighter: Fighter, weapon) -> Kit:
+    def _kit(self, battle: Battle[C], fighter: C, weapon: models.Weapon | None) -> Kit:
         """The fighter's ``Kit`` for ``weapon`` in this battle."""
         st = fighter.state
         if st.profile is None:
@@ -291,7 +296,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             kit = self._make_kit(self.table(battle), fighter, weapon)
         return kit
 
-    def _make_kit(self, table: dice.ActionTable, fighter: Fighter, weapon) -> Kit:
+    def _make_kit(self, table: dice.ActionTable, fighter: C, weapon: models.Weapon | None) -> Kit:
         column = self.column(table, fighter, weapon)
         grid, standing = table.face_ranks(column), fighter.spec.sheet.extra_dice
         if weapon is None:  # bare hands
@@ -306,7 +311,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             weapon.armor_piercing,
         )
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn, at Reflexes + 1d10 (``initiative_die``)."""
         st = fighter.state
         if st.profile is None:
@@ -328,14 +333,14 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             )
         return [score]
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return 0  # wounds cost dice (circumstances.wounded), not initiative
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         pf = fighter.state.profile  # set by initiative, which comes first
         return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         st = fighter.state
         st.prev_target, st.this_target = st.this_target, None
         if st.assist_owed is not None:  # the action was promised to an ally (ruling 19)
@@ -350,12 +355,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         elif st.actions_left > 0:
             st.actions_left -= 1
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         """Column position (1 = weakest) times the weapon's multiplier, the best weapon's."""
         pf = fighter.state.profile
         return pf.threat if pf is not None else self._threat(fighter)
 
-    def _threat(self, fighter: Fighter) -> float:
+    def _threat(self, fighter: C) -> float:
         labels = (self._table or dice.default_table()).column_labels
         best = 0.0
         for w in fighter.spec.weapons:
@@ -364,7 +369,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             best = max(best, level * w.multiplier)
         return best
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "life_left": st.life,
@@ -378,9 +383,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
     # --- dice for one roll --------------------------------------------------------------------
     def circumstances(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter | None,
+        battle: Battle[C],
+        attacker: C,
+        target: C | None,
         kit: Kit,
         ranged: bool,
         at: tuple[float, float] | None = None,
@@ -433,7 +438,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         return band_of(kit.ranges, s.distance) if kit.ranges is not None else -1
 
     def _values(
-        self, attacker: Fighter, target: Fighter | None, kit: Kit, s: Situation | None
+        self, attacker: C, target: C | None, kit: Kit, s: Situation | None
     ) -> tuple[int, ...]:
         """``circumstances``' dice one by one, in the order the trace names them
         (``_labels``): range, cover, aiming, target running, attacker moving, enemy in
@@ -458,7 +463,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         )
 
     @staticmethod
-    def _labels(battle: Battle, band: int | None, cover: str) -> tuple[str, ...]:
+    def _labels(battle: Battle[C], band: int | None, cover: str) -> tuple[str, ...]:
         """The trace's names of ``circumstances``' values, in their order (``band`` None: a
         melee attack's; -1: a weapon without ranges)."""
         seen = battle.environment.visibility.replace("_", " ")
@@ -477,8 +482,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
 
     def _roll(
         self,
-        battle: Battle,
-        fighter: Fighter,
+        battle: Battle[C],
+        fighter: C,
         kit: Kit,
         total: int,
         parts: list[tuple[int, str]] | None,
@@ -510,8 +515,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
 
     # --- cooperative attacks (seed 001 "Cooperative Rolls"; ruling 19) ------------------------
     def find_assistant(
-        self, battle: Battle, lead: Fighter, target: Fighter, ranged: bool
-    ) -> tuple[Fighter, object, Kit, int, list | None] | None:
+        self, battle: Battle[C], lead: C, target: C, ranged: bool
+    ) -> tuple[C, object, Kit, int, list | None] | None:
         """The ally best placed to help ``lead``'s attack: with its weapon, kit, dice and (when
         tracing) their parts.
 
@@ -535,7 +540,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             if weapon is False:
                 continue
             kit = self._kit(battle, ally, weapon)
-            parts = [] if battle.tracing else None
+            parts: list[tuple[int, str]] | None = [] if battle.tracing else None
             total = self.circumstances(battle, ally, target, kit, ranged, parts=parts)
             value = self._coop_value(table, kit.column, _capped(total))
             if st.profile.assist == "when_helpful" and value <= 0:
@@ -544,7 +549,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
                 best, best_value = (ally, weapon, kit, total, parts), value
         return best
 
-    def _assist_weapon(self, battle: Battle, ally: Fighter, target: Fighter, ranged: bool):
+    def _assist_weapon(
+        self, battle: Battle[C], ally: C, target: C, ranged: bool
+    ) -> models.Weapon | None | Literal[False]:
         """The weapon the ally helps with (None: bare hands), or False when it cannot help."""
         distance = battle.distance(ally, target)
         if ranged:
@@ -556,7 +563,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             return False
         return next((w for w in ally.spec.weapons if w.kind == "melee"), None)
 
-    def _coop_value(self, table: dice.ActionTable, column, net: int) -> float:
+    def _coop_value(self, table: dice.ActionTable, column: int | str, net: int) -> float:
         """P(Good or better) - P(Inferior or worse): the expected die an assistant gives."""
         key = (column, net)
         if key not in self._coop:
@@ -569,9 +576,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
 
     def assist(
         self,
-        battle: Battle,
-        lead: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        lead: C,
+        target: C,
         ranged: bool,
         parts: list[tuple[int, str]] | None = None,
     ) -> int:
@@ -605,12 +612,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
     # --- attacks ------------------------------------------------------------------------------
     def _attack(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
-        weapon,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: models.Weapon | None,
         shots: int = 1,
-        sweep=(),
+        sweep: Sequence[tuple[C, int]] = (),
         *,
         ranged: bool = True,
         interception: bool = False,
@@ -632,7 +639,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
         total = self.circumstances(battle, attacker, target, kit, ranged, None, parts)
         called = pf.called_shot
         total -= called
-        if tracing:
+        if parts is not None:  # tracing
             parts.append((-called, "called shot"))  # (none when 0: the roll drops 0 dice)
             verb = "fires at" if ranged else "intercepts" if interception else "attacks"
             battle.trace(
@@ -684,7 +691,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
 
     ranged_attack = _attack
 
-    def _karma(self, battle: Battle, fighter: Fighter, total: int, parts: list | None) -> int:
+    def _karma(self, battle: Battle[C], fighter: C, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
         ``karma_dice``, as the fighter's tactics say; never more than would pass the cap of 5.
         Returns the dice with those bought; the caller has checked that the tactics buy for
@@ -709,12 +716,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(
-        self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]
+        self, battle: Battle[C], thrower: C, weapon: models.Weapon, aim: tuple[float, float]
     ) -> Scatter:
         """A success lands on the aim point; a failure ``grenade_miss`` meters off per tier
         below the first success, in a random direction."""
         kit = self._kit(battle, thrower, weapon)
-        parts = [] if battle.tracing else None
+        parts: list[tuple[int, str]] | None = [] if battle.tracing else None
         total = self.circumstances(battle, thrower, None, kit, True, aim, parts)
         st, pf = thrower.state, thrower.state.profile
         if st.karma >= KARMA_PER_DIE and (pf.karma_always or pf.karma_penalized and total < 0):
@@ -731,7 +738,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem):
             )
         return Scatter(off, False, text)
 
-    def blast_points(self, battle: Battle, weapon) -> tuple[int, int, str]:
+    def blast_points(self, battle: Battle[C], weapon: models.Weapon) -> tuple[int, int, str]:
         """Multiplier x ``blast_points``, whatever the distance inside the blast."""
         points = weapon.multiplier * self.options.blast_points
         return points, weapon.armor_piercing, f"{weapon.multiplier} x {self.options.blast_points}"

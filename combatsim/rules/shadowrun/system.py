@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...dice import shadowrun as dice
 from ..base import Grenades, RuleSystem, SpecCache
@@ -21,7 +21,10 @@ from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
 
 if TYPE_CHECKING:
-    from ..base import Battle, Fighter
+    from collections.abc import Callable, Mapping, Sequence
+
+    from ..base import Battle, C, Combatant
+    from ..levers import Lever
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
@@ -207,7 +210,7 @@ class SRState:
             self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
-class ClassicShadowrun(Grenades, RuleSystem):
+class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
@@ -232,15 +235,15 @@ class ClassicShadowrun(Grenades, RuleSystem):
         """Pickled (to worker processes) without the last battle's dice counter."""
         return {**self.__dict__, "_last_counter": None}
 
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
 
-    def autofire_sweeps(self, fighter: Fighter) -> bool:
+    def autofire_sweeps(self, fighter: C) -> bool:
         """Ruling 8, when the fighter's tactics ask for it (``sweep``)."""
         return (fighter.spec.rule_tactics or models.DEFAULT_TACTICS).sweep
 
-    def grenade_flight(self, weapon) -> float:
+    def grenade_flight(self, weapon: Any) -> float:
         """Option ``grenade_flight``: initiative points a grenade flies before it bursts."""
         return self.options.grenade_flight
 
@@ -249,11 +252,11 @@ class ClassicShadowrun(Grenades, RuleSystem):
         return self.dice_kind
 
     # --- state ----------------------------------------------------------------------------
-    def new_state(self, fighter: Fighter) -> SRState:
+    def new_state(self, fighter: C) -> SRState:
         values = self._sheets.get(fighter.spec, self._state_values)
         return SRState(self.options.wound_modifiers, *values)
 
-    def _state_values(self, spec) -> tuple:
+    def _state_values(self, spec: Any) -> tuple:
         """What a fighter's tests read from its sheet, armor and tactics, in ``SRState``'s
         order: worked out once per combatant of a scenario and kept by ``new_state``, which
         every battle calls (positional: a keyword call costs more)."""
@@ -276,7 +279,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
             _dodge_table(tactics.dodge),
         )
 
-    def begin_action(self, battle: Battle, fighter: Fighter) -> None:
+    def begin_action(self, battle: Battle[C], fighter: C) -> None:
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
         st = fighter.state
         st.dodge, st.defense = st.dodge_pool, st.defense_pool
@@ -284,9 +287,9 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     # --- initiative -----------------------------------------------------------------------
     # How a variant rolls its initiative dice, when not as seed 002 does (``ShadowrunD8``)
-    initiative_faces = None
+    initiative_faces: ClassVar[Callable[[Any, Battle[Any], Combatant], list[int]] | None] = None
 
-    def initiative(self, battle: Battle, fighter: Fighter) -> tuple[int, ...]:
+    def initiative(self, battle: Battle[C], fighter: C) -> tuple[int, ...]:
         """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
 
         The dice are summed as they fall: no Rule of Six on initiative (seed 002)."""
@@ -313,29 +316,29 @@ class ClassicShadowrun(Grenades, RuleSystem):
             )
         return scores
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         return fighter.state.penalty
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         """Ruling 1: among equal scores, the higher Reaction acts first."""
         return fighter.state.reaction
 
-    def resist_tn(self, fighter: Fighter, power: int) -> int:
+    def resist_tn(self, fighter: C, power: int) -> int:
         """A resistance test's TN: the Power, plus the resister's wound modifier (ruling 7
         puts it on every TN, the attacker's and the defender's alike)."""
         return power + fighter.state.penalty
 
-    def tn_penalty(self, fighter: Fighter) -> int:
+    def tn_penalty(self, fighter: C) -> int:
         """Ruling 7: the wound modifier, Stun and Physical added (0 with the option off),
         kept up to date by the state as boxes fill."""
         return fighter.state.penalty
 
     # --- status ---------------------------------------------------------------------------
-    def can_act(self, fighter: Fighter) -> bool:
+    def can_act(self, fighter: C) -> bool:
         st = fighter.state
         return st._physical < MONITOR_BOXES and st._stun < MONITOR_BOXES
 
-    def status(self, fighter: Fighter) -> str:
+    def status(self, fighter: C) -> str:
         """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
         unconscious on a full Stun monitor."""
         st = fighter.state
@@ -347,13 +350,13 @@ class ClassicShadowrun(Grenades, RuleSystem):
             return "unconscious"
         return "wounded" if st.physical or st.stun else "unhurt"
 
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: C) -> tuple[float, float]:
         """Seed 002 Movement: walk Quickness meters; run Quickness x the racial modifier."""
         sheet = fighter.spec.sheet
         q = sheet.attributes.quickness
         return float(q), float(q * RUN_MULTIPLIER[sheet.race])
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         sheet = fighter.spec.sheet
         best = 0.0
         for w in fighter.spec.weapons:
@@ -364,11 +367,11 @@ class ClassicShadowrun(Grenades, RuleSystem):
             )
         return best
 
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: C) -> float:
         st = fighter.state
         return max(st._physical, st._stun) / MONITOR_BOXES
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
             "physical_boxes": st.physical,
@@ -381,19 +384,19 @@ class ClassicShadowrun(Grenades, RuleSystem):
             "impact_left": st.impact,
         }
 
-    def max_autofire(self, fighter: Fighter, weapon) -> int:
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         """Ruling 8: up to the lower of Firearms + 1 and 7."""
         if not weapon.autofire:
             return 1
         return min(fighter.spec.sheet.skills.firearms + 1, 7)
 
-    def blast_radius(self, weapon) -> float:
+    def blast_radius(self, weapon: Any) -> float:
         """The distance from the burst at which the blast's Power reaches 0 (nobody at or
         beyond it is hurt)."""
         reach = weapon.code.power / weapon.blast_falloff
         return math.ceil(reach) if self.options.blast_distance == "full_meters" else reach
 
-    def in_blast(self, weapon, distance: float) -> bool:
+    def in_blast(self, weapon: Any, distance: float) -> bool:
         """Hurt by the blast: a Power above 0 left at ``distance`` (``blast_power``), so the
         tactics count exactly whom ``grenade_blast`` reaches; at the edge, nobody."""
         power = blast_power(
@@ -404,8 +407,8 @@ class ClassicShadowrun(Grenades, RuleSystem):
     # --- tests ----------------------------------------------------------------------------
     def test(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -418,8 +421,8 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     def count(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -460,7 +463,9 @@ class ClassicShadowrun(Grenades, RuleSystem):
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
 
-    def _counter(self, battle: Battle, fighter: Fighter | None):
+    def _counter(
+        self, battle: Battle[C], fighter: C | None
+    ) -> Callable[[int, int], tuple[int, bool]]:
         """The untraced test ``count(n, tn)`` on the battle's pool dice (``dice.counter``),
         made at the fighter's first test and kept by its state."""
         take = self._take(battle, fighter)
@@ -474,7 +479,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
             fighter.state.count = roll
         return roll
 
-    def _take(self, battle: Battle, fighter: Fighter | None):
+    def _take(self, battle: Battle[C], fighter: C | None) -> Callable[[int], list[int]]:
         """The battle's draw of d6 (sr-classic) or d8 faces, kept by the fighter's state."""
         st = fighter.state if fighter is not None else None
         take = st.take if st is not None else None
@@ -486,8 +491,8 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     def _traced_test(
         self,
-        battle: Battle,
-        fighter: Fighter | None,
+        battle: Battle[C],
+        fighter: C | None,
         n: int,
         tn: int,
         what: str,
@@ -542,11 +547,11 @@ class ClassicShadowrun(Grenades, RuleSystem):
         )
         return result
 
-    def _note_fumble(self, battle: Battle, fighter: Fighter, result: dice.PoolResult) -> None:
+    def _note_fumble(self, battle: Battle[C], fighter: C, result: dice.PoolResult) -> None:
         """Ruling 2: a fumble is recorded; in combat it costs the attacker its next action."""
         self._fumbled(battle, fighter, result.fumble)
 
-    def _fumbled(self, battle: Battle, fighter: Fighter, fumble: bool) -> None:
+    def _fumbled(self, battle: Battle[C], fighter: C, fumble: bool) -> None:
         if fumble and self.options.fumble_effect == "lose_action":
             fighter.lose_next_action = True
             if battle.tracing:
@@ -556,7 +561,13 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     # --- ranged combat -------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[C, int]] = (),
     ) -> None:
         """Ruling 5 and 8: each shot an attack test; each hit resisted separately.
 
@@ -636,9 +647,9 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     def resist_ranged(
         self,
-        battle: Battle,
-        attacker: Fighter,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
         gun: models.Firing,
         power: int,
         attack_successes: int,
@@ -713,9 +724,9 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     def apply_attack(
         self,
-        battle: Battle,
-        attacker: Fighter | None,
-        target: Fighter,
+        battle: Battle[C],
+        attacker: C | None,
+        target: C,
         level: str,
         staging: int,
         attack_successes: int,
@@ -765,8 +776,8 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     def _karma_survive(
         self,
-        battle: Battle,
-        target: Fighter,
+        battle: Battle[C],
+        target: C,
         level: str,
         staging: int,
         up: int,
@@ -798,7 +809,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
             )
         return down, bought
 
-    def _would_drop(self, target: Fighter, level: str, stun: bool) -> bool:
+    def _would_drop(self, target: C, level: str, stun: bool) -> bool:
         st = target.state
         boxes = BOXES[level]
         if stun:
@@ -806,7 +817,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         return st.physical + boxes >= MONITOR_BOXES
 
     def wound(
-        self, battle: Battle, attacker: Fighter | None, target: Fighter, level: str, stun: bool
+        self, battle: Battle[C], attacker: C | None, target: C, level: str, stun: bool
     ) -> None:
         """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
         st = target.state
@@ -830,7 +841,12 @@ class ClassicShadowrun(Grenades, RuleSystem):
 
     # --- melee ------------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        interception: bool = False,
     ) -> None:
         """Ruling 9 / seed Melee Combat: an opposed test at TN 4; more successes deals damage.
 
@@ -891,7 +907,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         )
 
     def _melee_roll(
-        self, battle: Battle, fighter: Fighter, tn: int, intercepting: bool = False
+        self, battle: Battle[C], fighter: C, tn: int, intercepting: bool = False
     ) -> dice.PoolResult:
         """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool. An interceptor
         uses Armed Combat with a weapon ready, else Unarmed (seed 002 Interception)."""
@@ -905,13 +921,15 @@ class ClassicShadowrun(Grenades, RuleSystem):
         what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
         return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
 
-    def _visibility(self, battle: Battle, fighter: Fighter) -> int:
+    def _visibility(self, battle: Battle[C], fighter: C) -> int:
         """Seed 002 Visibility Table: the TN the battle's light and smoke add for this
         fighter's vision."""
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
     # --- grenades ---------------------------------------------------------------------------
-    def throw_grenade(self, battle: Battle, thrower: Fighter, weapon, aim: tuple[float, float]):
+    def throw_grenade(
+        self, battle: Battle[C], thrower: C, weapon: Any, aim: tuple[float, float]
+    ) -> Scatter:
         """Ruling 10: deviation 2D6/3D6/4D6 m in a uniform direction (drawn whatever the
         deviation), less 3 or 5 m per success after the first, never below 0."""
         sheet = thrower.spec.sheet
@@ -938,7 +956,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         return Scatter(deviation, True, text)
 
     def grenade_blast(
-        self, battle: Battle, thrower: Fighter, weapon, victim: Fighter, distance: float
+        self, battle: Battle[C], thrower: C, weapon: Any, victim: C, distance: float
     ) -> None:
         """Ruling 10: Power falls by the grenade's per-meter amount (per full meter, ruling 25,
         over the engine's ``blast_distance``); everyone inside resists with Body and impact
@@ -973,7 +991,7 @@ class ClassicShadowrun(Grenades, RuleSystem):
         )
 
     @staticmethod
-    def _skill_for(sheet, weapon) -> int:
+    def _skill_for(sheet: models.Sheet, weapon: Any) -> int:
         if weapon.kind == "melee":
             return max(sheet.skills.armed_combat, sheet.skills.unarmed_combat)
         if weapon.kind == "grenade":
@@ -986,12 +1004,13 @@ class ShadowrunD8(ClassicShadowrun):
 
     name = "sr-d8"
     Options = models.D8Options
+    options: models.D8Options  # built from ``Options``: the house rules' fields too
 
     @property
     def pool_dice(self) -> dice.PoolDice:
         return dice.D8_CAPPED if self.options.tn_cap else dice.D8
 
-    def initiative_faces(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative_faces(self, battle: Battle[C], fighter: C) -> list[int]:
         """Seed 000: no Rule of Seven on initiative, unless the house rule explodes one die."""
         faces = battle.roll.faces(dice.D8, fighter.spec.sheet.initiative_dice)
         if self.options.initiative_rule_of_seven:
@@ -1014,9 +1033,10 @@ def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:
 
 
 # The Dodge Pool is Quickness at most; an attack has no more successes than Firearms dice.
-DODGE_TABLE_SIZE = 1 + max(
-    field_bounds(models.Attributes, "quickness")[1], field_bounds(models.Skills, "firearms")[1]
-)
+_MOST_QUICKNESS = field_bounds(models.Attributes, "quickness")[1]
+_MOST_FIREARMS = field_bounds(models.Skills, "firearms")[1]
+assert _MOST_QUICKNESS is not None and _MOST_FIREARMS is not None  # both fields are bounded
+DODGE_TABLE_SIZE = 1 + int(max(_MOST_QUICKNESS, _MOST_FIREARMS))
 
 
 @functools.cache
@@ -1027,7 +1047,7 @@ def _dodge_table(policy: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(dodge_dice(policy, pool, hits) for hits in sizes) for pool in sizes)
 
 
-def _wasted(battle: Battle, first: Fighter, sweep) -> int:
+def _wasted(battle: Battle[C], first: C, sweep: Sequence[tuple[C, int]]) -> int:
     """Ruling 8: one shot wasted per meter (begun) between consecutive targets of a sweep."""
     wasted, last = 0, first
     for victim, _ in sweep:
@@ -1037,10 +1057,10 @@ def _wasted(battle: Battle, first: Fighter, sweep) -> int:
 
 
 def _trace_aim(
-    battle: Battle,
-    attacker: Fighter,
-    target: Fighter,
-    weapon,
+    battle: Battle[C],
+    attacker: C,
+    target: C,
+    weapon: Any,
     s: Situation,
     band: int,
     tn: int,
@@ -1080,9 +1100,9 @@ def _trace_aim(
     )
 
 
-def melee_weapon(fighter: Fighter):
+def melee_weapon(fighter: Combatant) -> models.Weapon | None:
     return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
 
 
-def _faces(chains) -> str:
+def _faces(chains: Sequence[Sequence[int]]) -> str:
     return "[" + ", ".join("+".join(map(str, c)) for c in chains) + "]"

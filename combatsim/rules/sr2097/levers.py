@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel
-
 from ..levers import Lever, armor_lever, number_lever
-from .models import Attributes, Skills
+from .models import Armor, Attributes, Sheet, Skills
 
 
-def levers(sheet: BaseModel, armors: Mapping[str, BaseModel]) -> list[Lever]:
+def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
     """See ``RuleSystem.levers``."""
     found = [
         number_lever(sheet, f"attributes.{name}", "attribute") for name in Attributes.model_fields

@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
@@ -51,7 +51,10 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
-    from ..base import Battle, Fighter
+    from collections.abc import Mapping, Sequence
+
+    from ..base import Battle, C, Combatant
+    from ..levers import Lever
 
 BANDS = ("short", "medium", "long", "extreme")
 EDGE_USES = ("attack", "damage", "initiative", "lessen")
@@ -197,7 +200,7 @@ class State:
         return injury_step(self.physical + self.stun, self.thresholds)
 
 
-class Shadowrun2097(RuleSystem):
+class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
 
     The hot path (``initiative``, ``ranged_attack`` -> ``attack_check`` -> ``hit`` ->
@@ -238,7 +241,7 @@ class Shadowrun2097(RuleSystem):
         self._profiles = SpecCache()  # spec -> its Profile
 
     # --- state ----------------------------------------------------------------------------
-    def levers(self, sheet, armors):
+    def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Edge, armor grades (``levers.py``)."""
         return sr2097_levers.levers(sheet, armors)
 
@@ -248,11 +251,11 @@ class Shadowrun2097(RuleSystem):
             return sheet.health
         return max(1, o.health_base + o.health_per_body * sheet.attributes.body)
 
-    def profile(self, spec) -> Profile:
+    def profile(self, spec: Any) -> Profile:
         """The fighter's ``Profile``, derived at its first battle and kept for the next."""
         return self._profiles.get(spec, self._derive)
 
-    def _derive(self, spec) -> Profile:
+    def _derive(self, spec: Any) -> Profile:
         sheet, armor, o = spec.sheet, spec.armor, self.options
         health = self.health(sheet)
         thresholds = injury_thresholds(health, o.injury_levels)
@@ -295,7 +298,7 @@ class Shadowrun2097(RuleSystem):
             sights={},
         )
 
-    def new_state(self, fighter: Fighter) -> State:
+    def new_state(self, fighter: C) -> State:
         return State(self._profiles.get(fighter.spec, self._derive))  # self.profile, inline
 
     def skill_bonus(self, sheet: models.Sheet, skill: str) -> tuple[int, str]:
@@ -307,7 +310,7 @@ class Shadowrun2097(RuleSystem):
         return bonus, f"{skill} {ranks} + {a} {getattr(attrs, a)} + {b} {getattr(attrs, b)}"
 
     # --- Edge -----------------------------------------------------------------------------
-    def _spend(self, battle: Battle, fighter: Fighter, use: str, why: str) -> None:
+    def _spend(self, battle: Battle[C], fighter: C, use: str, why: str) -> None:
         """Spend one Edge point on ``use``; ``why`` is read only when tracing (else "")."""
         st = fighter.state
         st.edge -= 1
@@ -322,7 +325,7 @@ class Shadowrun2097(RuleSystem):
             )
 
     # --- initiative -----------------------------------------------------------------------
-    def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
+    def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn (seed "Edge" 2)."""
         st = fighter.state
         p = st.profile
@@ -361,20 +364,20 @@ class Shadowrun2097(RuleSystem):
             )
         return scores
 
-    def initiative_penalty(self, fighter: Fighter) -> int:
+    def initiative_penalty(self, fighter: C) -> int:
         """Injuries do not slow initiative (ruling 16 setting: they bring Disadvantage)."""
         return 0
 
-    def initiative_tiebreak(self, fighter: Fighter) -> int:
+    def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.profile.reflexes
 
     # --- status ---------------------------------------------------------------------------
-    def can_act(self, fighter: Fighter) -> bool:
+    def can_act(self, fighter: C) -> bool:
         st = fighter.state
         # down (step DOWN) from the last threshold on
         return st.physical < st.dead_at and st.physical + st.stun < st.thresholds[-1]
 
-    def status(self, fighter: Fighter) -> str:
+    def status(self, fighter: C) -> str:
         st = fighter.state
         if st.physical >= st.dead_at:
             return "dead"
@@ -382,13 +385,13 @@ class Shadowrun2097(RuleSystem):
             return "dying" if st.physical >= st.thresholds[-1] else "unconscious"
         return "wounded" if st.total else "unhurt"
 
-    def movement(self, fighter: Fighter) -> tuple[float, float]:
+    def movement(self, fighter: C) -> tuple[float, float]:
         """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation").
         Read from the spec's profile: the engine may ask before the fighter has a state."""
         p = self.profile(fighter.spec)
         return p.walk, p.run
 
-    def threat(self, fighter: Fighter) -> float:
+    def threat(self, fighter: C) -> float:
         sheet = fighter.spec.sheet
         bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
@@ -398,12 +401,12 @@ class Shadowrun2097(RuleSystem):
             best = max(best, bonuses[w.skill_name] * mean)
         return best
 
-    def harm(self, fighter: Fighter) -> float:
+    def harm(self, fighter: C) -> float:
         st = fighter.state
         share = (st.physical + st.stun) / st.thresholds[-1]
         return share if share < 1.0 else 1.0
 
-    def record(self, fighter: Fighter) -> dict:
+    def record(self, fighter: C) -> dict:
         st = fighter.state
         spent = st.spent
         return {
@@ -427,12 +430,12 @@ class Shadowrun2097(RuleSystem):
             "armor_dr": st.dr,
         }
 
-    def max_autofire(self, fighter: Fighter, weapon) -> int:
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         return self.options.burst_rounds if weapon.burst else 1
 
     # --- attack checks --------------------------------------------------------------------
     def conditions(
-        self, battle: Battle, attacker: Fighter, effects: list[Condition]
+        self, battle: Battle[C], attacker: C, effects: list[Condition]
     ) -> tuple[int, bool, bool, str | None]:
         """Add the attacker's visibility and injury to ``effects`` (``condition`` tuples in a
         list the caller made for this check) and sum them up: (TN modifier, any Advantage, any
@@ -467,8 +470,8 @@ class Shadowrun2097(RuleSystem):
 
     def attack_check(
         self,
-        battle: Battle,
-        attacker: Fighter,
+        battle: Battle[C],
+        attacker: C,
         skill: str,
         tn: int,
         adv: bool,
@@ -545,7 +548,7 @@ class Shadowrun2097(RuleSystem):
         return mos
 
     def _buy_edge(
-        self, battle: Battle, attacker: Fighter, dis: bool, what: str, odds: tuple[float, float]
+        self, battle: Battle[C], attacker: C, dis: bool, what: str, odds: tuple[float, float]
     ) -> str:
         """Spend Edge on a check (seed "Using Edge"; the policy chose to): the option used,
         removing Disadvantage when there is some, else gaining Advantage. ``odds``: P(hit)
@@ -563,8 +566,8 @@ class Shadowrun2097(RuleSystem):
 
     def _trace_check(
         self,
-        battle: Battle,
-        attacker: Fighter,
+        battle: Battle[C],
+        attacker: C,
         skill: str,
         faces: list[int],
         bonus: int,
@@ -599,7 +602,13 @@ class Shadowrun2097(RuleSystem):
 
     # --- ranged combat --------------------------------------------------------------------
     def ranged_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, shots: int, sweep=()
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        shots: int,
+        sweep: Sequence[tuple[C, int]] = (),
     ) -> None:
         """One attack check per action; a burst (``shots`` > 1) is one check with +1d6.
 
@@ -660,7 +669,13 @@ class Shadowrun2097(RuleSystem):
 
     # --- damage ---------------------------------------------------------------------------
     def hit(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, mos: int, burst: bool
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        mos: int,
+        burst: bool,
     ) -> None:
         """Seed "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
         Edge) and "Damage mitigation" (PT/DR, ``dice.apply_armor``)."""
@@ -698,7 +713,7 @@ class Shadowrun2097(RuleSystem):
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
-    def _buy_damage_edge(self, battle: Battle, attacker: Fighter, expected: float, pt: int) -> None:
+    def _buy_damage_edge(self, battle: Battle[C], attacker: C, expected: float, pt: int) -> None:
         """Spend Edge for +2d6 damage (seed "Using Edge"; the policy chose to: ``always``, or
         ``vs_armor`` with the ``expected`` damage below the target's PT)."""
         why = ""
@@ -708,7 +723,7 @@ class Shadowrun2097(RuleSystem):
                 why += f" (expected {expected:g} below PT {pt})"
         self._spend(battle, attacker, "damage", why)
 
-    def _stopped(self, battle: Battle, target: Fighter) -> None:
+    def _stopped(self, battle: Battle[C], target: C) -> None:
         """The armor stopped the whole hit (below PT); it may degrade (options)."""
         st = target.state
         st.stopped += 1
@@ -724,7 +739,7 @@ class Shadowrun2097(RuleSystem):
                 )
 
     def injure(
-        self, battle: Battle, attacker: Fighter | None, target: Fighter, damage: int, stun: bool
+        self, battle: Battle[C], attacker: C | None, target: C, damage: int, stun: bool
     ) -> None:
         """Ruling 16 health and injury, with Edge to lessen an injury or burn to survive."""
         st = target.state
@@ -793,7 +808,12 @@ class Shadowrun2097(RuleSystem):
 
     # --- melee ----------------------------------------------------------------------------
     def melee_attack(
-        self, battle: Battle, attacker: Fighter, target: Fighter, weapon, interception: bool = False
+        self,
+        battle: Battle[C],
+        attacker: C,
+        target: C,
+        weapon: Any,
+        interception: bool = False,
     ) -> None:
         """Ruling 16: Melee check against melee TN + the defender's Dodge (or Melee ranks when
         that is better: a parry); damage Nd6 + the wielder's Strength. An interception (a
@@ -857,10 +877,10 @@ def _leave_pending(st: State, kind: str, mos: int) -> str | None:
 
 
 def _trace_damage(
-    battle: Battle,
-    attacker: Fighter,
-    target: Fighter,
-    weapon,
+    battle: Battle[C],
+    attacker: C,
+    target: C,
+    weapon: Any,
     dice_from: tuple[int, int, bool, bool],
     faces: list[int],
     strength: int,
