@@ -589,12 +589,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         env = battle.environment
         # What the attacker brings to every target's TN. Ruling 8: recoil +1 per shot, less
         # recoil compensation and gyro, never below 0. Moving: +1, +2 on difficult ground.
-        recoil = shots - gun.recoil_reduction if shots > 1 else 0
-        if recoil < 0:
-            recoil = 0
-        moving = 0
-        if attacker.moved_this_action > 0:
-            moving = 2 if env.ground == "difficult" else 1
+        recoil = max(shots - gun.recoil_reduction, 0) if shots > 1 else 0
+        moving = (2 if env.ground == "difficult" else 1) if attacker.moved_this_action > 0 else 0
         vis = st.vision_tn
         if vis is None:
             vis = st.vision_tn = self._visibility(battle, attacker)
