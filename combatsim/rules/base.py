@@ -57,7 +57,6 @@ interface and the dice.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -186,24 +185,6 @@ class SpecCache:
 # the engine's combatant type, as the contract is); ``Fighter`` where a fighter is only read.
 Battle = BattleView
 Fighter = Combatant
-
-WHOLE_METER_SLACK = 1e-9  # ruling 25: how near a whole number of meters counts as it
-
-
-def blast_distance(burst: Sequence[float], position: Sequence[float]) -> float:
-    """Meters from a grenade's burst to a fighter, as every blast rule and tactic measures them.
-
-    Ruling 25: a distance that is a whole number of meters in exact arithmetic counts as that
-    number, whatever floating point makes of it. A fighter standing on the aim point of a
-    grenade that deviated 5 m at 60 degrees is 5 m from the burst, though ``math.dist`` may
-    give 4.999999999999999 (one full meter short) or 5.000000000000001 (outside a 5 m blast).
-    A distance within ``WHOLE_METER_SLACK`` of a whole number is that number (coordinates are
-    bounded by ``bounds.MAX_COORDINATE``, where floating point errs by far less than that).
-    """
-    distance = math.dist(burst, position)
-    whole = round(distance)
-    return float(whole) if abs(distance - whole) <= WHOLE_METER_SLACK else distance
-
 
 # A system's own models: its options, its combatant sheet and its armor. ``RuleSystem`` is
 # generic in them (``class Sr2097(RuleSystem[Options, Sheet, Armor])``), so ``self.options``

@@ -15,8 +15,6 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from .base import blast_distance
-
 __all__ = [
     "NOT_SEEN",
     "EnemiesInView",
@@ -31,6 +29,23 @@ __all__ = [
     "signed",
     "weapon_name",
 ]
+
+WHOLE_METER_SLACK = 1e-9  # ruling 25: how near a whole number of meters counts as it
+
+
+def blast_distance(burst: Sequence[float], position: Sequence[float]) -> float:
+    """Meters from a grenade's burst to a fighter, as every blast rule and tactic measures them.
+
+    Ruling 25: a distance that is a whole number of meters in exact arithmetic counts as that
+    number, whatever floating point makes of it. A fighter standing on the aim point of a
+    grenade that deviated 5 m at 60 degrees is 5 m from the burst, though ``math.dist`` may
+    give 4.999999999999999 (one full meter short) or 5.000000000000001 (outside a 5 m blast).
+    A distance within ``WHOLE_METER_SLACK`` of a whole number is that number (coordinates are
+    bounded by ``bounds.MAX_COORDINATE``, where floating point errs by far less than that).
+    """
+    distance = math.dist(burst, position)
+    whole = round(distance)
+    return float(whole) if abs(distance - whole) <= WHOLE_METER_SLACK else distance
 
 
 def range_band(distance: float, tops: Sequence[float], last: int) -> int:

@@ -12,7 +12,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from ..rules.base import C, blast_distance, grenade_rules
+from ..rules.base import C, grenade_rules
+from ..rules.situation import blast_distance
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView

@@ -25,7 +25,6 @@ from scipy import stats
 from combatsim.dice.shadowrun import D6, D8, exact_outcomes
 from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
-from combatsim.rules.base import blast_distance
 from combatsim.rules.levers import field_bounds
 from combatsim.rules.shadowrun.models import Attributes, Skills
 from combatsim.rules.shadowrun.system import (
@@ -37,6 +36,7 @@ from combatsim.rules.shadowrun.system import (
     stage,
     wound_modifier,
 )
+from combatsim.rules.situation import blast_distance
 from tests.engine.helpers import (
     WEAPONS,
     ScriptedRoller,
