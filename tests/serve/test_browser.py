@@ -134,7 +134,7 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
     assert "runners" in before and "%" in before
 
     # Change the guards' count: the figures start again and move.
-    guards = page.locator("#sides input[data-path$='count']").nth(5)
+    guards = page.locator(".member[data-member='Guard'] input[data-path$='count']")
     assert guards.input_value() == "3"
     guards.fill("6")
     timing = _timing_until_done(page)
@@ -158,7 +158,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
 
     # A sweep of the guards' count: its chart, with balance's answer marked.
     page.click("#tab-form")
-    page.select_option("#sweep-field", value=re.compile(r".*members.*1.*count"))
+    # The field offered first is the biggest group's count: the guards.
+    assert "Guard · count" in page.locator("#sweep-field option:checked").inner_text()
     page.fill("#sweep-from", "1")
     page.fill("#sweep-to", "6")
     page.fill("#sweep-battles", "200")

@@ -85,6 +85,7 @@
   // ---------- formatting ----------
   const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(digits) + "%");
   const pp = (x) => (x == null || isNaN(x) ? "–" : (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1) + " pts");
+  const pValue = (p) => (p == null || isNaN(p) ? "" : p < 0.001 ? "< 0.001" : Number(p).toPrecision(2));
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
   const num = (x) => (typeof x === "number" ? x : x && typeof x === "object" ? x.rate ?? x.value ?? null : x == null ? null : Number(x));
   const ciOf = (obj, key) => {
@@ -113,20 +114,21 @@
 
   // ---------- SVG charts ----------
   /** Horizontal bars with 95% whiskers. rows: [{label, indent, bars: [{value, ci, colour, name}]}] */
-  function intervalChart(rows, { title = "", labelW = 150, valueW = 150 } = {}) {
-    const W = 640, barArea = W - labelW - valueW, top = 18;
+  function intervalChart(rows, { title = "", labelW = 150, valueW = 150, W = 640, ticks = [0, 0.25, 0.5, 0.75, 1] } = {}) {
+    const barArea = W - labelW - valueW, top = 18;
     const heights = rows.map((r) => (r.bars.length > 1 ? 30 : 22));
     const H = top + heights.reduce((a, b) => a + b, 0) + 4;
     const x = (v) => labelW + Math.max(0, Math.min(1, v)) * barArea;
     let svg = "";
-    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    for (const t of ticks) {
       svg += `<line class="grid" x1="${x(t)}" x2="${x(t)}" y1="${top - 4}" y2="${H}"/>`;
       svg += `<text x="${x(t)}" y="11" text-anchor="middle" class="tick">${t * 100}%</text>`;
     }
     let y = top, summary = [];
     rows.forEach((r, i) => {
       const h = heights[i], bh = r.bars.length > 1 ? 11 : 14;
-      const label = r.label.length > 22 ? r.label.slice(0, 21) + "…" : r.label;
+      const room = Math.floor((labelW - 8) / 7);
+      const label = r.label.length > room ? r.label.slice(0, room - 1) + "…" : r.label;
       svg += `<text x="${4 + 12 * (r.indent || 0)}" y="${y + h / 2 + 4}" ${r.indent ? "" : 'font-weight="600"'}>${esc(label)}<title>${esc(r.label)}</title></text>`;
       const texts = [];
       r.bars.forEach((b, j) => {
@@ -191,14 +193,18 @@
 
   /** Tornado: each lever's effect one step down and one step up, with whiskers, around 0. */
   function tornadoChart(levers, { what = "win rate" } = {}) {
-    const W = 640, labelW = 210, R = 12, T = 22, rowH = 26;
+    const W = 760, labelW = 230, R = 12, T = 22, rowH = 26;
     const H = T + levers.length * rowH + 8;
     let m = 0.05;
     levers.forEach((l) => l.steps.forEach((s) => { m = Math.max(m, Math.abs(s.value ?? 0), ...(s.ci || []).map(Math.abs)); }));
     m = Math.min(1, Math.ceil(m * 20) / 20);
     const x = (v) => labelW + ((v + m) / (2 * m)) * (W - labelW - R);
     let svg = "";
-    for (const t of [-m, -m / 2, 0, m / 2, m]) {
+    const step = m > 0.4 ? 0.2 : m > 0.2 ? 0.1 : 0.05;
+    m = Math.ceil(m / step - 1e-9) * step;
+    const ticks = [];
+    for (let t = -m; t <= m + 1e-9; t += step) ticks.push(Math.round(t * 100) / 100);
+    for (const t of ticks) {
       svg += `<line class="grid" x1="${x(t)}" x2="${x(t)}" y1="${T - 4}" y2="${H}"/>`;
       svg += `<text x="${x(t)}" y="12" text-anchor="middle">${t > 0 ? "+" : t < 0 ? "−" : ""}${Math.round(Math.abs(t) * 100)}</text>`;
     }
@@ -279,7 +285,7 @@
         el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "someone may well die", "aria-label": "dangerous" , text: " ☠" }) : null,
           el("div", { class: "muted small", text: row.file })),
         el("td", { text: row.system || "" }),
-        el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 110, valueW: 150 }) : '<span class="muted">running…</span>' }),
+        el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 96, valueW: 124, W: 350, ticks: [0, 0.5, 1] }) : '<span class="muted">running…</span>' }),
         el("td", { html: row.battles ? sideLines("loses", "losesCi") : "" }),
         el("td", { html: row.battles ? sideLines("dies", "diesCi") : "" }),
         el("td", { text: row.battles ? row.battles.toLocaleString() : "…" }));
@@ -416,7 +422,7 @@
       const choices = (S.view?.options?.tactics || {})[key] || TACTIC_CHOICES[key];
       fields.append(fieldInput(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
     }
-    return el("div", { class: "member" }, head, fields);
+    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields);
   }
   function renderForm() {
     const box = $("sides");
@@ -494,8 +500,9 @@
       const res = await api("POST", "/api/check", { yaml: text });
       if (seq !== S.checkSeq) return;
       const errors = errorList(res);
-      if (errors.length) { showYamlErrors(errors); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
+      if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
       clearYamlErrors();
+      $("results").classList.remove("stale");
       S.yaml = text; S.view = res.view || S.view;
       renderForm(); fillStudyControls(); markEdited();
       startRun();
@@ -508,7 +515,11 @@
     $("tab-form").setAttribute("aria-selected", String(!yaml)); $("tab-yaml").setAttribute("aria-selected", String(yaml));
     $("tab-form").tabIndex = yaml ? -1 : 0; $("tab-yaml").tabIndex = yaml ? 0 : -1;
     $("panel-form").hidden = yaml; $("panel-yaml").hidden = !yaml;
-    if (yaml) { renderGutter(); status("save-status", S.sets.size ? `${S.sets.size} field edit(s) from the form are applied on top of this YAML.` : ""); }
+    if (yaml) {
+      renderGutter();
+      const n = S.sets.size;
+      $("yaml-note").textContent = n ? `${n} field edit${n > 1 ? "s" : ""} from the form ${n > 1 ? "are" : "is"} applied on top of this text (Download YAML gives both together).` : "";
+    }
   }
   $("tab-form").addEventListener("click", () => selectTab("form"));
   $("tab-yaml").addEventListener("click", () => selectTab("yaml"));
@@ -546,6 +557,7 @@
       if (seq !== S.runSeq) { api("DELETE", `/api/runs/${id}`).catch(() => {}); return; }
       S.runId = id; perf.runs++;
       clearEditErrors();
+      $("results").classList.remove("stale");
       S.stream = listen(`/api/runs/${id}/events`, (data) => { if (seq === S.runSeq) renderRun(data); },
         () => { if (seq === S.runSeq) api("GET", `/api/runs/${id}`).then(renderRun).catch(() => {}); });
     } catch (e) {
@@ -560,6 +572,7 @@
     for (const input of document.querySelectorAll("#sides [aria-invalid=true]")) setFieldError(input, "");
   }
   function showEditErrors(list) {
+    $("results").classList.add("stale");
     const messages = list.map((e) => (e.line != null ? `line ${e.line}: ` : "") + e.message);
     status("run-status", "Not run: " + messages[0], true);
     const input = S.lastEdited && document.body.contains(S.lastEdited) ? S.lastEdited : null;
@@ -612,8 +625,11 @@
         }
       }
     }
-    const count = [...fields.options].find((o) => o.value === prev) || [...fields.options].find((o) => /count$/.test(o.value) && !/\b(0|\[0\])\b/.test(o.value.split("members")[0]));
-    if (count) fields.value = count.value;
+    const groups = (S.view?.sides || []).flatMap((side) => side.members || []).filter((m) => m.paths?.count);
+    const biggest = groups.sort((a, b) => (b.count ?? 1) - (a.count ?? 1))[0];
+    const keep = [...fields.options].find((o) => o.value === prev);
+    if (keep) fields.value = keep.value;
+    else if (biggest) fields.value = biggest.paths.count;
     const sides = (S.view?.sides || []).map((s) => s.name);
     for (const id of ["balance-side", "explain-side"]) {
       const sel = $(id), keep = sel.value;
@@ -701,7 +717,7 @@
       el("td", { class: "num", text: pct(d.a, 1) }), el("td", { class: "num", text: pct(d.b, 1) }),
       el("td", { class: "num", text: pp(d.difference) }),
       el("td", { class: "num", text: d.ci95 ? `${pp(d.ci95[0])} to ${pp(d.ci95[1])}` : "" }),
-      el("td", { class: "num", text: d.p_value != null ? Number(d.p_value).toPrecision(2) : "" }),
+      el("td", { class: "num", text: pValue(d.p_value) }),
       el("td", { text: d.significant ? "yes" : "no" })));
     const table = el("table", { class: "diff-table" },
       el("caption", { class: "muted small", text: "A = as written, B = edited; paired on the same battle seeds" }),
