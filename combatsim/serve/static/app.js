@@ -371,7 +371,7 @@
   function currentValue(path, fallback) {
     return S.sets.has(path) ? S.sets.get(path) : fallback;
   }
-  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null } = {}) {
+  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, who = "" } = {}) {
     const id = "f-" + (path || label).replace(/[^A-Za-z0-9]+/g, "-") + "-" + Math.random().toString(36).slice(2, 6);
     const errId = id + "-err";
     let input;
@@ -382,6 +382,7 @@
     } else {
       input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, step: type === "number" ? "any" : null, size: type === "text" ? 10 : null });
     }
+    if (who) input.setAttribute("aria-label", `${who}: ${label}`);
     if (!path) input.disabled = true;
     else {
       input.dataset.path = path;
@@ -402,25 +403,26 @@
       member.archetype ? el("span", { class: "badge", title: "archetype", text: member.archetype }) : null,
       member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null);
     const fields = el("div", { class: "fields" });
-    fields.append(fieldInput("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
+    const field = (label, path, value, opts = {}) => fieldInput(label, path, value, { ...opts, who: member.name });
+    fields.append(field("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
     for (const [key, v] of Object.entries(member.numbers || {})) {
-      fields.append(fieldInput(key.replace(/_/g, " "), memberPath(member, key), valueOf(v)));
+      fields.append(field(key.replace(/_/g, " "), memberPath(member, key), valueOf(v)));
     }
     const weapons = Array.isArray(member.weapons) ? member.weapons : member.weapons ? [member.weapons] : [];
     weapons.forEach((w, i) => {
       const path = memberPath(member, `weapons.${i}`) ?? memberPath(member, `weapons[${i}]`) ?? (weapons.length === 1 ? memberPath(member, "weapon") ?? memberPath(member, "weapons") : null);
-      fields.append(fieldInput(weapons.length > 1 ? `weapon ${i + 1}` : "weapon", path, valueOf(w), { choices: S.catalogue.weapons || [], wide: true }));
+      fields.append(field(weapons.length > 1 ? `weapon ${i + 1}` : "weapon", path, valueOf(w), { choices: S.catalogue.weapons || [], wide: true }));
     });
     if (member.armor !== undefined) {
-      fields.append(fieldInput("armor", memberPath(member, "armor"), valueOf(member.armor) || "none", { choices: ["none", ...(S.catalogue.armor || [])], wide: true }));
+      fields.append(field("armor", memberPath(member, "armor"), valueOf(member.armor) || "none", { choices: ["none", ...(S.catalogue.armor || [])], wide: true }));
     }
     if (member.position && memberPath(member, "position")) {
-      fields.append(fieldInput("position", memberPath(member, "position"), `[${member.position.join(", ")}]`, { type: "text" }));
+      fields.append(field("position", memberPath(member, "position"), `[${member.position.join(", ")}]`, { type: "text" }));
     }
     for (const [key, v] of Object.entries(member.tactics || {})) {
       const path = memberPath(member, "tactics." + key);
       const choices = (S.view?.options?.tactics || {})[key] || TACTIC_CHOICES[key];
-      fields.append(fieldInput(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
+      fields.append(field(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
     }
     return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields);
   }
@@ -876,6 +878,7 @@
 
   // ---------- start ----------
   $("home").addEventListener("click", showOverview);
+  $("jump").addEventListener("click", () => { $("results").scrollIntoView(); $("results").focus(); });
   $("scenario-pick").addEventListener("change", (ev) => openScenario(ev.target.value));
   window.addEventListener("beforeunload", stopRun);
   (async () => {
