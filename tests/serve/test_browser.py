@@ -118,7 +118,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
     # The folder overview: one row per scenario, refined in the background.
     page.wait_for_selector("#overview-table tbody tr button", timeout=WAIT_MS)
     page.wait_for_function(
-        "() => document.querySelectorAll('#overview-table tbody svg').length > 3", timeout=WAIT_MS
+        "() => document.querySelectorAll('#overview-table tbody svg').length >= 10",
+        timeout=WAIT_MS * 4,
     )
     _shot(page, "1-overview")
     assert page.locator("#overview-table tbody tr").count() >= 10

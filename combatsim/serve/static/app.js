@@ -46,8 +46,14 @@
   function errorList(data) {
     if (!data) return [];
     const e = data.errors || (data.error ? [data.error] : data.detail ? [data.detail] : []);
-    return (Array.isArray(e) ? e : [e]).map((x) =>
-      typeof x === "string" ? { line: null, message: x } : { line: x.line ?? null, message: x.message || String(x) });
+    return (Array.isArray(e) ? e : [e]).map((x) => {
+      const item = typeof x === "string" ? { line: null, message: x } : { line: x.line ?? null, message: x.message || String(x) };
+      if (item.line == null) { // "file.yaml:38: ..." or "line 38" in the message itself
+        const m = /\.ya?ml:(\d+):/.exec(item.message) || /\bline (\d+)\b/.exec(item.message);
+        if (m) item.line = Number(m[1]);
+      }
+      return item;
+    });
   }
   async function api(method, url, body) {
     const opts = { method, headers: {} };
