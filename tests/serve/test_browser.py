@@ -35,11 +35,28 @@ WAIT_MS = 30_000  # generous: CI machines are slower than the 1 s the page aims 
 
 def _start_server(folder: Path) -> tuple[subprocess.Popen, str, str]:
     """``combatsim serve FOLDER --port 0``; the URL and token from its one printed line."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "combatsim", "serve", str(folder), "--no-browser", "--port", "0",
-         "--workers", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=folder,
+        [
+            sys.executable,
+            "-m",
+            "combatsim",
+            "serve",
+            str(folder),
+            "--no-browser",
+            "--port",
+            "0",
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=folder,
     )
     line: list[str] = []
     reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
@@ -106,7 +123,8 @@ def _win_text(page) -> str:
 def _wait_done(page, at_least: int = 1000) -> None:
     page.wait_for_function(
         f"""() => {{ const s = document.querySelector('#run-status');
-                   return s.dataset.state === 'done' && Number(s.dataset.battles) >= {at_least}; }}""",
+                   return s.dataset.state === 'done'
+                          && Number(s.dataset.battles) >= {at_least}; }}""",
         timeout=WAIT_MS,
     )
 
@@ -166,7 +184,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
     page.fill("#sweep-battles", "200")
     page.click("#sweep-run")
     page.wait_for_function(
-        "() => document.querySelectorAll('#sweep-chart svg circle').length >= 12", timeout=WAIT_MS * 4
+        "() => document.querySelectorAll('#sweep-chart svg circle').length >= 12",
+        timeout=WAIT_MS * 4,
     )
     page.locator("#sweep-chart").scroll_into_view_if_needed()
     _shot(page, "5-sweep")
@@ -179,8 +198,10 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     (SHOTS / "timings.json").write_text(json.dumps(timing, indent=2))
-    print(f"\nedit -> first figures {timing['first_ms']:.0f} ms, -> 1,000 battles "
-          f"{timing['thousand_ms']:.0f} ms")
+    print(
+        f"\nedit -> first figures {timing['first_ms']:.0f} ms, -> 1,000 battles "
+        f"{timing['thousand_ms']:.0f} ms"
+    )
 
 
 def _timing_until_done(page) -> dict:
