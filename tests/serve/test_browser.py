@@ -129,7 +129,7 @@ def _wait_done(page, at_least: int = 1000) -> None:
     )
 
 
-def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(served, page):
+def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     url, token = served
     page.goto(f"{url}/?token={token}")
 
