@@ -1,0 +1,292 @@
+"""The HTTP side of ``combatsim serve``: a Starlette app over the served folder and the jobs.
+
+Every request passes ``Guard`` first: the ``Host`` header must name this server
+(``127.0.0.1:PORT``, ``localhost:PORT`` or the ``--host`` value with the port), which stops a
+page on another site from reaching it through DNS rebinding, and it must carry the token
+(``?token=``, ``Authorization: Bearer``, or the ``combatsim_token`` cookie, set
+``SameSite=Strict`` when the page is first loaded with the token). Anything else gets 403.
+The routes are listed in ``routes``; docs/serve.md is their reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import tempfile
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import CombatsimError, ScenarioError
+from ..names import for_terminal
+from ..safeyaml import max_file_bytes
+from . import runs
+from .folder import Outside, Served
+from .jobs import Busy, Job, Jobs
+from .pool import WarmPool
+
+STATIC = Path(__file__).parent / "static"
+COOKIE = "combatsim_token"
+BODY_SLACK = 64 * 1024  # bytes a request may carry beyond the file size cap (its JSON)
+EVENT_WAIT = 1.0  # seconds an event stream waits for news before it sends a keep-alive
+
+
+class Server:
+    """What the routes share: the folder, the token, the hosts allowed, the pool, the jobs."""
+
+    def __init__(self, folder, token: str, workers: int, host: str = "127.0.0.1", port: int = 0):
+        self.served = Served(folder)
+        self.token = token
+        self.host = host
+        self.pool = WarmPool(workers)
+        self.jobs = Jobs()
+        self.tables = Path(tempfile.mkdtemp(prefix="combatsim-serve-"))
+        self.hosts: set[str] = set()
+        self.set_port(port)
+
+    def set_port(self, port: int) -> None:
+        """Allow the Host headers that name this server at ``port`` (known once bound)."""
+        self.port = port
+        self.hosts = {f"{name}:{port}" for name in ("127.0.0.1", "localhost", self.host)}
+        if self.host == "::1" or ":" in self.host:
+            self.hosts.add(f"[{self.host.strip('[]')}]:{port}")
+
+    def close(self) -> None:
+        self.jobs.close()
+        self.pool.close()
+        import shutil
+
+        shutil.rmtree(self.tables, ignore_errors=True)
+
+    def message(self, err: BaseException) -> str:
+        """One line, with the folder's own path left out (names are relative to it)."""
+        text = str(err).replace(f"{self.served.root}/", "")
+        return for_terminal(text, one_line=True)
+
+
+# --- the guard --------------------------------------------------------------------------------
+
+
+class Guard:
+    """ASGI middleware: the Host check and the token (see the module docstring)."""
+
+    def __init__(self, app, server: Server):
+        self.app, self.server = app, server
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        why = self.refusal(scope, headers)
+        if why is not None:
+            return await JSONResponse({"errors": [why]}, status_code=403)(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+    def refusal(self, scope, headers: dict[str, str]) -> str | None:
+        if headers.get("host", "") not in self.server.hosts:
+            return "this server answers only to its own address (Host header refused)"
+        given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        bearer = headers.get("authorization", "")
+        if bearer.lower().startswith("bearer "):
+            given = given or bearer[7:].strip()
+        if not given and "cookie" in headers:
+            cookie = SimpleCookie()
+            try:
+                cookie.load(headers["cookie"])
+            except Exception:  # a malformed cookie header is no token
+                cookie = SimpleCookie()
+            given = cookie[COOKIE].value if COOKIE in cookie else ""
+        if not secrets.compare_digest(given.encode(), self.server.token.encode()):
+            return "a valid token is needed (?token=, Authorization: Bearer, or the page's cookie)"
+        return None
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def errors(status: int, *lines: str) -> JSONResponse:
+    return JSONResponse({"errors": list(lines)}, status_code=status)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The request's JSON object, at most the file size cap (plus its wrapping) long."""
+    limit = max_file_bytes() + BODY_SLACK
+    data = b""
+    async for part in request.stream():
+        data += part
+        if len(data) > limit:
+            raise CombatsimError(f"a request body over {limit:,} bytes")
+    try:
+        body = json.loads(data or b"{}")
+    except ValueError as err:
+        raise CombatsimError(f"a JSON body ({err})") from None
+    if not isinstance(body, dict):
+        raise CombatsimError("a JSON object as the request body")
+    return body
+
+
+def server_of(request: Request) -> Server:
+    return request.app.state.server
+
+
+def job_of(request: Request, kind: str) -> Job:
+    job = server_of(request).jobs.get(request.path_params["id"], kind)
+    if job is None:
+        raise LookupError("no such run (it may have expired)")
+    return job
+
+
+# --- routes -----------------------------------------------------------------------------------
+
+
+async def page(request: Request):
+    index = STATIC / "index.html"
+    response: Any = (
+        FileResponse(index)
+        if index.is_file()
+        else HTMLResponse("<!doctype html><title>combatsim</title><p>combatsim serve</p>")
+    )
+    token = request.query_params.get("token")
+    if token:
+        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def list_scenarios(request: Request):
+    server = server_of(request)
+    return JSONResponse(await run_in_threadpool(scenario_rows, server))
+
+
+def scenario_rows(server: Server) -> list[dict[str, Any]]:
+    """Every scenario file of the folder (catalogues and broken files left out)."""
+    from ..safeyaml import parse_yaml, read_text
+
+    rows = []
+    for path in server.served.yaml_files():
+        try:
+            data, _ = parse_yaml(read_text(path), str(path))
+        except CombatsimError:
+            continue
+        if not isinstance(data, dict) or "sides" not in data:
+            continue
+        rules = data.get("rules") if isinstance(data.get("rules"), dict) else {}
+        rows.append(
+            {
+                "file": server.served.relative(path),
+                "name": str(data.get("name", path.stem)),
+                "system": str(rules.get("system", "")),
+            }
+        )
+    return rows
+
+
+async def start_run(request: Request):
+    server = server_of(request)
+    body = await read_json(request)
+
+    def prepare() -> Job:
+        scenario = runs.scenario_of(server.served, body)
+        options = runs.run_options(body)
+        return Job("run", runs.run_body(scenario, options), server.pool)
+
+    job = await run_in_threadpool(prepare)
+    page_id = body.get("page")
+    server.jobs.start(job, page_id if isinstance(page_id, str) else None)
+    return JSONResponse({"id": job.id}, status_code=201)
+
+
+async def get_job(request: Request, kind: str = "run"):
+    return JSONResponse(job_of(request, kind).snapshot())
+
+
+async def job_events(request: Request, kind: str = "run"):
+    job = job_of(request, kind)
+
+    async def stream():
+        version = -1
+        while True:
+            news = await run_in_threadpool(job.wait_change, version, EVENT_WAIT)
+            if news == version and job.running:
+                yield ": keep-alive\n\n"
+                continue
+            version = news
+            snapshot = job.snapshot()
+            yield f"data: {json.dumps(snapshot)}\n\n"
+            if snapshot["state"] != "running":
+                return
+            await asyncio.sleep(0)
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+async def cancel_job(request: Request, kind: str = "run"):
+    job = job_of(request, kind)
+    job.cancel.cancel()
+    await run_in_threadpool(job.thread.join, 2.0)
+    return JSONResponse(job.snapshot())
+
+
+async def run_table(request: Request):
+    job = job_of(request, "run")
+    name = request.path_params["table"]
+    if name not in runs.TABLES:
+        raise LookupError(f"no table {name} (battles.csv, combatants.csv, casualties.csv)")
+    if job.running or "summary" not in job.extra:
+        return errors(409, "the run is still going (its tables come when it ends)")
+    path = await run_in_threadpool(runs.write_table, job, name, server_of(request).tables)
+    return FileResponse(path, media_type="text/csv", filename=name)
+
+
+def routes() -> list:
+    from . import extras
+
+    return [
+        Route("/", page),
+        Route("/api/scenarios", list_scenarios),
+        Route("/api/runs", start_run, methods=["POST"]),
+        Route("/api/runs/{id}", get_job, methods=["GET"]),
+        Route("/api/runs/{id}", cancel_job, methods=["DELETE"]),
+        Route("/api/runs/{id}/events", job_events),
+        Route("/api/runs/{id}/{table}", run_table),
+        *extras.routes(),
+        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+    ]
+
+
+# --- errors as JSON ---------------------------------------------------------------------------
+
+
+def handlers(server: Server) -> dict:
+    def refused(request, err):
+        return errors(403, server.message(err))
+
+    def invalid(request, err):
+        return errors(422, server.message(err))
+
+    def busy(request, err):
+        return errors(429, server.message(err))
+
+    def missing(request, err):
+        return errors(404, str(err.args[0]) if err.args else "not found")
+
+    return {Outside: refused, CombatsimError: invalid, Busy: busy, LookupError: missing}
+
+
+def make_app(server: Server) -> Starlette:
+    app = Starlette(routes=routes(), exception_handlers=handlers(server))
+    app.state.server = server
+    app.add_middleware(Guard, server=server)
+    return app
+
+
+__all__ = ["ScenarioError", "Server", "make_app"]
