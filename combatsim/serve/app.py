@@ -32,6 +32,7 @@ from ..safeyaml import max_file_bytes
 from . import runs
 from .folder import Outside, Served
 from .jobs import Busy, Job, Jobs
+from .overview import Overview
 from .pool import WarmPool
 
 STATIC = Path(__file__).parent / "static"
@@ -48,7 +49,9 @@ class Server:
         self.token = token
         self.host = host
         self.pool = WarmPool(workers)
+        self.study_workers = workers
         self.jobs = Jobs()
+        self.overview = Overview(self.served, self.pool, lambda: scenario_rows(self))
         self.tables = Path(tempfile.mkdtemp(prefix="combatsim-serve-"))
         self.hosts: set[str] = set()
         self.set_port(port)
@@ -61,6 +64,7 @@ class Server:
             self.hosts.add(f"[{self.host.strip('[]')}]:{port}")
 
     def close(self) -> None:
+        self.overview.close()
         self.jobs.close()
         self.pool.close()
         import shutil

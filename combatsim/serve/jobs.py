@@ -90,6 +90,7 @@ class Job:
             out = {**self.figures, "id": self.id, "state": self.state}
             if self.error is not None:
                 out["errors"] = [self.error]
+                out["error"] = self.error
             return out
 
     def wait_change(self, version: int, timeout: float) -> int:

@@ -305,3 +305,163 @@ def _zombie(pid: int) -> bool:
         return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     except OSError:
         return True
+
+
+# --- the page's other routes ------------------------------------------------------------------
+
+
+def test_a_scenario_comes_with_its_text_and_a_view_whose_paths_edit_it(client, folder):
+    got = client.get(f"/api/scenarios/{FIREFIGHT}").json()
+    assert got["yaml"] == (folder / FIREFIGHT).read_text()
+    guards = got["view"]["sides"][1]["members"][1]
+    assert guards["name"] == "Guard" and guards["count"] == 3
+    assert guards["numbers"]["skills.firearms"] == 4  # from the archetype
+    assert guards["armor"] == "armor_vest" and guards["weapons"][0] == "hk227"
+    path = guards["paths"]["skills.firearms"]
+    run = start(client, scenario=FIREFIGHT, battles=50, set=[f"{path}=6"])
+    assert finish(client, run)["state"] == "done"
+    assert client.get("/api/scenarios/../secret.yaml").status_code in (403, 404)
+    assert client.get("/api/scenarios/link-out.yaml").status_code == 403
+    assert "secret-contents" not in client.get("/api/scenarios/link-out.yaml").text
+
+
+def test_check_gives_the_validators_line_and_did_you_mean(client, folder):
+    text = (folder / FIREFIGHT).read_text()
+    assert client.post("/api/check", json={"yaml": text}).json()["errors"] == []
+    bad = client.post("/api/check", json={"yaml": text.replace("count: 3", "count: three")}).json()
+    assert bad["errors"][0]["line"] == 37 and "count" in bad["errors"][0]["message"]
+    assert bad["view"]["sides"][1]["members"][1]["count"] == "three"
+    armor = "sides[1].members[1].armor=lined_cot"
+    typo = client.post("/api/check", json={"yaml": text, "set": [armor]}).json()["errors"]
+    assert "did you mean 'lined_coat'" in typo[0]["message"]
+    broken = client.post("/api/check", json={"yaml": "name: [unclosed"}).json()
+    assert broken["errors"] and broken["view"] is None
+
+
+def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
+    names = client.get("/api/catalogue?system=sr-classic").json()
+    assert "armor_vest" in names["armor"] and "hk227" in names["weapons"]
+    assert client.get("/api/catalogue?system=nope").json() == {"weapons": [], "armor": []}
+
+
+def test_saving_never_overwrites_without_overwrite(client, folder):
+    text = (folder / FIREFIGHT).read_text()
+    answer = client.put("/api/scenarios/saved.yaml", json={"yaml": text})
+    assert answer.status_code == 200 and (folder / "saved.yaml").read_text() == text
+    again = client.put("/api/scenarios/saved.yaml", json={"yaml": text + "\n"})
+    assert again.status_code == 409 and (folder / "saved.yaml").read_text() == text
+    forced = client.put("/api/scenarios/saved.yaml", json={"yaml": text + "\n", "overwrite": True})
+    assert forced.status_code == 200 and (folder / "saved.yaml").read_text() == text + "\n"
+    assert client.put("/api/scenarios/../out.yaml", json={"yaml": text}).status_code in (403, 404)
+    assert not (folder.parent / "out.yaml").exists()
+    link = client.put("/api/scenarios/link-out.yaml", json={"yaml": text, "overwrite": True})
+    assert link.status_code == 403
+    assert (folder.parent / "secret.yaml").read_text() == "name: secret-contents\n"
+    invalid = client.put("/api/scenarios/bad.yaml", json={"yaml": "name: x"})
+    assert invalid.status_code == 422 and not (folder / "bad.yaml").exists()
+
+
+def test_trace_is_the_text_of_run_trace(client):
+    got = client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": 2}).json()["text"]
+    assert got.startswith("Loading-dock firefight") and "Battle 2" in got
+    assert client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": -1}).status_code == 422
+
+
+def test_trace_equals_the_command_line(client, folder, capsys):
+    from combatsim.cli import main
+
+    got = client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": 1, "seed": 4}).json()
+    assert main(["run", str(folder / FIREFIGHT), "--trace", "1", "--seed", "4"]) == 0
+    printed = capsys.readouterr().out.rstrip("\n")
+    assert got["text"] == printed.replace(f"{folder.resolve()}/", "").replace(f"{folder}/", "")
+
+
+def test_odds_lists_the_calculators_and_computes_one_as_odds_json(client, capsys):
+    from combatsim.cli import main
+
+    listed = {c["name"]: c for c in client.get("/api/odds").json()}
+    assert {"sr", "2097", "lost-souls", "4d8"} <= set(listed)
+    assert "dice" in [a["name"] for a in listed["sr"]["arguments"]]
+    got = client.post("/api/odds", json={"calculator": "sr", "args": {"dice": 6, "tn": 5}})
+    assert got.status_code == 200
+    main(["odds", "sr", "--dice", "6", "--tn", "5", "--json"])
+    expected = json.loads(capsys.readouterr().out)
+    payload = got.json()
+    assert {k: payload[k] for k in expected} == expected
+    assert payload["distribution"]["values"]
+    bad = client.post("/api/odds", json={"calculator": "sr", "args": {"dice": "x"}})
+    assert bad.status_code == 422
+
+
+def study(client, **body) -> dict:
+    answer = client.post("/api/studies", json={"scenario": FIREFIGHT, **body})
+    assert answer.status_code == 201, answer.text
+    study_id = answer.json()["id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/studies/{study_id}").json()
+        if got["state"] != "running":
+            return got
+        time.sleep(0.1)
+    raise AssertionError("the study did not end")
+
+
+GUARDS = "sides[1].members[1].count"
+
+
+def test_a_sweep_has_rows_with_intervals_and_the_commands_lines(client):
+    got = study(client, kind="sweep", vary=[f"{GUARDS}=1..3"], battles=60, seed=1)
+    assert got["state"] == "done" and got["kind"] == "sweep"
+    assert [r[GUARDS] for r in got["rows"]] == [1, 2, 3]
+    row = got["rows"][0]
+    assert row["ci_low_runners"] <= row["win_rate_runners"] <= row["ci_high_runners"]
+    assert any("every row ran the same battle seeds" in line for line in got["verdict"])
+    assert not any(str(ROOT) in line for line in got["verdict"])
+
+
+def test_balance_and_compare_answer_as_their_commands(client):
+    import combatsim
+
+    got = study(client, kind="balance", vary=f"{GUARDS}=1..4", target="runners win 0.5", battles=60)
+    assert got["state"] == "done" and got["best"]["value"] in (1, 2, 3, 4)
+    compared = study(client, kind="compare", b_set=[f"{GUARDS}=1"], battles=80, seed=5)
+    expected = combatsim.compare(
+        ROOT / "scenarios" / FIREFIGHT, b_sets=[f"{GUARDS}=1"], battles=80, seed=5, quiet=True
+    )
+    assert compared["differences"] == json.loads(json.dumps(expected.summary["differences"]))
+    assert client.post("/api/studies", json={"kind": "nope"}).status_code == 422
+
+
+@pytest.mark.slow
+def test_explain_ranks_levers_and_a_study_can_be_cancelled(client):
+    got = study(client, kind="explain", side="runners", battles=40)
+    assert got["state"] == "done" and got["rows"][0]["rank"] == 1 and got["verdict"]
+    answer = client.post("/api/studies", json={"scenario": FIREFIGHT, "kind": "explain"})
+    study_id = answer.json()["id"]
+    time.sleep(0.5)
+    began = time.monotonic()
+    assert client.delete(f"/api/studies/{study_id}").status_code == 200
+    deadline = time.monotonic() + 5
+    while client.get(f"/api/studies/{study_id}").json()["state"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert time.monotonic() - began < 5
+    assert client.get(f"/api/runs/{study_id}").status_code == 404  # a study is no run
+
+
+def test_the_overview_refines_every_scenario_in_the_background(client):
+    first = client.get("/api/overview").json()
+    files = {row["file"] for row in first}
+    assert FIREFIGHT in files and not any(f.startswith("catalogues/") for f in files)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rows = {r["file"]: r for r in client.get("/api/overview").json()}
+        if rows[FIREFIGHT]["battles"] >= 50:
+            break
+        time.sleep(0.2)
+    row = rows[FIREFIGHT]
+    assert [s["side"] for s in row["sides"]] == ["runners", "corp security"]
+    for side in row["sides"]:
+        assert 0 <= side["loses_someone"] <= 1 and 0 <= side["someone_dies"] <= 1
+        assert side["win_ci95"][0] <= side["win"] <= side["win_ci95"][1]
+    assert isinstance(row["dangerous"], bool)
