@@ -83,10 +83,12 @@ def _serve(args: argparse.Namespace) -> int:
             timeout_graceful_shutdown=STOP_WITHIN,
             lifespan="off",
         )
-        uvicorn.Server(config).run(sockets=[listener])
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, SIGTERM: the way to stop it
+            uvicorn.Server(config).run(sockets=[listener])
     finally:
         server.close()
         listener.close()
+    print("combatsim: stopped serving", file=sys.stderr)
     return 0
 
 
