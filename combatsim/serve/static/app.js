@@ -288,7 +288,7 @@
       const sideLines = (f, c) => st.map((s) => `<div>${esc(s.side)}: <b>${pct(s[f])}</b> <span class="muted small">${interval(s[c])}</span></div>`).join("");
       const open = el("button", { type: "button", class: "linkish", onclick: () => openScenario(row.file), text: row.name || row.file });
       return el("tr", { class: row.dangerous ? "dangerous" : null },
-        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "someone may well die", "aria-label": "dangerous" , text: " ☠" }) : null,
+        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous for the first side: someone of it often dies, or it usually loses", "aria-label": "dangerous", text: " ☠" }) : null,
           el("div", { class: "muted small", text: row.file })),
         el("td", { text: row.system || "" }),
         el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 96, valueW: 124, W: 350, ticks: [0, 0.5, 1] }) : '<span class="muted">running…</span>' }),
@@ -354,8 +354,9 @@
       await loadCatalogue(data.view?.system);
       renderForm();
       fillStudyControls();
+      if (S.odds.length) pickOddsFor(data.view?.system);
       $("trace").textContent = "";
-      for (const id of ["sweep-chart", "compare-out", "explain-chart"]) $(id).innerHTML = "";
+      for (const id of ["sweep-chart", "compare-out", "explain-chart", "sweep-text", "compare-text", "explain-text"]) $(id).innerHTML = "";
       for (const id of ["sweep-status", "compare-status", "explain-status"]) status(id, "");
       markEdited();
       editClock();
@@ -412,7 +413,7 @@
     const field = (label, path, value, opts = {}) => fieldInput(label, path, value, { ...opts, who: member.name });
     fields.append(field("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
     for (const [key, v] of Object.entries(member.numbers || {})) {
-      fields.append(field(key.replace(/_/g, " "), memberPath(member, key), valueOf(v)));
+      fields.append(field(key.split(".").pop().replace(/_/g, " "), memberPath(member, key), valueOf(v)));
     }
     const weapons = Array.isArray(member.weapons) ? member.weapons : member.weapons ? [member.weapons] : [];
     weapons.forEach((w, i) => {
@@ -629,7 +630,7 @@
       for (const m of side.members || []) {
         for (const [key, path] of Object.entries(m.paths || {})) {
           if (/weapon|armor|tactic|position/.test(key)) continue;
-          fields.append(el("option", { value: path, text: `${side.name} · ${m.name} · ${key.replace(/^numbers\./, "").replace(/_/g, " ")}` }));
+          fields.append(el("option", { value: path, text: `${side.name} · ${m.name} · ${key.split(".").pop().replace(/_/g, " ")}` }));
         }
       }
     }
@@ -645,12 +646,23 @@
       if (sides.includes(keep)) sel.value = keep;
     }
   }
+  /** POST a study, waiting politely while the server is at its cap of running jobs (429). */
+  async function postStudy(body, statusId, tries = 40) {
+    for (let i = 0; ; i++) {
+      try { return await api("POST", "/api/studies", body); }
+      catch (e) {
+        if (e.status !== 429 || i >= tries) throw e;
+        status(statusId, "Waiting for a free worker…");
+        await new Promise((ok) => setTimeout(ok, 750));
+      }
+    }
+  }
   function runStudy(kind, body, statusId, render) {
     const old = S.studies[kind];
     if (old) { old.stream?.close(); api("DELETE", `/api/studies/${old.id}`).catch(() => {}); }
     status(statusId, "Running…");
     const entry = (S.studies[kind] = { id: null, stream: null });
-    return api("POST", "/api/studies", { kind, ...sourceBody(), ...body, page: PAGE }).then(({ id }) => {
+    return postStudy({ kind, ...sourceBody(), ...body, page: PAGE }, statusId).then(({ id }) => {
       entry.id = id;
       const show = (data) => {
         if (S.studies[kind] !== entry) return;
@@ -665,6 +677,12 @@
       status(statusId, e.message, true);
       if (e.status === 422 && S.lastEdited) setFieldError(S.lastEdited, e.message);
     });
+  }
+  /** The command's own printed lines, folded away under the chart. */
+  function commandText(id, verdict, what) {
+    const lines = Array.isArray(verdict) ? verdict : verdict ? [verdict] : [];
+    if (!lines.length) { $(id).replaceChildren(); return; }
+    $(id).replaceChildren(el("details", {}, el("summary", { text: `What ${what} prints` }), el("pre", { class: "trace", text: lines.join("\n") })));
   }
   function sideOrder() { return (S.view?.sides || []).map((s) => s.name); }
   function sweepSeries(rows, path) {
@@ -696,8 +714,8 @@
       const best = d.best || d.summary?.best;
       if (best) { state.best = best; draw(); }
       if (d.state && d.state !== "running") {
-        const lines = Array.isArray(d.verdict) ? d.verdict.join(" ") : d.verdict || "";
-        if (lines) status("sweep-status", lines);
+        commandText("sweep-text", d.verdict, "combatsim balance");
+        if (best) status("sweep-status", `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`);
       }
     });
   });
@@ -709,11 +727,15 @@
     if (old) { old.stream?.close(); api("DELETE", `/api/studies/${old.id}`).catch(() => {}); }
     const entry = (S.studies.compare = { id: null, stream: null });
     status("compare-status", "Running…");
-    api("POST", "/api/studies", { kind: "compare", ...body, page: PAGE }).then(({ id }) => {
+    postStudy({ kind: "compare", ...body, page: PAGE }, "compare-status").then(({ id }) => {
       entry.id = id;
       const show = (d) => {
-        status("compare-status", d.state === "running" ? "running…" : (Array.isArray(d.verdict) ? d.verdict.join(" ") : d.verdict) || d.state, d.state === "failed");
-        renderCompare(d.differences || d.summary?.differences || d.rows || []);
+        const diffs = d.differences || d.summary?.differences || [];
+        const first = diffs[0];
+        const gist = first ? `${first.side} win: B − A = ${pp(first.difference)} (${pp(first.ci95?.[0])} to ${pp(first.ci95?.[1])}), p ${pValue(first.p_value).startsWith("<") ? "" : "= "}${pValue(first.p_value)}` : "";
+        status("compare-status", d.state === "running" ? `running… ${d.battles_done ? Number(d.battles_done).toLocaleString() + " battles" : ""}` : d.error || gist || d.state, d.state === "failed");
+        if (d.state !== "running") commandText("compare-text", d.verdict, "combatsim compare");
+        renderCompare(diffs);
       };
       entry.stream = listen(`/api/studies/${id}/events`, show, () => api("GET", `/api/studies/${id}`).then(show).catch(() => {}));
     }).catch((e) => status("compare-status", e.message, true));
@@ -749,8 +771,10 @@
         ],
       }));
       $("explain-chart").innerHTML = tornadoChart(levers, { what: `${side} win rate` });
-      const v = Array.isArray(d.verdict) ? d.verdict.join(" ") : d.verdict;
-      if (v && d.state !== "running") status("explain-status", v);
+      if (d.state !== "running") {
+        if (d.text) status("explain-status", d.text);
+        commandText("explain-text", d.verdict, "combatsim explain");
+      }
     });
   });
 
@@ -777,10 +801,17 @@
     try {
       S.odds = calculators(await api("GET", "/api/odds"));
       $("odds-calc").replaceChildren(...S.odds.map((c) => el("option", { value: c.name, text: c.help ? `${c.name} — ${c.help}` : c.name })));
-      renderOddsArgs();
+      pickOddsFor(S.view?.system);
     } catch (e) {
       $("odds-error").textContent = "Odds calculators unavailable: " + e.message;
     }
+  }
+  /** The calculator of the scenario's system ("sr-classic" and "sr-d8" -> "sr", "sr2097" -> "2097"). */
+  function pickOddsFor(system) {
+    const sys = String(system || "");
+    const match = S.odds.find((c) => sys === c.name) || S.odds.find((c) => sys.startsWith(c.name)) || S.odds.find((c) => sys.endsWith(c.name));
+    if (match) $("odds-calc").value = match.name;
+    renderOddsArgs();
   }
   function renderOddsArgs() {
     const calc = S.odds.find((c) => c.name === $("odds-calc").value);
@@ -794,7 +825,8 @@
         ? el("input", { type: "checkbox", id, "data-arg": name, "data-flag": "1", checked: a.default === true })
         : a.choices ? el("select", { id, "data-arg": name }, a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
           : el("input", { type: a.type === "int" || a.type === "integer" || typeof a.default === "number" ? "number" : "text", id, "data-arg": name, value: a.default ?? "", size: 6 });
-      box.append(el("label", { for: id, title: a.help || "" }, name.replace(/[-_]/g, " ") + " ", input));
+      if (a.required) input.required = true;
+      box.append(el("label", { for: id, title: a.help || "" }, name.replace(/[-_]/g, " ") + (a.required ? " *" : "") + " ", input));
     }
   }
   $("odds-calc").addEventListener("change", renderOddsArgs);
