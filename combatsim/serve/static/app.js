@@ -867,12 +867,19 @@
   }
 
   // ---------- download / save ----------
-  async function editedYaml() {
+  /** The edited scenario as text: the server folds the form's field edits into it when it
+   * can (POST /api/check answering "yaml"); otherwise null. */
+  async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
       const res = await api("POST", "/api/check", { yaml: S.yaml, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
       if (typeof res.yaml === "string") return res.yaml;
-    } catch { /* fall back below */ }
+    } catch { /* null below */ }
+    return null;
+  }
+  async function editedYaml() {
+    const folded = await foldedYaml();
+    if (folded != null) return folded;
     const lines = [...S.sets].map(([p, v]) => `#   --set '${p}=${v}'`);
     return `# Edited on the combatsim page; these field edits are applied on top of the text below:\n${lines.join("\n")}\n${S.yaml}`;
   }
@@ -888,7 +895,11 @@
     markEdited(); editClock(); scheduleRun();
   });
   let overwriteArmed = false;
-  $("save").addEventListener("click", () => {
+  $("save").addEventListener("click", async () => {
+    if ((await foldedYaml()) == null) {
+      status("save-status", "The form's field edits cannot be written into the file here yet: make them in the YAML tab to save, or download the YAML (it lists them).", true);
+      return;
+    }
     overwriteArmed = false;
     $("save-name").value = S.file || "scenario.yaml";
     $("save-warn").textContent = "";
@@ -900,7 +911,7 @@
     const name = $("save-name").value.trim();
     const overwrite = overwriteArmed;
     try {
-      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: await editedYaml(), overwrite });
+      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: await foldedYaml(), overwrite });
       status("save-status", `Saved as ${name} in the folder.`);
       if (name === S.file) { S.original = S.yaml; markEdited(); }
     } catch (e) {
