@@ -187,6 +187,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
         "() => document.querySelectorAll('#sweep-chart svg circle').length >= 12",
         timeout=WAIT_MS * 4,
     )
+    page.wait_for_selector("#sweep-chart line.mark", timeout=WAIT_MS * 4)  # balance's answer
+    assert "balance:" in page.inner_text("#sweep-chart")
     page.locator("#sweep-chart").scroll_into_view_if_needed()
     _shot(page, "5-sweep")
 
