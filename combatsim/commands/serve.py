@@ -24,7 +24,7 @@ from ..limits import MAX_WORKERS
 from . import examples
 
 DEFAULT_PORT = 8765
-STOP_WITHIN = 2  # seconds uvicorn waits for open requests (event streams) when stopping
+STOP_WITHIN = 1  # seconds uvicorn waits for open requests (event streams) when stopping
 
 
 def add_parser(sub) -> None:

@@ -10,8 +10,6 @@ The routes are listed in ``routes``; docs/serve.md is their reference.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import secrets
 import tempfile
 from http.cookies import SimpleCookie
@@ -22,14 +20,14 @@ from urllib.parse import parse_qs
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import CombatsimError, ScenarioError
+from ..errors import CombatsimError
 from ..names import for_terminal
-from ..safeyaml import max_file_bytes
-from . import runs
+from . import extras, runs
+from .common import cancel_job, errors, get_job, job_events, job_of, read_json, server_of
 from .folder import Outside, Served
 from .jobs import Busy, Job, Jobs
 from .overview import Overview
@@ -37,8 +35,6 @@ from .pool import WarmPool
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "combatsim_token"
-BODY_SLACK = 64 * 1024  # bytes a request may carry beyond the file size cap (its JSON)
-EVENT_WAIT = 1.0  # seconds an event stream waits for news before it sends a keep-alive
 
 
 class Server:
@@ -114,41 +110,6 @@ class Guard:
         return None
 
 
-# --- helpers ----------------------------------------------------------------------------------
-
-
-def errors(status: int, *lines: str) -> JSONResponse:
-    return JSONResponse({"errors": list(lines)}, status_code=status)
-
-
-async def read_json(request: Request) -> dict[str, Any]:
-    """The request's JSON object, at most the file size cap (plus its wrapping) long."""
-    limit = max_file_bytes() + BODY_SLACK
-    data = b""
-    async for part in request.stream():
-        data += part
-        if len(data) > limit:
-            raise CombatsimError(f"a request body over {limit:,} bytes")
-    try:
-        body = json.loads(data or b"{}")
-    except ValueError as err:
-        raise CombatsimError(f"a JSON body ({err})") from None
-    if not isinstance(body, dict):
-        raise CombatsimError("a JSON object as the request body")
-    return body
-
-
-def server_of(request: Request) -> Server:
-    return request.app.state.server
-
-
-def job_of(request: Request, kind: str) -> Job:
-    job = server_of(request).jobs.get(request.path_params["id"], kind)
-    if job is None:
-        raise LookupError("no such run (it may have expired)")
-    return job
-
-
 # --- routes -----------------------------------------------------------------------------------
 
 
@@ -208,38 +169,6 @@ async def start_run(request: Request):
     return JSONResponse({"id": job.id}, status_code=201)
 
 
-async def get_job(request: Request, kind: str = "run"):
-    return JSONResponse(job_of(request, kind).snapshot())
-
-
-async def job_events(request: Request, kind: str = "run"):
-    job = job_of(request, kind)
-
-    async def stream():
-        version = -1
-        while True:
-            news = await run_in_threadpool(job.wait_change, version, EVENT_WAIT)
-            if news == version and job.running:
-                yield ": keep-alive\n\n"
-                continue
-            version = news
-            snapshot = job.snapshot()
-            yield f"data: {json.dumps(snapshot)}\n\n"
-            if snapshot["state"] != "running":
-                return
-            await asyncio.sleep(0)
-
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
-
-
-async def cancel_job(request: Request, kind: str = "run"):
-    job = job_of(request, kind)
-    job.cancel.cancel()
-    await run_in_threadpool(job.thread.join, 2.0)
-    return JSONResponse(job.snapshot())
-
-
 async def run_table(request: Request):
     job = job_of(request, "run")
     name = request.path_params["table"]
@@ -252,8 +181,6 @@ async def run_table(request: Request):
 
 
 def routes() -> list:
-    from . import extras
-
     return [
         Route("/", page),
         Route("/api/scenarios", list_scenarios),
@@ -291,6 +218,3 @@ def make_app(server: Server) -> Starlette:
     app.state.server = server
     app.add_middleware(Guard, server=server)
     return app
-
-
-__all__ = ["ScenarioError", "Server", "make_app"]

@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from ..errors import CombatsimError, ScenarioError, UsageError
 from ..safeyaml import max_file_bytes, parse_yaml
-from . import app as web
+from . import common as web
 from .folder import YAML, Outside
 from .jobs import Job
 from .runs import scenario_of

@@ -25,6 +25,7 @@ IDLE = 120.0  # seconds a running job may go unwatched before it is cancelled
 EXPIRE = 600.0  # seconds a finished job is kept after it was last asked about
 MAX_KEPT = 64  # finished jobs kept at most (the oldest go first)
 REFRESH = 0.1  # seconds between two snapshots of a running job's figures
+CLOSE_WAIT = 2.5  # seconds the server, stopping, waits for its jobs (and their workers)
 REAP_EVERY = 2.0  # seconds between two looks for idle and expired jobs
 
 RUNNING, DONE, CANCELLED, FAILED = "running", "done", "cancelled", "failed"
@@ -152,9 +153,10 @@ class Jobs:
         for job in jobs:
             job.thread.join(max(0.0, deadline - time.monotonic()))
 
-    def close(self) -> None:
+    def close(self, wait: float = CLOSE_WAIT) -> None:
+        """Cancel every job and give them ``wait`` seconds to stop their workers."""
         self._stop.set()
-        self.cancel_all()
+        self.cancel_all(wait)
 
     def reap(self) -> None:
         """Cancel jobs nobody watches; drop finished ones nobody asked about lately."""

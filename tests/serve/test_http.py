@@ -202,6 +202,7 @@ def test_a_run_can_be_cancelled_and_its_workers_are_free_within_two_seconds(clie
     assert quick["state"] == "done"
 
 
+@pytest.mark.slow
 def test_over_the_cap_a_run_is_429_and_a_pages_new_run_cancels_its_previous(client, server):
     ids = [start(client, scenario=FIREFIGHT, battles=50_000, page=f"p{i}") for i in range(4)]
     try:
@@ -272,9 +273,12 @@ def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_
             f"{address}/api/runs", headers=headers, json={"scenario": FIREFIGHT, "battles": 50_000}
         )
         assert started.status_code == 201
+        sweep = {"scenario": FIREFIGHT, "kind": "sweep", "vary": [f"{GUARDS}=1..8"]}
+        sweep["battles"] = 20_000
+        assert httpx.post(f"{address}/api/studies", headers=headers, json=sweep).status_code == 201
+        time.sleep(1.0)
         children = _children(process.pid)
-        assert len(children) >= 2  # the warm pool
-        time.sleep(0.5)
+        assert len(children) >= 4  # the warm pool, and the study's own workers
         process.send_signal(signal.SIGTERM)
         began = time.monotonic()
         process.wait(timeout=5)
