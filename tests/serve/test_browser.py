@@ -187,7 +187,11 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
         "() => document.querySelectorAll('#sweep-chart svg circle').length >= 12",
         timeout=WAIT_MS * 4,
     )
-    page.wait_for_selector("#sweep-chart line.mark", timeout=WAIT_MS * 4)  # balance's answer
+    try:  # balance's answer marked on the chart
+        page.wait_for_selector("#sweep-chart line.mark", state="attached", timeout=WAIT_MS * 4)
+    except Exception:
+        _shot(page, "5-sweep-without-balance")
+        raise AssertionError("no balance mark: " + page.inner_text("#sweep-status")) from None
     assert "balance:" in page.inner_text("#sweep-chart")
     page.locator("#sweep-chart").scroll_into_view_if_needed()
     _shot(page, "5-sweep")
@@ -216,4 +220,5 @@ def _timing_until_done(page) -> dict:
     return {
         "first_ms": perf["firstAt"] - perf["editAt"],
         "thousand_ms": perf["thousandAt"] - perf["editAt"],
+        "run_started_ms": perf["postedAt"] - perf["editAt"],
     }

@@ -11,7 +11,7 @@
   const TOKEN = params.get("token") || "";
   const PAGE = "page-" + Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   const $ = (id) => document.getElementById(id);
-  const DEBOUNCE_MS = 200;
+  const DEBOUNCE_MS = 150;
   const TACTIC_CHOICES = {
     target: ["nearest", "weakest", "most_dangerous", "focus", "random"],
     fire_mode: ["single", "autofire"],
@@ -52,6 +52,7 @@
         const m = /\.ya?ml:(\d+):/.exec(item.message) || /\bline (\d+)\b/.exec(item.message);
         if (m) item.line = Number(m[1]);
       }
+      if (item.line != null) item.message = item.message.replace(/^\S+\.ya?ml:\d+:\s*/, "");
       return item;
     });
   }
@@ -564,7 +565,7 @@
     try {
       const { id } = await api("POST", "/api/runs", body);
       if (seq !== S.runSeq) { api("DELETE", `/api/runs/${id}`).catch(() => {}); return; }
-      S.runId = id; perf.runs++;
+      S.runId = id; perf.runs++; perf.postedAt = performance.now();
       clearEditErrors();
       $("results").classList.remove("stale");
       S.stream = listen(`/api/runs/${id}/events`, (data) => { if (seq === S.runSeq) renderRun(data); },
