@@ -469,3 +469,16 @@ def test_the_overview_refines_every_scenario_in_the_background(client):
         assert 0 <= side["loses_someone"] <= 1 and 0 <= side["someone_dies"] <= 1
         assert side["win_ci95"][0] <= side["win"] <= side["win_ci95"][1]
     assert isinstance(row["dangerous"], bool)
+
+
+def test_an_unwatched_run_is_cancelled_and_a_finished_one_forgotten(client, server):
+    from combatsim.serve import jobs
+
+    watched_long_ago = start(client, scenario=FIREFIGHT, battles=50_000)
+    done = start(client, scenario=FIREFIGHT, battles=50)
+    finish(client, done)
+    server.jobs.get(watched_long_ago, "run").seen -= jobs.IDLE + 1
+    server.jobs.get(done, "run").seen -= jobs.EXPIRE + 1
+    server.jobs.reap()
+    assert finish(client, watched_long_ago, timeout=5.0)["state"] == "cancelled"
+    assert client.get(f"/api/runs/{done}").status_code == 404
