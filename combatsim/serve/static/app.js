@@ -224,7 +224,10 @@
         const by = y0 + 4 + j * 9, bh = 8;
         const a = x(Math.min(0, s.value)), b = x(Math.max(0, s.value));
         svg += `<rect x="${a}" y="${by}" width="${Math.max(0.5, b - a)}" height="${bh}" fill="${s.colour}" opacity="${s.significant === false ? 0.45 : 0.9}"><title>${esc(l.label)} ${esc(s.name)}: ${pp(s.value)} (${s.ci ? pp(s.ci[0]) + " to " + pp(s.ci[1]) : ""})${s.p != null ? ", p=" + Number(s.p).toPrecision(2) : ""}</title></rect>`;
-        if (s.ci) svg += `<line class="whisker" x1="${x(s.ci[0])}" x2="${x(s.ci[1])}" y1="${by + bh / 2}" y2="${by + bh / 2}"/>`;
+        if (s.ci) {
+          const cy = by + bh / 2;
+          svg += `<line class="whisker thin" x1="${x(s.ci[0])}" x2="${x(s.ci[1])}" y1="${cy}" y2="${cy}"/><line class="whisker thin" x1="${x(s.ci[0])}" x2="${x(s.ci[0])}" y1="${cy - 3}" y2="${cy + 3}"/><line class="whisker thin" x1="${x(s.ci[1])}" x2="${x(s.ci[1])}" y1="${cy - 3}" y2="${cy + 3}"/>`;
+        }
       });
     });
     svg += `<line class="zero" x1="${x(0)}" x2="${x(0)}" y1="${T - 4}" y2="${H}"/>`;
@@ -773,7 +776,7 @@
       }));
       $("explain-chart").innerHTML = tornadoChart(levers, { what: `${side} win rate` });
       if (d.state !== "running") {
-        if (d.text) status("explain-status", d.text);
+        if (d.text) status("explain-status", Array.isArray(d.text) ? d.text.join(" ") : d.text);
         commandText("explain-text", d.verdict, "combatsim explain");
       }
     });
@@ -852,7 +855,11 @@
   function drawOdds(res) {
     const dist = res.distribution;
     if (dist && Array.isArray(dist.values)) {
-      const series = Object.entries(dist.series || {}).slice(0, 2).map(([name, values]) => ({ name, values }));
+      const series = Object.entries(dist.series || {}).slice(0, 2).map(([name, values]) => ({ name: name || "exactly", values }));
+      if (series.length === 1) { // and the chance of at least each value, AnyDice's second view
+        let sum = 0;
+        series.push({ name: "at least", values: series[0].values.slice().reverse().map((v) => (sum += v)).reverse() });
+      }
       $("odds-chart").innerHTML = barsChart(dist.values.map(String), series, { xLabel: dist.outcome || "" });
     } else {
       const arrays = Object.entries(res).filter(([, v]) => Array.isArray(v) && v.length && v.every((x) => typeof x === "number" && x >= 0 && x <= 1));
@@ -863,8 +870,11 @@
         $("odds-chart").innerHTML = barsChart([...Array(n).keys()].map(String), series, { xLabel: arrays[0][0].replace(/_/g, " ") });
       }
     }
-    const facts = Object.entries(res).filter(([, v]) => typeof v === "number" || typeof v === "string").map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "number" && v > 0 && v < 1 ? pct(v, 2) : v}`);
-    $("odds-chart").append(el("p", { class: "muted small", text: facts.join(" · ") }));
+    if (typeof res.table === "string") $("odds-chart").append(el("pre", { class: "trace", text: res.table }));
+    else {
+      const facts = Object.entries(res).filter(([, v]) => typeof v === "number" || typeof v === "string").map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "number" && v > 0 && v < 1 ? pct(v, 2) : v}`);
+      $("odds-chart").append(el("p", { class: "muted small", text: facts.join(" · ") }));
+    }
   }
 
   // ---------- download / save ----------
