@@ -3,7 +3,7 @@ battles of the 4v4, through a real ``combatsim serve`` over HTTP.
 
 Run from the repository root::
 
-    python benchmarks/bench_serve.py [--repeats 9] [--workers 2]
+    python benchmarks/bench_serve.py [--repeats 9] [--workers 2] [--overview]
 
 It starts ``python -m combatsim serve scenarios --port 0 --no-browser`` (as a user would),
 then, per repeat, posts a run of ``scenarios/sr-firefight-4v4.yaml`` with 1,000 battles and a
@@ -35,6 +35,9 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--battles", type=int, default=1000)
+    parser.add_argument(
+        "--overview", action="store_true", help="with the folder overview refining meanwhile"
+    )
     args = parser.parse_args()
     import httpx
 
@@ -46,11 +49,17 @@ def main() -> int:
         address, token = server.stdout.readline().strip().rsplit(" ", 1)[1].split("/?token=")
         client = httpx.Client(base_url=address, headers={"Authorization": f"Bearer {token}"})
         firsts, wholes = [], []
+        if args.overview:  # as with the page open: the overview refines in the background
+            client.get("/api/overview").raise_for_status()
+            time.sleep(1.0)
         for seed in range(args.repeats):
+            if args.overview:
+                client.get("/api/overview").raise_for_status()
             first, whole = one_edit(client, seed, args.battles)
             firsts.append(first)
             wholes.append(whole)
-        print(f"combatsim serve, {args.workers} workers, {SCENARIO}, {args.battles} battles")
+        busy = ", the overview refining meanwhile" if args.overview else ""
+        print(f"combatsim serve, {args.workers} workers, {SCENARIO}, {args.battles} battles{busy}")
         median, worst = _ms(statistics.median(firsts)), _ms(max(firsts))
         print(f"edit -> first figures: median {median}, worst {worst}")
         print(

@@ -10,7 +10,9 @@ The routes are listed in ``routes``; docs/serve.md is their reference.
 
 from __future__ import annotations
 
+import multiprocessing
 import secrets
+import shutil
 import tempfile
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -42,12 +44,16 @@ class Server:
 
     def __init__(self, folder, token: str, workers: int, host: str = "127.0.0.1", port: int = 0):
         self.served = Served(folder)
+        # worker processes already running in this process (a test's): never this server's
+        self._before = {p.pid for p in multiprocessing.active_children()}
         self.token = token
         self.host = host
         self.pool = WarmPool(workers)
         self.study_workers = workers
         self.jobs = Jobs()
-        self.overview = Overview(self.served, self.pool, lambda: scenario_rows(self))
+        self.overview = Overview(
+            self.served, self.pool, lambda: scenario_rows(self), busy=self.jobs.busy
+        )
         self.tables = Path(tempfile.mkdtemp(prefix="combatsim-serve-"))
         self.hosts: set[str] = set()
         self.set_port(port)
@@ -60,11 +66,17 @@ class Server:
             self.hosts.add(f"[{self.host.strip('[]')}]:{port}")
 
     def close(self) -> None:
+        """Stop everything: jobs are cancelled and given a moment, then every worker process
+        still alive (the warm pool's, a study's caught mid-chunk) is ended, so that nothing
+        outlives the server and its exit does not wait for a chunk to finish."""
         self.overview.close()
         self.jobs.close()
         self.pool.close()
-        import shutil
-
+        ours = [p for p in multiprocessing.active_children() if p.pid not in self._before]
+        for process in ours:
+            process.kill()
+        for process in ours:
+            process.join(timeout=2)
         shutil.rmtree(self.tables, ignore_errors=True)
 
     def message(self, err: BaseException) -> str:

@@ -137,6 +137,11 @@ class Jobs:
         job.thread.start()
         return job
 
+    def busy(self) -> bool:
+        """Whether any job is running (the overview waits for them)."""
+        with self._lock:
+            return any(job.running for job in self._jobs.values())
+
     def get(self, job_id: str, kind: str | None = None) -> Job | None:
         with self._lock:
             job = self._jobs.get(job_id)

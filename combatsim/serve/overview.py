@@ -3,10 +3,10 @@
 Rounds grow (``ROUNDS`` battles per scenario in all after each round), so every row has
 first figures within seconds and firmer ones later. Each round of a scenario is battles
 ``done .. target - 1`` of its own seed, merged into its tally: the figures after a round are
-those of ``combatsim run FILE --battles TARGET``. Work runs on the warm pool, one chunk of a
-scenario after another, so a run the user starts meanwhile waits at most a chunk. The
-refining stops when nobody has asked for the overview for ``WATCHED`` seconds and resumes at
-the next ask.
+those of ``combatsim run FILE --battles TARGET``. Work runs on the warm pool in steps of
+``STEP`` battles, and the user's runs and studies come first: between steps the refining
+waits while any of them is running. It stops when nobody has asked for the overview for
+``WATCHED`` seconds and resumes at the next ask.
 
 Per side: its win rate with interval, the chance it loses someone (at least one of its
 fighters ends down) and that someone of it dies. A scenario is ``dangerous`` when, for its
@@ -27,6 +27,8 @@ from .pool import WarmPool
 
 ROUNDS = (50, 200, 1000, 5000)  # battles per scenario after each round
 CHUNK = 50
+STEP = 100  # battles between two looks at whether the user's runs are waiting
+YIELD = 0.1  # seconds between those looks while they are
 WATCHED = 30.0  # seconds after the last ask that refining goes on
 DANGER_DEATH = 0.10
 DANGER_WIN = 0.50
@@ -35,8 +37,8 @@ DANGER_WIN = 0.50
 class Overview:
     """The rows of the folder overview, refined by one background thread."""
 
-    def __init__(self, served: Served, pool: WarmPool, scenarios):
-        self.served, self.pool, self._scenarios = served, pool, scenarios
+    def __init__(self, served: Served, pool: WarmPool, scenarios, busy=lambda: False):
+        self.served, self.pool, self._scenarios, self._busy = served, pool, scenarios, busy
         self._rows: dict[str, dict[str, Any]] = {}
         self._studies: dict[str, Study] = {}
         self._lock = threading.Lock()
@@ -85,12 +87,13 @@ class Overview:
             study = Study([scenario], settings, default_runner(), cancel=self.cancel)
             self._studies[row["file"]] = study
         unit = study.units[0]
-        if unit.done >= target:
-            return
-        unit.target = target
-        study.evaluate(self.pool.backend(self.cancel))
-        with self._lock:
-            self._rows[row["file"]] = overview_row(row, study)
+        while unit.done < target and not self.cancel.cancelled:
+            while self._busy() and not self.cancel.cancelled:  # the user's runs go first
+                time.sleep(YIELD)
+            unit.target = min(target, unit.done + STEP)
+            study.evaluate(self.pool.backend(self.cancel))
+            with self._lock:
+                self._rows[row["file"]] = overview_row(row, study)
 
 
 def overview_row(row: dict[str, Any], study: Study) -> dict[str, Any]:
