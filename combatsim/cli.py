@@ -24,6 +24,7 @@ from .commands import odds as odds_command
 from .commands import report as report_command
 from .commands import run as run_command
 from .commands import schema as schema_command
+from .commands import serve as serve_command
 from .commands import sweep as sweep_command
 from .commands import validate as validate_command
 from .errors import CombatsimError
@@ -41,6 +42,7 @@ COMMANDS = [
     balance_command,
     explain_command,
     report_command,
+    serve_command,
 ]
 
 

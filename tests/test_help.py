@@ -65,12 +65,17 @@ def _examples() -> list[str]:
         text = text.replace("\\\n", " ")
         for line in text.splitlines():
             line = line.split("   #")[0].strip()
-            if line.startswith("combatsim ") and "COMMAND" not in line:
+            if line.startswith("combatsim ") and "COMMAND" not in line and not _serves(line):
                 found[line] = None
     return list(found)
 
 
 BATCH = {"run", "sweep", "compare", "balance", "explain"}
+
+
+def _serves(line: str) -> bool:
+    """``combatsim serve`` runs until stopped; tests/serve/test_http.py starts and stops it."""
+    return line.startswith("combatsim serve")
 
 
 @pytest.mark.slow

@@ -1,0 +1,288 @@
+"""The page's routes beyond the fixed API (docs/serve.md lists them all).
+
+- ``GET /api/scenarios/{file}``: the file's text and its VIEW (``views``);
+  ``PUT`` saves text into the folder (409 if the file exists and ``overwrite`` is not true);
+- ``POST /api/check``: the validator's message for text (with ``set`` edits), and its VIEW;
+- ``GET /api/catalogue?system=NAME``: weapon and armor names of the folder's and the shipped
+  catalogues for that system;
+- ``POST /api/studies`` (``studies``), ``GET``/``DELETE /api/studies/ID``, ``.../events``;
+- ``POST /api/trace``: one battle blow by blow, as ``combatsim run FILE --trace K``;
+- ``GET /api/odds``: the calculators and their arguments; ``POST`` computes one, as
+  ``combatsim odds ... --json`` (plus the distribution the picture draws);
+- ``GET /api/overview``: the folder's scenarios run in the background (``overview``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from ..errors import CombatsimError, ScenarioError, UsageError
+from ..safeyaml import max_file_bytes, parse_yaml
+from . import common as web
+from .folder import YAML, Outside
+from .jobs import Job
+from .runs import scenario_of
+from .studies import study_body
+from .views import scenario_view
+
+# --- scenarios --------------------------------------------------------------------------------
+
+
+async def get_scenario(request: Request):
+    server = web.server_of(request)
+    name = request.path_params["file"]
+
+    def read() -> dict[str, Any]:
+        text = server.served.read(name)
+        path = server.served.path(name)
+        try:
+            data, _ = parse_yaml(text, str(path))
+        except ScenarioError:
+            data = None
+        return {"file": name, "yaml": text, "view": scenario_view(data, path.parent)}
+
+    return JSONResponse(await run_in_threadpool(read))
+
+
+async def put_scenario(request: Request):
+    server = web.server_of(request)
+    name = request.path_params["file"]
+    body = await web.read_json(request)
+
+    def save() -> JSONResponse:
+        path = server.served.path(name)
+        if path.suffix not in YAML:
+            raise UsageError("file", name, "a name ending in .yaml or .yml")
+        text = body.get("yaml")
+        server.served.load_text(text)  # only a valid scenario is saved
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            raise Outside("a regular file inside the served folder")
+        if path.exists() and body.get("overwrite") is not True:
+            return web.errors(409, f"{name} exists; send overwrite: true to replace it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.saving")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+        return JSONResponse({"file": name, "saved": True})
+
+    return await run_in_threadpool(save)
+
+
+async def check(request: Request):
+    server = web.server_of(request)
+    body = await web.read_json(request)
+
+    def checked() -> dict[str, Any]:
+        text = body.get("yaml")
+        view = None
+        try:
+            if isinstance(text, str) and len(text.encode("utf-8", "replace")) <= max_file_bytes():
+                data, _ = parse_yaml(text, str(server.served.root / "edited.yaml"))
+                view = scenario_view(data, server.served.root)
+            scenario_of(server.served, {"yaml": text, "set": body.get("set")})
+        except ScenarioError as err:
+            return {"errors": [{"line": err.line, "message": server.message(err)}], "view": view}
+        except CombatsimError as err:
+            return {"errors": [{"line": None, "message": server.message(err)}], "view": view}
+        return {"errors": [], "view": view}
+
+    return JSONResponse(await run_in_threadpool(checked))
+
+
+async def catalogue(request: Request):
+    server = web.server_of(request)
+    system = request.query_params.get("system", "")
+    return JSONResponse(await run_in_threadpool(catalogue_names, server, system))
+
+
+def catalogue_names(server, system: str) -> dict[str, list[str]]:
+    """Weapon and armor names of every catalogue for ``system``: the folder's, the shipped."""
+    from ..safeyaml import load_yaml
+    from ..scenario.catalogues import shipped_catalogues
+
+    files = server.served.yaml_files()
+    files += [path for path, name in shipped_catalogues() if name == system]
+    out: dict[str, list[str]] = {"weapons": [], "armor": []}
+    for path in files:
+        try:
+            data, _ = load_yaml(path)
+        except CombatsimError:
+            continue
+        if not isinstance(data, dict) or "sides" in data or data.get("system") != system:
+            continue
+        for key in out:
+            section = data.get(key)
+            if isinstance(section, dict):
+                out[key] += [str(name) for name in section if str(name) not in out[key]]
+    return {key: sorted(names) for key, names in out.items()}
+
+
+# --- studies ----------------------------------------------------------------------------------
+
+
+async def start_study(request: Request):
+    server = web.server_of(request)
+    body = await web.read_json(request)
+    work = await run_in_threadpool(study_body, server.served, body, server.study_workers)
+    job = Job(body["kind"], work, server.pool)
+    page = body.get("page")
+    server.jobs.start(job, f"{page}:{body['kind']}" if isinstance(page, str) and page else None)
+    return JSONResponse({"id": job.id}, status_code=201)
+
+
+async def get_study(request: Request):
+    return await web.get_job(request, "study")
+
+
+async def study_events(request: Request):
+    return await web.job_events(request, "study")
+
+
+async def cancel_study(request: Request):
+    return await web.cancel_job(request, "study")
+
+
+# --- trace and odds ---------------------------------------------------------------------------
+
+
+async def trace(request: Request):
+    server = web.server_of(request)
+    body = await web.read_json(request)
+
+    def traced() -> dict[str, Any]:
+        from ..api import check_run_arguments
+        from ..engine import run_battle
+        from ..names import for_terminal
+        from ..output import format_trace
+
+        scenario = scenario_of(server.served, body)
+        battle = body.get("battle", 0)
+        check_run_arguments(1, battle, None, True, {})  # a battle index: as a seed's bounds
+        _, seed, _ = check_run_arguments(1, body.get("seed"), None, True, {})
+        seed = scenario.seed if seed is None else seed
+        result = run_battle(scenario, seed, int(battle), trace=True)
+        head = f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"
+        text = for_terminal(head) + "\n" + for_terminal(format_trace(result, _sides(scenario)))
+        return {"text": text.replace(f"{server.served.root}/", "")}
+
+    return JSONResponse(await run_in_threadpool(traced))
+
+
+def _sides(scenario) -> list[str]:
+    return [side.name for side in scenario.sides]
+
+
+class _Arguments(argparse.ArgumentParser):
+    """A calculator's arguments, a mistake raised rather than printed and exited on."""
+
+    def error(self, message: str):
+        raise CombatsimError(message)
+
+
+def _calculator_parser(calculator) -> argparse.ArgumentParser:
+    from ..commands.odds import _json_flag
+
+    parser = _Arguments(prog=f"odds {calculator.name}", add_help=False)
+    calculator.add_arguments(parser)
+    _json_flag(parser, grid=calculator.grid)
+    return parser
+
+
+HIDDEN = {"json", "plot", "grid", "help"}
+
+
+async def list_odds(request: Request):
+    def listed() -> list[dict[str, Any]]:
+        from ..rules.registry import odds_calculators
+
+        out = []
+        for calculator in odds_calculators().values():
+            arguments = []
+            for action in _calculator_parser(calculator)._actions:
+                if action.dest in HIDDEN or not action.option_strings:
+                    continue
+                arguments.append(
+                    {
+                        "name": action.option_strings[-1].lstrip("-"),
+                        "help": (action.help or "") % {"default": action.default}
+                        if action.help and "%(" in action.help
+                        else action.help or "",
+                        "default": action.default,
+                        "choices": list(action.choices) if action.choices else None,
+                        "required": action.required,
+                        "type": "flag" if action.nargs == 0 else "value",
+                    }
+                )
+            out.append({"name": calculator.name, "help": calculator.help, "arguments": arguments})
+        return out
+
+    return JSONResponse(await run_in_threadpool(listed))
+
+
+async def compute_odds(request: Request):
+    body = await web.read_json(request)
+
+    def computed() -> dict[str, Any]:
+        from ..commands.odds import _values
+        from ..rules.registry import odds_calculators
+
+        found = odds_calculators()
+        name = body.get("calculator") or body.get("system")
+        if name not in found:
+            raise UsageError("calculator", name, ", ".join(found))
+        calculator = found[name]
+        args = body.get("args") or {}
+        if not isinstance(args, dict):
+            raise UsageError("args", args, "an object of the calculator's arguments")
+        argv = []
+        for key, value in args.items():
+            if value is True:
+                argv.append(f"--{key}")
+            elif value is not None and value is not False:
+                argv += [f"--{key}", str(value)]
+        namespace = _calculator_parser(calculator).parse_args(argv)
+
+        def read(argument: str, ranged: bool = True):
+            given = getattr(namespace, argument[2:].replace("-", "_"))
+            return _values(given, argument, bool(getattr(namespace, "grid", False)) and ranged)
+
+        payload, table, *rest = calculator.compute(namespace, read)
+        out = {**payload, "table": table.render()}
+        if not rest:
+            outcome, values, series = calculator.distribution(payload)
+            out["distribution"] = {"outcome": outcome, "values": values, "series": series}
+        return out
+
+    return JSONResponse(await run_in_threadpool(computed))
+
+
+# --- the overview -----------------------------------------------------------------------------
+
+
+async def overview(request: Request):
+    server = web.server_of(request)
+    return JSONResponse(await run_in_threadpool(server.overview.rows))
+
+
+def routes() -> list:
+    return [
+        Route("/api/scenarios/{file:path}", get_scenario, methods=["GET"]),
+        Route("/api/scenarios/{file:path}", put_scenario, methods=["PUT"]),
+        Route("/api/check", check, methods=["POST"]),
+        Route("/api/catalogue", catalogue),
+        Route("/api/studies", start_study, methods=["POST"]),
+        Route("/api/studies/{id}", get_study, methods=["GET"]),
+        Route("/api/studies/{id}", cancel_study, methods=["DELETE"]),
+        Route("/api/studies/{id}/events", study_events),
+        Route("/api/trace", trace, methods=["POST"]),
+        Route("/api/odds", list_odds, methods=["GET"]),
+        Route("/api/odds", compute_odds, methods=["POST"]),
+        Route("/api/overview", overview),
+    ]

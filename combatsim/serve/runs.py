@@ -1,0 +1,145 @@
+"""A run of one scenario for the page: the same study ``combatsim run`` makes, on the warm pool.
+
+``scenario_of`` turns a request (``{"scenario": FILE}`` or ``{"yaml": TEXT}``, with
+``"set": ["PATH=VALUE", ...]``) into a scenario; ``run_body`` runs it as
+``combatsim.sweeps.api.run_one`` does (the same ``Options.study``, root seed, records and
+``summarize``), so a finished run's numbers are those of ``combatsim run FILE --battles N
+--seed S``. Its figures are the summary so far, with ``battles_done`` and a plain-language
+``verdict``; its tables are written as ``combatsim run`` writes them, on demand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..api import check_run_arguments
+from ..errors import UsageError
+from ..limits import DEFAULT_BATTLES
+from ..run import Options, Update, summarize
+from ..sweeps.fields import apply, parse_vary
+from .folder import Served
+from .jobs import Job
+
+CHUNK = 100  # battles per task: first figures sooner, a cancel felt sooner (no number moves)
+MAX_SERVED_BATTLES = 50_000  # per run: every record is kept in memory for the tables
+TABLES = {"battles.csv": "battles", "combatants.csv": "combatants", "casualties.csv": None}
+
+
+def scenario_of(served: Served, body: dict[str, Any]):
+    """The scenario a request names or sends, with its ``set`` edits applied."""
+    if "yaml" in body and body.get("yaml") is not None:
+        scenario = served.load_text(body["yaml"])
+    elif isinstance(body.get("scenario"), str):
+        scenario = served.load(body["scenario"])
+    else:
+        raise UsageError("scenario", body.get("scenario"), "a file of the folder, or 'yaml' text")
+    return apply(scenario, edits(body.get("set")), "set")
+
+
+def edits(sets: Any) -> list[tuple[Any, Any]]:
+    """``["PATH=VALUE", ...]`` as (field path, value) pairs."""
+    if sets is None:
+        return []
+    if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+        raise UsageError("set", sets, "a list of 'PATH=VALUE' strings")
+    out = []
+    for text in sets:
+        vary = parse_vary(text, "set")
+        if len(vary.values) != 1:
+            raise UsageError("set", text, "PATH=VALUE with a single value")
+        out.append((vary.path, vary.values[0][1]))
+    return out
+
+
+def run_options(body: dict[str, Any], limit: int = MAX_SERVED_BATTLES) -> dict[str, Any]:
+    """``battles``, ``seed`` and ``precision`` of a request, checked as ``combatsim run``
+    checks them, and held to ``limit`` battles."""
+    battles = body.get("battles", DEFAULT_BATTLES)
+    precision = body.get("precision")
+    options: dict[str, Any] = {"precision": precision} if precision is not None else {}
+    if precision is not None:
+        options["max_battles"] = limit
+    battles, seed, _ = check_run_arguments(battles, body.get("seed"), None, True, options)
+    if battles > limit:
+        raise UsageError("battles", battles, f"at most {limit:,} battles from the page")
+    return {"battles": battles, "seed": seed, **options}
+
+
+def run_body(scenario, options: dict[str, Any]):
+    """The work of a run job (see the module docstring)."""
+
+    def body(job: Job) -> dict[str, Any]:
+        requested = options["battles"]
+
+        def watch(update: Update) -> None:
+            job.publish(figures(update.tally(0), None))
+
+        opts = Options(**options, watch=watch, cancel=job.cancel, chunk_size=CHUNK)
+        root = opts.root_seed(scenario)
+        study = opts.study([scenario], "run", root, records="all")
+        job.extra["study"] = study
+
+        def figures(tally, complete: bool | None) -> dict[str, Any]:
+            """The summary so far (``complete`` None: still running)."""
+            wanted = max(requested, study.requested(0)) if complete is None else None
+            summary = summarize(tally, scenario, root, wanted or study.requested(0), not complete)
+            summary["battles_done"] = summary.get("battles_completed", 0)
+            summary["verdict"] = verdict(summary)
+            return summary
+
+        job.publish(figures(study.tally(0), None), force=True)
+        complete = study.evaluate(job.backend)
+        final = figures(study.tally(0), complete)
+        report = study.precision_report()
+        if report is not None:
+            final["precision"] = report
+        job.extra["summary"] = final
+        return final
+
+    return body
+
+
+def verdict(summary: dict[str, Any]) -> str:
+    """One plain line: the first side's win rate and interval, and who is favoured."""
+    sides = summary.get("sides") or {}
+    order = summary.get("side_order") or list(sides)
+    if not order or summary.get("battles_completed", 0) == 0:
+        return "no battles yet"
+    first = sides[order[0]]
+    line = f"{order[0]} win {_percent(first['win_rate'])} ({_interval(first['ci95'])})"
+    ranked = sorted(order, key=lambda name: sides[name]["win_rate"] or 0.0, reverse=True)
+    top = sides[ranked[0]]
+    if len(ranked) < 2:
+        return line
+    second = sides[ranked[1]]
+    gap = (top["win_rate"] or 0.0) - (second["win_rate"] or 0.0)
+    if top["ci95"][0] <= second["ci95"][1]:
+        return f"{line}: too close to call"
+    strength = "slightly " if gap < 0.15 else "strongly " if gap > 0.5 else ""
+    return f"{line}: the {ranked[0]} are {strength}favoured"
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate * 100:.0f}%"
+
+
+def _interval(ci: list[float]) -> str:
+    return f"{ci[0] * 100:.0f}-{ci[1] * 100:.0f}%"
+
+
+def write_table(job: Job, name: str, folder: Path) -> Path:
+    """The run's table ``name`` (``battles.csv``...) written into ``folder`` as ``combatsim
+    run`` writes it (the same columns, number formats and row order)."""
+    from ..output import casualty_table, table, write_csv
+
+    path = folder / job.id / name
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    kind = TABLES[name]
+    if kind is None:
+        frame = casualty_table([job.extra["summary"]])
+    else:
+        frame = table(job.extra["study"].rows(0, kind))
+    return write_csv(frame, path)

@@ -1,0 +1,951 @@
+/* combatsim live page: plain JavaScript, inline SVG charts, no network but this server.
+ *
+ * The page talks only to the documented HTTP API (docs/serve.md). One scenario is edited at a
+ * time: its YAML text (S.yaml) plus field edits from the form (S.sets, "PATH=VALUE" as for
+ * `combatsim run --set`). Every edit starts a new run after a short pause; the server cancels
+ * the page's previous run, and figures stream in over server-sent events.
+ */
+"use strict";
+(() => {
+  const params = new URLSearchParams(location.search);
+  const TOKEN = params.get("token") || "";
+  const PAGE = "page-" + Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+  const $ = (id) => document.getElementById(id);
+  const DEBOUNCE_MS = 150;
+  const TACTIC_CHOICES = {
+    target: ["nearest", "weakest", "most_dangerous", "focus", "random"],
+    fire_mode: ["single", "autofire"],
+    movement: ["hold", "advance", "keep_range", "take_cover"],
+    grenades: ["never", "clustered", "always"],
+  };
+  const SIDE_COLOURS = ["var(--side0)", "var(--side1)", "var(--side2)", "var(--side3)"];
+
+  const S = {
+    scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
+    sets: new Map(), catalogue: { weapons: [], armor: [] },
+    runId: null, runSeq: 0, stream: null, debounce: null, checkSeq: 0, lastEdited: null,
+    overview: [], overviewSort: { key: "dies", dir: -1 }, overviewTimer: null,
+    studies: {}, odds: [],
+  };
+  // Timings for the browser test and the curious (performance.now() milliseconds).
+  const perf = (window.combatsimPerf = { editAt: null, firstAt: null, thousandAt: null, runs: 0 });
+
+  /** An edit starts the clock: the next run's first figures and 1,000 battles count from here. */
+  function editClock() {
+    Object.assign(perf, { editAt: performance.now(), firstAt: null, thousandAt: null });
+    S.runSeq++; // figures still arriving from the previous run are no longer shown
+    if (S.stream) { S.stream.close(); S.stream = null; }
+    $("run-status").dataset.state = "pending";
+  }
+
+  // ---------- HTTP ----------
+  function withToken(url) {
+    if (!TOKEN) return url;
+    return url + (url.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN);
+  }
+  function errorList(data) {
+    if (!data) return [];
+    const e = data.errors || (data.error ? [data.error] : data.detail ? [data.detail] : []);
+    return (Array.isArray(e) ? e : [e]).map((x) => {
+      const item = typeof x === "string" ? { line: null, message: x } : { line: x.line ?? null, message: x.message || String(x) };
+      if (item.line == null) { // "file.yaml:38: ..." or "line 38" in the message itself
+        const m = /\.ya?ml:(\d+):/.exec(item.message) || /\bline (\d+)\b/.exec(item.message);
+        if (m) item.line = Number(m[1]);
+      }
+      if (item.line != null) item.message = item.message.replace(/^\S+\.ya?ml:\d+:\s*/, "");
+      return item;
+    });
+  }
+  async function api(method, url, body) {
+    const opts = { method, headers: {} };
+    if (TOKEN) opts.headers.Authorization = "Bearer " + TOKEN;
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    const res = await fetch(url, opts);
+    const text = await res.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = { text }; }
+    if (!res.ok) {
+      const list = errorList(data);
+      const err = new Error(list.map((x) => x.message).join("; ") || `${res.status} ${res.statusText}`);
+      err.status = res.status; err.data = data; err.list = list;
+      throw err;
+    }
+    return data;
+  }
+  function listen(url, onData, onEnd) {
+    const es = new EventSource(withToken(url));
+    let ended = false;
+    const end = () => { if (!ended) { ended = true; es.close(); onEnd && onEnd(); } };
+    es.onmessage = (ev) => {
+      let data;
+      try { data = JSON.parse(ev.data); } catch { return; }
+      onData(data);
+      if (data.state && data.state !== "running" && data.state !== "queued") end();
+    };
+    es.onerror = () => end();
+    return { close: () => { ended = true; es.close(); } };
+  }
+
+  // ---------- formatting ----------
+  const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(digits) + "%");
+  const pp = (x) => (x == null || isNaN(x) ? "–" : (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1) + " pts");
+  const pValue = (p) => (p == null || isNaN(p) ? "" : p < 0.001 ? "< 0.001" : Number(p).toPrecision(2));
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+  const num = (x) => (typeof x === "number" ? x : x && typeof x === "object" ? x.rate ?? x.value ?? null : x == null ? null : Number(x));
+  const ciOf = (obj, key) => {
+    const v = obj[key];
+    if (v && typeof v === "object" && Array.isArray(v.ci95)) return v.ci95;
+    return obj[key + "_ci95"] || null;
+  };
+  const interval = (ci) => (ci ? `${pct(ci[0])}–${pct(ci[1])}` : "");
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v == null || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "html") node.innerHTML = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) if (c != null) node.append(c);
+    return node;
+  }
+  function status(id, text, bad = false) {
+    const node = $(id);
+    node.textContent = text;
+    node.classList.toggle("bad", bad);
+  }
+
+  // ---------- SVG charts ----------
+  /** Horizontal bars with 95% whiskers. rows: [{label, indent, bars: [{value, ci, colour, name}]}] */
+  function intervalChart(rows, { title = "", labelW = 150, valueW = 150, W = 640, ticks = [0, 0.25, 0.5, 0.75, 1] } = {}) {
+    const barArea = W - labelW - valueW, top = 18;
+    const heights = rows.map((r) => (r.bars.length > 1 ? 30 : 22));
+    const H = top + heights.reduce((a, b) => a + b, 0) + 4;
+    const x = (v) => labelW + Math.max(0, Math.min(1, v)) * barArea;
+    let svg = "";
+    for (const t of ticks) {
+      svg += `<line class="grid" x1="${x(t)}" x2="${x(t)}" y1="${top - 4}" y2="${H}"/>`;
+      svg += `<text x="${x(t)}" y="11" text-anchor="middle" class="tick">${t * 100}%</text>`;
+    }
+    let y = top, summary = [];
+    rows.forEach((r, i) => {
+      const h = heights[i], bh = r.bars.length > 1 ? 11 : 14;
+      const room = Math.floor((labelW - 8) / 7);
+      const label = r.label.length > room ? r.label.slice(0, room - 1) + "…" : r.label;
+      svg += `<text x="${4 + 12 * (r.indent || 0)}" y="${y + h / 2 + 4}" ${r.indent ? "" : 'font-weight="600"'}>${esc(label)}<title>${esc(r.label)}</title></text>`;
+      const texts = [];
+      r.bars.forEach((b, j) => {
+        const by = y + (h - bh * r.bars.length - 2 * (r.bars.length - 1)) / 2 + j * (bh + 2);
+        const v = b.value ?? 0;
+        svg += `<rect x="${labelW}" y="${by}" width="${Math.max(0.5, x(v) - labelW)}" height="${bh}" fill="${b.colour}" opacity="0.85"><title>${esc(b.name || r.label)} ${pct(v, 1)} (${interval(b.ci)})</title></rect>`;
+        if (b.ci) {
+          const cy = by + bh / 2;
+          svg += `<line class="whisker" x1="${x(b.ci[0])}" x2="${x(b.ci[1])}" y1="${cy}" y2="${cy}"/>`;
+          svg += `<line class="whisker" x1="${x(b.ci[0])}" x2="${x(b.ci[0])}" y1="${cy - 4}" y2="${cy + 4}"/>`;
+          svg += `<line class="whisker" x1="${x(b.ci[1])}" x2="${x(b.ci[1])}" y1="${cy - 4}" y2="${cy + 4}"/>`;
+        }
+        texts.push(`${pct(v)}${b.ci ? ` (${interval(b.ci)})` : ""}`);
+      });
+      texts.forEach((t, j) => {
+        const ty = y + (r.bars.length > 1 ? 12 + j * 13 : h / 2 + 4);
+        svg += `<text x="${labelW + barArea + 8}" y="${ty}" class="val" fill="${r.bars[j].colour}">${esc(t)}</text>`;
+      });
+      summary.push(`${r.label}: ${r.bars.map((b, j) => (b.name ? b.name + " " : "") + texts[j]).join(", ")}`);
+      y += h;
+    });
+    svg += `<line class="axis" x1="${labelW}" x2="${labelW}" y1="${top - 4}" y2="${H}"/>`;
+    const aria = esc((title ? title + ". " : "") + summary.join("; "));
+    return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${aria}">${svg}</svg>`;
+  }
+
+  /** Rate against one swept value: a point with whiskers per side, a marked best value. */
+  function sweepChart(xs, series, { mark = null, target = null, xLabel = "" } = {}) {
+    const W = 640, H = 300, L = 46, R = 16, T = 14, B = 42;
+    const lo = Math.min(...xs), hi = Math.max(...xs), span = hi - lo || 1;
+    const x = (v) => L + ((v - lo) / span) * (W - L - R);
+    const y = (v) => T + (1 - v) * (H - T - B);
+    let svg = "";
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      svg += `<line class="grid" x1="${L}" x2="${W - R}" y1="${y(t)}" y2="${y(t)}"/>`;
+      svg += `<text x="${L - 6}" y="${y(t) + 4}" text-anchor="end">${t * 100}%</text>`;
+    }
+    xs.forEach((v) => { svg += `<text x="${x(v)}" y="${H - B + 16}" text-anchor="middle">${esc(v)}</text>`; });
+    svg += `<text x="${(L + W - R) / 2}" y="${H - 6}" text-anchor="middle" class="muted">${esc(xLabel)}</text>`;
+    svg += `<line class="axis" x1="${L}" x2="${L}" y1="${T}" y2="${H - B}"/><line class="axis" x1="${L}" x2="${W - R}" y1="${H - B}" y2="${H - B}"/>`;
+    if (target != null) svg += `<line class="grid" style="stroke:#9aa0aa;stroke-dasharray:2 3" x1="${L}" x2="${W - R}" y1="${y(target)}" y2="${y(target)}"/>`;
+    if (mark != null && mark.value != null) {
+      svg += `<line class="mark" x1="${x(mark.value)}" x2="${x(mark.value)}" y1="${T}" y2="${H - B}"/>`;
+      const anchor = x(mark.value) > W - 160 ? "end" : "start", dx = anchor === "end" ? -6 : 6;
+      svg += `<text x="${x(mark.value) + dx}" y="${T + 12}" text-anchor="${anchor}" fill="var(--bad)" font-weight="700">${esc(mark.label)}</text>`;
+    }
+    const nS = series.length;
+    series.forEach((s, k) => {
+      const off = (k - (nS - 1) / 2) * 5;
+      const pts = s.points.filter((p) => p.value != null);
+      svg += `<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map((p) => `${x(p.x) + off},${y(p.value)}`).join(" ")}"/>`;
+      pts.forEach((p) => {
+        const px = x(p.x) + off;
+        if (p.ci) svg += `<line stroke="${s.colour}" stroke-width="1.5" x1="${px}" x2="${px}" y1="${y(p.ci[0])}" y2="${y(p.ci[1])}"/><line stroke="${s.colour}" x1="${px - 4}" x2="${px + 4}" y1="${y(p.ci[0])}" y2="${y(p.ci[0])}"/><line stroke="${s.colour}" x1="${px - 4}" x2="${px + 4}" y1="${y(p.ci[1])}" y2="${y(p.ci[1])}"/>`;
+        svg += `<circle cx="${px}" cy="${y(p.value)}" r="4" fill="${s.colour}"><title>${esc(s.name)} at ${esc(p.x)}: ${pct(p.value, 1)} (${interval(p.ci)})</title></circle>`;
+      });
+    });
+    const aria = series.map((s) => `${s.name} win: ` + s.points.map((p) => `${p.x}: ${pct(p.value)}`).join(", ")).join("; ");
+    const legend = `<div class="legend">${series.map((s) => `<span style="color:${s.colour}">● ${esc(s.name)} win</span>`).join("")}${mark ? `<span style="color:var(--bad)">┆ ${esc(mark.label)}</span>` : ""}</div>`;
+    return legend + `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(aria)}">${svg}</svg>`;
+  }
+
+  /** Tornado: each lever's effect one step down and one step up, with whiskers, around 0. */
+  function tornadoChart(levers, { what = "win rate" } = {}) {
+    const W = 760, labelW = 230, R = 12, T = 22, rowH = 26;
+    const H = T + levers.length * rowH + 8;
+    let m = 0.05;
+    levers.forEach((l) => l.steps.forEach((s) => { m = Math.max(m, Math.abs(s.value ?? 0), ...(s.ci || []).map(Math.abs)); }));
+    m = Math.min(1, Math.ceil(m * 20) / 20);
+    const x = (v) => labelW + ((v + m) / (2 * m)) * (W - labelW - R);
+    let svg = "";
+    const step = m > 0.4 ? 0.2 : m > 0.2 ? 0.1 : 0.05;
+    m = Math.ceil(m / step - 1e-9) * step;
+    const ticks = [];
+    for (let t = -m; t <= m + 1e-9; t += step) ticks.push(Math.round(t * 100) / 100);
+    for (const t of ticks) {
+      svg += `<line class="grid" x1="${x(t)}" x2="${x(t)}" y1="${T - 4}" y2="${H}"/>`;
+      svg += `<text x="${x(t)}" y="12" text-anchor="middle">${t > 0 ? "+" : t < 0 ? "−" : ""}${Math.round(Math.abs(t) * 100)}</text>`;
+    }
+    levers.forEach((l, i) => {
+      const y0 = T + i * rowH;
+      const label = l.label.length > 30 ? l.label.slice(0, 29) + "…" : l.label;
+      svg += `<text x="4" y="${y0 + rowH / 2 + 4}">${esc(label)}<title>${esc(l.label)}</title></text>`;
+      l.steps.forEach((s, j) => {
+        if (s.value == null) return;
+        const by = y0 + 4 + j * 9, bh = 8;
+        const a = x(Math.min(0, s.value)), b = x(Math.max(0, s.value));
+        svg += `<rect x="${a}" y="${by}" width="${Math.max(0.5, b - a)}" height="${bh}" fill="${s.colour}" opacity="${s.significant === false ? 0.45 : 0.9}"><title>${esc(l.label)} ${esc(s.name)}: ${pp(s.value)} (${s.ci ? pp(s.ci[0]) + " to " + pp(s.ci[1]) : ""})${s.p != null ? ", p=" + Number(s.p).toPrecision(2) : ""}</title></rect>`;
+        if (s.ci) {
+          const cy = by + bh / 2;
+          svg += `<line class="whisker thin" x1="${x(s.ci[0])}" x2="${x(s.ci[1])}" y1="${cy}" y2="${cy}"/><line class="whisker thin" x1="${x(s.ci[0])}" x2="${x(s.ci[0])}" y1="${cy - 3}" y2="${cy + 3}"/><line class="whisker thin" x1="${x(s.ci[1])}" x2="${x(s.ci[1])}" y1="${cy - 3}" y2="${cy + 3}"/>`;
+        }
+      });
+    });
+    svg += `<line class="zero" x1="${x(0)}" x2="${x(0)}" y1="${T - 4}" y2="${H}"/>`;
+    const aria = `Change in ${what}, percentage points: ` + levers.map((l) => `${l.label}: ${l.steps.map((s) => `${s.name} ${pp(s.value)}`).join(", ")}`).join("; ");
+    const legend = `<div class="legend"><span style="color:var(--side1)">■ one step down</span><span style="color:var(--side0)">■ one step up</span><span class="muted">change in ${esc(what)}, points; faded: not significant</span></div>`;
+    return legend + `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(aria)}">${svg}</svg>`;
+  }
+
+  /** Vertical bars (odds of each outcome), a second series drawn as outlines. */
+  function barsChart(labels, series, { xLabel = "" } = {}) {
+    const W = 640, H = 240, L = 46, R = 10, T = 14, B = 40;
+    const n = labels.length, slot = (W - L - R) / Math.max(1, n);
+    const y = (v) => T + (1 - v) * (H - T - B);
+    let svg = "";
+    for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+      svg += `<line class="grid" x1="${L}" x2="${W - R}" y1="${y(t)}" y2="${y(t)}"/><text x="${L - 6}" y="${y(t) + 4}" text-anchor="end">${t * 100}%</text>`;
+    }
+    series.forEach((s, k) => {
+      s.values.forEach((v, i) => {
+        const bx = L + i * slot + slot * 0.15, bw = slot * 0.7;
+        svg += k === 0
+          ? `<rect x="${bx}" y="${y(v)}" width="${bw}" height="${y(0) - y(v)}" fill="var(--side0)" opacity="0.85"><title>${esc(labels[i])}: ${esc(s.name)} ${pct(v, 2)}</title></rect>`
+          : `<rect x="${bx + bw * 0.2}" y="${y(v)}" width="${bw * 0.6}" height="${y(0) - y(v)}" fill="none" stroke="var(--side1)" stroke-width="2"><title>${esc(labels[i])}: ${esc(s.name)} ${pct(v, 2)}</title></rect>`;
+      });
+    });
+    const every = Math.ceil(n / 24);
+    labels.forEach((l, i) => { if (i % every === 0) svg += `<text x="${L + (i + 0.5) * slot}" y="${H - B + 14}" text-anchor="middle">${esc(l)}</text>`; });
+    svg += `<text x="${(L + W) / 2}" y="${H - 6}" text-anchor="middle">${esc(xLabel)}</text>`;
+    svg += `<line class="axis" x1="${L}" x2="${W - R}" y1="${y(0)}" y2="${y(0)}"/>`;
+    const legend = `<div class="legend">${series.map((s, k) => `<span style="color:${k ? "var(--side1)" : "var(--side0)"}">${k ? "□" : "■"} ${esc(s.name)}</span>`).join("")}</div>`;
+    const aria = series.map((s) => `${s.name}: ` + s.values.map((v, i) => `${labels[i]} ${pct(v, 1)}`).join(", ")).join("; ");
+    return legend + `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(aria)}">${svg}</svg>`;
+  }
+
+  // ---------- overview ----------
+  function sideStats(row) {
+    return (row.sides || []).map((s) => ({
+      side: s.side ?? s.name,
+      win: num(s.win ?? s.win_rate), winCi: s.win_ci95 || ciOf(s, "win"),
+      loses: num(s.loses_someone), losesCi: ciOf(s, "loses_someone"),
+      dies: num(s.someone_dies), diesCi: ciOf(s, "someone_dies"),
+    }));
+  }
+  function overviewKey(row, key) {
+    const st = sideStats(row);
+    if (key === "name" || key === "system") return String(row[key] || "").toLowerCase();
+    if (key === "battles") return row.battles || 0;
+    if (key === "loses") return Math.max(-1, ...st.map((s) => s.loses ?? -1));
+    return (row.dangerous ? 10 : 0) + Math.max(-1, ...st.map((s) => s.dies ?? -1));
+  }
+  function renderOverview() {
+    const body = $("overview-table").tBodies[0];
+    const { key, dir } = S.overviewSort;
+    const rows = [...S.overview].sort((a, b) => {
+      const ka = overviewKey(a, key), kb = overviewKey(b, key);
+      return (ka < kb ? -1 : ka > kb ? 1 : 0) * dir;
+    });
+    if (!rows.length) { body.innerHTML = `<tr><td colspan="6" class="muted">No scenario in this folder yet.</td></tr>`; return; }
+    body.replaceChildren(...rows.map((row) => {
+      const st = sideStats(row);
+      const winRows = st.map((s, i) => ({ label: s.side, bars: [{ value: s.win, ci: s.winCi, colour: SIDE_COLOURS[i % 4] }] }));
+      const sideLines = (f, c) => st.map((s) => `<div>${esc(s.side)}: <b>${pct(s[f])}</b> <span class="muted small">${interval(s[c])}</span></div>`).join("");
+      const open = el("button", { type: "button", class: "linkish", onclick: () => openScenario(row.file), text: row.name || row.file });
+      return el("tr", { class: row.dangerous ? "dangerous" : null },
+        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous for the first side: someone of it often dies, or it usually loses", "aria-label": "dangerous", text: " ☠" }) : null,
+          el("div", { class: "muted small", text: row.file })),
+        el("td", { text: row.system || "" }),
+        el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 96, valueW: 124, W: 350, ticks: [0, 0.5, 1] }) : '<span class="muted">running…</span>' }),
+        el("td", { html: row.battles ? sideLines("loses", "losesCi") : "" }),
+        el("td", { html: row.battles ? sideLines("dies", "diesCi") : "" }),
+        el("td", { text: row.battles ? row.battles.toLocaleString() : "…" }));
+    }));
+  }
+  async function pollOverview() {
+    clearTimeout(S.overviewTimer);
+    if ($("overview").hidden) return;
+    try {
+      S.overview = await api("GET", "/api/overview");
+      renderOverview();
+      const least = Math.min(...S.overview.map((r) => r.battles || 0));
+      $("overview-note").firstChild.textContent = `Each scenario is run in the background and refined while this page is open (at least ${least.toLocaleString()} battles each so far). `;
+    } catch (e) {
+      status("conn", e.message, true);
+    }
+    S.overviewTimer = setTimeout(pollOverview, 2500);
+  }
+  for (const b of document.querySelectorAll("#overview-table th button")) {
+    b.addEventListener("click", () => {
+      const key = b.dataset.sort;
+      S.overviewSort = { key, dir: S.overviewSort.key === key ? -S.overviewSort.dir : key === "name" || key === "system" ? 1 : -1 };
+      for (const th of document.querySelectorAll("#overview-table th")) th.setAttribute("aria-sort", "none");
+      b.parentElement.setAttribute("aria-sort", S.overviewSort.dir > 0 ? "ascending" : "descending");
+      renderOverview();
+    });
+  }
+
+  // ---------- scenario: loading and the form ----------
+  async function loadScenarioList() {
+    try {
+      S.scenarios = await api("GET", "/api/scenarios");
+      const pick = $("scenario-pick");
+      for (const s of S.scenarios) pick.append(el("option", { value: s.file, text: `${s.name} (${s.file})` }));
+      status("conn", "");
+    } catch (e) {
+      status("conn", "Cannot reach the server: " + e.message, true);
+    }
+  }
+  function showOverview() {
+    stopRun();
+    $("scenario").hidden = true; $("overview").hidden = false;
+    $("scenario-pick").value = "";
+    if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+    pollOverview();
+  }
+  async function openScenario(file) {
+    if (!file) return showOverview();
+    clearTimeout(S.overviewTimer);
+    $("overview").hidden = true; $("scenario").hidden = false;
+    $("scenario-pick").value = file;
+    history.replaceState(null, "", location.pathname + location.search + "#" + encodeURIComponent(file));
+    try {
+      const data = await api("GET", "/api/scenarios/" + encodeURIComponent(file).replace(/%2F/g, "/"));
+      Object.assign(S, { file, original: data.yaml, yaml: data.yaml, yamlEdited: false, view: data.view, sets: new Map() });
+      $("yaml").value = data.yaml;
+      clearYamlErrors();
+      $("scenario-h").textContent = data.view?.name || file;
+      $("scenario-system").textContent = data.view?.system || "";
+      await loadCatalogue(data.view?.system);
+      renderForm();
+      fillStudyControls();
+      if (S.odds.length) pickOddsFor(data.view?.system);
+      $("trace").textContent = "";
+      for (const id of ["sweep-chart", "compare-out", "explain-chart", "sweep-text", "compare-text", "explain-text"]) $(id).innerHTML = "";
+      for (const id of ["sweep-status", "compare-status", "explain-status"]) status(id, "");
+      markEdited();
+      editClock();
+      startRun();
+      $("scenario-h").focus?.();
+    } catch (e) {
+      status("run-status", "Could not open " + file + ": " + e.message, true);
+    }
+  }
+  async function loadCatalogue(system) {
+    try {
+      S.catalogue = await api("GET", "/api/catalogue?system=" + encodeURIComponent(system || ""));
+    } catch { S.catalogue = { weapons: [], armor: [] }; }
+  }
+  function memberPath(member, key) {
+    const p = member.paths || {};
+    return p[key] ?? p["numbers." + key] ?? null;
+  }
+  function currentValue(path, fallback) {
+    return S.sets.has(path) ? S.sets.get(path) : fallback;
+  }
+  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, who = "" } = {}) {
+    const id = "f-" + (path || label).replace(/[^A-Za-z0-9]+/g, "-") + "-" + Math.random().toString(36).slice(2, 6);
+    const errId = id + "-err";
+    let input;
+    const shown = currentValue(path, value);
+    if (choices) {
+      const opts = [...new Set([...(shown != null && shown !== "" ? [String(shown)] : []), ...choices.map(String)])];
+      input = el("select", { id, "aria-describedby": errId }, opts.map((c) => el("option", { value: c, text: c, selected: String(shown) === c })));
+    } else {
+      input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, step: type === "number" ? "any" : null, size: type === "text" ? 10 : null });
+    }
+    if (who) input.setAttribute("aria-label", `${who}: ${label}`);
+    if (!path) input.disabled = true;
+    else {
+      input.dataset.path = path;
+      input.dataset.original = value ?? "";
+      input.addEventListener(choices ? "change" : "input", () => onFieldEdit(input));
+    }
+    return el("label", { class: "field" + (wide ? " wide" : ""), for: id }, el("span", { text: label }), input, el("span", { class: "err", id: errId, "aria-live": "polite" }));
+  }
+  function valueOf(v) {
+    if (v == null) return "";
+    if (Array.isArray(v)) return v.join(", ");
+    if (typeof v === "object") return v.name ?? JSON.stringify(v);
+    return v;
+  }
+  function renderMember(side, member) {
+    const head = el("div", { class: "member-head" },
+      el("span", { class: "who", text: member.name }),
+      member.archetype ? el("span", { class: "badge", title: "archetype", text: member.archetype }) : null,
+      member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null);
+    const fields = el("div", { class: "fields" });
+    const field = (label, path, value, opts = {}) => fieldInput(label, path, value, { ...opts, who: member.name });
+    fields.append(field("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
+    for (const [key, v] of Object.entries(member.numbers || {})) {
+      fields.append(field(key.split(".").pop().replace(/_/g, " "), memberPath(member, key), valueOf(v)));
+    }
+    const weapons = Array.isArray(member.weapons) ? member.weapons : member.weapons ? [member.weapons] : [];
+    weapons.forEach((w, i) => {
+      const path = memberPath(member, `weapons.${i}`) ?? memberPath(member, `weapons[${i}]`) ?? (weapons.length === 1 ? memberPath(member, "weapon") ?? memberPath(member, "weapons") : null);
+      fields.append(field(weapons.length > 1 ? `weapon ${i + 1}` : "weapon", path, valueOf(w), { choices: S.catalogue.weapons || [], wide: true }));
+    });
+    if (member.armor !== undefined) {
+      fields.append(field("armor", memberPath(member, "armor"), valueOf(member.armor) || "none", { choices: ["none", ...(S.catalogue.armor || [])], wide: true }));
+    }
+    if (member.position && memberPath(member, "position")) {
+      fields.append(field("position", memberPath(member, "position"), `[${member.position.join(", ")}]`, { type: "text" }));
+    }
+    for (const [key, v] of Object.entries(member.tactics || {})) {
+      const path = memberPath(member, "tactics." + key);
+      const choices = (S.view?.options?.tactics || {})[key] || TACTIC_CHOICES[key];
+      fields.append(field(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
+    }
+    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields);
+  }
+  function renderForm() {
+    const box = $("sides");
+    const view = S.view;
+    if (!view) { box.textContent = "The scenario could not be read; fix the YAML."; return; }
+    box.replaceChildren(...(view.sides || []).map((side, i) => {
+      const tactics = side.tactics ? el("div", { class: "side-tactics muted" }, "side tactics: ",
+        Object.entries(side.tactics).map(([k, v]) => el("span", { text: `${k.replace(/_/g, " ")} ${valueOf(v)}` }))) : null;
+      return el("fieldset", { class: "side", style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
+        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)));
+    }));
+  }
+  function onFieldEdit(input) {
+    const path = input.dataset.path;
+    let value = input.value.trim();
+    editClock();
+    if (value === String(input.dataset.original)) S.sets.delete(path);
+    else S.sets.set(path, value);
+    S.lastEdited = input;
+    setFieldError(input, "");
+    markEdited();
+    scheduleRun();
+  }
+  function setFieldError(input, message) {
+    const err = $(input.getAttribute("aria-describedby"));
+    if (err) err.textContent = message;
+    input.setAttribute("aria-invalid", message ? "true" : "false");
+  }
+  function markEdited() {
+    const edited = S.sets.size > 0 || S.yaml !== S.original;
+    $("edited-flag").hidden = !edited;
+    $("edited-flag").textContent = S.sets.size ? `edited (${S.sets.size} field${S.sets.size > 1 ? "s" : ""}${S.yaml !== S.original ? " + YAML" : ""})` : "edited";
+  }
+
+  // ---------- the YAML editor ----------
+  function renderGutter(bad = new Map()) {
+    const lines = $("yaml").value.split("\n").length;
+    let out = "";
+    for (let i = 1; i <= lines; i++) out += bad.has(i) ? `<span class="bad" title="${esc(bad.get(i))}">${i}</span>` : i + "\n";
+    $("yaml-gutter").innerHTML = out;
+    $("yaml-gutter").scrollTop = $("yaml").scrollTop;
+  }
+  function clearYamlErrors() {
+    $("yaml-errors").replaceChildren();
+    $("yaml").setAttribute("aria-invalid", "false");
+    renderGutter();
+  }
+  function showYamlErrors(errors) {
+    const bad = new Map();
+    errors.forEach((e) => { if (e.line != null && !bad.has(e.line)) bad.set(e.line, e.message); });
+    renderGutter(bad);
+    $("yaml").setAttribute("aria-invalid", errors.length ? "true" : "false");
+    $("yaml-errors").replaceChildren(...errors.map((e) => el("li", {},
+      e.line != null ? el("button", { type: "button", class: "linkish", onclick: () => goToLine(e.line), text: `line ${e.line}` }) : null,
+      e.line != null ? ": " : "", e.message)));
+  }
+  function goToLine(n) {
+    const ta = $("yaml"), lines = ta.value.split("\n");
+    const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
+    ta.focus();
+    ta.setSelectionRange(start, start + (lines[n - 1] || "").length);
+    ta.scrollTop = Math.max(0, (n - 5) * 18);
+  }
+  let yamlTimer = null;
+  $("yaml").addEventListener("input", () => {
+    editClock();
+    renderGutter();
+    clearTimeout(yamlTimer);
+    yamlTimer = setTimeout(checkYaml, DEBOUNCE_MS);
+  });
+  $("yaml").addEventListener("scroll", () => { $("yaml-gutter").scrollTop = $("yaml").scrollTop; });
+  async function checkYaml() {
+    const text = $("yaml").value, seq = ++S.checkSeq;
+    try {
+      const res = await api("POST", "/api/check", { yaml: text });
+      if (seq !== S.checkSeq) return;
+      const errors = errorList(res);
+      if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
+      clearYamlErrors();
+      $("results").classList.remove("stale");
+      S.yaml = text; S.view = res.view || S.view;
+      renderForm(); fillStudyControls(); markEdited();
+      startRun();
+    } catch (e) {
+      if (seq === S.checkSeq) showYamlErrors(e.list?.length ? e.list : [{ line: null, message: e.message }]);
+    }
+  }
+  function selectTab(which) {
+    const yaml = which === "yaml";
+    $("tab-form").setAttribute("aria-selected", String(!yaml)); $("tab-yaml").setAttribute("aria-selected", String(yaml));
+    $("tab-form").tabIndex = yaml ? -1 : 0; $("tab-yaml").tabIndex = yaml ? 0 : -1;
+    $("panel-form").hidden = yaml; $("panel-yaml").hidden = !yaml;
+    if (yaml) {
+      renderGutter();
+      const n = S.sets.size;
+      $("yaml-note").textContent = n ? `${n} field edit${n > 1 ? "s" : ""} from the form ${n > 1 ? "are" : "is"} applied on top of this text (Download YAML gives both together).` : "";
+    }
+  }
+  $("tab-form").addEventListener("click", () => selectTab("form"));
+  $("tab-yaml").addEventListener("click", () => selectTab("yaml"));
+  for (const tab of [$("tab-form"), $("tab-yaml")]) {
+    tab.addEventListener("keydown", (ev) => {
+      if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight") return;
+      const other = tab.id === "tab-form" ? "yaml" : "form";
+      selectTab(other); $("tab-" + other).focus();
+    });
+  }
+
+  // ---------- runs ----------
+  function sourceBody() {
+    const body = S.yaml === S.original ? { scenario: S.file } : { yaml: S.yaml };
+    if (S.sets.size) body.set = [...S.sets].map(([p, v]) => `${p}=${v}`);
+    return body;
+  }
+  function intOrNull(id) { const v = $(id).value.trim(); return v === "" ? null : Number(v); }
+  function scheduleRun() { clearTimeout(S.debounce); S.debounce = setTimeout(startRun, DEBOUNCE_MS); }
+  function stopRun() {
+    clearTimeout(S.debounce);
+    if (S.stream) { S.stream.close(); S.stream = null; }
+    if (S.runId) { api("DELETE", `/api/runs/${S.runId}`).catch(() => {}); S.runId = null; }
+  }
+  async function startRun(retry = 0) {
+    const seq = ++S.runSeq;
+    if (S.stream) { S.stream.close(); S.stream = null; }
+    const body = { ...sourceBody(), battles: intOrNull("battles") || 1000, page: PAGE };
+    const precision = intOrNull("precision"), seed = intOrNull("seed");
+    if (precision) body.precision = precision;
+    if (seed != null) body.seed = seed;
+    status("run-status", "Starting…");
+    try {
+      const { id } = await api("POST", "/api/runs", body);
+      if (seq !== S.runSeq) { api("DELETE", `/api/runs/${id}`).catch(() => {}); return; }
+      S.runId = id; perf.runs++; perf.postedAt = performance.now();
+      clearEditErrors();
+      $("results").classList.remove("stale");
+      S.stream = listen(`/api/runs/${id}/events`, (data) => { if (seq === S.runSeq) renderRun(data); },
+        () => { if (seq === S.runSeq) api("GET", `/api/runs/${id}`).then(renderRun).catch(() => {}); });
+    } catch (e) {
+      if (seq !== S.runSeq) return;
+      if (e.status === 429 && retry < 20) { status("run-status", "The server is busy; trying again…"); setTimeout(() => { if (seq === S.runSeq) startRun(retry + 1); }, 400); return; }
+      if (e.status === 422) { showEditErrors(e.list); return; }
+      status("run-status", e.message, true);
+    }
+  }
+  function clearEditErrors() {
+    $("form-errors").textContent = "";
+    for (const input of document.querySelectorAll("#sides [aria-invalid=true]")) setFieldError(input, "");
+  }
+  function showEditErrors(list) {
+    $("results").classList.add("stale");
+    const messages = list.map((e) => (e.line != null ? `line ${e.line}: ` : "") + e.message);
+    status("run-status", "Not run: " + messages[0], true);
+    const input = S.lastEdited && document.body.contains(S.lastEdited) ? S.lastEdited : null;
+    if (input) setFieldError(input, messages.join(" "));
+    else $("form-errors").textContent = messages.join(" ");
+    if (!$("panel-yaml").hidden) showYamlErrors(list);
+  }
+  function renderRun(r) {
+    const done = r.battles_done ?? r.battles_completed ?? 0, wanted = r.battles_requested || intOrNull("battles") || done;
+    if (done > 0 && perf.firstAt == null) perf.firstAt = performance.now();
+    if (done >= 1000 && perf.thousandAt == null) perf.thousandAt = performance.now();
+    const state = r.state || "done";
+    const words = { running: "running", done: "done", cancelled: "stopped", failed: "failed" }[state] || state;
+    const took = perf.editAt != null && perf.firstAt != null ? ` · first figures ${Math.round(perf.firstAt - perf.editAt)} ms after the edit` : "";
+    status("run-status", `${done.toLocaleString()} of ${Number(wanted).toLocaleString()} battles · ${words}${took}`, state === "failed");
+    $("run-status").dataset.battles = done;
+    $("run-status").dataset.state = state;
+    $("run-progress").max = wanted || 1; $("run-progress").value = done;
+    if (r.error) status("run-status", "The run failed: " + r.error, true);
+    $("verdict").textContent = Array.isArray(r.verdict) ? r.verdict.join(" ") : r.verdict || "";
+    if (!done) return;
+    const order = r.side_order || Object.keys(r.sides || {});
+    const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
+    if (r.draws) winRows.push({ label: "draw", bars: [{ value: r.draws.rate, ci: r.draws.ci95, colour: "var(--draw)", name: "draws" }] });
+    $("win-chart").innerHTML = intervalChart(winRows, { title: "Win and draw rates" });
+    const cas = (r.casualties || []).filter((c) => c.level !== "copy");
+    $("cas-chart").innerHTML = intervalChart(cas.map((c) => ({
+      label: c.who, indent: c.level === "side" ? 0 : 1,
+      bars: [{ value: c.down_rate, ci: c.down_ci95, colour: "var(--down)", name: "down" }, { value: c.dead_rate, ci: c.dead_ci95, colour: "var(--dead)", name: "dead" }],
+    })), { title: "Casualties, down and dead" });
+    const links = $("csv-links");
+    if (S.runId && links.dataset.run !== S.runId) {
+      links.dataset.run = S.runId;
+      links.replaceChildren("Tables of this run: ", ...["battles", "combatants", "casualties"].map((t) =>
+        el("a", { href: withToken(`/api/runs/${S.runId}/${t}.csv`), download: `${(S.file || "scenario").replace(/\.ya?ml$/, "")}-${t}.csv`, text: t + ".csv" })));
+    }
+  }
+  for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
+
+  // ---------- studies: sweep + balance, compare, explain ----------
+  function fillStudyControls() {
+    const fields = $("sweep-field");
+    const prev = fields.value;
+    fields.replaceChildren();
+    for (const side of S.view?.sides || []) {
+      for (const m of side.members || []) {
+        for (const [key, path] of Object.entries(m.paths || {})) {
+          if (/weapon|armor|tactic|position/.test(key)) continue;
+          fields.append(el("option", { value: path, text: `${side.name} · ${m.name} · ${key.split(".").pop().replace(/_/g, " ")}` }));
+        }
+      }
+    }
+    const groups = (S.view?.sides || []).flatMap((side) => side.members || []).filter((m) => m.paths?.count);
+    const biggest = groups.sort((a, b) => (b.count ?? 1) - (a.count ?? 1))[0];
+    const keep = [...fields.options].find((o) => o.value === prev);
+    if (keep) fields.value = keep.value;
+    else if (biggest) fields.value = biggest.paths.count;
+    const sides = (S.view?.sides || []).map((s) => s.name);
+    for (const id of ["balance-side", "explain-side"]) {
+      const sel = $(id), keep = sel.value;
+      sel.replaceChildren(...sides.map((n) => el("option", { value: n, text: n })));
+      if (sides.includes(keep)) sel.value = keep;
+    }
+  }
+  /** POST a study, waiting politely while the server is at its cap of running jobs (429). */
+  async function postStudy(body, statusId, tries = 40) {
+    for (let i = 0; ; i++) {
+      try { return await api("POST", "/api/studies", body); }
+      catch (e) {
+        if (e.status !== 429 || i >= tries) throw e;
+        status(statusId, "Waiting for a free worker…");
+        await new Promise((ok) => setTimeout(ok, 750));
+      }
+    }
+  }
+  function runStudy(kind, body, statusId, render) {
+    const old = S.studies[kind];
+    if (old) { old.stream?.close(); api("DELETE", `/api/studies/${old.id}`).catch(() => {}); }
+    status(statusId, "Running…");
+    const entry = (S.studies[kind] = { id: null, stream: null });
+    return postStudy({ kind, ...sourceBody(), ...body, page: PAGE }, statusId).then(({ id }) => {
+      entry.id = id;
+      const show = (data) => {
+        if (S.studies[kind] !== entry) return;
+        const words = data.state === "running" ? "running…" : data.state;
+        const done = data.battles_done ?? data.battles_completed;
+        status(statusId, `${words}${done ? ` · ${Number(done).toLocaleString()} battles` : ""}`, data.state === "failed");
+        if (data.error) status(statusId, data.error, true);
+        render(data);
+      };
+      entry.stream = listen(`/api/studies/${id}/events`, show, () => api("GET", `/api/studies/${id}`).then(show).catch(() => {}));
+    }).catch((e) => {
+      status(statusId, e.message, true);
+      if (e.status === 422 && S.lastEdited) setFieldError(S.lastEdited, e.message);
+    });
+  }
+  /** The command's own printed lines, folded away under the chart. */
+  function commandText(id, verdict, what) {
+    const lines = Array.isArray(verdict) ? verdict : verdict ? [verdict] : [];
+    if (!lines.length) { $(id).replaceChildren(); return; }
+    $(id).replaceChildren(el("details", {}, el("summary", { text: `What ${what} prints` }), el("pre", { class: "trace", text: lines.join("\n") })));
+  }
+  function sideOrder() { return (S.view?.sides || []).map((s) => s.name); }
+  function sweepSeries(rows, path) {
+    const xKey = rows.length && (path in rows[0] ? path : Object.keys(rows[0]).find((k) => k === "value" || k.endsWith(path.split(".").pop())));
+    const xs = rows.map((r) => Number(r[xKey] ?? r.values?.[path]));
+    const series = sideOrder().map((side, i) => ({
+      name: side, colour: SIDE_COLOURS[i % 4],
+      points: rows.map((r, k) => ({ x: xs[k], value: r[`win_rate_${side}`] ?? null, ci: r[`ci_low_${side}`] != null ? [r[`ci_low_${side}`], r[`ci_high_${side}`]] : null })),
+    }));
+    return { xs, series };
+  }
+  $("sweep-form").addEventListener("submit", () => {
+    const path = $("sweep-field").value;
+    if (!path) return;
+    const lo = Number($("sweep-from").value), hi = Number($("sweep-to").value);
+    if (!(hi > lo)) { status("sweep-status", "“to” must be larger than “from”.", true); return; }
+    const side = $("balance-side").value, target = Number($("balance-target").value);
+    const battles = intOrNull("sweep-battles") || 300;
+    const label = $("sweep-field").selectedOptions[0]?.textContent || path;
+    const state = { rows: [], best: null };
+    const draw = () => {
+      if (!state.rows.length) return;
+      const { xs, series } = sweepSeries(state.rows, path);
+      const mark = state.best ? { value: state.best.value, label: `balance: ${state.best.value} (${side} ${pct(state.best.rate ?? state.best.win_rate)})` } : null;
+      $("sweep-chart").innerHTML = sweepChart(xs, series, { mark, target, xLabel: label });
+    };
+    runStudy("sweep", { vary: [`${path}=${lo}..${hi}`], battles }, "sweep-status", (d) => { state.rows = d.rows || []; draw(); });
+    runStudy("balance", { vary: `${path}=${lo}..${hi}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
+      const best = d.best || d.summary?.best;
+      if (best) { state.best = best; draw(); }
+      if (d.state && d.state !== "running") {
+        commandText("sweep-text", d.verdict, "combatsim balance");
+        if (best) status("sweep-status", `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`);
+      }
+    });
+  });
+  $("compare-run").addEventListener("click", () => {
+    if (!S.sets.size && S.yaml === S.original) { status("compare-status", "Edit something first: the comparison is the edited fight against the file as written."); return; }
+    if (S.yaml !== S.original) status("compare-status", "");
+    const body = { scenario: S.file, b_set: [...S.sets].map(([p, v]) => `${p}=${v}`), battles: intOrNull("battles") || 1000 };
+    const old = S.studies.compare;
+    if (old) { old.stream?.close(); api("DELETE", `/api/studies/${old.id}`).catch(() => {}); }
+    const entry = (S.studies.compare = { id: null, stream: null });
+    status("compare-status", "Running…");
+    postStudy({ kind: "compare", ...body, page: PAGE }, "compare-status").then(({ id }) => {
+      entry.id = id;
+      const show = (d) => {
+        const diffs = d.differences || d.summary?.differences || [];
+        const first = diffs[0];
+        const gist = first ? `${first.side} win: B − A = ${pp(first.difference)} (${pp(first.ci95?.[0])} to ${pp(first.ci95?.[1])}), p ${pValue(first.p_value).startsWith("<") ? "" : "= "}${pValue(first.p_value)}` : "";
+        status("compare-status", d.state === "running" ? `running… ${d.battles_done ? Number(d.battles_done).toLocaleString() + " battles" : ""}` : d.error || gist || d.state, d.state === "failed");
+        if (d.state !== "running") commandText("compare-text", d.verdict, "combatsim compare");
+        renderCompare(diffs);
+      };
+      entry.stream = listen(`/api/studies/${id}/events`, show, () => api("GET", `/api/studies/${id}`).then(show).catch(() => {}));
+    }).catch((e) => status("compare-status", e.message, true));
+  });
+  function renderCompare(diffs) {
+    if (!diffs.length) return;
+    const rows = diffs.map((d) => el("tr", {},
+      el("th", { scope: "row", text: d.side === "draws" ? "draws" : `${d.side} win` }),
+      el("td", { class: "num", text: pct(d.a, 1) }), el("td", { class: "num", text: pct(d.b, 1) }),
+      el("td", { class: "num", text: pp(d.difference) }),
+      el("td", { class: "num", text: d.ci95 ? `${pp(d.ci95[0])} to ${pp(d.ci95[1])}` : "" }),
+      el("td", { class: "num", text: pValue(d.p_value) }),
+      el("td", { text: d.significant ? "yes" : "no" })));
+    const table = el("table", { class: "diff-table" },
+      el("caption", { class: "muted small", text: "A = as written, B = edited; paired on the same battle seeds" }),
+      el("thead", {}, el("tr", {}, ["", "A", "B", "B − A", "95% interval", "p-value", "significant"].map((h) => el("th", { scope: "col", text: h })))),
+      el("tbody", {}, rows));
+    const levers = diffs.map((d, i) => ({ label: d.side === "draws" ? "draws" : `${d.side} win`, steps: [{ name: "B − A", value: d.difference, ci: d.ci95, p: d.p_value, significant: d.significant, colour: SIDE_COLOURS[i % 4] }] }));
+    const chart = el("div", { class: "chart", html: tornadoChart(levers, { what: "rate, B − A" }).replace(/<div class="legend">.*?<\/div>/, "") });
+    $("compare-out").replaceChildren(table, chart);
+  }
+  $("explain-form").addEventListener("submit", () => {
+    const side = $("explain-side").value;
+    runStudy("explain", { side, battles: intOrNull("explain-battles") || 200 }, "explain-status", (d) => {
+      const rows = (d.rows || []).slice().sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).slice(0, 14);
+      if (!rows.length) return;
+      const n = (v) => (v == null || Number.isNaN(Number(v)) ? null : Number(v));
+      const levers = rows.map((r) => ({
+        label: `${r.member ? r.member + ": " : ""}${r.lever} (${r.value ?? "?"})`,
+        steps: [
+          { name: `down to ${r.down ?? "–"}`, value: n(r.difference_down), ci: n(r.ci_low_down) != null ? [n(r.ci_low_down), n(r.ci_high_down)] : null, p: n(r.p_down), colour: "var(--side1)", significant: n(r.p_down) != null ? n(r.p_down) < 0.05 : null },
+          { name: `up to ${r.up ?? "–"}`, value: n(r.difference_up), ci: n(r.ci_low_up) != null ? [n(r.ci_low_up), n(r.ci_high_up)] : null, p: n(r.p_up), colour: "var(--side0)", significant: n(r.p_up) != null ? n(r.p_up) < 0.05 : null },
+        ],
+      }));
+      $("explain-chart").innerHTML = tornadoChart(levers, { what: `${side} win rate` });
+      if (d.state !== "running") {
+        if (d.text) status("explain-status", Array.isArray(d.text) ? d.text.join(" ") : d.text);
+        commandText("explain-text", d.verdict, "combatsim explain");
+      }
+    });
+  });
+
+  // ---------- trace ----------
+  $("trace-form").addEventListener("submit", async () => {
+    const body = { ...sourceBody(), battle: Number($("trace-index").value) || 0 };
+    const seed = intOrNull("seed");
+    if (seed != null) body.seed = seed;
+    $("trace").textContent = "Replaying…";
+    try {
+      const { text } = await api("POST", "/api/trace", body);
+      $("trace").textContent = text;
+    } catch (e) {
+      $("trace").textContent = e.message;
+    }
+  });
+
+  // ---------- odds ----------
+  function calculators(data) {
+    const list = Array.isArray(data) ? data : Array.isArray(data?.calculators) ? data.calculators : Object.entries(data || {}).map(([name, c]) => ({ name, ...c }));
+    return list.map((c) => ({ ...c, name: c.name || c.calculator || c.system, args: c.arguments || c.args || [] }));
+  }
+  async function loadOdds() {
+    try {
+      S.odds = calculators(await api("GET", "/api/odds"));
+      $("odds-calc").replaceChildren(...S.odds.map((c) => el("option", { value: c.name, text: c.help ? `${c.name} — ${c.help}` : c.name })));
+      pickOddsFor(S.view?.system);
+    } catch (e) {
+      $("odds-error").textContent = "Odds calculators unavailable: " + e.message;
+    }
+  }
+  /** The calculator of the scenario's system ("sr-classic" and "sr-d8" -> "sr", "sr2097" -> "2097"). */
+  function pickOddsFor(system) {
+    const sys = String(system || "");
+    const match = S.odds.find((c) => sys === c.name) || S.odds.find((c) => sys.startsWith(c.name)) || S.odds.find((c) => sys.endsWith(c.name));
+    if (match) $("odds-calc").value = match.name;
+    renderOddsArgs();
+  }
+  function renderOddsArgs() {
+    const calc = S.odds.find((c) => c.name === $("odds-calc").value);
+    const box = $("odds-args");
+    box.replaceChildren();
+    for (const a of calc?.args || []) {
+      const name = (a.name || a.dest || "").replace(/^--/, "");
+      const id = "odds-" + name;
+      const flag = a.type === "bool" || a.type === "flag" || a.action === "store_true" || typeof a.default === "boolean";
+      const input = flag
+        ? el("input", { type: "checkbox", id, "data-arg": name, "data-flag": "1", checked: a.default === true })
+        : a.choices ? el("select", { id, "data-arg": name }, a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
+          : el("input", { type: a.type === "int" || a.type === "integer" || typeof a.default === "number" ? "number" : "text", id, "data-arg": name, value: a.default ?? "", size: 6 });
+      if (a.required) input.required = true;
+      box.append(el("label", { for: id, title: a.help || "" }, name.replace(/[-_]/g, " ") + (a.required ? " *" : "") + " ", input));
+    }
+  }
+  $("odds-calc").addEventListener("change", renderOddsArgs);
+  $("odds-form").addEventListener("submit", async () => {
+    const calc = S.odds.find((c) => c.name === $("odds-calc").value);
+    if (!calc) return;
+    const args = {};
+    for (const input of $("odds-args").querySelectorAll("[data-arg]")) {
+      const v = input.dataset.flag ? input.checked : input.value.trim();
+      if (v === "" || v === false) continue;
+      args[input.dataset.arg] = input.type === "number" ? Number(v) : v;
+    }
+    $("odds-error").textContent = "";
+    try {
+      const res = await api("POST", "/api/odds", { system: calc.system || calc.name, calculator: calc.name, args });
+      drawOdds(res);
+    } catch (e) {
+      $("odds-error").textContent = e.message;
+      $("odds-chart").innerHTML = "";
+    }
+  });
+  function drawOdds(res) {
+    const dist = res.distribution;
+    if (dist && Array.isArray(dist.values)) {
+      const series = Object.entries(dist.series || {}).slice(0, 2).map(([name, values]) => ({ name: name || "exactly", values }));
+      if (series.length === 1) { // and the chance of at least each value, AnyDice's second view
+        let sum = 0;
+        series.push({ name: "at least", values: series[0].values.slice().reverse().map((v) => (sum += v)).reverse() });
+      }
+      $("odds-chart").innerHTML = barsChart(dist.values.map(String), series, { xLabel: dist.outcome || "" });
+    } else {
+      const arrays = Object.entries(res).filter(([, v]) => Array.isArray(v) && v.length && v.every((x) => typeof x === "number" && x >= 0 && x <= 1));
+      if (!arrays.length) { $("odds-chart").innerHTML = ""; }
+      else {
+        const n = arrays[0][1].length;
+        const series = arrays.filter(([, v]) => v.length === n).slice(0, 2).map(([name, values]) => ({ name: name.replace(/_/g, " "), values }));
+        $("odds-chart").innerHTML = barsChart([...Array(n).keys()].map(String), series, { xLabel: arrays[0][0].replace(/_/g, " ") });
+      }
+    }
+    if (typeof res.table === "string") $("odds-chart").append(el("pre", { class: "trace", text: res.table }));
+    else {
+      const facts = Object.entries(res).filter(([, v]) => typeof v === "number" || typeof v === "string").map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "number" && v > 0 && v < 1 ? pct(v, 2) : v}`);
+      $("odds-chart").append(el("p", { class: "muted small", text: facts.join(" · ") }));
+    }
+  }
+
+  // ---------- download / save ----------
+  /** The edited scenario as text: the server folds the form's field edits into it when it
+   * can (POST /api/check answering "yaml"); otherwise null. */
+  async function foldedYaml() {
+    if (!S.sets.size) return S.yaml;
+    try {
+      const res = await api("POST", "/api/check", { yaml: S.yaml, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
+      if (typeof res.yaml === "string") return res.yaml;
+    } catch { /* null below */ }
+    return null;
+  }
+  async function editedYaml() {
+    const folded = await foldedYaml();
+    if (folded != null) return folded;
+    const lines = [...S.sets].map(([p, v]) => `#   --set '${p}=${v}'`);
+    return `# Edited on the combatsim page; these field edits are applied on top of the text below:\n${lines.join("\n")}\n${S.yaml}`;
+  }
+  $("download-yaml").addEventListener("click", async () => {
+    const text = await editedYaml();
+    const a = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/yaml" })), download: (S.file || "scenario.yaml").split("/").pop() });
+    document.body.append(a); a.click(); a.remove();
+  });
+  $("revert").addEventListener("click", () => {
+    S.yaml = S.original; S.sets = new Map(); $("yaml").value = S.original;
+    clearYamlErrors(); clearEditErrors();
+    api("GET", "/api/scenarios/" + encodeURIComponent(S.file).replace(/%2F/g, "/")).then((d) => { S.view = d.view; renderForm(); fillStudyControls(); });
+    markEdited(); editClock(); scheduleRun();
+  });
+  let overwriteArmed = false;
+  $("save").addEventListener("click", async () => {
+    if ((await foldedYaml()) == null) {
+      status("save-status", "The form's field edits cannot be written into the file here yet: make them in the YAML tab to save, or download the YAML (it lists them).", true);
+      return;
+    }
+    overwriteArmed = false;
+    $("save-name").value = S.file || "scenario.yaml";
+    $("save-warn").textContent = "";
+    $("save-confirm").textContent = "Save";
+    $("save-dialog").showModal();
+  });
+  $("save-dialog").addEventListener("close", async () => {
+    if ($("save-dialog").returnValue !== "save") return;
+    const name = $("save-name").value.trim();
+    const overwrite = overwriteArmed;
+    try {
+      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: await foldedYaml(), overwrite });
+      status("save-status", `Saved as ${name} in the folder.`);
+      if (name === S.file) { S.original = S.yaml; markEdited(); }
+    } catch (e) {
+      if (e.status === 409) {
+        overwriteArmed = true;
+        $("save-warn").textContent = `${name} already exists. Press “Overwrite” to replace it, or choose another name.`;
+        $("save-confirm").textContent = "Overwrite";
+        $("save-dialog").showModal();
+      } else status("save-status", "Not saved: " + e.message, true);
+    }
+  });
+  $("save-name").addEventListener("input", () => { overwriteArmed = false; $("save-confirm").textContent = "Save"; $("save-warn").textContent = ""; });
+
+  // ---------- start ----------
+  $("home").addEventListener("click", showOverview);
+  $("jump").addEventListener("click", () => { $("results").scrollIntoView(); $("results").focus(); });
+  $("scenario-pick").addEventListener("change", (ev) => openScenario(ev.target.value));
+  window.addEventListener("beforeunload", stopRun);
+  (async () => {
+    await loadScenarioList();
+    loadOdds();
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    if (wanted && S.scenarios.some((s) => s.file === wanted)) openScenario(wanted);
+    else pollOverview();
+  })();
+})();

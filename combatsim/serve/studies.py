@@ -1,0 +1,146 @@
+"""The page's "what if" questions: ``sweep``, ``compare``, ``balance`` and ``explain``, run by
+the same functions as the commands (``combatsim.sweep`` ...) with a ``watch`` and a ``Cancel``.
+
+A study's figures are ``kind``, ``battles_done`` and ``battles_total`` while it runs (a
+one-field sweep's rows too, as they firm up), then its ``rows`` (the result's table, with
+intervals), the study's own summary keys (``differences``, ``best``...) and ``verdict``: the
+lines the command prints. Studies run on their own worker processes (the study functions
+make their backend), at most ``MAX_STUDY_BATTLES`` battles per variant.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import UsageError
+from ..run import Update
+from ..sweeps.fields import parse_vary
+from .jobs import Job
+from .runs import run_options, scenario_of
+
+KINDS = ("sweep", "compare", "balance", "explain")
+MAX_STUDY_BATTLES = 20_000  # per variant, from the page
+
+
+def study_body(served, body: dict[str, Any], workers: int):
+    """Check a study request and return the work of its job (``Job``'s ``body``)."""
+    kind = body.get("kind")
+    if kind not in KINDS:
+        raise UsageError("kind", kind, "'sweep', 'compare', 'balance' or 'explain'")
+    scenario = scenario_of(served, body)
+    options = run_options(body, MAX_STUDY_BATTLES)
+    call = {"sweep": _sweep, "compare": _compare, "balance": _balance, "explain": _explain}[kind]
+    start = call(scenario, body)
+
+    def work(job: Job) -> dict[str, Any]:
+        def watch(update: Update) -> None:
+            figures = {"kind": kind, "battles_done": update.done, "battles_total": update.total}
+            if kind == "sweep":
+                figures["rows"] = live_rows(update, body)
+            job.publish(figures)
+
+        result = start(**options, workers=workers, quiet=True, watch=watch, cancel=job.cancel)
+        figures = final_figures(kind, result)
+        root = f"{served.root}/"  # the folder's own path left out, as in every message
+        figures["verdict"] = [line.replace(root, "") for line in figures["verdict"]]
+        return figures
+
+    return work
+
+
+def _sweep(scenario, body):
+    import combatsim
+
+    vary = body.get("vary")
+    vary = [vary] if isinstance(vary, str) else vary
+    if not isinstance(vary, list) or not vary or not all(isinstance(v, str) for v in vary):
+        raise UsageError(
+            "vary", vary, "a list of 'PATH=VALUES', e.g. 'sides[1].members[0].count=1..8'"
+        )
+    return lambda **options: combatsim.sweep(scenario, vary, **options)
+
+
+def _compare(scenario, body):
+    import combatsim
+
+    a_sets, b_sets = body.get("a_set") or [], body.get("b_set") or []
+    for name, sets in (("a_set", a_sets), ("b_set", b_sets)):
+        if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+            raise UsageError(name, sets, "a list of 'PATH=VALUE' strings")
+    return lambda **options: combatsim.compare(scenario, a_sets=a_sets, b_sets=b_sets, **options)
+
+
+def _balance(scenario, body):
+    import combatsim
+
+    vary, target, side = body.get("vary"), body.get("target", 0.5), body.get("side")
+    if not isinstance(vary, str):
+        raise UsageError("vary", vary, "one 'PATH=VALUES', e.g. 'sides[1].members[0].count=1..8'")
+    return lambda **options: combatsim.balance(scenario, vary, target, side=side, **options)
+
+
+def _explain(scenario, body):
+    import combatsim
+
+    side, metric = body.get("side"), body.get("metric", "win")
+    return lambda **options: combatsim.explain(scenario, side, metric, **options)
+
+
+def live_rows(update: Update, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A one-field sweep's rows so far: the value, battles, and each side's win rate with its
+    interval (the columns of the finished table)."""
+    vary = body.get("vary")
+    vary = vary[0] if isinstance(vary, list) and len(vary) == 1 else vary
+    if not isinstance(vary, str):
+        return []
+    parsed = parse_vary(vary)
+    rows = []
+    for variant, (label, _) in enumerate(parsed.values):
+        if variant >= len(update.study.scenarios):
+            break
+        outcomes = update.tally(variant).outcomes()
+        row: dict[str, Any] = {parsed.name: label, "battles": outcomes["battles_completed"]}
+        for side, figures in outcomes["sides"].items():
+            row[f"win_rate_{side}"] = figures["win_rate"]
+            row[f"ci_low_{side}"], row[f"ci_high_{side}"] = figures["ci95"]
+        rows.append(row)
+    return rows
+
+
+def final_figures(kind: str, result) -> dict[str, Any]:
+    """What a finished study shows: its table's rows, its summary, and the command's lines."""
+    from ..commands import balance, compare, explain, sweep
+
+    summary = dict(result.summary)
+    summary.pop("variants", None)  # the rows say it, with their intervals
+    describe = {
+        "sweep": lambda: sweep.describe(result),
+        "compare": lambda: compare.describe(result.summary),
+        "balance": lambda: balance.describe(result.summary),
+        "explain": lambda: explain.describe(result.summary),
+    }[kind]
+    lines = [line for line in describe().splitlines() if line.strip()]
+    rows = [] if result.table is None else result.table.to_dict("records")
+    return {
+        **_plain(summary),
+        "kind": kind,
+        "rows": _plain(rows),
+        "verdict": lines,
+        "battles_done": summary.get("battles_completed"),
+    }
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: numpy numbers as Python's, NaN as None."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

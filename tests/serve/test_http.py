@@ -1,0 +1,484 @@
+"""``combatsim serve`` at the HTTP level, as a script or the page uses it: every route, the
+token and Host checks, the folder's confinement, cancel, the cap on runs, event streams, and a
+finished run equal to ``combatsim run`` (summary numbers and CSV bytes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from combatsim.serve.app import Server, make_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "test-token"
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+FIREFIGHT = "sr-firefight-4v4.yaml"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A copy of the shipped scenarios, a secret beside it and a symlink out to it."""
+    base = tmp_path_factory.mktemp("served")
+    served = base / "scenarios"
+    shutil.copytree(ROOT / "scenarios", served)
+    (base / "secret.yaml").write_text("name: secret-contents\n")
+    (served / "link-out.yaml").symlink_to(base / "secret.yaml")
+    return served
+
+
+@pytest.fixture(scope="module")
+def server(folder):
+    made = Server(folder, TOKEN, workers=2, port=PORT)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with TestClient(make_app(server), base_url=BASE) as test_client:
+        test_client.headers.update(AUTH)
+        yield test_client
+
+
+def finish(client, run_id: str, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/runs/{run_id}").json()
+        if got["state"] != "running":
+            return got
+        time.sleep(0.05)
+    raise AssertionError("the run did not end")
+
+
+def start(client, **body) -> str:
+    answer = client.post("/api/runs", json=body)
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
+
+
+# --- the guard --------------------------------------------------------------------------------
+
+
+def test_a_request_without_the_token_or_with_a_wrong_one_is_refused(server):
+    with TestClient(make_app(server), base_url=BASE) as bare:
+        for headers, query in (({}, ""), ({"Authorization": "Bearer nope"}, ""), ({}, "?token=x")):
+            answer = bare.get(f"/api/scenarios{query}", headers=headers)
+            assert answer.status_code == 403
+            assert answer.json()["errors"][0].startswith("a valid token")
+
+
+def test_the_token_works_in_the_query_the_header_and_the_pages_cookie(server):
+    with TestClient(make_app(server), base_url=BASE) as bare:
+        assert bare.get(f"/api/scenarios?token={TOKEN}").status_code == 200
+        assert bare.get("/api/scenarios", headers=AUTH).status_code == 200
+        page = bare.get(f"/?token={TOKEN}")
+        assert page.status_code == 200
+        cookie = page.headers["set-cookie"].lower()
+        assert "combatsim_token=" in cookie and "samesite=strict" in cookie
+        assert bare.get("/api/scenarios").status_code == 200  # the cookie now
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "localhost", ""])
+def test_a_foreign_host_header_is_refused_even_with_the_token(client, host):
+    answer = client.get("/api/scenarios", headers={"Host": host})
+    assert answer.status_code == 403
+    assert "Host" in answer.json()["errors"][0]
+
+
+def test_localhost_with_the_port_is_accepted(client):
+    assert client.get("/api/scenarios", headers={"Host": f"localhost:{PORT}"}).status_code == 200
+
+
+# --- the folder -------------------------------------------------------------------------------
+
+
+def test_scenarios_lists_the_scenarios_not_the_catalogues(client):
+    rows = client.get("/api/scenarios").json()
+    files = {row["file"] for row in rows}
+    assert FIREFIGHT in files and "sr2097-sniper-duel.yaml" in files
+    assert not any(f.startswith("catalogues/") for f in files)
+    assert "link-out.yaml" not in files
+    firefight = next(r for r in rows if r["file"] == FIREFIGHT)
+    assert firefight["system"] == "sr-classic" and firefight["name"]
+
+
+@pytest.mark.parametrize(
+    "name", ["../secret.yaml", "link-out.yaml", "/etc/passwd", "catalogues/../../secret.yaml"]
+)
+def test_a_path_outside_the_folder_is_refused_without_its_contents(client, name):
+    answer = client.post("/api/runs", json={"scenario": name, "battles": 10})
+    assert answer.status_code in (403, 404)
+    assert "secret-contents" not in answer.text and "root:" not in answer.text
+
+
+def test_uploaded_yaml_naming_a_catalogue_outside_the_folder_is_refused(client, folder):
+    text = (folder / FIREFIGHT).read_text().replace("catalogues/", "../../", 1)
+    answer = client.post("/api/runs", json={"yaml": text, "battles": 10})
+    assert answer.status_code == 403
+
+
+def test_a_missing_file_is_404(client):
+    answer = client.post("/api/runs", json={"scenario": "nope.yaml", "battles": 10})
+    assert answer.status_code == 404
+
+
+def test_invalid_yaml_is_422_with_one_line_errors(client, folder):
+    text = (folder / FIREFIGHT).read_text().replace("count: 3", "count: three", 1)
+    for body in ({"yaml": text}, {"yaml": "name: [unclosed"}, {"scenario": 7}):
+        answer = client.post("/api/runs", json=body)
+        assert answer.status_code == 422, answer.text
+        found = answer.json()["errors"]
+        assert found and all("\n" not in line for line in found)
+    answer = client.post("/api/runs", json={"scenario": FIREFIGHT, "battles": 0})
+    assert answer.status_code == 422 and "battles" in answer.json()["errors"][0]
+
+
+def test_an_upload_over_the_size_cap_is_refused(client, monkeypatch):
+    monkeypatch.setenv("COMBATSIM_MAX_FILE_SIZE", "1K")
+    answer = client.post("/api/runs", json={"yaml": "name: x\n" + "#" * 2000})
+    assert answer.status_code == 422
+    assert "1,024" in answer.json()["errors"][0]
+
+
+# --- runs -------------------------------------------------------------------------------------
+
+
+def test_a_run_ends_done_with_its_summary_verdict_and_tables(client):
+    run_id = start(client, scenario=FIREFIGHT, battles=200, seed=3)
+    got = finish(client, run_id)
+    assert got["state"] == "done" and got["battles_done"] == 200
+    assert got["battles_completed"] == 200 and not got["interrupted"]
+    assert set(got["sides"]) == {"runners", "corp security"}
+    assert got["verdict"].startswith("runners win ")
+    for name in ("battles.csv", "combatants.csv", "casualties.csv"):
+        answer = client.get(f"/api/runs/{run_id}/{name}")
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/csv")
+    assert client.get(f"/api/runs/{run_id}/other.csv").status_code == 404
+    assert client.get("/api/runs/nope").status_code == 404
+
+
+def test_set_edits_change_the_fight(client):
+    base = finish(client, start(client, scenario=FIREFIGHT, battles=200, seed=3))
+    path = "sides[corp security].members[Guard].count"
+    edited = finish(
+        client, start(client, scenario=FIREFIGHT, battles=200, seed=3, set=[f"{path}=1"])
+    )
+    assert edited["state"] == "done"
+    assert edited["sides"]["runners"]["win_rate"] > base["sides"]["runners"]["win_rate"]
+    bad = client.post("/api/runs", json={"scenario": FIREFIGHT, "set": ["sides[9].name=x"]})
+    assert bad.status_code == 422
+
+
+def test_a_run_can_be_cancelled_and_its_workers_are_free_within_two_seconds(client):
+    run_id = start(client, scenario=FIREFIGHT, battles=50_000, seed=1)
+    time.sleep(0.3)
+    began = time.monotonic()
+    answer = client.delete(f"/api/runs/{run_id}")
+    assert answer.status_code == 200
+    got = finish(client, run_id, timeout=2.0)
+    assert time.monotonic() - began < 2.0
+    assert got["state"] == "cancelled" and got["interrupted"]
+    assert 0 < got["battles_done"] < 50_000
+    # the pool is free: a small run right after ends at once
+    quick = finish(client, start(client, scenario=FIREFIGHT, battles=100, seed=1), timeout=5.0)
+    assert quick["state"] == "done"
+
+
+@pytest.mark.slow
+def test_over_the_cap_a_run_is_429_and_a_pages_new_run_cancels_its_previous(client, server):
+    ids = [start(client, scenario=FIREFIGHT, battles=50_000, page=f"p{i}") for i in range(4)]
+    try:
+        answer = client.post("/api/runs", json={"scenario": FIREFIGHT, "page": "other"})
+        assert answer.status_code == 429 and answer.json()["errors"]
+        replacing = start(client, scenario=FIREFIGHT, battles=100, page="p0")
+        assert finish(client, ids[0], timeout=5.0)["state"] == "cancelled"
+        assert finish(client, replacing, timeout=10.0)["state"] == "done"
+    finally:
+        for run_id in ids:
+            client.delete(f"/api/runs/{run_id}")
+
+
+def test_the_event_stream_sends_summaries_and_ends_with_the_run(client):
+    run_id = start(client, scenario=FIREFIGHT, battles=1000, seed=2)
+    events = []
+    with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+    assert len(events) >= 2
+    assert events[-1]["state"] == "done" and events[-1]["battles_done"] == 1000
+    done = [e["battles_done"] for e in events]
+    assert done == sorted(done)
+
+
+@pytest.mark.slow
+def test_a_finished_run_equals_combatsim_run_numbers_and_csv_bytes(client, folder, tmp_path):
+    run_id = start(client, scenario=FIREFIGHT, battles=600, seed=11)
+    got = finish(client, run_id)
+    out = tmp_path / "cli"
+    command = [sys.executable, "-m", "combatsim", "run", str(folder.resolve() / FIREFIGHT)]
+    command += ["--battles", "600", "--seed", "11", "--out", str(out), "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(command, check=True, env=env, cwd=tmp_path, capture_output=True)
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("id", "state", "battles_done", "verdict"):
+        got.pop(key)
+    assert json.loads(json.dumps(got, sort_keys=True)) == summary
+    for name in ("battles.csv", "combatants.csv", "casualties.csv"):
+        served = client.get(f"/api/runs/{run_id}/{name}").content
+        assert served == (out / name).read_bytes(), name
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_path):
+    import httpx
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "combatsim", "serve", str(ROOT / "scenarios")]
+    command += ["--port", "0", "--no-browser", "--workers", "2"]
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    try:
+        line = process.stdout.readline().strip()
+        assert line.startswith(f"combatsim: serving {ROOT / 'scenarios'} at http://127.0.0.1:")
+        url = line.rsplit(" ", 1)[1]
+        address, token = url.split("/?token=")
+        assert len(token) >= 20
+        headers = {"Authorization": f"Bearer {token}"}
+        assert httpx.get(f"{address}/api/scenarios", headers=headers).status_code == 200
+        started = httpx.post(
+            f"{address}/api/runs", headers=headers, json={"scenario": FIREFIGHT, "battles": 50_000}
+        )
+        assert started.status_code == 201
+        sweep = {"scenario": FIREFIGHT, "kind": "sweep", "vary": [f"{GUARDS}=1..8"]}
+        sweep["battles"] = 20_000
+        assert httpx.post(f"{address}/api/studies", headers=headers, json=sweep).status_code == 201
+        time.sleep(1.0)
+        children = _children(process.pid)
+        assert len(children) >= 4  # the warm pool, and the study's own workers
+        process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        process.wait(timeout=5)
+        assert time.monotonic() - began < 5
+        assert process.stdout.read() == ""  # one line only
+        for child in children:
+            assert not Path(f"/proc/{child}").exists() or _zombie(child), child
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+# --- the page's other routes ------------------------------------------------------------------
+
+
+def test_a_scenario_comes_with_its_text_and_a_view_whose_paths_edit_it(client, folder):
+    got = client.get(f"/api/scenarios/{FIREFIGHT}").json()
+    assert got["yaml"] == (folder / FIREFIGHT).read_text()
+    guards = got["view"]["sides"][1]["members"][1]
+    assert guards["name"] == "Guard" and guards["count"] == 3
+    assert guards["numbers"]["skills.firearms"] == 4  # from the archetype
+    assert guards["armor"] == "armor_vest" and guards["weapons"][0] == "hk227"
+    path = guards["paths"]["skills.firearms"]
+    run = start(client, scenario=FIREFIGHT, battles=50, set=[f"{path}=6"])
+    assert finish(client, run)["state"] == "done"
+    assert client.get("/api/scenarios/../secret.yaml").status_code in (403, 404)
+    assert client.get("/api/scenarios/link-out.yaml").status_code == 403
+    assert "secret-contents" not in client.get("/api/scenarios/link-out.yaml").text
+
+
+def test_check_gives_the_validators_line_and_did_you_mean(client, folder):
+    text = (folder / FIREFIGHT).read_text()
+    assert client.post("/api/check", json={"yaml": text}).json()["errors"] == []
+    bad = client.post("/api/check", json={"yaml": text.replace("count: 3", "count: three")}).json()
+    assert bad["errors"][0]["line"] == 37 and "count" in bad["errors"][0]["message"]
+    assert bad["view"]["sides"][1]["members"][1]["count"] == "three"
+    armor = "sides[1].members[1].armor=lined_cot"
+    typo = client.post("/api/check", json={"yaml": text, "set": [armor]}).json()["errors"]
+    assert "did you mean 'lined_coat'" in typo[0]["message"]
+    broken = client.post("/api/check", json={"yaml": "name: [unclosed"}).json()
+    assert broken["errors"] and broken["view"] is None
+
+
+def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
+    names = client.get("/api/catalogue?system=sr-classic").json()
+    assert "armor_vest" in names["armor"] and "hk227" in names["weapons"]
+    assert client.get("/api/catalogue?system=nope").json() == {"weapons": [], "armor": []}
+
+
+def test_saving_never_overwrites_without_overwrite(client, folder):
+    text = (folder / FIREFIGHT).read_text()
+    answer = client.put("/api/scenarios/saved.yaml", json={"yaml": text})
+    assert answer.status_code == 200 and (folder / "saved.yaml").read_text() == text
+    again = client.put("/api/scenarios/saved.yaml", json={"yaml": text + "\n"})
+    assert again.status_code == 409 and (folder / "saved.yaml").read_text() == text
+    forced = client.put("/api/scenarios/saved.yaml", json={"yaml": text + "\n", "overwrite": True})
+    assert forced.status_code == 200 and (folder / "saved.yaml").read_text() == text + "\n"
+    assert client.put("/api/scenarios/../out.yaml", json={"yaml": text}).status_code in (403, 404)
+    assert not (folder.parent / "out.yaml").exists()
+    link = client.put("/api/scenarios/link-out.yaml", json={"yaml": text, "overwrite": True})
+    assert link.status_code == 403
+    assert (folder.parent / "secret.yaml").read_text() == "name: secret-contents\n"
+    invalid = client.put("/api/scenarios/bad.yaml", json={"yaml": "name: x"})
+    assert invalid.status_code == 422 and not (folder / "bad.yaml").exists()
+
+
+def test_trace_is_the_text_of_run_trace(client):
+    got = client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": 2}).json()["text"]
+    assert got.startswith("Loading-dock firefight") and "Battle 2" in got
+    assert client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": -1}).status_code == 422
+
+
+def test_trace_equals_the_command_line(client, folder, capsys):
+    from combatsim.cli import main
+
+    got = client.post("/api/trace", json={"scenario": FIREFIGHT, "battle": 1, "seed": 4}).json()
+    assert main(["run", str(folder / FIREFIGHT), "--trace", "1", "--seed", "4"]) == 0
+    printed = capsys.readouterr().out.rstrip("\n")
+    assert got["text"] == printed.replace(f"{folder.resolve()}/", "").replace(f"{folder}/", "")
+
+
+def test_odds_lists_the_calculators_and_computes_one_as_odds_json(client, capsys):
+    from combatsim.cli import main
+
+    listed = {c["name"]: c for c in client.get("/api/odds").json()}
+    assert {"sr", "2097", "lost-souls", "4d8"} <= set(listed)
+    assert "dice" in [a["name"] for a in listed["sr"]["arguments"]]
+    got = client.post("/api/odds", json={"calculator": "sr", "args": {"dice": 6, "tn": 5}})
+    assert got.status_code == 200
+    main(["odds", "sr", "--dice", "6", "--tn", "5", "--json"])
+    expected = json.loads(capsys.readouterr().out)
+    payload = got.json()
+    assert {k: payload[k] for k in expected} == expected
+    assert payload["distribution"]["values"]
+    bad = client.post("/api/odds", json={"calculator": "sr", "args": {"dice": "x"}})
+    assert bad.status_code == 422
+
+
+def study(client, **body) -> dict:
+    answer = client.post("/api/studies", json={"scenario": FIREFIGHT, **body})
+    assert answer.status_code == 201, answer.text
+    study_id = answer.json()["id"]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/studies/{study_id}").json()
+        if got["state"] != "running":
+            return got
+        time.sleep(0.1)
+    raise AssertionError("the study did not end")
+
+
+GUARDS = "sides[1].members[1].count"
+
+
+def test_a_sweep_has_rows_with_intervals_and_the_commands_lines(client):
+    got = study(client, kind="sweep", vary=[f"{GUARDS}=1..3"], battles=60, seed=1)
+    assert got["state"] == "done" and got["kind"] == "sweep"
+    assert [r[GUARDS] for r in got["rows"]] == [1, 2, 3]
+    row = got["rows"][0]
+    assert row["ci_low_runners"] <= row["win_rate_runners"] <= row["ci_high_runners"]
+    assert any("every row ran the same battle seeds" in line for line in got["verdict"])
+    assert not any(str(ROOT) in line for line in got["verdict"])
+
+
+def test_balance_and_compare_answer_as_their_commands(client):
+    import combatsim
+
+    got = study(client, kind="balance", vary=f"{GUARDS}=1..4", target="runners win 0.5", battles=60)
+    assert got["state"] == "done" and got["best"]["value"] in (1, 2, 3, 4)
+    compared = study(client, kind="compare", b_set=[f"{GUARDS}=1"], battles=80, seed=5)
+    expected = combatsim.compare(
+        ROOT / "scenarios" / FIREFIGHT, b_sets=[f"{GUARDS}=1"], battles=80, seed=5, quiet=True
+    )
+    assert compared["differences"] == json.loads(json.dumps(expected.summary["differences"]))
+    assert client.post("/api/studies", json={"kind": "nope"}).status_code == 422
+
+
+@pytest.mark.slow
+def test_explain_ranks_levers_and_a_study_can_be_cancelled(client):
+    got = study(client, kind="explain", side="runners", battles=40)
+    assert got["state"] == "done" and got["rows"][0]["rank"] == 1 and got["verdict"]
+    answer = client.post("/api/studies", json={"scenario": FIREFIGHT, "kind": "explain"})
+    study_id = answer.json()["id"]
+    time.sleep(0.5)
+    began = time.monotonic()
+    assert client.delete(f"/api/studies/{study_id}").status_code == 200
+    deadline = time.monotonic() + 5
+    while client.get(f"/api/studies/{study_id}").json()["state"] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert time.monotonic() - began < 5
+    assert client.get(f"/api/runs/{study_id}").status_code == 404  # a study is no run
+
+
+def test_the_overview_refines_every_scenario_in_the_background(client):
+    first = client.get("/api/overview").json()
+    files = {row["file"] for row in first}
+    assert FIREFIGHT in files and not any(f.startswith("catalogues/") for f in files)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        rows = {r["file"]: r for r in client.get("/api/overview").json()}
+        if rows[FIREFIGHT]["battles"] >= 50:
+            break
+        time.sleep(0.2)
+    row = rows[FIREFIGHT]
+    assert [s["side"] for s in row["sides"]] == ["runners", "corp security"]
+    for side in row["sides"]:
+        assert 0 <= side["loses_someone"] <= 1 and 0 <= side["someone_dies"] <= 1
+        assert side["win_ci95"][0] <= side["win"] <= side["win_ci95"][1]
+    assert isinstance(row["dangerous"], bool)
+
+
+def test_an_unwatched_run_is_cancelled_and_a_finished_one_forgotten(client, server):
+    from combatsim.serve import jobs
+
+    watched_long_ago = start(client, scenario=FIREFIGHT, battles=50_000)
+    done = start(client, scenario=FIREFIGHT, battles=50)
+    finish(client, done)
+    server.jobs.get(watched_long_ago, "run").seen -= jobs.IDLE + 1
+    server.jobs.get(done, "run").seen -= jobs.EXPIRE + 1
+    server.jobs.reap()
+    assert finish(client, watched_long_ago, timeout=5.0)["state"] == "cancelled"
+    assert client.get(f"/api/runs/{done}").status_code == 404
