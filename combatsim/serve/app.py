@@ -34,6 +34,7 @@ from .folder import Outside, Served
 from .jobs import Busy, Job, Jobs
 from .overview import Overview
 from .pool import WarmPool
+from .views import mapping_at
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "combatsim_token"
@@ -155,7 +156,7 @@ def scenario_rows(server: Server) -> list[dict[str, Any]]:
             continue
         if not isinstance(data, dict) or "sides" not in data:
             continue
-        rules = data.get("rules") if isinstance(data.get("rules"), dict) else {}
+        rules = mapping_at(data, "rules")
         rows.append(
             {
                 "file": server.served.relative(path),

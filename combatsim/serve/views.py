@@ -25,16 +25,16 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("sides"), list):
         return None
     inherit = Inheritance(data, base_dir)
-    rules = data.get("rules") if isinstance(data.get("rules"), dict) else {}
+    rules = mapping_at(data, "rules")
     sides = []
     for i, side in enumerate(data["sides"]):
         if not isinstance(side, dict):
             continue
-        members = side.get("members") if isinstance(side.get("members"), list) else []
+        members = list_at(side, "members")
         sides.append(
             {
                 "name": str(side.get("name", f"side {i}")),
-                "tactics": side.get("tactics") if isinstance(side.get("tactics"), dict) else {},
+                "tactics": mapping_at(side, "tactics"),
                 "paths": {"name": f"sides[{i}].name"},
                 "members": [
                     member_view(m, f"sides[{i}].members[{j}]", inherit)
@@ -50,10 +50,22 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
         "options": {
             "turn_limit": data.get("turn_limit"),
             "seed": data.get("seed"),
-            "rules": rules.get("options") if isinstance(rules.get("options"), dict) else {},
+            "rules": mapping_at(rules, "options"),
         },
         "paths": {"turn_limit": "turn_limit", "seed": "seed"},
     }
+
+
+def mapping_at(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """``data[key]`` where it is a mapping, else an empty one (a view shows what it can)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def list_at(data: dict[str, Any], key: str) -> list[Any]:
+    """``data[key]`` where it is a list, else an empty one."""
+    value = data.get(key)
+    return value if isinstance(value, list) else []
 
 
 def member_view(member: dict, at: str, inherit: Inheritance) -> dict[str, Any]:
@@ -73,7 +85,7 @@ def member_view(member: dict, at: str, inherit: Inheritance) -> dict[str, Any]:
     numbers = dict(list(numbers.items())[:MAX_NUMBERS])
     weapons = own_or_archetype("weapons")
     weapons = weapons if isinstance(weapons, list) else [] if weapons is None else [weapons]
-    tactics = member.get("tactics") if isinstance(member.get("tactics"), dict) else {}
+    tactics = mapping_at(member, "tactics")
     paths = {"count": f"{at}.count", "armor": f"{at}.armor", "position": f"{at}.position"}
     paths.update({key: f"{at}.{key}" for key in numbers if _IDENTIFIERS.match(key)})
     paths.update({f"weapons.{k}": f"{at}.weapons[{k}]" for k in range(len(weapons))})
