@@ -28,7 +28,7 @@ from ..safeyaml import max_file_bytes, parse_yaml
 from . import common as web
 from .folder import YAML, Outside
 from .jobs import Job
-from .runs import scenario_of
+from .runs import edited_yaml, scenario_of
 from .studies import study_body
 from .views import scenario_view
 
@@ -81,17 +81,25 @@ async def check(request: Request):
 
     def checked() -> dict[str, Any]:
         text = body.get("yaml")
-        view = None
+        view, base = None, server.served.root
         try:
+            if text is None and isinstance(body.get("scenario"), str):
+                path = server.served.path(body["scenario"])
+                text, base = server.served.read(body["scenario"]), path.parent
             if isinstance(text, str) and len(text.encode("utf-8", "replace")) <= max_file_bytes():
-                data, _ = parse_yaml(text, str(server.served.root / "edited.yaml"))
-                view = scenario_view(data, server.served.root)
-            scenario_of(server.served, {"yaml": text, "set": body.get("set")})
+                data, _ = parse_yaml(text, str(base / "edited.yaml"))
+                view = scenario_view(data, base)
+            scenario_of(server.served, body)
+            edited = edited_yaml(server.served, body)
+        except Outside:
+            raise
         except ScenarioError as err:
-            return {"errors": [{"line": err.line, "message": server.message(err)}], "view": view}
+            line = {"line": err.line, "message": server.message(err)}
+            return {"errors": [line], "view": view, "edited_yaml": None}
         except CombatsimError as err:
-            return {"errors": [{"line": None, "message": server.message(err)}], "view": view}
-        return {"errors": [], "view": view}
+            line = {"line": None, "message": server.message(err)}
+            return {"errors": [line], "view": view, "edited_yaml": None}
+        return {"errors": [], "view": view, "edited_yaml": edited}
 
     return JSONResponse(await run_in_threadpool(checked))
 

@@ -37,6 +37,42 @@ def scenario_of(served: Served, body: dict[str, Any]):
     return apply(scenario, edits(body.get("set")), "set")
 
 
+def edited_yaml(served: Served, body: dict[str, Any]) -> str:
+    """The request's scenario text with its ``set`` edits folded in: each field path applied
+    to the parsed data as ``apply`` (and so sweep) applies it, dumped with
+    ``yaml.safe_dump(sort_keys=False)`` (comments and layout are not kept). Without edits, the
+    text as sent or as the file has it."""
+    import copy
+
+    import yaml
+
+    from ..sweeps.fields import Inheritance
+
+    sets = edits(body.get("set"))
+    if "yaml" in body and body.get("yaml") is not None:
+        text = body["yaml"]
+        scenario = served.load_text(text)
+    else:
+        text = served.read(body["scenario"])
+        scenario = served.load(body["scenario"])
+    if not sets:
+        return text
+    data = copy.deepcopy(scenario.data)
+    inherit = Inheritance(data, Path(scenario.source).parent)
+    for path, value in sets:
+        path.set(data, value, inherit)
+    return yaml.safe_dump(_lists(data), sort_keys=False, allow_unicode=True)
+
+
+def _lists(value: Any) -> Any:
+    """Plain mappings and lists (tuples as lists), as ``safe_dump`` writes them."""
+    if isinstance(value, dict):
+        return {k: _lists(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_lists(v) for v in value]
+    return value
+
+
 def edits(sets: Any) -> list[tuple[Any, Any]]:
     """``["PATH=VALUE", ...]`` as (field path, value) pairs."""
     if sets is None:

@@ -482,3 +482,29 @@ def test_an_unwatched_run_is_cancelled_and_a_finished_one_forgotten(client, serv
     server.jobs.reap()
     assert finish(client, watched_long_ago, timeout=5.0)["state"] == "cancelled"
     assert client.get(f"/api/runs/{done}").status_code == 404
+
+
+# --- edited text, compare of an edit, tables as parquet ----------------------------------------
+
+
+def test_check_answers_the_edited_text_which_runs_as_the_set_edits(client, folder):
+    import yaml
+
+    text = (folder / FIREFIGHT).read_text()
+    edits = [f"{GUARDS}=1", "sides[1].members[1].skills.firearms=6"]
+    plain = client.post("/api/check", json={"yaml": text}).json()
+    assert plain["edited_yaml"] == text  # no edits: the text as sent, comments and all
+    got = client.post("/api/check", json={"yaml": text, "set": edits}).json()
+    assert got["errors"] == [] and got["edited_yaml"] != text
+    data = yaml.safe_load(got["edited_yaml"])
+    guards = data["sides"][1]["members"][1]
+    assert guards["count"] == 1 and guards["skills"]["firearms"] == 6
+    by_file = client.post("/api/check", json={"scenario": FIREFIGHT, "set": edits}).json()
+    assert by_file["edited_yaml"] == got["edited_yaml"] and by_file["view"]
+    as_set = finish(client, start(client, scenario=FIREFIGHT, set=edits, battles=150, seed=4))
+    as_text = finish(client, start(client, yaml=got["edited_yaml"], battles=150, seed=4))
+    for key in ("id", "state", "battles_done", "verdict", "scenario", "source"):
+        as_set.pop(key, None), as_text.pop(key, None)
+    assert as_text == as_set
+    bad = client.post("/api/check", json={"yaml": text, "set": ["sides[9].name=x"]}).json()
+    assert bad["errors"] and bad["edited_yaml"] is None
