@@ -108,7 +108,10 @@ def page():
 
 
 def _shot(page, name: str) -> None:
+    """A full-page picture, taken from the top: the sticky results panel is drawn where it
+    sits when the page is not scrolled (scrolled, it would appear part-way down its column)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -157,6 +160,21 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     assert guards.input_value() == "3"
     guards.fill("6")
     timing = _timing_until_done(page)
+    # The results start at the top of their column and stay in view while the members scroll.
+    guards.scroll_into_view_if_needed()
+    page.mouse.wheel(0, 400)
+    page.wait_for_timeout(200)
+    scrolled = page.evaluate(
+        "() => [document.querySelector('#results').getBoundingClientRect().top, window.scrollY]"
+    )
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(100)
+    top = page.evaluate(
+        "() => [document.querySelector('#results').getBoundingClientRect().top,"
+        " document.querySelector('.edit-col').getBoundingClientRect().top]"
+    )
+    assert abs(top[0] - top[1]) < 2, top
+    assert scrolled[1] > 300 and 0 <= scrolled[0] <= 20, scrolled
     _shot(page, "3-six-guards")
     after = _win_text(page)
     assert after != before
@@ -200,6 +218,7 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     page.set_viewport_size({"width": 800, "height": 1100})
     page.locator("#scenario-h").scroll_into_view_if_needed()
     _shot(page, "6-tablet")
+    assert page.evaluate("() => getComputedStyle(document.querySelector('#results')).position") == "static"
     assert not page.problems, page.problems
 
     SHOTS.mkdir(parents=True, exist_ok=True)
