@@ -31,7 +31,11 @@ def study_body(served, body: dict[str, Any], workers: int):
     scenario = scenario_of(served, body)
     options = run_options(body, MAX_STUDY_BATTLES)
     call = {"sweep": _sweep, "compare": _compare, "balance": _balance, "explain": _explain}[kind]
-    start = call(scenario, body)
+    if kind == "compare" and isinstance(body.get("scenario"), str) and body.get("yaml") is not None:
+        # the edited fight (the text, with its set) against the file as written
+        start = _compare(served.load(body["scenario"]), body, scenario)
+    else:
+        start = call(scenario, body)
 
     def work(job: Job) -> dict[str, Any]:
         def watch(update: Update) -> None:
@@ -61,14 +65,18 @@ def _sweep(scenario, body):
     return lambda **options: combatsim.sweep(scenario, vary, **options)
 
 
-def _compare(scenario, body):
+def _compare(scenario, body, edited=None):
+    """A: ``scenario`` (with ``a_set``); B: ``edited`` if given, else ``scenario`` again (with
+    ``b_set``)."""
     import combatsim
 
     a_sets, b_sets = body.get("a_set") or [], body.get("b_set") or []
     for name, sets in (("a_set", a_sets), ("b_set", b_sets)):
         if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
             raise UsageError(name, sets, "a list of 'PATH=VALUE' strings")
-    return lambda **options: combatsim.compare(scenario, a_sets=a_sets, b_sets=b_sets, **options)
+    return lambda **options: combatsim.compare(
+        scenario, edited, a_sets=a_sets, b_sets=b_sets, **options
+    )
 
 
 def _balance(scenario, body):

@@ -508,3 +508,24 @@ def test_check_answers_the_edited_text_which_runs_as_the_set_edits(client, folde
     assert as_text == as_set
     bad = client.post("/api/check", json={"yaml": text, "set": ["sides[9].name=x"]}).json()
     assert bad["errors"] and bad["edited_yaml"] is None
+
+
+def test_compare_of_the_edited_text_against_the_file_equals_compare_of_two_files(client, folder):
+    import yaml
+
+    import combatsim
+
+    text = (folder / FIREFIGHT).read_text()
+    edited = client.post("/api/check", json={"yaml": text, "set": [f"{GUARDS}=2"]}).json()
+    body = {"scenario": FIREFIGHT, "yaml": edited["edited_yaml"], "set": [f"{GUARDS}=1"]}
+    got = study(client, kind="compare", battles=80, seed=5, **body)
+    assert got["state"] == "done", got
+    data = yaml.safe_load(edited["edited_yaml"])
+    data["sides"][1]["members"][1]["count"] = 1
+    b_file = folder / "edited-b.yaml"  # beside it: its catalogue paths are relative
+    b_file.write_text(yaml.safe_dump(data, sort_keys=False))
+    try:
+        expected = combatsim.compare(folder / FIREFIGHT, b_file, battles=80, seed=5, quiet=True)
+    finally:
+        b_file.unlink()
+    assert got["differences"] == json.loads(json.dumps(expected.summary["differences"]))
