@@ -178,6 +178,10 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     _shot(page, "3-six-guards")
     after = _win_text(page)
     assert after != before
+    # A rate of none (or all) of 1,000 battles: the interval's far end is not rounded away.
+    for shown in (after, page.inner_text("#cas-chart"), page.inner_text("#verdict")):
+        assert "(0–0%)" not in shown and "(100–100%)" not in shown, shown
+        assert "(0-0%)" not in shown, shown
     runners = [float(x) for x in re.findall(r"(\d+)%", after.split("corp security")[0])[:1]]
     assert runners and runners[0] < 30, after  # six guards beat four runners most of the time
 

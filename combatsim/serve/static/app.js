@@ -90,7 +90,17 @@
   }
 
   // ---------- formatting ----------
-  const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(digits) + "%");
+  // An interval's ends get as many decimals as they need not to read as 0% or 100% when
+  // they are not (1,000 battles, none won: "0–0.4%", as the CLI's 0.0% - 0.4%).
+  const end = (x) => {
+    if (x == null || isNaN(x)) return "–";
+    for (const d of [0, 1, 2]) {
+      const t = (100 * x).toFixed(d);
+      if (!((x > 0 && Number(t) === 0) || (x < 1 && Number(t) === 100))) return t;
+    }
+    return (100 * x).toFixed(3);
+  };
+  const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (digits ? (100 * x).toFixed(digits) : end(x)) + "%");
   const pp = (x) => (x == null || isNaN(x) ? "–" : (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1) + " pts");
   const pValue = (p) => (p == null || isNaN(p) ? "" : p < 0.001 ? "< 0.001" : Number(p).toPrecision(2));
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -100,7 +110,16 @@
     if (v && typeof v === "object" && Array.isArray(v.ci95)) return v.ci95;
     return obj[key + "_ci95"] || null;
   };
-  const interval = (ci) => (ci ? `${pct(ci[0])}–${pct(ci[1])}` : "");
+  const interval = (ci) => (ci ? `${end(ci[0])}–${end(ci[1])}%` : "");
+  // The server's verdict leads with "SIDE win R% (L-H%)" rounded to whole points; the page
+  // writes that part again from the figures, with the interval's ends as above.
+  const verdictText = (r) => {
+    const text = Array.isArray(r.verdict) ? r.verdict.join(" ") : r.verdict || "";
+    const first = (r.side_order || [])[0];
+    const s = first && r.sides?.[first];
+    if (!s || s.win_rate == null || !Array.isArray(s.ci95)) return text;
+    return text.replace(/^(.* win )\S+ \([^)]*\)/, (m, lead) => lead === `${first} win ` ? `${lead}${pct(s.win_rate)} (${interval(s.ci95)})` : m);
+  };
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) {
@@ -605,7 +624,7 @@
     $("run-status").dataset.state = state;
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
-    $("verdict").textContent = Array.isArray(r.verdict) ? r.verdict.join(" ") : r.verdict || "";
+    $("verdict").textContent = verdictText(r);
     if (!done) return;
     const order = r.side_order || Object.keys(r.sides || {});
     const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
