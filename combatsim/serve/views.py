@@ -31,11 +31,16 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
         if not isinstance(side, dict):
             continue
         members = list_at(side, "members")
+        tactics = mapping_at(side, "tactics")
+        paths = {"name": f"sides[{i}].name"}
+        paths.update(
+            {f"tactics.{k}": f"sides[{i}].tactics.{k}" for k in tactics if _IDENTIFIERS.match(k)}
+        )
         sides.append(
             {
                 "name": str(side.get("name", f"side {i}")),
-                "tactics": mapping_at(side, "tactics"),
-                "paths": {"name": f"sides[{i}].name"},
+                "tactics": tactics,
+                "paths": paths,
                 "members": [
                     member_view(m, f"sides[{i}].members[{j}]", inherit)
                     for j, m in enumerate(members)

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -488,8 +489,6 @@ def test_an_unwatched_run_is_cancelled_and_a_finished_one_forgotten(client, serv
 
 
 def test_check_answers_the_edited_text_which_runs_as_the_set_edits(client, folder):
-    import yaml
-
     text = (folder / FIREFIGHT).read_text()
     edits = [f"{GUARDS}=1", "sides[1].members[1].skills.firearms=6"]
     plain = client.post("/api/check", json={"yaml": text}).json()
@@ -511,8 +510,6 @@ def test_check_answers_the_edited_text_which_runs_as_the_set_edits(client, folde
 
 
 def test_compare_of_the_edited_text_against_the_file_equals_compare_of_two_files(client, folder):
-    import yaml
-
     import combatsim
 
     text = (folder / FIREFIGHT).read_text()
@@ -529,3 +526,20 @@ def test_compare_of_the_edited_text_against_the_file_equals_compare_of_two_files
     finally:
         b_file.unlink()
     assert got["differences"] == json.loads(json.dumps(expected.summary["differences"]))
+
+
+def test_side_tactics_have_field_paths_that_edit_them(client):
+    view = client.get(f"/api/scenarios/{FIREFIGHT}").json()["view"]
+    guards = view["sides"][1]
+    assert guards["tactics"]["target"] == "nearest"
+    path = guards["paths"]["tactics.target"]
+    assert path == "sides[1].tactics.target"
+    assert set(view["sides"][0]["paths"]) >= {"name", "tactics.target", "tactics.movement"}
+    got = client.post("/api/check", json={"scenario": FIREFIGHT, "set": [f"{path}=focus"]}).json()
+    assert got["errors"] == []
+    assert got["view"]["sides"][1]["tactics"]["target"] == "nearest"  # the view is of the file
+    assert yaml.safe_load(got["edited_yaml"])["sides"][1]["tactics"]["target"] == "focus"
+    bad = client.post("/api/check", json={"scenario": FIREFIGHT, "set": [f"{path}=fcous"]}).json()
+    assert bad["errors"] and bad["errors"][0]["line"] is None
+    run = start(client, scenario=FIREFIGHT, battles=50, seed=1, set=[f"{path}=focus"])
+    assert finish(client, run)["state"] == "done"
