@@ -186,11 +186,13 @@ async def run_table(request: Request):
     job = job_of(request, "run")
     name = request.path_params["table"]
     if name not in runs.TABLES:
-        raise LookupError(f"no table {name} (battles.csv, combatants.csv, casualties.csv)")
+        names = ", ".join(runs.TABLES)
+        raise LookupError(f"no table {name} ({names})")
     if job.running or "summary" not in job.extra:
         return errors(409, "the run is still going (its tables come when it ends)")
     path = await run_in_threadpool(runs.write_table, job, name, server_of(request).tables)
-    return FileResponse(path, media_type="text/csv", filename=name)
+    media = "text/csv" if name.endswith(".csv") else "application/vnd.apache.parquet"
+    return FileResponse(path, media_type=media, filename=name)
 
 
 def routes() -> list:

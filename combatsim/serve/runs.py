@@ -23,7 +23,11 @@ from .jobs import Job
 
 CHUNK = 100  # battles per task: first figures sooner, a cancel felt sooner (no number moves)
 MAX_SERVED_BATTLES = 50_000  # per run: every record is kept in memory for the tables
-TABLES = {"battles.csv": "battles", "combatants.csv": "combatants", "casualties.csv": None}
+TABLES = {
+    f"{name}.{suffix}": None if name == "casualties" else name
+    for name in ("battles", "combatants", "casualties")
+    for suffix in ("csv", "parquet")
+}
 
 
 def scenario_of(served: Served, body: dict[str, Any]):
@@ -165,9 +169,12 @@ def _interval(ci: list[float]) -> str:
 
 
 def write_table(job: Job, name: str, folder: Path) -> Path:
-    """The run's table ``name`` (``battles.csv``...) written into ``folder`` as ``combatsim
-    run`` writes it (the same columns, number formats and row order)."""
-    from ..output import casualty_table, table, write_csv
+    """The run's table ``name`` (``battles.csv``, ``battles.parquet``...) written into
+    ``folder`` as ``combatsim run`` writes it: the same columns, number formats and row order;
+    Parquet by the writer of its ``casualties.parquet`` (a column mixing numbers and text as
+    text)."""
+    from ..folder import write_atomic
+    from ..output import _parquet_ready, casualty_table, table, write_csv
 
     path = folder / job.id / name
     if path.exists():
@@ -178,4 +185,7 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
         frame = casualty_table([job.extra["summary"]])
     else:
         frame = table(job.extra["study"].rows(0, kind))
+    if path.suffix == ".parquet":
+        ready = _parquet_ready(frame)
+        return write_atomic(path, lambda f: ready.to_parquet(f, index=False), binary=True)
     return write_csv(frame, path)

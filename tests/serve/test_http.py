@@ -243,10 +243,17 @@ def test_a_finished_run_equals_combatsim_run_numbers_and_csv_bytes(client, folde
     summary = json.loads((out / "summary.json").read_text())
     for key in ("id", "state", "battles_done", "verdict"):
         got.pop(key)
+    import pandas as pd
+
     assert json.loads(json.dumps(got, sort_keys=True)) == summary
     for name in ("battles.csv", "combatants.csv", "casualties.csv"):
         served = client.get(f"/api/runs/{run_id}/{name}").content
         assert served == (out / name).read_bytes(), name
+    served_parquet = tmp_path / "served.parquet"
+    served_parquet.write_bytes(client.get(f"/api/runs/{run_id}/casualties.parquet").content)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(served_parquet), pd.read_parquet(out / "casualties.parquet")
+    )
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -543,3 +550,22 @@ def test_side_tactics_have_field_paths_that_edit_them(client):
     assert bad["errors"] and bad["errors"][0]["line"] is None
     run = start(client, scenario=FIREFIGHT, battles=50, seed=1, set=[f"{path}=focus"])
     assert finish(client, run)["state"] == "done"
+
+
+def test_a_runs_tables_come_as_parquet_too_with_the_csvs_values(client, tmp_path):
+    import pandas as pd
+
+    from combatsim.output import write_csv
+
+    run_id = start(client, scenario=FIREFIGHT, battles=120, seed=6)
+    assert finish(client, run_id)["state"] == "done"
+    for name in ("battles", "combatants", "casualties"):
+        answer = client.get(f"/api/runs/{run_id}/{name}.parquet")
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"].startswith("application/vnd.apache.parquet")
+        parquet = tmp_path / f"{name}.parquet"
+        parquet.write_bytes(answer.content)
+        frame = pd.read_parquet(parquet)
+        assert len(frame) > 0
+        again = write_csv(frame, tmp_path / f"{name}.csv").read_bytes()
+        assert again == client.get(f"/api/runs/{run_id}/{name}.csv").content, name
