@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.slow
 
@@ -184,6 +185,13 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
         assert "(0-0%)" not in shown, shown
     runners = [float(x) for x in re.findall(r"(\d+)%", after.split("corp security")[0])[:1]]
     assert runners and runners[0] < 30, after  # six guards beat four runners most of the time
+
+    # Download YAML after a form edit: the edit written into the text, not listed beside it.
+    with page.expect_download() as download:
+        page.click("#download-yaml")
+    saved = yaml.safe_load(Path(download.value.path()).read_text())
+    guard = [m for m in saved["sides"][1]["members"] if m["name"] == "Guard"][0]
+    assert guard["count"] == 6, guard
 
     # A typo in the YAML: the one-line message beside its line, at once.
     page.click("#tab-yaml")

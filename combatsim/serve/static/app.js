@@ -897,13 +897,15 @@
   }
 
   // ---------- download / save ----------
-  /** The edited scenario as text: the server folds the form's field edits into it when it
-   * can (POST /api/check answering "yaml"); otherwise null. */
+  /** The edited scenario as text: the server folds the form's field edits into it
+   * (POST /api/check answering "edited_yaml", the text with the edits written in; its
+   * comments are not kept). Null when it cannot: an older server, or an edit in error. */
   async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
       const res = await api("POST", "/api/check", { yaml: S.yaml, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
-      if (typeof res.yaml === "string") return res.yaml;
+      const text = res.edited_yaml ?? res.yaml;
+      if (typeof text === "string") return text;
     } catch { /* null below */ }
     return null;
   }
@@ -930,6 +932,7 @@
       status("save-status", "The form's field edits cannot be written into the file here yet: make them in the YAML tab to save, or download the YAML (it lists them).", true);
       return;
     }
+    $("save-note").textContent = S.sets.size ? "The form's field edits are written into the YAML; the file's comments are not kept." : "";
     overwriteArmed = false;
     $("save-name").value = S.file || "scenario.yaml";
     $("save-warn").textContent = "";
@@ -941,9 +944,19 @@
     const name = $("save-name").value.trim();
     const overwrite = overwriteArmed;
     try {
-      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: await foldedYaml(), overwrite });
+      const text = await foldedYaml();
+      if (text == null) throw new Error("the form's field edits could not be written into the YAML");
+      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: text, overwrite });
       status("save-status", `Saved as ${name} in the folder.`);
-      if (name === S.file) { S.original = S.yaml; markEdited(); }
+      if (name === S.file) {
+        // The file now holds the edits: they become the page's "as written" (the same fight).
+        if (S.sets.size) {
+          const d = await api("GET", "/api/scenarios/" + encodeURIComponent(S.file).replace(/%2F/g, "/"));
+          S.original = S.yaml = d.yaml; S.sets = new Map(); $("yaml").value = d.yaml; S.view = d.view;
+          renderForm(); fillStudyControls();
+        } else S.original = S.yaml;
+        markEdited();
+      }
     } catch (e) {
       if (e.status === 409) {
         overwriteArmed = true;
