@@ -155,6 +155,10 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     _shot(page, "2-scenario-4v4")
     before = _win_text(page)
     assert "runners" in before and "%" in before
+    # The side's own tactics are fields; the run's tables also as Parquet.
+    side_target = page.locator("[data-side-tactics='corp security'] select[data-path$='.target']")
+    assert side_target.get_attribute("data-path") == "sides[1].tactics.target"
+    assert page.locator("#csv-links a[href*='battles.parquet']").count() == 1
 
     # Change the guards' count: the figures start again and move.
     guards = page.locator(".member[data-member='Guard'] input[data-path$='count']")

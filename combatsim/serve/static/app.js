@@ -461,8 +461,17 @@
     const view = S.view;
     if (!view) { box.textContent = "The scenario could not be read; fix the YAML."; return; }
     box.replaceChildren(...(view.sides || []).map((side, i) => {
-      const tactics = side.tactics ? el("div", { class: "side-tactics muted" }, "side tactics: ",
-        Object.entries(side.tactics).map(([k, v]) => el("span", { text: `${k.replace(/_/g, " ")} ${valueOf(v)}` }))) : null;
+      // The side's own tactics: fields when the view gives their paths (sides[i].tactics.KEY),
+      // otherwise shown as text.
+      const entries = Object.entries(side.tactics || {});
+      const sidePath = (k) => (side.paths || {})["tactics." + k] ?? null;
+      const tactics = !entries.length ? null : entries.some(([k]) => sidePath(k))
+        ? el("div", { class: "fields side-fields", "data-side-tactics": side.name }, entries.map(([k, v]) => {
+          const choices = (S.view?.options?.tactics || {})[k] || TACTIC_CHOICES[k];
+          return fieldInput(`side ${k.replace(/_/g, " ")}`, sidePath(k), valueOf(v), { ...(choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }), who: side.name });
+        }))
+        : el("div", { class: "side-tactics muted" }, "side tactics: ",
+          entries.map(([k, v]) => el("span", { text: `${k.replace(/_/g, " ")} ${valueOf(v)}` })));
       return el("fieldset", { class: "side", style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
         el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)));
     }));
@@ -638,8 +647,11 @@
     const links = $("csv-links");
     if (S.runId && links.dataset.run !== S.runId) {
       links.dataset.run = S.runId;
-      links.replaceChildren("Tables of this run: ", ...["battles", "combatants", "casualties"].map((t) =>
-        el("a", { href: withToken(`/api/runs/${S.runId}/${t}.csv`), download: `${(S.file || "scenario").replace(/\.ya?ml$/, "")}-${t}.csv`, text: t + ".csv" })));
+      const stem = (S.file || "scenario").replace(/\.ya?ml$/, "");
+      const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${S.runId}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
+      const tables = ["battles", "combatants", "casualties"];
+      links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
+        el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
     }
   }
   for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
@@ -744,8 +756,13 @@
   });
   $("compare-run").addEventListener("click", () => {
     if (!S.sets.size && S.yaml === S.original) { status("compare-status", "Edit something first: the comparison is the edited fight against the file as written."); return; }
-    if (S.yaml !== S.original) status("compare-status", "");
-    const body = { scenario: S.file, b_set: [...S.sets].map(([p, v]) => `${p}=${v}`), battles: intOrNull("battles") || 1000 };
+    status("compare-status", "");
+    const sets = [...S.sets].map(([p, v]) => `${p}=${v}`);
+    // B is the edited fight: the YAML tab's text when it was edited (plus the form's edits),
+    // else the file with the form's edits; A is always the file as written.
+    const body = S.yaml !== S.original
+      ? { scenario: S.file, yaml: S.yaml, set: sets, battles: intOrNull("battles") || 1000 }
+      : { scenario: S.file, b_set: sets, battles: intOrNull("battles") || 1000 };
     const old = S.studies.compare;
     if (old) { old.stream?.close(); api("DELETE", `/api/studies/${old.id}`).catch(() => {}); }
     const entry = (S.studies.compare = { id: null, stream: null });
