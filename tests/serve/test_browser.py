@@ -234,7 +234,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     page.set_viewport_size({"width": 800, "height": 1100})
     page.locator("#scenario-h").scroll_into_view_if_needed()
     _shot(page, "6-tablet")
-    assert page.evaluate("() => getComputedStyle(document.querySelector('#results')).position") == "static"
+    layout = "() => getComputedStyle(document.querySelector('#results')).position"
+    assert page.evaluate(layout) == "static"  # one column: the results follow the members
     assert not page.problems, page.problems
 
     SHOTS.mkdir(parents=True, exist_ok=True)
