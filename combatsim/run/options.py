@@ -42,7 +42,9 @@ class Options:
     folder to write and journal into (then ``resume=True`` finishes an interrupted run there);
     ``chunk_size``: battles per unit of work (no number depends on it); ``meta``: stored with
     the run for ``resume``; ``force``: write into a folder holding files combatsim did not
-    write (they are left as they are).
+    write (they are left as they are); ``backend``: a ``Backend`` the caller owns and keeps
+    open (e.g. a pool of workers already started) to run the chunks on instead of making one
+    from ``workers``/``scheduler`` (it is not closed at the end; no number depends on it).
     """
 
     battles: int = DEFAULT_BATTLES
@@ -61,6 +63,7 @@ class Options:
     chunk_size: int = CHUNK_SIZE
     meta: dict[str, Any] | None = None
     force: bool = False
+    backend: Backend | None = None
 
     def root_seed(self, scenario) -> int:
         """The root seed of a study of ``scenario``'s variants: ``seed``, else the file's."""
@@ -102,13 +105,31 @@ class Options:
             cancel=self.cancel,
         )
 
-    def backend(self, tasks: int | None = None) -> Backend:
+    def open_backend(self, tasks: int | None = None) -> Backend:
+        """The backend to run on (to use in a ``with``): the caller's ``backend``, left open at
+        the end, else a new one of ``workers`` or ``scheduler``."""
+        if self.backend is not None:
+            return Borrowed(self.backend)
         return make_backend(self.workers, self.scheduler, tasks=tasks)
 
     def evaluate(self, study: Study) -> bool:
         """Run every unit of ``study`` to its end; False if interrupted."""
-        with self.backend() as backend:
+        with self.open_backend() as backend:
             return study.evaluate(backend)
+
+
+class Borrowed(Backend):
+    """A caller's backend, used and not closed (its owner closes it)."""
+
+    def __init__(self, backend: Backend):
+        self.inner = backend
+        self.workers = backend.workers
+
+    def run(self, job, tasks, on_chunk) -> bool:
+        return self.inner.run(job, tasks, on_chunk)
+
+    def describe(self) -> str:
+        return self.inner.describe()
 
 
 def load(scenario):

@@ -4,8 +4,8 @@ the same functions as the commands (``combatsim.sweep`` ...) with a ``watch`` an
 A study's figures are ``kind``, ``battles_done`` and ``battles_total`` while it runs (a
 one-field sweep's rows too, as they firm up), then its ``rows`` (the result's table, with
 intervals), the study's own summary keys (``differences``, ``best``...) and ``verdict``: the
-lines the command prints. Studies run on their own worker processes (the study functions
-make their backend), at most ``MAX_STUDY_BATTLES`` battles per variant.
+lines the command prints. Studies run on the server's warm pool (``backend=`` of
+``combatsim.run.Options``), as runs do, at most ``MAX_STUDY_BATTLES`` battles per variant.
 """
 
 from __future__ import annotations
@@ -44,7 +44,14 @@ def study_body(served, body: dict[str, Any], workers: int):
                 figures["rows"] = live_rows(update, body)
             job.publish(figures)
 
-        result = start(**options, workers=workers, quiet=True, watch=watch, cancel=job.cancel)
+        result = start(
+            **options,
+            workers=workers,
+            quiet=True,
+            watch=watch,
+            cancel=job.cancel,
+            backend=job.backend,  # the warm pool: no processes started per study
+        )
         figures = final_figures(kind, result)
         root = f"{served.root}/"  # the folder's own path left out, as in every message
         figures["verdict"] = [line.replace(root, "") for line in figures["verdict"]]

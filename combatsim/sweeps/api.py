@@ -152,7 +152,7 @@ def run_one(scenario, **options: Any) -> Result:
     study = opts.study([loaded], "run", root, records="all")
     records = study.settings.records
     tasks = None if opts.precision is not None else -(-opts.battles // opts.chunk_size)
-    with opts.backend(tasks) as backend:
+    with opts.open_backend(tasks) as backend:
         complete = study.evaluate(backend)
     summary = summarize(study.tally(0), loaded, root, study.requested(0), not complete)
     report = study.precision_report()
@@ -291,7 +291,7 @@ def balance(
     check_aim(aim, [v.scenario for v in variants])
     root = opts.root_seed(base)
     study = opts.study([v.scenario for v in variants], "balance", root)
-    with opts.backend() as backend:
+    with opts.open_backend() as backend:
         searching = _Search(study, backend, aim)
         complete, best = searching.find(search, len(variants))
     shown = sorted(searching.evaluated)

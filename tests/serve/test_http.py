@@ -286,7 +286,7 @@ def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_
         assert httpx.post(f"{address}/api/studies", headers=headers, json=sweep).status_code == 201
         time.sleep(1.0)
         children = _children(process.pid)
-        assert len(children) >= 4  # the warm pool, and the study's own workers
+        assert len(children) == 2  # the warm pool only: the study runs on it too
         process.send_signal(signal.SIGTERM)
         began = time.monotonic()
         process.wait(timeout=5)
@@ -529,7 +529,9 @@ def test_compare_of_the_edited_text_against_the_file_equals_compare_of_two_files
     b_file = folder / "edited-b.yaml"  # beside it: its catalogue paths are relative
     b_file.write_text(yaml.safe_dump(data, sort_keys=False))
     try:
-        expected = combatsim.compare(folder / FIREFIGHT, b_file, battles=80, seed=5, quiet=True)
+        expected = combatsim.compare(
+            folder / FIREFIGHT, b_file, battles=80, seed=5, quiet=True, workers=1
+        )
     finally:
         b_file.unlink()
     assert got["differences"] == json.loads(json.dumps(expected.summary["differences"]))
@@ -569,3 +571,23 @@ def test_a_runs_tables_come_as_parquet_too_with_the_csvs_values(client, tmp_path
         assert len(frame) > 0
         again = write_csv(frame, tmp_path / f"{name}.csv").read_bytes()
         assert again == client.get(f"/api/runs/{run_id}/{name}.csv").content, name
+
+
+def test_a_study_on_the_warm_pool_gives_the_numbers_of_its_own_processes(client):
+    import multiprocessing
+
+    import combatsim
+
+    before = {p.pid for p in multiprocessing.active_children()}
+    got = study(client, kind="sweep", vary=[f"{GUARDS}=1..2"], battles=300, seed=9)
+    assert {p.pid for p in multiprocessing.active_children()} <= before  # no new processes
+    expected = combatsim.sweep(
+        ROOT / "scenarios" / FIREFIGHT,
+        [f"{GUARDS}=1..2"],
+        battles=300,
+        seed=9,
+        quiet=True,
+        workers=1,
+    )
+    rows = json.loads(json.dumps(expected.table.to_dict("records")))
+    assert got["rows"] == rows
