@@ -579,12 +579,12 @@ def test_a_study_on_the_warm_pool_gives_the_numbers_of_its_own_processes(client)
     import combatsim
 
     before = {p.pid for p in multiprocessing.active_children()}
-    got = study(client, kind="sweep", vary=[f"{GUARDS}=1..2"], battles=300, seed=9)
+    got = study(client, kind="sweep", vary=[f"{GUARDS}=1..2"], battles=260, seed=9)
     assert {p.pid for p in multiprocessing.active_children()} <= before  # no new processes
     expected = combatsim.sweep(
         ROOT / "scenarios" / FIREFIGHT,
         [f"{GUARDS}=1..2"],
-        battles=300,
+        battles=260,
         seed=9,
         quiet=True,
         workers=1,
