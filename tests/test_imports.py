@@ -41,12 +41,12 @@ def test_a_worker_running_a_task_imports_neither_pandas_nor_matplotlib():
 
 VALIDATE = (
     "import sys; from combatsim.cli import main; code = main(['validate', *sys.argv[1:]]); "
-    "print(code, *sorted(m for m in ('numpy', 'pandas', 'simpy', 'matplotlib', 'scipy') "
-    "if m in sys.modules))"
+    "heavy = ('numpy', 'pandas', 'simpy', 'matplotlib', 'scipy', 'starlette', 'uvicorn'); "
+    "print(code, *sorted(m for m in heavy if m in sys.modules))"
 )
 
 
-def test_validate_imports_no_numpy_pandas_simpy_or_matplotlib():
+def test_validate_imports_no_numpy_pandas_simpy_matplotlib_or_web_stack():
     """Checking a scenario needs the models and the rule system, not the numeric stack."""
     files = [
         f"scenarios/{name}.yaml"
