@@ -70,7 +70,7 @@ def test_every_ruling_the_code_cites_is_a_section_of_docs_rulings():
     have = sections()
     for path in sorted((ROOT / "combatsim").glob("**/*.py")):
         missing = cited(path.read_text(encoding="utf-8")) - have
-        assert not missing, f"{where(path)} cites ruling(s) {sorted(missing)}, not in docs/rulings.md"
+        assert not missing, f"{where(path)} cites {sorted(missing)}, not in docs/rulings.md"
 
 
 def test_links_into_docs_rulings_land_on_a_section():
