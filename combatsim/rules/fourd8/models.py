@@ -1,6 +1,6 @@
-"""Scenario and catalogue models of ``4d8`` (seed 004; rulings 20-22).
+"""Scenario and catalogue models of ``4d8`` (rulings 20-22).
 
-Seed 004 resolves a task: ease + ability bonuses (within the character's energy, -8 without a
+The book resolves a task: ease + ability bonuses (within the character's energy, -8 without a
 required ability) is the chance of success, 4d8 rolled under it, and a degree of success with
 its combinations and aspects. It gives no combat rules (ruling 22). What a fight needs beyond
 the roll (the ease of an attack by range and difficulty, the damage a degree deals, what the
@@ -21,7 +21,7 @@ from ...dice.fourd8 import MAX_EASE
 
 DEFAULT_ABILITIES = {"firearm": ("shooting",), "melee": ("melee",), "grenade": ("throwing",)}
 COMBINATIONS = ("pair", "two_pairs", "triple", "four_alike")
-# A modifier to the ease of a roll (seed 004 "Ease" runs 1-32; beyond +-64 nothing changes).
+# A modifier to the ease of a roll (the book's "Ease" runs 1-32; beyond +-64 nothing changes).
 Ease = Annotated[int, Field(ge=-2 * MAX_EASE, le=2 * MAX_EASE)]
 Bonus = Annotated[int, Field(ge=-MAX_EASE, le=MAX_EASE)]  # an ability bonus or weakness
 
@@ -31,7 +31,7 @@ class Strict(BaseModel):
 
 
 class RangeEase(Strict):
-    """Ease of hitting at each range band of the weapon (seed 004 "Ease": 1-32, 32 easiest)."""
+    """Ease of hitting at each range band of the weapon (the book's "Ease": 1-32, 32 easiest)."""
 
     short: int = Field(20, ge=-MAX_EASE, le=MAX_EASE)
     medium: int = Field(17, ge=-MAX_EASE, le=MAX_EASE)
@@ -55,7 +55,7 @@ class VisibilityEase(Strict):
 
 
 class Difficulty(Strict):
-    """Modifiers to the ease of an attack (the referee's judgment in seed 004 "Ease")."""
+    """Modifiers to the ease of an attack (the referee's judgment in the book's "Ease")."""
 
     cover: CoverEase = CoverEase()
     visibility: VisibilityEase = VisibilityEase()
@@ -86,7 +86,7 @@ class AspectEffects(Strict):
 
 
 DEFAULT_EFFECTS: dict[str, dict[str, dict[str, Any]]] = {
-    # Seed 004 "Two Dice Being the Same": a noticeable benefit in the pair's aspect.
+    # The book's "Two Dice Being the Same": a noticeable benefit in the pair's aspect.
     "pair": {"physical": {"damage": 1}, "mental": {"pierce": 1}},
     # "Two pairs": a balanced success of both pairs' aspects; every die is in a pair.
     "two_pairs": {"physical": {"damage": 1}, "mental": {"pierce": 1}},
@@ -110,7 +110,7 @@ DEFAULT_EFFECTS: dict[str, dict[str, dict[str, Any]]] = {
 class CombinationEffects(Strict):
     """Effects of a hit's combination, per kind and per aspect of the dice that make it.
 
-    Seed 004 "Additional Rules for Special Dice Combinations": a combination gives a benefit in
+    The book's "Additional Rules for Special Dice Combinations": a combination gives a benefit in
     the aspects of its dice (dice 1-4: physical, mental, social, magical; ruling 20). An
     aspect's effect applies when its die is one of the combination's (a triple on dice 1-3 is
     physical, mental and social); several add up. A scenario's entry for a kind and aspect
@@ -158,14 +158,14 @@ class Options(Strict):
     degree_damage: dict[Annotated[int, Field(ge=1, le=4 * MAX_EASE)], Amount] = Field(
         {1: 0, 5: 1, 9: 2, 13: 3, 17: 4, 21: 6},
         description="extra damage by degree of success: each key is the lowest degree of a "
-        "band (default: the bands of seed 004's Interpretation table)",
+        "band (default: the bands of the book's Interpretation table)",
     )
     effects: CombinationEffects = Field(
         default_factory=lambda: CombinationEffects.model_validate({})
     )
     special_effects: bool = Field(True, description="apply the combination effects at all")
     snake_eyes: Literal["none", "lose_action"] = Field(
-        "lose_action", description="four 1s ('unfortunate effects', seed 004 'Dice Roll')"
+        "lose_action", description="four 1s ('unfortunate effects', the book's 'Dice Roll')"
     )
     bonus_roll_snake_eyes: bool = Field(
         True,
@@ -198,7 +198,7 @@ class Options(Strict):
 
 
 class Sheet(Strict):
-    """A combatant. ``abilities`` are ability bonuses (seed 004 "Abilities"), negative for a
+    """A combatant. ``abilities`` are ability bonuses (the book's "Abilities"), negative for a
     weakness; ``energy`` limits the positive bonuses one task may use.
 
     ``abilities``, ``energy`` and ``health`` have no default: a member fights with numbers its
@@ -229,7 +229,7 @@ class Weapon(Strict):
     abilities: tuple[str, ...] | None = Field(
         None, description="abilities whose bonuses apply (default by kind)"
     )
-    requires: str | None = Field(None, description="required ability: -8 without it (seed 004)")
+    requires: str | None = Field(None, description="required ability: -8 without it")
     ease_modifier: int = Field(0, ge=-16, le=16, description="a handy (+) or awkward (-) weapon")
     ranges: tuple[Range, Range, Range, Range] | None = Field(
         None, description="upper bounds in meters of short, medium, long and extreme range"
@@ -270,7 +270,7 @@ class Tactics(Strict):
 
     over32: Literal["automatic", "doubles", "bonus", "best"] = Field(
         "bonus",
-        description="seed 004 'Over Thirty-Two' (ruling 21) when the chance is 33 or more: "
-        "automatic, doubles, bonus (the seed's default), or best: the one with the highest "
+        description="the book's 'Over Thirty-Two' (ruling 21) when the chance is 33 or more: "
+        "automatic, doubles, bonus (the book's default), or best: the one with the highest "
         "exact expected damage against this target",
     )

@@ -1,6 +1,6 @@
-"""Scenario and catalogue models of ``lost-souls`` (seed 001, "Rolling the Bones"; rulings 17-19).
+"""Scenario and catalogue models of ``lost-souls`` ("Rolling the Bones"; rulings 17-19).
 
-Seed 001 is a task-resolution rule, not a combat system: it says how a percentile roll with
+The book is a task-resolution rule, not a combat system: it says how a percentile roll with
 bonus and penalty dice is read on the Action Results Table, and that called shots, cooperative
 rolls and Karma turn into dice. Everything a fight needs beyond that (which circumstance is
 worth how many dice, how a result tier becomes damage, life points, armor, initiative,
@@ -41,7 +41,7 @@ class Strict(BaseModel):
 
 
 class CoverDice(Strict):
-    """Dice against a target in cover (the Narrator's call in seed 001; ours by default)."""
+    """Dice against a target in cover (the Narrator's call in the book; ours by default)."""
 
     partial: Dice = Field(-1, **DICE)
     full: Dice = Field(-2, **DICE)
@@ -49,7 +49,7 @@ class CoverDice(Strict):
 
 
 class VisibilityDice(Strict):
-    """Dice for the battle's light and air ("a dark and stormy night", seed 001)."""
+    """Dice for the battle's light and air ("a dark and stormy night", the book)."""
 
     normal: Dice = Field(0, **DICE)
     reduced_light: Dice = Field(-1, **DICE)
@@ -62,7 +62,7 @@ class VisibilityDice(Strict):
 class Circumstances(Strict):
     """How many bonus (+) or penalty (-) dice each circumstance of an attack is worth.
 
-    Seed 001 "Bonus Dice and Penalty Dice": the Narrator decides which circumstance gives
+    The book's "Bonus Dice and Penalty Dice": the Narrator decides which circumstance gives
     what; in a simulation the scenario does. All of them add up, then cancel one for one and
     are capped at 5 either way (ruling 17).
     """
@@ -160,7 +160,7 @@ class Sheet(Strict):
 
 class Weapon(Strict):
     kind: Literal["firearm", "melee", "grenade"]
-    multiplier: int = Field(ge=1, le=50, description="the weapon's damage multiplier (seed 001)")
+    multiplier: int = Field(ge=1, le=50, description="the weapon's damage multiplier")
     ability: str | None = Field(
         None, description="the ability column it is rolled on (default by kind)"
     )
@@ -207,14 +207,14 @@ class Armor(Strict):
 
 
 class Tactics(Strict):
-    """``tactics: {rules: {...}}`` of ``lost-souls``: the choices seed 001 leaves to a player."""
+    """``tactics: {rules: {...}}`` of ``lost-souls``: the choices the book leaves to a player."""
 
     called_shot: int = Field(
         0,
         ge=0,
         le=MAX_NET_DICE,
         description="penalty dice taken on every attack for +1 damage multiplier each "
-        "(seed 001 'Combat'; ruling 19)",
+        "(the book's 'Combat'; ruling 19)",
     )
     karma: Literal["never", "always", "when_penalized"] = Field(
         "never",
@@ -227,6 +227,6 @@ class Tactics(Strict):
     assist: Literal["never", "always", "when_helpful"] = Field(
         "never",
         description="spend this fighter's next action helping a nearby ally's attack "
-        "(seed 001 'Cooperative Rolls'); when_helpful: only if its chance of Good or better "
+        "(the book's 'Cooperative Rolls'); when_helpful: only if its chance of Good or better "
         "beats its chance of Inferior or worse",
     )

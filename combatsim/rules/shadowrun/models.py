@@ -1,4 +1,4 @@
-"""Scenario and catalogue models of classic Shadowrun (seed 002) and its D8 variant (seed 000)."""
+"""Scenario and catalogue models of classic Shadowrun and its D8 variant."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ from ...bounds import MAX_AMOUNT, MAX_DISTANCE, STRICT, Range
 
 LEVELS = "LMSD"  # wound levels, ruling 6: L, M, S, D fill 1, 3, 6, 10 boxes
 BOXES = {"L": 1, "M": 3, "S": 6, "D": 10}
-RUN_MULTIPLIER = {"human": 4, "dwarf": 3, "elf": 4, "ork": 4, "troll": 3}  # seed 002 Running Table
+RUN_MULTIPLIER = {"human": 4, "dwarf": 3, "elf": 4, "ork": 4, "troll": 3}  # Running Table
 
-# Seed 002 "Damage Codes": Power, Wound Category, Staging Number, e.g. 4M3. Melee weapons may
+# The book's "Damage Codes": Power, Wound Category, Staging Number, e.g. 4M3. Melee weapons may
 # give the power relative to Strength: STR+2 M (Strength plus 2, Moderate).
 _CODE = re.compile(
     r"^\s*(?P<power>\d+|STR(?:\s*[+-]\s*\d+)?)\s*(?P<level>[LMSD])\s*(?P<staging>\d+)?\s*$", re.I
 )
-DEFAULT_STAGING = 2  # the staging number when a code gives none (seed 002 shows 3 in 4M3)
-MAX_POWER = 100  # a damage code's Power (seed 002 weapons reach about 20)
+DEFAULT_STAGING = 2  # the staging number when a code gives none (the book shows 3 in 4M3)
+MAX_POWER = 100  # a damage code's Power (the book's weapons reach about 20)
 MAX_STAGING = 20
 
 
@@ -67,7 +67,7 @@ class Options(Strict):
 
 
 class D8Options(Options):
-    """``rules.options`` of ``sr-d8``: the classic options plus seed 000's house rules."""
+    """``rules.options`` of ``sr-d8``: the classic options plus the D8 variant's house rules."""
 
     tn_cap: bool = False  # ruling 12: a TN above 21 is impossible
     initiative_rule_of_seven: bool = False  # ruling 12: one initiative die explodes
@@ -90,7 +90,7 @@ class Skills(Strict):
 
 
 class Sheet(Strict):
-    """A combatant. Pools follow seed 002 "Dice Pools": Dodge = Quickness; Defense = the better
+    """A combatant. Pools follow the book's "Dice Pools": Dodge = Quickness; Defense = the better
     of Armed/Unarmed Combat, or Strength - 4 (at least 1) with neither."""
 
     race: Literal["human", "dwarf", "elf", "ork", "troll"] = "human"
@@ -195,7 +195,7 @@ class Weapon(Strict):
 
     @cached_property
     def armor_kind(self) -> str:
-        """Seed 002 "Armor": firearms use Ballistic unless flechette; the rest Impact."""
+        """The book's "Armor": firearms use Ballistic unless flechette; the rest Impact."""
         return "ballistic" if self.kind == "firearm" and self.ammo_type == "normal" else "impact"
 
     @cached_property

@@ -1,4 +1,4 @@
-"""Scenario and catalogue models of Shadowrun: 2097 (seed 003).
+"""Scenario and catalogue models of Shadowrun: 2097.
 
 The seed gives the check (2d10 + skill bonus against a TN), damage (Nd6 + ST), armor (PT/DR)
 and Edge exactly; ruling 16 leaves attack TNs, the defender's Dodge, initiative, health and
@@ -22,14 +22,14 @@ Sight = Literal["low_light", "thermographic", "night_vision_goggles"]
 Weight = Literal["light", "medium", "heavy"]
 Share100 = Annotated[float, Field(gt=0, le=MAX_SHARE_FACTOR)]  # a share of health
 
-# Injury steps (seed "Edge", 4. Reduce Injury Severity names grazing, moderate, serious,
+# Injury steps (the book's "Edge", 4. Reduce Injury Severity names grazing, moderate, serious,
 # critical and life-threatening injuries; ruling 16 leaves the thresholds to us).
 UNHURT, GRAZED, MODERATE, SERIOUS, CRITICAL, DOWN = range(6)
 INJURY_NAMES = ("unhurt", "grazed", "moderate", "serious", "critical", "down")
 
-# Seed "Variable damage rolls": Nd6 + ST; a melee weapon adds the wielder's Strength ("ST"), a
+# The book's "Variable damage rolls": Nd6 + ST; a melee weapon adds the wielder's Strength ("ST"), a
 # ranged weapon its own (a number).
-MAX_DICE = 100  # d6 of one damage roll (seed weapons roll up to about 6)
+MAX_DICE = 100  # d6 of one damage roll (the book's weapons roll up to about 6)
 _DAMAGE = re.compile(r"^\s*(?P<dice>\d+)\s*d6\s*(?:\+\s*(?P<st>ST|\d+))?\s*$", re.I)
 
 
@@ -64,7 +64,7 @@ class SightEffect(Effect):
 
 
 class RangeTN(Strict):
-    """Base attack TN by the weapon's range band (seed "Difficulty levels": 15 easy, 20
+    """Base attack TN by the weapon's range band (the book's "Difficulty levels": 15 easy, 20
     moderate, 25 challenging, 30 difficult)."""
 
     short: int = Field(15, ge=0, le=60)
@@ -107,7 +107,7 @@ class ArmorClassTable(Strict):
 
 
 class SkillAttributes(Strict):
-    """The two governing attributes of each combat skill (seed "Add the Skill Bonus")."""
+    """The two governing attributes of each combat skill (the book's "Add the Skill Bonus")."""
 
     firearms: tuple[Attribute, Attribute] = ("agility", "perception")
     heavy_weapons: tuple[Attribute, Attribute] = ("strength", "perception")
@@ -154,20 +154,20 @@ class Options(Strict):
         le=MAX_SHARE_FACTOR,
         description="physical damage, as a share of health, that kills",
     )
-    # Armor (seed "Damage mitigation": a stopped hit can degrade the armor).
+    # Armor (the book's "Damage mitigation": a stopped hit can degrade the armor).
     armor_degradation_pt: int = Field(0, ge=0, le=50, description="PT lost per stopped hit")
     armor_degradation_dr: int = Field(0, ge=0, le=100, description="DR lost per stopped hit")
     # Fire modes and movement.
     burst_rounds: int = Field(3, ge=2, le=20, description="rounds a burst fires")
     walk: Distance = Field(5.0, description="meters walked with an action")
     run: Distance = Field(15.0, description="meters run as the turn's only action")
-    # Failure consequences (seed 003 "Magnitude of Success/Failure", ruling 23).
+    # Failure consequences (the book's "Magnitude of Success/Failure", ruling 23).
     failure_disadvantage: bool = Field(
         True,
         description="a significant failure gives Disadvantage on the next check of the same "
         "kind, a complete failure on the next check of any kind (ruling 23)",
     )
-    # Edge (seed "Edge").
+    # Edge (the book's "Edge").
     edge: bool = Field(True, description="off: nobody spends Edge")
     burn_needs_edge: bool = Field(True, description="Edge Burn needs a current Edge point")
 
@@ -258,7 +258,7 @@ class Damage(Strict):
 
 class Weapon(Strict):
     """A weapon. ``damage``: ``Nd6+K`` for a ranged weapon (its own ST), ``Nd6+ST`` for melee
-    (the wielder's Strength), seed "Variable damage rolls"."""
+    (the wielder's Strength), the book's "Variable damage rolls"."""
 
     kind: Literal["firearm", "melee"]
     damage: str
@@ -310,11 +310,11 @@ class Weapon(Strict):
         return self.burst
 
 
-FISTS = Weapon(kind="melee", damage="1d6+ST", stun=True)  # seed: a punch is 1d6+ST Stun
+FISTS = Weapon(kind="melee", damage="1d6+ST", stun=True)  # the book: a punch is 1d6+ST Stun
 
 
 class Armor(Strict):
-    """PT/DR armor (seed "Damage mitigation"); ``weight`` heavier than light slows the wearer
+    """PT/DR armor (the book's "Damage mitigation"); ``weight`` heavier than light slows the wearer
     and lowers Dodge (options ``armor_speed``, ``armor_dodge_penalty``, or ``dodge_penalty``)."""
 
     pt: int = Field(ge=0, le=200)
@@ -324,7 +324,7 @@ class Armor(Strict):
 
 
 class Tactics(Strict):
-    """``tactics: {rules: {...}}``: when a combatant spends Edge (seed "Edge", ruling 16).
+    """``tactics: {rules: {...}}``: when a combatant spends Edge (the book's "Edge", ruling 16).
 
     Offensive spending (attack, damage, initiative) keeps ``reserve`` points back for lessening
     injuries and Edge Burn, which ignore the reserve.
