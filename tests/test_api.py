@@ -77,7 +77,7 @@ def test_the_repr_reads_as_a_summary(name, toy):
     if name == "simulate":
         assert "casualties" in text and "Guard 2" in text
     if name == "compare":
-        assert "B - A, runners: " in text
+        assert "B - A (95% interval)" in text and "runners: " in text  # the CLI's lines
 
 
 def test_simulate_keeps_the_per_battle_tables(toy):
