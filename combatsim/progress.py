@@ -1,16 +1,39 @@
-"""Progress of a long batch: a tqdm bar on a terminal, a widget in a notebook (``tqdm.auto``).
+"""Progress of a long batch: a tqdm bar on a terminal, in a notebook a widget (with
+ipywidgets) or tqdm's text bar (without).
 
 tqdm is well kept and knows terminals, notebooks and widths better than a hand-written line.
-Short runs show nothing: the bar appears only once a run has taken ``delay`` seconds, so a
+Short runs show nothing: the bar appears only once a run has taken ``DELAY`` seconds, so a
 quick batch (and a test) prints no progress at all. Where the output is neither a terminal nor
-a notebook (a file, a pipe, a CI log) tqdm draws nothing (its ``disable=None``).
+a notebook (a file, a pipe, a CI log) tqdm draws nothing (its ``disable=None``). The bar is
+chosen here rather than by ``tqdm.auto``, which in a notebook without ipywidgets only warns
+(``IProgress not found``) and then draws nothing, the notebook's output being no terminal.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from typing import Any, TextIO
 
-DELAY = 1.0  # seconds before a bar appears
+DELAY = 1.0  # seconds before a bar appears (read when a bar starts)
+
+
+def in_notebook() -> bool:
+    """True in a Jupyter kernel (notebook, lab, VS Code), as tqdm.auto tells it."""
+    return "ipykernel" in sys.modules
+
+
+def bar_class(notebook: bool) -> tuple[Any, bool]:
+    """tqdm's bar for here, and whether it must draw though its stream is no terminal: the
+    widget in a notebook with ipywidgets, the text bar in one without, the console bar
+    elsewhere."""
+    if notebook and importlib.util.find_spec("ipywidgets") is not None:
+        from tqdm.notebook import tqdm as widget
+
+        return widget, False
+    from tqdm.std import tqdm
+
+    return tqdm, notebook
 
 
 class Progress:
@@ -19,22 +42,24 @@ class Progress:
     precision adds rounds of battles)."""
 
     def __init__(
-        self, stream: TextIO | None = None, delay: float = DELAY, disable: bool | None = None
+        self,
+        stream: TextIO | None = None,
+        delay: float | None = None,
+        disable: bool | None = None,
     ):
         self.stream, self.delay, self.disable = stream, delay, disable
         self.bar: Any = None  # a tqdm bar once battles come in (tqdm ships no type information)
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(
+            bar, draw = bar_class(in_notebook())
+            self.bar = bar(
                 total=total,
                 desc="battles",
                 unit=" battles",
                 file=self.stream,
-                delay=self.delay,
-                disable=self.disable,
+                delay=DELAY if self.delay is None else self.delay,
+                disable=False if draw and self.disable is None else self.disable,
                 dynamic_ncols=True,
             )
         if self.bar.total != total:

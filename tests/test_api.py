@@ -8,6 +8,7 @@ The toy scenario and runner of tests/test_sweep.py stand in for the engine (pass
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,35 @@ def test_the_repr_reads_as_a_summary(name, toy):
     if name == "simulate":
         assert "casualties" in text and "Guard 2" in text
     if name == "compare":
-        assert "B - A, runners: " in text
+        assert "B - A (95% interval)" in text and "runners: " in text  # the CLI's lines
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_printing_a_result_shows_the_lines_the_command_line_prints(name, toy, capsys):
+    result = call(name, toy)
+    print(result)
+    printed = capsys.readouterr().out
+    assert printed == result.text() + "\n" and not printed.startswith("<combatsim")
+    if name == "balance":
+        assert "closest: sides[guards].members[Guard].count=" in printed
+        assert "the target" in printed
+    if name == "compare":  # the CLI's p-values: "< 0.0001" or "= 0.0123", never "p = 0"
+        assert re.search(r"\(p (< 0\.0001|= \d\.\d{4})\)\.", printed), printed
+        assert "p = 0\n" not in printed and "p = 0," not in printed
+
+
+def test_a_p_value_below_the_shown_digits_reads_below_them():
+    from combatsim.sweeps.verdicts import compare
+
+    d = {"side": "runners", "a": 0.2, "b": 0.6, "difference": 0.4, "ci95": [0.3, 0.5]}
+    summary = {
+        "a": {"scenario": "A", "source": "a.yaml"},
+        "b": {"scenario": "B", "source": "a.yaml"},
+    }
+    summary |= {"battles_completed": 500, "seed": 1}
+    summary["differences"] = [{**d, "p_value": 1e-30, "significant": True}]
+    text = compare(summary)
+    assert "(p < 0.0001)." in text and "<0.0001" in text and "p = 0" not in text
 
 
 def test_simulate_keeps_the_per_battle_tables(toy):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import UsageError, did_you_mean
 from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
@@ -86,80 +85,5 @@ def _compare(args: argparse.Namespace) -> int:
             precision=args.precision,
             **options,
         ),
-        lambda result: describe(result.summary, args.side),
+        lambda result: result.text(args.side),
     )
-
-
-def describe(summary: dict, side: str | None = None) -> str:
-    a, b = summary["a"], summary["b"]
-    n = summary["battles_completed"]
-    lines = [
-        f"A: {_label(a)}",
-        f"B: {_label(b)}",
-        f"{n} battles each, seed {summary['seed']}: battle i of A and of B start from the same "
-        "dice, and differences are judged pair by pair",
-        "",
-    ]
-    rows = [("", "A", "B", "B - A (95% interval)", "p", "")]
-    for d in summary["differences"]:
-        rows.append(
-            (
-                d["side"],
-                _pct(d["a"]),
-                _pct(d["b"]),
-                f"{_pts(d['difference'])} ({_pts(d['ci95'][0])} to {_pts(d['ci95'][1])})",
-                _p(d["p_value"]),
-                "significant" if d["significant"] else "not significant",
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        cells = [r[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(r[1:-1], widths[1:-1], strict=True)
-        ]
-        lines.append("  " + "  ".join(cells) + "  " + r[-1])
-    sides = [d for d in summary["differences"] if d["side"] != "draws"]
-    names = [d["side"] for d in sides]
-    if side is not None and side not in names:
-        raise UsageError("--side", side, "one of " + ", ".join(names), did_you_mean(side, names))
-    head = sides[names.index(side) if side else 0]
-    lines += ["", _verdict(head)]
-    return "\n".join(lines) + run.precision_line(summary.get("precision"))
-
-
-def _verdict(d: dict) -> str:
-    if d["difference"] is None:
-        return f"{d['side']}: no battle finished"
-    low, high = d["ci95"]
-    if d["significant"]:
-        way = "more" if d["difference"] > 0 else "less"
-        return (
-            f"{d['side']}: B wins {abs(d['difference']) * 100:.1f} points {way} often than A "
-            f"(95% interval {_pts(low)} to {_pts(high)} points): a real difference, not noise "
-            f"(p {_p_is(d['p_value'])})."
-        )
-    return (
-        f"{d['side']}: no significant difference: B - A = {_pts(d['difference'])} points, "
-        f"95% interval {_pts(low)} to {_pts(high)}; this could be noise (p {_p_is(d['p_value'])})."
-    )
-
-
-def _label(summary: dict) -> str:
-    text = f"{summary['scenario']} ({summary['source']})"
-    return f"{text} with {summary['changes']}" if summary.get("changes") else text
-
-
-def _pct(x) -> str:
-    return "-" if x is None else f"{x:.1%}"
-
-
-def _pts(x) -> str:
-    return "-" if x is None else f"{x * 100:+.1f}"
-
-
-def _p_is(p: float) -> str:
-    return "< 0.0001" if p < 0.0001 else f"= {p:.4f}"
-
-
-def _p(p: float) -> str:
-    return "<0.0001" if p < 0.0001 else f"{p:.4f}"

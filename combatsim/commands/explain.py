@@ -11,15 +11,12 @@ plain-language summary. Writes ``table.csv``/``table.parquet`` and ``summary.jso
 from __future__ import annotations
 
 import argparse
-import textwrap
 from pathlib import Path
 
 from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
 KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
-SHOWN_ROWS = 20
-WIDTH = 100  # the summary's and the note's lines
 
 
 def add_parser(sub) -> None:
@@ -84,76 +81,5 @@ def _explain(args: argparse.Namespace) -> int:
             precision=args.precision,
             **options,
         ),
-        lambda result: describe(result.summary),
+        lambda result: result.text(),
     )
-
-
-def describe(summary: dict, shown: int = SHOWN_ROWS) -> str:
-    """The console text: what was explained, the ranked table, the summary, the note."""
-    rows = summary["levers"]
-    what = summary["metric"]["describe"]
-    base = summary["baseline"]
-    lines = [
-        f"{summary['scenario']} ({summary['source']}, {summary['system']}): what decides {what}",
-        f"as written: {_pct(base['rate'])} ({_pct(base['ci95'][0])} - {_pct(base['ci95'][1])}); "
-        f"{len(rows)} levers, each one step down and up on the same battle seeds "
-        f"(seed {summary['seed']})",
-        "",
-    ]
-    table = [("#", "lever", "down / as written / up", "rates", "down - base", "up - base")]
-    for r in rows[:shown]:
-        table.append(
-            (
-                str(r["rank"]),
-                _cut(r["title"], 34),
-                _cut(f"{_v(r['down'])} / {r['value']} / {_v(r['up'])}", 30),
-                f"{_pct(r['rate_down'])} / {_pct(r['rate'])} / {_pct(r['rate_up'])}",
-                _step(r, "down"),
-                _step(r, "up"),
-            )
-        )
-    widths = [max(len(t[i]) for t in table) for i in range(len(table[0]))]
-    for t in table:
-        cells = [t[0].rjust(widths[0]), t[1].ljust(widths[1]), t[2].ljust(widths[2])]
-        cells += [c.rjust(w) for c, w in zip(t[3:], widths[3:], strict=True)]
-        lines.append("  ".join(cells).rstrip())
-    lines.append(
-        "  (differences in points with their 95% intervals; * significant: the interval "
-        "excludes 0; p-values in table.csv)"
-    )
-    if len(rows) > shown:
-        lines.append(f"  ... {len(rows) - shown} more levers in table.csv")
-    lines.append("")
-    lines += [
-        textwrap.fill(t, WIDTH, initial_indent="- ", subsequent_indent="  ")
-        for t in summary["text"]
-    ]
-    lines += ["", textwrap.fill(summary["note"], WIDTH)]
-    for s in summary["skipped"]:
-        lines.append(f"skipped {s['path']}={s['value']}: {s['why']}")
-    return "\n".join(lines) + run.precision_line(summary.get("precision"))
-
-
-def _step(r: dict, way: str) -> str:
-    d = r[f"difference_{way}"]
-    if d is None:
-        return "-"
-    low, high = r[f"ci95_{way}"]
-    mark = "*" if r[f"significant_{way}"] else " "
-    return f"{_pts(d)} ({_pts(low)}..{_pts(high)}){mark}"
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _v(x) -> str:
-    return "-" if x is None else str(x)
-
-
-def _pct(x) -> str:
-    return "-" if x is None else f"{x:.1%}"
-
-
-def _pts(x) -> str:
-    return f"{x * 100:+.1f}"

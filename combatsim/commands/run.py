@@ -498,7 +498,7 @@ def _run(args: argparse.Namespace) -> int:
                 progress.finish()
         files = with_report(args, out, result.files)
     if not args.quiet:
-        print(for_terminal(_text(result, single)))
+        print(for_terminal(result.text()))
         print(for_terminal(f"\nresults in {out}: {listing(out, files)}"))
     if result.interrupted:
         return say_interrupted(result, "run", out)
@@ -540,27 +540,6 @@ def warn_if_long(scenarios, battles: int | None, variants: int = 1, each: bool =
         f"of up to {_fighters(big):,} combatants x {big.turn_limit:,} turns); Ctrl-C stops it "
         "and keeps what it finished",
         file=sys.stderr,
-    )
-
-
-def _text(result, single: bool) -> str:
-    from ..output import format_runs, format_summary
-
-    if single:
-        text = format_summary(result.summary)
-    else:
-        text = format_runs(result.summary["runs"])
-        text += f"\n\n{result.summary['battles_completed']} battles in all"
-    return text + precision_line(result.summary.get("precision"))
-
-
-def precision_line(report: dict | None) -> str:
-    if not report:
-        return ""
-    state = "reached" if report["reached"] else "NOT reached (--max-battles)"
-    return (
-        f"\nprecision +-{report['target']:g}: {state}; widest interval reaches "
-        f"+-{report['widest']:.4f}"
     )
 
 

@@ -90,48 +90,6 @@ def _sweep(args: argparse.Namespace) -> int:
             precision=precision,
             **options,
         ),
-        describe,
+        lambda result: result.text(),
         f"plots and report: combatsim report {out}",
     )
-
-
-def describe(result) -> str:
-    from ..output import format_table
-
-    summary = result.summary
-    names = [v["name"] for v in summary["vary"]]
-    sides = list(summary["variants"][0]["sides"]) if summary["variants"] else []
-    baseline = summary.get("baseline") or {}
-    count = len(summary["variants"]) - (0 if baseline.get("in_grid", True) else 1)
-    lines = [
-        f"{summary['scenario']} ({summary['source']}, {summary['system']})",
-        f"{count} variant{'s' if count != 1 else ''}"
-        + ("" if baseline.get("in_grid", True) else " and the scenario as written")
-        + f", seed {summary['seed']}: every row ran the same battle seeds",
-        "win rates with 95% intervals; * marks the scenario as written",
-        "",
-        format_table(marked(result.table, names), names, sides),
-    ]
-    return "\n".join(lines) + run.precision_line(summary.get("precision"))
-
-
-def marked(table, names: list[str]):
-    """The table with the as-written row marked ``*`` after its first label; a field the
-    file gives several values (``members[*]``) or none reads ``as written``."""
-    if "baseline" not in table.columns or not names:
-        return table
-    shown = table.copy()
-    for column in names:
-        shown[column] = shown[column].astype(object)
-    for i in shown.index[shown["baseline"].astype(bool)]:
-        for k, column in enumerate(names):
-            value = shown.at[i, column]
-            text = "as written" if value is None or value != value else _plain(value)
-            shown.at[i, column] = f"{text} *" if k == 0 else text
-    return shown
-
-
-def _plain(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

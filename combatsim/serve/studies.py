@@ -125,17 +125,9 @@ def live_rows(update: Update, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 def final_figures(kind: str, result) -> dict[str, Any]:
     """What a finished study shows: its table's rows, its summary, and the command's lines."""
-    from ..commands import balance, compare, explain, sweep
-
     summary = dict(result.summary)
     summary.pop("variants", None)  # the rows say it, with their intervals
-    describe = {
-        "sweep": lambda: sweep.describe(result),
-        "compare": lambda: compare.describe(result.summary),
-        "balance": lambda: balance.describe(result.summary),
-        "explain": lambda: explain.describe(result.summary),
-    }[kind]
-    lines = [line for line in describe().splitlines() if line.strip()]
+    lines = [line for line in result.text().splitlines() if line.strip()]
     rows = [] if result.table is None else result.table.to_dict("records")
     return {
         **_plain(summary),

@@ -63,31 +63,22 @@ class Result:
     def interrupted(self) -> bool:
         return not self.complete
 
-    def __repr__(self) -> str:
-        from ..output import format_runs, format_summary, format_table
+    def text(self, side: str | None = None) -> str:
+        """The table and verdict lines the command line prints for this run or study
+        (``combatsim.sweeps.verdicts``): a balance's closest value and whether it holds the
+        target, a comparison's verdict with its p-value, explain's ranked levers."""
+        from .verdicts import text
 
+        return text(self, side)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
         n = self.summary.get("battles_completed", 0)
         head = f"<combatsim result: {self.kind}, {n} battles"
         head += ", interrupted>" if self.interrupted else ">"
-        if self.kind == "run":
-            return f"{head}\n{format_summary(self.summary)}"
-        if self.kind == "runs":
-            return f"{head}\n{format_runs(self.summary['runs'])}"
-        if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
-            words = "\n".join(f"  {line}" for line in self.summary["text"])
-            return f"{head}\n{words}\n  {self.summary['note']}"
-        labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
-        # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
-        skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
-        labels = [c for c in labels if c not in skip]
-        text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
-        for d in self.summary.get("differences") or ():
-            if d["difference"] is not None:
-                text += (
-                    f"\n  B - A, {d['side']}: {d['difference']:+.1%} "
-                    f"({d['ci95'][0]:+.1%} to {d['ci95'][1]:+.1%}), p = {d['p_value']:.3g}"
-                )
-        return f"{head}\n{text}"
+        return f"{head}\n{self.text()}"
 
 
 StudyResult = Result  # the name before the five entry points shared it
