@@ -190,7 +190,10 @@ def test_set_edits_change_the_fight(client):
 
 def test_a_run_can_be_cancelled_and_its_workers_are_free_within_two_seconds(client):
     run_id = start(client, scenario=FIREFIGHT, battles=50_000, seed=1)
-    time.sleep(0.3)
+    waited = time.monotonic() + 30  # the first chunk in, however busy the machine
+    while client.get(f"/api/runs/{run_id}").json()["battles_done"] == 0:
+        assert time.monotonic() < waited, "no battle finished within 30 s"
+        time.sleep(0.05)
     began = time.monotonic()
     answer = client.delete(f"/api/runs/{run_id}")
     assert answer.status_code == 200
