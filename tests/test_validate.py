@@ -46,3 +46,33 @@ def test_validate_reports_every_bad_file_in_a_folder(tmp_path, capsys):
 def test_validate_refuses_a_folder_without_yaml(tmp_path, capsys):
     assert main(["validate", str(tmp_path)]) == 2
     assert "a folder with YAML files" in capsys.readouterr().err
+
+
+def _errors(tmp_path, capsys, text: str, name: str = "s.yaml") -> list[str]:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["validate", str(path)]) == 2
+    return capsys.readouterr().err.splitlines()
+
+
+def test_an_unclosed_flow_list_says_where_it_was_opened(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "name: x\nsides: [{name: a, members: [{archetype: g}]}\n")
+    assert (
+        "s.yaml:3: (yaml syntax): a flow list '[' opened on line 2, column 8 is not closed" in err
+    )
+    assert "allowed: close the list with ']'" in err
+
+
+def test_an_unclosed_flow_mapping_and_a_quote_say_what_to_do(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "a: {b: 1\nc: 2\n")
+    assert "a flow mapping '{' opened on line 1, column 4 is not closed at line 2" in err
+    assert "close the mapping with '}'" in err and "found found" not in err
+    (err,) = _errors(tmp_path, capsys, 'name: "x\nsides: 3\n')
+    assert "a quoted string opened on line 1, column 7 is not closed" in err
+
+
+def test_a_misindented_key_names_both_lines(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "name: x\nsides:\n  - name: a\n   members: 3\n")
+    assert "line 4, column 4 does not line up with the list whose first '-' is on line 3" in err
+    (err,) = _errors(tmp_path, capsys, "name: x\n\tsides: 3\n")
+    assert "s.yaml:2:" in err and "spaces for indentation" in err
