@@ -178,3 +178,26 @@ def test_at_most_twenty_mistakes_are_shown_then_how_many_more(tmp_path, capsys):
     assert len(err) == 21
     assert "cat.yaml:3: weapons.w0.damage" in err[0] and "cat.yaml:22: weapons.w19" in err[19]
     assert err[20].endswith("... and 5 more errors not shown")
+
+
+def test_a_side_level_rule_tactic_is_reported_under_the_side_once(tmp_path, capsys):
+    catalogue = ROOT / "scenarios" / "catalogues" / "sr2097.yaml"
+    err = _errors(
+        tmp_path,
+        capsys,
+        f"""name: test
+rules: {{system: sr2097}}
+catalogues: [{catalogue}]
+sides:
+  - name: a
+    tactics:
+      rules:
+        attack: sometimes
+    members:
+      - {{archetype: ganger}}
+      - {{archetype: ganger, position: [0, 3]}}
+  - name: b
+    members: [{{archetype: ganger, position: [10, 0]}}]
+""",
+    )
+    assert len(err) == 1 and "s.yaml:8: sides[0].tactics.rules.attack: found 'sometimes'" in err[0]
