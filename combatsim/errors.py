@@ -85,6 +85,54 @@ class ScenarioError(CombatsimError):
         return self
 
 
+class ScenarioErrors(ScenarioError):
+    """Every mistake found in one file, not just the first: ``errors`` holds them in the
+    order they were found, each with its own line. As a ``ScenarioError`` it is the first
+    one (its one-line message, file, line), so a command that shows one line still can;
+    ``combatsim validate`` shows them all."""
+
+    def __init__(self, errors: list[ScenarioError]):
+        first = errors[0]
+        super().__init__(
+            first.file, first.path, first.found, first.allowed, first.line, first.hint, first.via
+        )
+        self.errors = errors
+        self.args = (errors,)  # see UsageError: rebuilt as type(e)(*e.args)
+
+    def referred_by(self, file: str, line: int | None, path: str) -> ScenarioError:
+        for err in self.errors:
+            err.referred_by(file, line, path)
+        self.via = self.errors[0].via
+        return self
+
+
+def all_errors(err: ScenarioError) -> list[ScenarioError]:
+    """The mistakes an error stands for: a ``ScenarioErrors``'s list, else the error."""
+    return list(err.errors) if isinstance(err, ScenarioErrors) else [err]
+
+
+class Problems:
+    """Gathers the ``ScenarioError``s of a file's independent parts, so that checking goes
+    on past the first and every mistake is reported at once (each counted once)."""
+
+    def __init__(self) -> None:
+        self.errors: list[ScenarioError] = []
+
+    def add(self, err: ScenarioError) -> None:
+        seen = {str(e) for e in self.errors}
+        for one in all_errors(err):
+            if str(one) not in seen:
+                seen.add(str(one))
+                self.errors.append(one)
+
+    def raise_any(self) -> None:
+        """Raise what was gathered: the one error, or a ``ScenarioErrors`` of several."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ScenarioErrors(self.errors)
+
+
 MAX_SHOWN = 80  # characters of a value quoted in an error; a longer one is cut, saying so
 
 

@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 
 import yaml
 
-from .errors import Described, ScenarioError, UsageError
+from .errors import Described, Problem, ScenarioError, UsageError
 
 LineMap = dict[tuple, int]
 
@@ -309,9 +309,8 @@ class _Builder:
                     Described(f"nesting deeper than {MAX_DEPTH} levels"),
                     f"at most {MAX_DEPTH} levels of mappings and lists",
                 )
-            raise ScenarioError(
-                self.file, "(yaml syntax)", Described(problem), "valid YAML", line
-            ) from None
+            found, allowed = syntax_problem(err)
+            raise ScenarioError(self.file, "(yaml syntax)", found, allowed, line) from None
         finally:
             loader.dispose()
         return self.result, self.lines
@@ -498,6 +497,47 @@ class _Builder:
             return
         self.lines[path] = frame.key_line  # a mapping's entry stands on its key's line
         frame.data[key] = value
+
+
+_OPENED = {
+    "flow sequence": "a flow list '[' opened",
+    "flow mapping": "a flow mapping '{' opened",
+    "quoted scalar": "a quoted string opened",
+    "block collection": "the list whose first '-' is",
+    "block mapping": "the mapping that starts",
+}
+_ADVICE = {
+    "expected ',' or ']'": "close the list with ']' (entries separated by ', ')",
+    "expected ',' or '}'": "close the mapping with '}' (entries separated by ', ')",
+    "end of stream": "the closing quote, on the same line as the opening one",
+    "tab character": "spaces for indentation (YAML refuses tabs)",
+    "'-' indicator": "each '- ' of a list at the same indentation as the first",
+    "expected key": "each key of a mapping at the same indentation as the first",
+    "mapping values are not allowed": "one 'key: value' per line, a value holding ': ' in quotes",
+}
+
+
+def _at(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def syntax_problem(err: yaml.YAMLError) -> tuple[Problem, str]:
+    """PyYAML's parser error as a sentence that says where and what to do: ``a flow list '['
+    opened on line 3, column 8 is not closed at line 5, column 1``, not ``did not find
+    expected ',' or ']'``."""
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    mark = getattr(err, "problem_mark", None)
+    context = (getattr(err, "context", None) or "").rsplit(" a ", 1)[-1]
+    start = getattr(err, "context_mark", None)
+    allowed = next((a for key, a in _ADVICE.items() if key in problem), "valid YAML")
+    here = f" at {_at(mark)}" if mark is not None else ""
+    if context in _OPENED and start is not None:
+        if context.startswith("block") and mark is not None:
+            what = f"{_at(mark)} does not line up with {_OPENED[context]} on {_at(start)}"
+        else:
+            what = f"{_OPENED[context]} on {_at(start)} is not closed{here}"
+        return Problem(f"{what} ({problem})"), allowed
+    return Problem(f"{problem.removeprefix('found ')}{here}"), allowed
 
 
 def _merged(merges: list[list[dict]], data: dict) -> dict:

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from combatsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,3 +48,156 @@ def test_validate_reports_every_bad_file_in_a_folder(tmp_path, capsys):
 def test_validate_refuses_a_folder_without_yaml(tmp_path, capsys):
     assert main(["validate", str(tmp_path)]) == 2
     assert "a folder with YAML files" in capsys.readouterr().err
+
+
+def _errors(tmp_path, capsys, text: str, name: str = "s.yaml") -> list[str]:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["validate", str(path)]) == 2
+    return capsys.readouterr().err.splitlines()
+
+
+def test_an_unclosed_flow_list_says_where_it_was_opened(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "name: x\nsides: [{name: a, members: [{archetype: g}]}\n")
+    assert (
+        "s.yaml:3: (yaml syntax): a flow list '[' opened on line 2, column 8 is not closed" in err
+    )
+    assert "allowed: close the list with ']'" in err
+
+
+def test_an_unclosed_flow_mapping_and_a_quote_say_what_to_do(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "a: {b: 1\nc: 2\n")
+    assert "a flow mapping '{' opened on line 1, column 4 is not closed at line 2" in err
+    assert "close the mapping with '}'" in err and "found found" not in err
+    (err,) = _errors(tmp_path, capsys, 'name: "x\nsides: 3\n')
+    assert "a quoted string opened on line 1, column 7 is not closed" in err
+
+
+def test_a_misindented_key_names_both_lines(tmp_path, capsys):
+    (err,) = _errors(tmp_path, capsys, "name: x\nsides:\n  - name: a\n   members: 3\n")
+    assert "line 4, column 4 does not line up with the list whose first '-' is on line 3" in err
+    (err,) = _errors(tmp_path, capsys, "name: x\n\tsides: 3\n")
+    assert "s.yaml:2:" in err and "spaces for indentation" in err
+
+
+SCENARIO_HEAD = f"""name: test
+rules:
+  system: sr-classic
+catalogues: [{ROOT / "scenarios" / "catalogues" / "sr-classic.yaml"}]
+sides:
+"""
+
+
+def test_every_mistake_of_a_file_is_reported_at_its_own_line(tmp_path, capsys):
+    err = _errors(
+        tmp_path,
+        capsys,
+        SCENARIO_HEAD
+        + """  - name: a
+    members:
+      - archetype: gangr
+      - archetype: ganger
+        skils: {firearms: 3}
+  - name: b
+    members:
+      - archetype: ganger
+        position: [10, 0]
+        weapons: [ak98]
+""",
+    )
+    assert len(err) == 3 and all(x.startswith("combatsim: error: ") for x in err)
+    assert "s.yaml:8: sides[0].members[0].archetype: found 'gangr'" in err[0]
+    assert "(did you mean 'ganger'?)" in err[0]
+    assert "s.yaml:10: sides[0].members[1].skils: found unknown key 'skils'" in err[1]
+    assert "s.yaml:15: sides[1].members[0].weapons[0]: found 'ak98'" in err[2]
+
+
+def test_every_mistake_in_the_shape_of_the_file_is_reported_at_once(tmp_path, capsys):
+    err = _errors(
+        tmp_path,
+        capsys,
+        SCENARIO_HEAD
+        + """  - name: a
+    members:
+      - {archetype: ganger, cover: ful}
+  - name: b
+    members:
+      - {archetype: ganger, position: [10]}
+environment: {visibilty: smoke}
+seed: -1
+""",
+    )
+    assert [x.split(": ")[2].rsplit(":", 1)[1] for x in err] == ["8", "11", "12", "13"]
+    assert "sides[0].members[0].cover: found 'ful' (did you mean 'full'?)" in err[0]
+    assert "sides[1].members[0].position" in err[1] and "[x, y] in meters" in err[1]
+    assert "environment.visibilty: found unknown key 'visibilty'" in err[2]
+    assert "seed: found -1" in err[3]
+
+
+def test_a_side_level_tactics_key_is_reported_where_the_side_writes_it(tmp_path, capsys):
+    err = _errors(
+        tmp_path,
+        capsys,
+        SCENARIO_HEAD
+        + """  - name: a
+    members:
+      - archetype: ganger
+  - name: b
+    tactics:
+      targetting: nearest
+    members:
+      - archetype: ganger
+        position: [10, 0]
+      - archetype: ganger
+        position: [10, 3]
+""",
+    )
+    # once, under the side, on the line of the key: not once per member, under the member
+    assert len(err) == 1
+    assert "s.yaml:11: sides[1].tactics.targetting: found unknown key 'targetting'" in err[0]
+
+
+def test_a_scenario_error_is_still_its_first_mistake_in_one_line(tmp_path):
+    from combatsim.errors import ScenarioErrors
+    from combatsim.scenario import load_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        SCENARIO_HEAD + "  - {name: a, members: [{archetype: x1}, {archetype: x2}]}\n"
+        "  - {name: b, members: [{archetype: ganger}]}\n"
+    )
+    with pytest.raises(ScenarioErrors) as caught:
+        load_scenario(path)
+    assert len(caught.value.errors) == 2 and "\n" not in str(caught.value)
+    assert str(caught.value) == str(caught.value.errors[0]) and "'x1'" in str(caught.value)
+
+
+def test_at_most_twenty_mistakes_are_shown_then_how_many_more(tmp_path, capsys):
+    weapons = "".join(f"  w{i}: {{kind: firearm, damage: 9Q}}\n" for i in range(25))
+    err = _errors(tmp_path, capsys, "system: sr-classic\nweapons:\n" + weapons, "cat.yaml")
+    assert len(err) == 21
+    assert "cat.yaml:3: weapons.w0.damage" in err[0] and "cat.yaml:22: weapons.w19" in err[19]
+    assert err[20].endswith("... and 5 more errors not shown")
+
+
+def test_a_side_level_rule_tactic_is_reported_under_the_side_once(tmp_path, capsys):
+    catalogue = ROOT / "scenarios" / "catalogues" / "sr2097.yaml"
+    err = _errors(
+        tmp_path,
+        capsys,
+        f"""name: test
+rules: {{system: sr2097}}
+catalogues: [{catalogue}]
+sides:
+  - name: a
+    tactics:
+      rules:
+        attack: sometimes
+    members:
+      - {{archetype: ganger}}
+      - {{archetype: ganger, position: [0, 3]}}
+  - name: b
+    members: [{{archetype: ganger, position: [10, 0]}}]
+""",
+    )
+    assert len(err) == 1 and "s.yaml:8: sides[0].tactics.rules.attack: found 'sometimes'" in err[0]

@@ -5,7 +5,8 @@ the catalogues too), as ``run`` takes folders.
 
 A valid scenario gets ``ok: FILE (scenario NAME, N combatants, system S)`` on stdout, a valid
 catalogue ``ok: FILE (catalogue: N weapons, N armor, N archetypes)``; a bad file gets its
-one-line error on stderr. Every file is checked; the exit code is 2 if any was bad.
+errors on stderr, one line each with its own line number (at most ``MAX_ERRORS`` per file,
+then how many more). Every file is checked; the exit code is 2 if any was bad.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import CombatsimError, UsageError
+from ..errors import CombatsimError, ScenarioError, UsageError, all_errors
 from ..names import for_terminal
 from ..scenario import load_file
 from . import examples, run
 
 EXIT_INVALID = 2
+MAX_ERRORS = 20  # errors shown per file: a file with more is better fixed from the top
 
 
 def add_parser(sub) -> None:
@@ -27,8 +29,9 @@ def add_parser(sub) -> None:
         "validate",
         help="check scenario or catalogue files (or folders of them) without running them",
         description="Load and check each scenario or catalogue file; a folder stands for every "
-        "YAML file in it and its subfolders. Prints 'ok: FILE (...)' per good file and one "
-        "line per bad one naming the file, line, field, what was found and what is allowed; "
+        "YAML file in it and its subfolders. Prints 'ok: FILE (...)' per good file and, for a "
+        f"bad one, a line per mistake (up to {MAX_ERRORS}) naming the file, line, field, what "
+        "was found and what is allowed; "
         "exit 2 if any was bad.",
         **examples(
             "combatsim validate scenarios/",
@@ -69,7 +72,8 @@ def _validate(args: argparse.Namespace) -> int:
             # one-line error, for a missing file, a folder, a device or a bad name too)
             loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
-            print(for_terminal(f"combatsim: error: {err}", one_line=True), file=sys.stderr)
+            for line in error_lines(err):
+                print(for_terminal(f"combatsim: error: {line}", one_line=True), file=sys.stderr)
             status = EXIT_INVALID
             continue
         if isinstance(loaded, dict):
@@ -85,6 +89,18 @@ def _validate(args: argparse.Namespace) -> int:
             )
         )
     return status
+
+
+def error_lines(err: CombatsimError, cap: int = MAX_ERRORS) -> list[str]:
+    """Every mistake of a file, one line each in the order of the file's lines (the first
+    ``cap``, then how many more), so one round of ``validate`` shows them all."""
+    if not isinstance(err, ScenarioError):
+        return [str(err)]
+    ordered = sorted(all_errors(err), key=lambda e: (e.file != err.file, e.line or 0))
+    out = [str(e) for e in ordered[:cap]]
+    if len(ordered) > cap:
+        out.append(f"{err.file}: ... and {len(ordered) - cap} more errors not shown")
+    return out
 
 
 def _is_file(path: str) -> bool:

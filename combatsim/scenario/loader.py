@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bounds import MAX_COMBATANTS
-from ..errors import Described, Problem, ScenarioError, did_you_mean
+from ..errors import Described, Problem, Problems, ScenarioError, did_you_mean
 from ..rules.base import Grenades
 from ..rules.registry import system_class, system_names
 from ..safeyaml import check_path
@@ -127,23 +127,32 @@ def _all_sections(spec, system, source, base_dir: Path, lines) -> dict[str, dict
 
 def _sides(spec, system, sections, source, lines) -> tuple[SideSpec, ...]:
     """Every side with its members expanded into fighters, each fighter's name its own."""
-    sides, names = [], set()
+    sides, names, problems = [], set(), Problems()
     for i, side in enumerate(spec.sides):
         fighters = []
         for j, member in enumerate(side.members):
             path = ("sides", i, "members", j)
-            for fighter in _expand(member, side, system, sections, source, path, lines):
+            try:  # a bad member is reported and the next one checked: every mistake at once
+                expanded = _expand(member, side, system, sections, source, path, lines)
+            except ScenarioError as err:
+                problems.add(err)
+                continue
+            for fighter in expanded:
                 if fighter.name in names:
-                    raise ScenarioError(
-                        source,
-                        format_path(path + ("name",)),
-                        fighter.name,
-                        "a name no other combatant has",
-                        line_of(lines, path),
+                    problems.add(
+                        ScenarioError(
+                            source,
+                            format_path(path + ("name",)),
+                            fighter.name,
+                            "a name no other combatant has",
+                            line_of(lines, path),
+                        )
                     )
+                    break
                 names.add(fighter.name)
                 fighters.append(fighter)
                 if len(names) > MAX_COMBATANTS:
+                    problems.raise_any()
                     raise ScenarioError(
                         source,
                         format_path(path + ("count",)),
@@ -152,7 +161,11 @@ def _sides(spec, system, sections, source, lines) -> tuple[SideSpec, ...]:
                         line_of(lines, path),
                     )
         sides.append(SideSpec(side.name, tuple(fighters)))
-    _check_side_names([s.name for s in sides], source, lines)
+    try:
+        _check_side_names([s.name for s in sides], source, lines)
+    except ScenarioError as err:
+        problems.add(err)
+    problems.raise_any()
     return tuple(sides)
 
 
@@ -273,10 +286,23 @@ def _tactics(member: MemberSpec, side, system, source, path, lines) -> tuple[Tac
         )
     ]
     merged = {**levels[0][0], **levels[1][0], "rules": {**levels[0][1], **levels[1][1]}}
-    tactics = validate(Tactics, merged, source, path + ("tactics",), lines)
+
+    def written_at(level: int, *under: str):
+        """Where a key of the merged tactics was written: the side's, if only it wrote it."""
+
+        def path_of(loc: tuple) -> tuple:
+            key = loc[0] if loc else None
+            side_only = key in levels[0][level] and key not in levels[1][level]
+            return (path[:2] if side_only else path) + ("tactics", *under)
+
+        return path_of
+
+    tactics = validate(Tactics, merged, source, path + ("tactics",), lines, path_of=written_at(0))
     if system.Tactics is not None:
         rule_path = path + ("tactics", "rules")
-        return tactics, validate(system.Tactics, tactics.rules, source, rule_path, lines)
+        return tactics, validate(
+            system.Tactics, tactics.rules, source, rule_path, lines, path_of=written_at(1, "rules")
+        )
     if tactics.rules:
         raise ScenarioError(
             source,
@@ -330,21 +356,23 @@ def _check_reload(tactics, weapons, member, sheet, source, path, lines) -> None:
 
 
 def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:
-    out = {
-        "weapons": {
-            n: validate(system.Weapon, d, file, ("weapons", n), lines)
-            for n, d in spec.weapons.items()
-        },
-        "armor": {
-            n: validate(system.Armor, d, file, ("armor", n), lines) for n, d in spec.armor.items()
-        },
-        "archetypes": {},
-    }
-    for n, d in spec.archetypes.items():
-        validate(
-            system.Sheet, d, file, ("archetypes", n), lines
-        )  # report bad archetypes at their source
-        out["archetypes"][n] = d
+    """The weapons, armor and archetypes of a file, each checked by the system's model; every
+    bad entry is reported (archetypes at their source, not where a member names them)."""
+    out: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
+    problems = Problems()
+    for section, model in (
+        ("weapons", system.Weapon),
+        ("armor", system.Armor),
+        ("archetypes", system.Sheet),
+    ):
+        for n, d in getattr(spec, section).items():
+            try:
+                valid = validate(model, d, file, (section, n), lines)
+            except ScenarioError as err:
+                problems.add(err)
+                continue
+            out[section][n] = d if section == "archetypes" else valid
+    problems.raise_any()
     return out
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Described, Problem, ScenarioError, did_you_mean
+from ..errors import Described, Problem, Problems, ScenarioError, did_you_mean
 from ..names import MAX_NAME, NAME_RULE, name_problem
 from .yamlio import LineMap, format_path, line_of
 
@@ -28,12 +29,20 @@ def validate(
     path: tuple = (),
     lines: LineMap | None = None,
     extra_allowed: tuple[str, ...] = (),
+    path_of: Callable[[tuple], tuple] | None = None,
 ) -> M:
-    """``model.model_validate(data)``, or a ScenarioError naming file, field path and line."""
+    """``model.model_validate(data)``, or a ScenarioError naming file, field path and line
+    (a ``ScenarioErrors`` when several fields are wrong: pydantic reports them all).
+    ``path_of(loc)``, when given, is the path a field error stands under instead of ``path``
+    (merged tactics: a key the side wrote is reported under the side)."""
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise to_scenario_error(err, model, file, path, lines or {}, extra_allowed) from None
+        problems = Problems()
+        for one in to_scenario_errors(err, model, file, path, lines or {}, extra_allowed, path_of):
+            problems.add(one)
+        problems.raise_any()
+        raise AssertionError("a ValidationError has at least one error") from None
 
 
 def to_scenario_error(
@@ -44,22 +53,54 @@ def to_scenario_error(
     lines: LineMap,
     extra_allowed: tuple[str, ...] = (),
 ) -> ScenarioError:
+    """The first of ``to_scenario_errors``: the one a one-line message shows."""
+    return to_scenario_errors(err, model, file, path, lines, extra_allowed)[0]
+
+
+def to_scenario_errors(
+    err: ValidationError,
+    model: type[BaseModel],
+    file: str,
+    path: tuple,
+    lines: LineMap,
+    extra_allowed: tuple[str, ...] = (),
+    path_of: Callable[[tuple], tuple] | None = None,
+) -> list[ScenarioError]:
+    """One ``ScenarioError`` per mistake pydantic found. A misspelt key shows up as the right
+    key missing and the wrong one unknown: the unknown one, with its "did you mean", is the
+    one shown (first, where it was first), the missing one dropped."""
     errors = err.errors(include_url=False)
+    unknown_under = {tuple(e["loc"])[:-1] for e in errors if e["type"] == "extra_forbidden"}
     first = errors[0]
-    if first["type"] == "missing":
-        # a misspelt key shows up as the right key missing and the wrong one unknown: the
-        # unknown one, with its "did you mean", is the one to show
+    if first["type"] == "missing" and tuple(first["loc"])[:-1] in unknown_under:
         parent = tuple(first["loc"])[:-1]
         first = next(
-            (
-                e
-                for e in errors
-                if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == parent
-            ),
-            first,
+            e for e in errors if e["type"] == "extra_forbidden" and tuple(e["loc"])[:-1] == parent
         )
-    loc = tuple(first["loc"])
-    kind = first["type"]
+    ordered = [first] + [
+        e
+        for e in errors
+        if e is not first and not (e["type"] == "missing" and tuple(e["loc"])[:-1] in unknown_under)
+    ]
+    out = []
+    for one in ordered:
+        where = path_of(tuple(one["loc"])) if path_of is not None else path
+        out.append(_one_error(one, err, model, file, where, lines, extra_allowed))
+    return out
+
+
+def _one_error(
+    record: Any,
+    err: ValidationError,
+    model: type[BaseModel],
+    file: str,
+    path: tuple,
+    lines: LineMap,
+    extra_allowed: tuple[str, ...],
+) -> ScenarioError:
+    """One of pydantic's error records as a ScenarioError saying what to write instead."""
+    loc = tuple(record["loc"])
+    kind = record["type"]
     hint = None
     if loc and loc[-1] == "[key]":  # a bad key of a mapping: name the mapping, not the key
         line = line_of(lines, path + loc[:-1])
@@ -85,10 +126,10 @@ def to_scenario_error(
         found = Problem(f"{loc[-1]!r} is missing")
         allowed = f"a value for {loc[-1]!r} (required)"
     else:
-        found = first.get("input")
-        allowed = first["msg"].replace("Input should be ", "").replace("Value error, ", "")
+        found = record.get("input")
+        allowed = record["msg"].replace("Input should be ", "").replace("Value error, ", "")
         if kind in ("literal_error", "enum"):
-            hint = did_you_mean(found, re.findall(r"'([^']*)'", first["ctx"]["expected"]))
+            hint = did_you_mean(found, re.findall(r"'([^']*)'", record["ctx"]["expected"]))
         elif allowed == NAME_RULE and isinstance(found, str) and len(found) <= MAX_NAME:
             hint = name_problem(found)  # (a longer one's length is shown with it)
     full = path + loc

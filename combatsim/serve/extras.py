@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ..errors import CombatsimError, ScenarioError, UsageError
+from ..errors import CombatsimError, ScenarioError, UsageError, all_errors
 from ..safeyaml import max_file_bytes, parse_yaml
 from . import common as web
 from .folder import YAML, Outside
@@ -94,8 +94,8 @@ async def check(request: Request):
         except Outside:
             raise
         except ScenarioError as err:
-            line = {"line": err.line, "message": server.message(err)}
-            return {"errors": [line], "view": view, "edited_yaml": None}
+            lines = [{"line": e.line, "message": server.message(e)} for e in all_errors(err)]
+            return {"errors": lines, "view": view, "edited_yaml": None}
         except CombatsimError as err:
             line = {"line": None, "message": server.message(err)}
             return {"errors": [line], "view": view, "edited_yaml": None}

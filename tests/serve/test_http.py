@@ -351,6 +351,10 @@ def test_check_gives_the_validators_line_and_did_you_mean(client, folder):
     assert "did you mean 'lined_coat'" in typo[0]["message"]
     broken = client.post("/api/check", json={"yaml": "name: [unclosed"}).json()
     assert broken["errors"] and broken["view"] is None
+    both = text.replace("count: 3", "count: three").rstrip("\n") + "\ncolour: red\n"
+    errors = client.post("/api/check", json={"yaml": both}).json()["errors"]
+    assert [e["line"] for e in errors] == [37, len(both.splitlines())]  # each at its own line
+    assert "unknown key 'colour'" in errors[1]["message"]
 
 
 def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
