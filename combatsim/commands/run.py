@@ -482,6 +482,7 @@ def _run(args: argparse.Namespace) -> int:
 
     records = args.records or ("all" if single else "none")
     scenarios = [load_scenario(path) for path in files]
+    with_sets(scenarios[0], args.sets)  # a bad --set is refused before the folder is made
     if args.out:
         out = Path(args.out)
     elif single:
