@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
         "closest to --target, e.g. --vary 'sides[1].members[Guard].count=1..8' --side runners. "
         "--target can name any reported rate instead: '[WHO] win|draw|down|dead [=|<=|>=] "
         "VALUE', WHO a side or combatant (a group by its member name, or one copy), VALUE "
-        "0.3 or 30%%; with <= or >= the value closest to the bound that keeps to it wins.",
+        "0.3 or 30%; with <= or >= the value closest to the bound that keeps to it wins.",
         **examples(
             "combatsim balance scenarios/sr-firefight-4v4.yaml --side runners --target 0.5 \\",
             "  --vary 'guards:sides[corp security].members[Guard].count=1..8'",
@@ -112,14 +112,15 @@ def describe(summary: dict) -> str:
         goal = f"{aim['who']} winning {target:.1%}"
     else:
         goal = f"{phrase} {aim['op']} {target:.1%}"
+    count = len(vary["values"])
     how = {
-        "bisect": "bisection (assumes the rate rises or falls with the value)",
-        "grid": "every value",
+        "bisect": f"searched {count} values by bisection (assumes the rate rises or falls with "
+        f"the value), running {len(summary['variants'])} of them",
+        "grid": f"ran every one of the {count} values",
     }[summary["search"]]
     lines = [
         f"{summary['scenario']} ({summary['source']}): {name} for {goal}",
-        f"searched {len(vary['values'])} values by {how}; seed {summary['seed']}, the same "
-        "battle seeds for every value",
+        f"{how}; seed {summary['seed']}, the same battle seeds for every value",
         "",
     ]
     best = summary["best"]
@@ -178,10 +179,8 @@ def describe(summary: dict) -> str:
             f" (no value in between was given)"
         )
     if not summary["monotone"]:
-        lines.append(
-            "note: the rates do not rise or fall steadily with the value; "
-            "try --search grid or more battles"
-        )
+        advice = "more battles" if summary["search"] == "grid" else "--search grid or more battles"
+        lines.append(f"note: the rates do not rise or fall steadily with the value; try {advice}")
     return "\n".join(lines) + run.precision_line(summary.get("precision"))
 
 
