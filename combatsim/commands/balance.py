@@ -141,6 +141,10 @@ def describe(summary: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    if aim["rate"] == "down":
+        from ..output import DOWN_MEANS
+
+        lines.append(f"  ({DOWN_MEANS})")
     lines.append("")
     if best is None:
         lines.append("no value finished")

@@ -121,6 +121,10 @@ def describe(summary: dict, shown: int = SHOWN_ROWS) -> str:
         "  (differences in points with their 95% intervals; * significant: the interval "
         "excludes 0; p-values in table.csv)"
     )
+    if summary["metric"]["rate"] == "down":
+        from ..output import DOWN_MEANS
+
+        lines.append(f"  ({DOWN_MEANS})")
     if len(rows) > shown:
         lines.append(f"  ... {len(rows) - shown} more levers in table.csv")
     lines.append("")
