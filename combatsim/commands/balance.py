@@ -172,20 +172,29 @@ def describe(summary: dict) -> str:
                 for n in summary["neighbours"]
             )
         )
+    lines += _hints(summary, name, target)
+    return "\n".join(lines) + run.precision_line(summary.get("precision"))
+
+
+def _hints(summary: dict, name: str, target: float) -> list[str]:
+    """Where the target lies between two values, and what to try when the rates do not rise
+    or fall steadily (a grid search already ran every value: only more battles help)."""
+    best = summary["best"]
+    hints: list[str] = []
     across = [
         n
         for n in summary["neighbours"]
         if n["rate"] is not None and (n["rate"] - target) * (best["rate"] - target) < 0
     ]
     if across and not best["target_in_interval"]:
-        lines.append(
+        hints.append(
             f"the target lies between {name}={best['value']} and {name}={across[0]['value']}"
             f" (no value in between was given)"
         )
     if not summary["monotone"]:
         advice = "more battles" if summary["search"] == "grid" else "--search grid or more battles"
-        lines.append(f"note: the rates do not rise or fall steadily with the value; try {advice}")
-    return "\n".join(lines) + run.precision_line(summary.get("precision"))
+        hints.append(f"note: the rates do not rise or fall steadily with the value; try {advice}")
+    return hints
 
 
 def _aimed(variant: dict, aim: dict):
