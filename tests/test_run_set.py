@@ -99,3 +99,20 @@ def test_set_needs_one_scenario_file(capsys):
     args = ["run", str(SCENARIO), str(SCENARIO), "--set", GUARDS, *BATTLES]
     assert main(args) == 2
     assert "--set: got" in capsys.readouterr().err
+
+
+def test_a_run_with_set_resumes_with_its_sets(tmp_path, monkeypatch, capsys):
+    """The run file keeps the sets: ``--resume`` finishes the variant, not the file as written."""
+    from tests.test_resume import files_of, interrupted_then_resumed, toy_files, use
+    from tests.test_sweep import toy_runner
+
+    toy = toy_files(tmp_path / "scenarios")
+    setting = "sides[guards].members[Guard].count=4"  # the file has 2
+    argv = ["run", str(toy), "--set", setting, "--battles", "120", "--chunk-size", "25"]
+    use(monkeypatch, toy_runner)
+    assert main([*argv, "--quiet", "--out", str(tmp_path / "whole"), "--workers", "1"]) == 0
+    whole = files_of(tmp_path / "whole")
+    cut = tmp_path / "cut"
+    resumed = interrupted_then_resumed(monkeypatch, capsys, [*argv, "--quiet"], cut, "run", 60)
+    assert resumed == whole
+    assert json.loads((cut / "summary.json").read_text())["sets"] == [setting]
