@@ -292,6 +292,8 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 
 INDENT = {"side": "", "combatant": "  ", "copy": "    "}
+# What "down" counts, said wherever a down rate is printed: fleeing counts, not only wounds.
+DOWN_MEANS = "down: out of the fight, that is unconscious, dying, dead or fled"
 
 
 def format_casualties(entries: Sequence[dict[str, Any]]) -> list[str]:
@@ -310,7 +312,8 @@ def format_casualties(entries: Sequence[dict[str, Any]]) -> list[str]:
         )
     return [
         *_columns(rows),
-        "  (share of battles in which it, or at least one of them, ended out of the fight / dead)",
+        "  (share of battles in which it, or at least one of them, ended down / dead;",
+        f"   {DOWN_MEANS})",
     ]
 
 

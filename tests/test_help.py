@@ -44,6 +44,7 @@ def test_help_works_and_shows_examples(path, capsys):
     assert exit_.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: combatsim")
+    assert "%%" not in out  # argparse's escape, shown as written where it formats nothing
     assert "\nexamples:\n" in out
     example = out.split("\nexamples:\n")[1]
     assert "combatsim " + " ".join(path) in example

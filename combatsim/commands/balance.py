@@ -27,7 +27,7 @@ def add_parser(sub) -> None:
         "closest to --target, e.g. --vary 'sides[1].members[Guard].count=1..8' --side runners. "
         "--target can name any reported rate instead: '[WHO] win|draw|down|dead [=|<=|>=] "
         "VALUE', WHO a side or combatant (a group by its member name, or one copy), VALUE "
-        "0.3 or 30%%; with <= or >= the value closest to the bound that keeps to it wins.",
+        "0.3 or 30%; with <= or >= the value closest to the bound that keeps to it wins.",
         **examples(
             "combatsim balance scenarios/sr-firefight-4v4.yaml --side runners --target 0.5 \\",
             "  --vary 'guards:sides[corp security].members[Guard].count=1..8'",

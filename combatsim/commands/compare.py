@@ -22,7 +22,7 @@ KEYS = ("a", "b", "set_a", "set_b", *run.BATCH_KEYS)
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "compare",
-        help="compare two scenarios or variants: the win-rate difference, its interval, p",
+        help="compare two scenarios or variants: is the win-rate difference real or noise?",
         description="Run A and B on the same battle seeds and report, per side, the difference "
         "in win rate (B - A) with its 95% interval and whether it is significant.",
         **examples(

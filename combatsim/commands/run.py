@@ -50,6 +50,7 @@ def add_parser(sub) -> None:
             "combatsim run scenarios/sr-firefight-4v4.yaml",
             "combatsim run scenarios/sr-firefight-4v4.yaml --battles 5000 --seed 7 --out my-run",
             "combatsim run scenarios/sr-firefight-4v4.yaml --trace 0   # one battle, blow by blow",
+            "combatsim run scenarios/sr-firefight-4v4.yaml --set 'sides[1].members[1].count=5'",
             "combatsim run scenarios/   # every scenario of a folder, one row each",
         ),
     )
@@ -66,6 +67,15 @@ def add_parser(sub) -> None:
         type=integer,
         metavar="K",
         help="run only battle K (counting from 0) and print it blow by blow; writes no files",
+    )
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="set a field of the scenario first (repeatable; paths as in sweep --vary), "
+        "e.g. 'sides[1].members[1].count=5'",
     )
     add_report_option(p)
     p.set_defaults(handler=_run, parser=p)
@@ -449,7 +459,7 @@ BATCH_KEYS = (
     "max_battles",
     "chunk_size",
 )
-KEYS = ("scenarios", *BATCH_KEYS)
+KEYS = ("scenarios", "sets", *BATCH_KEYS)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -461,15 +471,18 @@ def _run(args: argparse.Namespace) -> int:
     files = expand(args.scenarios)
     single = len(files) == 1 and not Path(args.scenarios[0]).is_dir()
 
+    if args.sets and not single:
+        raise UsageError("--set", args.sets[0], "one scenario file, not several")
     if args.trace is not None:
         if not single:
             raise UsageError("--trace", args.trace, "one scenario file, not several")
-        scenario = load_scenario(files[0])
+        scenario = with_sets(load_scenario(files[0]), args.sets)
         seed = scenario.seed if args.seed is None else args.seed
-        return _trace(scenario, seed, args.trace)
+        return _trace(scenario, seed, args.trace, args.sets)
 
     records = args.records or ("all" if single else "none")
     scenarios = [load_scenario(path) for path in files]
+    with_sets(scenarios[0], args.sets)  # a bad --set is refused before the folder is made
     if args.out:
         out = Path(args.out)
     elif single:
@@ -490,7 +503,7 @@ def _run(args: argparse.Namespace) -> int:
         common = {"battles": args.battles, "seed": args.seed, "precision": args.precision}
         try:
             if single:
-                result = api.run_one(scenarios[0], **common, **options)
+                result = api.run_one(scenarios[0], sets=args.sets, **common, **options)
             else:
                 result = api.run_many(scenarios, **common, **options)
         finally:
@@ -564,10 +577,21 @@ def _name(out: Path, path: Path) -> str:
         return str(path)
 
 
-def _trace(scenario, seed: int, index: int) -> int:
+def with_sets(scenario, sets: list[str]):
+    """``scenario`` with each ``--set PATH=VALUE`` applied and validated again, as ``run``
+    with ``--set`` runs it (a bad path or value is one line, exit 2)."""
+    if not sets:
+        return scenario
+    from ..sweeps.api import set_fields
+
+    return set_fields(scenario, sets).scenario
+
+
+def _trace(scenario, seed: int, index: int, sets: list[str]) -> int:
     from ..output import format_trace
 
     result = battle_runner()(scenario, seed, index, trace=True)
-    print(for_terminal(f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"))
+    head = f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"
+    print(for_terminal(head + "".join(f", --set {s}" for s in sets)))
     print(for_terminal(format_trace(result, [side.name for side in scenario.sides])))
     return 0

@@ -40,7 +40,11 @@ def aim_plot(summary, rows, names, colors, folder) -> Plot:
     ax.set_ylabel("share of battles")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize=9)
     ax.set_title(wrap(f"The aim: {aim_text(aim)}", 80), fontsize=11)
-    what = {"down": "ended down (out of the fight)", "dead": "ended dead", "draw": "were drawn"}
+    what = {
+        "down": "ended down (out of the fight or fled)",
+        "dead": "ended dead",
+        "draw": "were drawn",
+    }
     subject = "the battle" if aim.rate == "draw" else aim.who
     if side == aim.who and aim.rate in ("down", "dead"):
         subject = f"anyone of {aim.who}"

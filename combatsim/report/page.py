@@ -336,7 +336,8 @@ def casualty_table_html(casualties, colors) -> str:
         )
     return (
         f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
-        "<p class='meta'>The share of battles each ended down (out of the fight) and dead, "
+        "<p class='meta'>The share of battles each ended down (out of the fight: unconscious, "
+        "dying, dead or fled) and dead, "
         "with 95% intervals; a group's copies are listed one by one under it.</p>"
     )
 

@@ -164,7 +164,7 @@ def casualty_plot(casualties: list[dict], colors, folder) -> Plot:
     rate_axis(ax)
     ax.set_xlabel("share of battles, with 95% interval")
     handles = [
-        Patch(facecolor=NEUTRAL, alpha=0.45, label="ends down\n(out of the fight)"),
+        Patch(facecolor=NEUTRAL, alpha=0.45, label="ends down\n(out of the fight\nor fled)"),
         Patch(facecolor=NEUTRAL, label="ends dead"),
     ]
     fig.legend(handles=handles, loc="outside right upper", fontsize=9)

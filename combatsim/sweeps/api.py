@@ -142,12 +142,15 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
 
 
 @holds_folder
-def run_one(scenario, **options: Any) -> Result:
+def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
     """One scenario, written as ``combatsim run`` always has: ``battles.csv`` and
     ``combatants.csv`` (as ``records`` keeps them; default ``"all"``), ``casualties.csv``
-    and ``summary.json``. ``options``: see ``Options``."""
+    and ``summary.json``. ``sets``: fields set first (``"PATH=VALUE"`` strings or
+    ``(path, value)`` pairs, as ``compare``'s), recorded as ``summary["sets"]``.
+    ``options``: see ``Options``."""
     opts = Options(**options)
-    loaded = load(scenario)
+    variant = set_fields(scenario, sets)
+    loaded = variant.scenario
     root = opts.root_seed(loaded)
     study = opts.study([loaded], "run", root, records="all")
     records = study.settings.records
@@ -155,6 +158,8 @@ def run_one(scenario, **options: Any) -> Result:
     with opts.open_backend(tasks) as backend:
         complete = study.evaluate(backend)
     summary = summarize(study.tally(0), loaded, root, study.requested(0), not complete)
+    if variant.settings:
+        summary["sets"] = [f"{p}={label_of(v)}" for p, v in variant.settings]
     report = study.precision_report()
     if report is not None:
         summary["precision"] = report
@@ -438,6 +443,8 @@ def _sets(sets: Sequence[Any], argument: str) -> list[tuple[FieldPath, Any]]:
     out = []
     for item in sets:
         if isinstance(item, str):
+            if "=" not in item:
+                raise UsageError(argument, item, "PATH=VALUE, e.g. sides[1].members[0].count=5")
             vary = _parse_vary(item, argument)
             if len(vary.values) != 1:
                 raise UsageError(argument, item, "PATH=VALUE with a single value")
@@ -448,6 +455,12 @@ def _sets(sets: Sequence[Any], argument: str) -> list[tuple[FieldPath, Any]]:
             path, value = item
             out.append((FieldPath.parse(path) if isinstance(path, str) else path, value))
     return out
+
+
+def set_fields(scenario, sets: Sequence[Any], argument: str = "--set") -> Variant:
+    """``scenario`` (a file or a loaded ``Scenario``) with ``sets`` applied (``"PATH=VALUE"``
+    strings or ``(path, value)`` pairs) and validated again; its ``settings`` list them."""
+    return _variant(argument, load(scenario), _sets(sets, argument))
 
 
 def _variant(name: str, scenario, sets) -> Variant:

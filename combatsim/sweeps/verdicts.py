@@ -13,6 +13,7 @@ import textwrap
 from typing import Any
 
 from ..errors import UsageError, did_you_mean
+from ..output import DOWN_MEANS
 
 SHOWN_ROWS = 20  # explain's table: the rest are in table.csv
 WIDTH = 100  # explain's summary and note lines
@@ -34,6 +35,9 @@ def text(result: Any, side: str | None = None) -> str:
         return sweep(result)
     if kind == "run":
         body = format_summary(summary)
+        if summary.get("sets"):  # under the heading that names the scenario
+            head, _, rest = body.partition("\n")
+            body = f"{head}\nwith --set " + ", ".join(summary["sets"]) + f"\n{rest}"
     else:
         body = format_runs(summary["runs"])
         body += f"\n\n{summary['battles_completed']} battles in all"
@@ -59,14 +63,15 @@ def balance(summary: dict) -> str:
         goal = f"{aim['who']} winning {target:.1%}"
     else:
         goal = f"{phrase} {aim['op']} {target:.1%}"
+    count = len(vary["values"])
     how = {
-        "bisect": "bisection (assumes the rate rises or falls with the value)",
-        "grid": "every value",
+        "bisect": f"searched {count} values by bisection (assumes the rate rises or falls with "
+        f"the value), running {len(summary['variants'])} of them",
+        "grid": f"ran every one of the {count} values",
     }[summary["search"]]
     lines = [
         f"{summary['scenario']} ({summary['source']}): {name} for {goal}",
-        f"searched {len(vary['values'])} values by {how}; seed {summary['seed']}, the same "
-        "battle seeds for every value",
+        f"{how}; seed {summary['seed']}, the same battle seeds for every value",
         "",
     ]
     best = summary["best"]
@@ -87,6 +92,8 @@ def balance(summary: dict) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+    if aim["rate"] == "down":
+        lines.append(f"  ({DOWN_MEANS})")
     lines.append("")
     if best is None:
         lines.append("no value finished")
@@ -114,22 +121,29 @@ def balance(summary: dict) -> str:
                 for n in summary["neighbours"]
             )
         )
+    lines += _hints(summary, name, target)
+    return "\n".join(lines) + precision_line(summary.get("precision"))
+
+
+def _hints(summary: dict, name: str, target: float) -> list[str]:
+    """Where the target lies between two values, and what to try when the rates do not rise
+    or fall steadily (a grid search already ran every value: only more battles help)."""
+    best = summary["best"]
+    hints: list[str] = []
     across = [
         n
         for n in summary["neighbours"]
         if n["rate"] is not None and (n["rate"] - target) * (best["rate"] - target) < 0
     ]
     if across and not best["target_in_interval"]:
-        lines.append(
+        hints.append(
             f"the target lies between {name}={best['value']} and {name}={across[0]['value']}"
             f" (no value in between was given)"
         )
     if not summary["monotone"]:
-        lines.append(
-            "note: the rates do not rise or fall steadily with the value; "
-            "try --search grid or more battles"
-        )
-    return "\n".join(lines) + precision_line(summary.get("precision"))
+        advice = "more battles" if summary["search"] == "grid" else "--search grid or more battles"
+        hints.append(f"note: the rates do not rise or fall steadily with the value; try {advice}")
+    return hints
 
 
 def _aimed(variant: dict, aim: dict):
@@ -230,6 +244,8 @@ def explain(summary: dict, shown: int = SHOWN_ROWS) -> str:
         "  (differences in points with their 95% intervals; * significant: the interval "
         "excludes 0; p-values in table.csv)"
     )
+    if summary["metric"]["rate"] == "down":
+        lines.append(f"  ({DOWN_MEANS})")
     if len(rows) > shown:
         lines.append(f"  ... {len(rows) - shown} more levers in table.csv")
     lines.append("")

@@ -3,6 +3,8 @@ lost-souls``)."""
 
 from __future__ import annotations
 
+import textwrap
+
 from ...dice import lost_souls
 from ...odds import Grid, Table, check_grid
 
@@ -39,9 +41,21 @@ def lost_souls_odds(net: int, column: int | str | None = None) -> tuple[dict, Ta
         rows,
         [
             f"expected roll: {payload['expected_roll']:.2f}; P(00 = 100): {payload['p_00']:.3%}",
-            "table: " + " ".join(table_data.note.split())[:160],
+            *table_lines(table_data),
         ],
     )
+
+
+def table_lines(table: lost_souls.ActionTable) -> list[str]:
+    """The table's note in full, wrapped for a terminal: the shipped table is invented, and a
+    reader must not lose the sentence that says so and how to load the book's. The note's
+    "this file" is the table's file, named here."""
+    if not table.note:
+        return []
+    text = " ".join(table.note.split())
+    if table.source:
+        text = text.replace("this file", f"this file ({table.source})", 1)
+    return textwrap.wrap("table: " + text, width=96, break_on_hyphens=False)
 
 
 def lost_souls_grid(nets: list[int]) -> tuple[dict, Table, Grid]:
@@ -60,4 +74,6 @@ def lost_souls_grid(nets: list[int]) -> tuple[dict, Table, Grid]:
     grid = Grid(
         "Lost Souls: P(success) by net dice and column", "net dice", "column", nets, columns, p
     )
-    return grid.payload("lost-souls"), grid.table(), grid
+    table = grid.table()
+    table.notes += table_lines(table_data)
+    return grid.payload("lost-souls"), table, grid
