@@ -402,3 +402,26 @@ def test_report_flag_on_run_compare_and_balance(toy, tmp_path, monkeypatch, caps
     assert main([*argv, *common]) == 0
     assert (out / "report.html").is_file() and (out / "plots" / "win_rate.png").is_file()
     assert "report.html" in capsys.readouterr().out
+
+
+def test_the_heatmap_fills_and_frames_the_as_written_cell_inside_the_grid(toy, tmp_path):
+    """The file's own values are a cell of the grid (2 guards in vests): that cell shows its
+    rate like every other and is the framed one, not a blank square."""
+    from combatsim.report.results import load_results
+    from combatsim.report.sweep import heatmap_cells
+
+    out = tmp_path / "sweep"
+    varies = [
+        "guards:sides[guards].members[Guard].count=1..2",
+        "armor:sides[runners].members[*].armor=vest,heavy",
+    ]
+    api.sweep(toy, varies, battles=20, runner=toy_runner, out=out)
+    summary, rows, names = load_results(out)
+    assert summary["baseline"]["in_grid"] and any(r.baseline for r in rows)
+    ys, xs, grid, text, marked, _ = heatmap_cells(summary, rows, names, "runners")
+    assert marked is not None
+    i, j = marked
+    baseline = next(r for r in rows if r.baseline)
+    assert (ys[i], xs[j]) == (baseline.values[names[0]], baseline.values[names[1]])
+    assert text[i][j].startswith(f"{baseline.summary['sides']['runners']['win_rate']:.0%}")
+    assert all(cell for line in text for cell in line)  # no blank cell anywhere
