@@ -60,4 +60,5 @@ def lost_souls_grid(nets: list[int]) -> tuple[dict, Table, Grid]:
     grid = Grid(
         "Lost Souls: P(success) by net dice and column", "net dice", "column", nets, columns, p
     )
-    return grid.payload("lost-souls"), grid.table(), grid
+    payload = {**grid.payload("lost-souls"), "table_note": table_data.note}
+    return payload, grid.table(), grid
