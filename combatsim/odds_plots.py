@@ -10,6 +10,7 @@ the percentages written in the cells. Everything comes from the exact distributi
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from itertools import accumulate
 from pathlib import Path
@@ -38,13 +39,21 @@ def cumulative(pmf: list[float]) -> tuple[list[float], list[float]]:
 
 @plots_text_as_written
 def plot_distribution(
-    title: str, outcome: str, values: list, series: dict[str, list[float]], path: str | os.PathLike
+    title: str,
+    outcome: str,
+    values: list,
+    series: dict[str, list[float]],
+    path: str | os.PathLike,
+    note: str | None = None,
 ) -> Path:
-    """Exactly / at least / at most, one panel each; several series as lines."""
+    """Exactly / at least / at most, one panel each; several series as lines. ``note``: where
+    the odds' table comes from (Lost Souls: an invented approximation), under the title."""
     plt, percent = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), layout="constrained", sharey=True)
-    xs = list(range(len(values)))
     numeric = all(isinstance(v, int) for v in values)
+    if numeric:  # a number line: a value no roll gives (a 2097 margin of -10) has chance 0
+        values, series = _every_number(values, series)
+    xs = list(values) if numeric else list(range(len(values)))
     many = len(series) > 1
     if len(series) > len(COLORS):  # an ordered family (columns): a sequential colour map
         cmap = plt.get_cmap("viridis")
@@ -64,18 +73,40 @@ def plot_distribution(
         ax.grid(alpha=0.3, axis="y")
         ax.yaxis.set_major_formatter(percent)
         ax.set_ylim(0, 1.02)
-        step = max(1, len(values) // 12)
-        ax.set_xticks(xs[::step], [str(v) for v in values][::step], rotation=0 if numeric else 45)
+        _outcome_axis(ax, values, numeric)
         ax.set_xlabel(outcome)
     if many:
         axes[0].legend(fontsize=7, ncol=2)
-    fig.suptitle(title)
+    fig.suptitle(_titled(title, note, 150))
     return _save(fig, path)
 
 
+def _every_number(values: list[int], series: dict[str, list[float]]):
+    """Every whole number from the lowest outcome to the highest, with chance 0 where no roll
+    lands, so the bars stand at their values and "at least"/"at most" read across the gaps."""
+    full = list(range(min(values), max(values) + 1))
+    filled = {}
+    for name, pmf in series.items():
+        chance = dict(zip(values, pmf, strict=True))
+        filled[name] = [chance.get(v, 0.0) for v in full]
+    return full, filled
+
+
+def _outcome_axis(ax, values: list, numeric: bool) -> None:
+    """A number line with whole-number ticks matplotlib spaces to stay readable, or every
+    name (tilted) for outcomes that are names."""
+    if numeric:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+        ax.set_xlim(min(values) - 0.7, max(values) + 0.7)
+    else:
+        ax.set_xticks(range(len(values)), [str(v) for v in values], rotation=45, ha="right")
+
+
 @plots_text_as_written
-def plot_grid(grid: Grid, path: str | os.PathLike) -> Path:
-    """The grid as a heatmap of P(success), percentages in the cells."""
+def plot_grid(grid: Grid, path: str | os.PathLike, note: str | None = None) -> Path:
+    """The grid as a heatmap of P(success), percentages in the cells; ``note`` as above."""
     plt, _ = _pyplot()
     width = max(5.0, 0.55 * len(grid.columns) + 2.5)
     height = max(3.5, 0.4 * len(grid.rows) + 1.8)
@@ -99,8 +130,20 @@ def plot_grid(grid: Grid, path: str | os.PathLike) -> Path:
                 )
     bar = fig.colorbar(image, ax=ax)
     bar.set_label("P(success)")
-    ax.set_title(grid.title, fontsize=10)
+    ax.set_title(_titled(grid.title, note, int(width * 11)), fontsize=10)
     return _save(fig, path)
+
+
+def _titled(title: str, note: str | None, width: int) -> str:
+    """The title, then the table's note up to the sentence that says how it was made (the
+    rest tells how to replace it: the CLI's text, not the picture's), wrapped."""
+    if not note:
+        return title
+    import textwrap
+
+    sentences = re.split(r"(?<=\.)\s+", " ".join(note.split()))
+    shown = " ".join(sentences[:2])
+    return title + "\n" + textwrap.fill(f"Table: {shown}", width)
 
 
 def _cell(p: float) -> str:

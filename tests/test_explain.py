@@ -368,3 +368,46 @@ def test_variants_built_on_demand_stopped_part_way_hand_back_nothing(duel):
         stop=lambda: next(calls) > 7
     )
     assert chunk.stop == 0  # no battle index finished for every variant
+
+
+def test_the_report_table_writes_p_as_the_cli_does_and_keeps_numbers_on_one_line():
+    """A p below 0.0001 reads "p < 0.0001" (0.0000 would read as impossible), others
+    "p = 0.0123" as combatsim compare prints them; the numbers' cells do not wrap."""
+    import re
+
+    from combatsim.report.explain import _html
+
+    lever = {
+        "rank": 1,
+        "side": "runners",
+        "title": "Razor's firearms",
+        "down": 4,
+        "value": 5,
+        "up": 6,
+        "rate_down": 0.2,
+        "rate": 0.5,
+        "rate_up": 0.6,
+        "difference_down": -0.3,
+        "ci95_down": [-0.35, -0.25],
+        "p_down": 1e-12,
+        "difference_up": 0.1,
+        "ci95_up": [0.02, 0.18],
+        "p_up": 0.0123,
+    }
+    summary = {
+        "metric": {"describe": "the runners' win rate"},
+        "baseline": {"rate": 0.5, "ci95": [0.45, 0.55]},
+        "scenario": "Duel",
+        "source": "duel.yaml",
+        "system": "sr-classic",
+        "seed": 1,
+        "text": ["Razor's firearms matter."],
+        "note": "Each value ran 100 battles.",
+        "levers": [lever],
+    }
+    page = _html(summary, None)
+    assert "-30.0 (-35.0 to -25.0), p &lt; 0.0001" in page
+    assert "+10.0 (+2.0 to +18.0), p = 0.0123" in page
+    assert "0.0000" not in page
+    assert re.search(r"th, td \{[^}]*white-space: nowrap", page)
+    assert re.search(r"td\.label \{[^}]*white-space: normal", page)  # names may wrap

@@ -105,3 +105,61 @@ def test_bad_grids_exit_2(capsys, argv):
         code = stop.code
     assert code == 2
     assert capsys.readouterr().err
+
+
+def drawn_figure(monkeypatch, draw):
+    """The figure ``draw`` makes, kept open and laid out (``_save`` writes and closes it)."""
+    from combatsim import odds_plots
+
+    kept = []
+    monkeypatch.setattr(odds_plots, "_save", lambda fig, path: kept.append(fig) or path)
+    draw()
+    fig = kept[0]
+    fig.canvas.draw()
+    return fig
+
+
+def test_a_margin_axis_is_a_number_line_with_readable_ticks(tmp_path, monkeypatch):
+    """2097's margin skips values (-10, -8, 12, ...): each bar stands at its own value, and the
+    tick labels are whole numbers that do not run into each other ("-11-9-7")."""
+    from combatsim.odds_plots import plot_distribution
+    from combatsim.rules.sr2097.odds import CHECK
+
+    payload, table = tables_2097.sr2097_odds(12, 20, "normal")[:2]
+    outcome, values, series = CHECK.distribution(payload)
+    assert values != list(range(values[0], values[-1] + 1))  # the gaps this is about
+    fig = drawn_figure(
+        monkeypatch,
+        lambda: plot_distribution(table.title, outcome, values, series, tmp_path / "x.png"),
+    )
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        bars = sorted(patch.get_x() + patch.get_width() / 2 for patch in ax.patches)
+        # proportional: a bar (of height 0 in a gap) at every number, at the number itself
+        assert bars == pytest.approx(list(range(values[0], values[-1] + 1)))
+        shown = [t for t in ax.get_xticklabels() if t.get_text()]
+        assert 4 <= len(shown) <= 12
+        ticks = [float(t.get_text().replace("\u2212", "-")) for t in shown]
+        assert ticks == [t.get_position()[0] for t in shown]  # a label says where it stands
+        boxes = [t.get_window_extent(renderer) for t in shown]
+        assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:], strict=False))
+
+
+def test_the_lost_souls_pictures_say_the_table_is_an_approximation(tmp_path, monkeypatch):
+    from combatsim.odds_plots import plot_distribution, plot_grid
+    from combatsim.rules.lost_souls.odds import PERCENTILE
+
+    payload, table = ls_tables.lost_souls_odds(1)
+    outcome, values, series = PERCENTILE.distribution(payload)
+    note = payload["table_note"]
+    line = drawn_figure(
+        monkeypatch,
+        lambda: plot_distribution(table.title, outcome, values, series, tmp_path / "a.png", note),
+    )
+    grid_payload, _, grid = ls_tables.lost_souls_grid([-1, 0, 1])
+    heat = drawn_figure(
+        monkeypatch, lambda: plot_grid(grid, tmp_path / "b.png", grid_payload["table_note"])
+    )
+    for text in (line.get_suptitle(), heat.axes[0].get_title()):
+        words = " ".join(text.split())
+        assert "APPROXIMATION, NOT THE BOOK'S TABLE" in words and "invented" in words

@@ -402,3 +402,48 @@ def test_report_flag_on_run_compare_and_balance(toy, tmp_path, monkeypatch, caps
     assert main([*argv, *common]) == 0
     assert (out / "report.html").is_file() and (out / "plots" / "win_rate.png").is_file()
     assert "report.html" in capsys.readouterr().out
+
+
+def test_the_heatmap_fills_and_frames_the_as_written_cell_inside_the_grid(toy, tmp_path):
+    """The file's own values are a cell of the grid (2 guards in vests): that cell shows its
+    rate like every other and is the framed one, not a blank square."""
+    from combatsim.report.results import load_results
+    from combatsim.report.sweep import heatmap_cells
+
+    out = tmp_path / "sweep"
+    varies = [
+        "guards:sides[guards].members[Guard].count=1..2",
+        "armor:sides[runners].members[*].armor=vest,heavy",
+    ]
+    api.sweep(toy, varies, battles=20, runner=toy_runner, out=out)
+    summary, rows, names = load_results(out)
+    assert summary["baseline"]["in_grid"] and any(r.baseline for r in rows)
+    ys, xs, grid, text, marked, _ = heatmap_cells(summary, rows, names, "runners")
+    assert marked is not None
+    i, j = marked
+    baseline = next(r for r in rows if r.baseline)
+    assert (ys[i], xs[j]) == (baseline.values[names[0]], baseline.values[names[1]])
+    assert text[i][j].startswith(f"{baseline.summary['sides']['runners']['win_rate']:.0%}")
+    assert all(cell for line in text for cell in line)  # no blank cell anywhere
+
+
+def test_damage_panels_of_different_systems_say_their_unit_on_their_own_axis(tmp_path, monkeypatch):
+    """Classic Shadowrun counts boxes (0-10 a monitor), 2097 health points (0-70 or so): each
+    panel says its unit and spans its own values instead of one axis labelled boxes."""
+    from combatsim.report import figures
+    from combatsim.report import run as run_report
+    from combatsim.report.results import Row
+
+    def row(name, system, counts):
+        summary = {"system": system, "side_order": ["a"], "distributions": {}}
+        summary["distributions"]["damage_taken"] = {"a": counts}
+        return Row(name, {"scenario": name}, summary)
+
+    drawn = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, path: drawn.append(fig))
+    rows = [row("classic", "sr-classic", [5] * 11), row("2097", "sr2097", [1] * 71)]
+    plot = run_report.damage_plot(rows, {"a": "C0"}, tmp_path)
+    classic, sr2097 = drawn[0].axes[:2]
+    assert (classic.get_xlabel(), sr2097.get_xlabel()) == ("boxes", "health points")
+    assert classic.get_xlim()[1] < 15 and sr2097.get_xlim()[1] >= 70
+    assert "boxes (sr-classic), health points (sr2097)" in plot.caption

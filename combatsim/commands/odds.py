@@ -109,10 +109,11 @@ def _odds(calculator: odds.Calculator, args: argparse.Namespace) -> int:
         from ..odds_plots import plot_distribution, plot_grid
 
         if rest:
-            path = plot_grid(rest[0], args.plot)
+            path = plot_grid(rest[0], args.plot, payload.get("table_note"))
         else:
             outcome, values, series = calculator.distribution(payload)
-            path = plot_distribution(table.title, outcome, values, series, args.plot)
+            note = payload.get("table_note")
+            path = plot_distribution(table.title, outcome, values, series, args.plot, note)
         if not args.json:
             print(for_terminal(f"\nplot: {path}"))
     return 0

@@ -108,7 +108,7 @@ def _render(folder: Path, side: str | None) -> list[Path]:
         if summary.get("kind") == "balance" and aim_of(summary).rate != "win":
             plots.append(aim_plot(summary, finished, names, colors, plots_dir))
         if summary.get("kind") == "sweep" and len(names) == 2:
-            plots.append(heatmap(finished, names, focus, plots_dir))
+            plots.append(heatmap(summary, finished, names, focus, plots_dir))
         if summary.get("kind") == "compare":
             plots.append(difference_plot(summary, colors, plots_dir))
         if casualties:

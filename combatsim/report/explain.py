@@ -20,6 +20,7 @@ from ..names import html_name as _n
 from ..names import isolated as _iso
 from ..names import plots_text_as_written
 from .figures import save_figure, wrap
+from .page import p_equation
 
 TORNADO = "tornado"
 MAX_BARS = 25
@@ -108,15 +109,17 @@ def _step(r: dict[str, Any], way: str) -> str:
     if d is None:
         return "-"
     low, high = r[f"ci95_{way}"]
-    return f"{d * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f}), p {r[f'p_{way}']:.4f}"
+    return f"{d * 100:+.1f} ({low * 100:+.1f} to {high * 100:+.1f}), {p_equation(r[f'p_{way}'])}"
 
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em;
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1240px; padding: 0 1em;
        color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: right; }
-th { background: #f4f4f4; } td.label { text-align: left; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.85em; }
+th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: right;
+         white-space: nowrap; }
+th { background: #f4f4f4; } td.label { text-align: left; white-space: normal; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 .note { background: #f7f7f7; padding: 0.7em 1em; border-left: 3px solid #bbb; font-size: 0.92em; }
 """
@@ -148,7 +151,10 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
             "</figcaption></figure>"
         )
     head = ("#", "side", "lever", "down / as written / up", "rates", "down - base", "up - base")
-    parts.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>")
+    # Numbers never wrap (a rate or an interval split over lines misreads); names may, and a
+    # table wider than the page scrolls on its own.
+    header = "".join(f"<th>{h}</th>" for h in head)
+    parts.append(f'<div class="scroll"><table><tr>{header}</tr>')
     for r in summary["levers"]:
         cells = [
             str(r["rank"]),
@@ -167,5 +173,5 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
             )
             + "</tr>"
         )
-    parts += ["</table>", "</body></html>"]
+    parts += ["</table></div>", "</body></html>"]
     return "\n".join(parts)

@@ -370,5 +370,17 @@ def pct(x) -> str:
     return "–" if x is None else f"{x:.1%}"
 
 
+def p_plain(p: float) -> str:
+    """A p-value as the CLI prints it: a tiny one is "< 0.0001", never a 0.0000 that reads as
+    impossible."""
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
 def p_text(p: float) -> str:
-    return "&lt; 0.0001" if p < 0.0001 else f"{p:.4f}"
+    return html.escape(p_plain(p))
+
+
+def p_equation(p: float) -> str:
+    """``p < 0.0001`` or ``p = 0.0123``, as ``combatsim compare`` writes it."""
+    text = p_plain(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"

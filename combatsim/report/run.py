@@ -19,6 +19,7 @@ from .figures import (
     percent_axis,
     rate_axis,
     save_plot,
+    unique,
     wrap,
     wrap_label,
 )
@@ -236,12 +237,26 @@ def turns_plot(rows, colors, folder) -> Plot:
     return save_plot(fig, folder, "turns", "Battle length", caption)
 
 
+def damage_unit(row: Row) -> str:
+    """What the row's rule system counts damage in (boxes, health points, ...): a system the
+    program cannot find (a plug-in not installed here) says "points"."""
+    from ..rules.registry import system_class
+
+    name = row.summary.get("system")
+    cls = system_class(name) if isinstance(name, str) else None
+    return cls.damage_unit if cls is not None else "points"
+
+
 def damage_plot(rows, colors, folder) -> Plot | None:
+    """Each side's damage taken per combatant; panels share their axis only when their rule
+    systems count damage in the same unit (boxes 0-10 and health points 0-70 do not mix)."""
     usable = [r for r in rows if r.summary["distributions"]["damage_taken"]]
     if not usable:
         return None
-    fig, axes = make_panels(len(usable), sharex=True, sharey=True)
-    for ax, r in zip(axes, usable, strict=False):
+    units = [damage_unit(r) for r in usable]
+    one_unit = len(set(units)) == 1
+    fig, axes = make_panels(len(usable), sharex=one_unit, sharey=True)
+    for ax, r, unit in zip(axes, usable, units, strict=False):
         damage = r.summary["distributions"]["damage_taken"]
         for side in row_sides(r):
             counts = damage.get(side)
@@ -257,15 +272,20 @@ def damage_plot(rows, colors, folder) -> Plot | None:
             )
         if len(rows) > 1:
             ax.set_title(r.title(), fontsize=8.5)
+        if not one_unit:
+            ax.set_xlabel(unit, fontsize=8.5)
         ax.grid(alpha=0.3)
         ax.yaxis.set_major_formatter(percent_axis())
     add_legend(fig, axes, not same_sides(usable))
-    fig.supxlabel("damage taken in a battle, boxes", fontsize=10)
+    fig.supxlabel("damage taken in a battle" + (f", {units[0]}" if one_unit else ""), fontsize=10)
     fig.supylabel("share of combatants", fontsize=10)
     fig.suptitle("Distribution of damage taken per combatant", fontsize=11)
+    systems = zip(units, (r.summary.get("system") for r in usable), strict=True)
+    counted = ", ".join(unique(f"{unit} ({system})" for unit, system in systems))
     caption = (
         "For each side, the share of its combatants that took each amount of damage in a "
-        "battle (boxes of the condition monitors, as the rule system counts them)."
+        f"battle, as the rule system counts it: {counted}."
+        + ("" if one_unit else " Each panel has its own axis.")
         + more_note(len(usable))
     )
     return save_plot(fig, folder, "damage", "Damage taken", caption)

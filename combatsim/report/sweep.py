@@ -153,11 +153,6 @@ def mark_aim(ax, summary, xs, members, first) -> None:
         ax.plot([x], [rate], "o", ms=14, mfc="none", mec="black", mew=1.5)
 
 
-def in_grid(row: Row, rows: list[Row], names: list[str]) -> bool:
-    """Whether another row has the same varied values (the baseline repeating a grid cell)."""
-    return any(o is not row and all(o.values[n] == row.values[n] for n in names) for o in rows)
-
-
 def draw_series(ax, xs, rows, side, color, label, numeric: bool) -> None:
     rates, lows, highs = [], [], []
     for r in rows:
@@ -216,16 +211,14 @@ def position_of(xs, rows, value, name):
     return value
 
 
-def heatmap(rows, names, focus, folder) -> Plot:
-    import matplotlib.pyplot as plt
+def heatmap_cells(summary, rows, names, focus):
+    """The heatmap's rows and columns, each cell's rate and text, and the framed cell (the
+    scenario as written, when its values are a grid cell: the same test as the lines' dotted
+    line, from ``summary.json``'s ``baseline.in_grid``)."""
     import numpy as np
-    from matplotlib.patches import Rectangle
 
     first, second = names
-    off_grid = any(r.baseline for r in rows) and not any(
-        r.baseline and in_grid(r, rows, names) for r in rows
-    )
-    grid_rows = [r for r in rows if not (r.baseline and off_grid)]
+    grid_rows = [r for r in rows if not (r.baseline and off_grid(summary))]
     ys = unique(r.values[first] for r in grid_rows)
     xs = unique(r.values[second] for r in grid_rows)
     grid = np.full((len(ys), len(xs)), np.nan)
@@ -237,6 +230,8 @@ def heatmap(rows, names, focus, folder) -> Plot:
         if stats is None or stats["win_rate"] is None:
             continue
         i, j = ys.index(r.values[first]), xs.index(r.values[second])
+        if r.baseline:
+            marked = (i, j)
         if text[i][j]:  # the baseline repeating a grid cell's values: the grid row wins
             continue
         grid[i, j] = stats["win_rate"]
@@ -244,8 +239,15 @@ def heatmap(rows, names, focus, folder) -> Plot:
         text[i][j] = f"{stats['win_rate']:.0%}\n±{half * 100:.0f}"
         if draws_any:
             text[i][j] += f"\ndraws {r.summary['draws']['rate']:.0%}"
-        if r.baseline:
-            marked = (i, j)
+    return ys, xs, grid, text, marked, draws_any
+
+
+def heatmap(summary, rows, names, focus, folder) -> Plot:
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    first, second = names
+    ys, xs, grid, text, marked, draws_any = heatmap_cells(summary, rows, names, focus)
     fig, ax = plt.subplots(
         figsize=(3.2 + 1.3 * len(xs), 1.8 + (0.95 if draws_any else 0.75) * len(ys)),
         layout="constrained",

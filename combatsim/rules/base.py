@@ -218,6 +218,9 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     # Does running stop a fighter from shooting or throwing until the next turn (seed 002's
     # Weapon Modifiers)? The tactics then have a fighter that ran reload or wait instead.
     running_stops_shooting: ClassVar[bool] = False
+    # What a point of damage is called (a fighter's ``damage_taken`` counts them): the
+    # reports label the damage axis with it.
+    damage_unit: ClassVar[str] = "points"
 
     def __init__(self, options: OptionsT):
         self.options = options

@@ -162,6 +162,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     pool = "health"
     name = "4d8"
+    damage_unit = "health points"
     initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options

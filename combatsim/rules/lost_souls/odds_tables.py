@@ -76,4 +76,5 @@ def lost_souls_grid(nets: list[int]) -> tuple[dict, Table, Grid]:
     )
     table = grid.table()
     table.notes += table_lines(table_data)
-    return grid.payload("lost-souls"), table, grid
+    payload = {**grid.payload("lost-souls"), "table_note": table_data.note}
+    return payload, table, grid

@@ -160,6 +160,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     pool = "life"
     name = "lost-souls"
+    damage_unit = "life points"
     initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options

@@ -214,6 +214,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
+    damage_unit = "boxes"
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

@@ -209,6 +209,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     """
 
     name = "sr2097"
+    damage_unit = "health points"
     initiative_penalties = False  # initiative_penalty is always 0
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
