@@ -116,3 +116,18 @@ def test_an_unknown_name_is_one_line_with_a_suggestion(tmp_path):
     assert len(lines) == 1, checked.stderr
     assert "x.yaml:2: catalogues[0]: found 'sr-clasic' (did you mean 'sr-classic'?)" in lines[0]
     assert "a shipped catalogue (4d8, lost-souls, sr-classic, sr2097)" in lines[0]
+
+
+def test_a_served_folder_lets_a_scenario_name_a_shipped_catalogue(tmp_path):
+    """The web page's folder fence keeps paths inside the folder; a shipped name is no path."""
+    import yaml
+
+    from combatsim.serve.folder import Outside, Served
+
+    served = Served(tmp_path)
+    text = ANYWHERE.format(catalogue="sr-classic")
+    assert served.load_text(text).sides[0].fighters
+    (tmp_path / "x.yaml").write_text(text)
+    assert served.load("x.yaml").name == "anywhere"
+    with pytest.raises(Outside):  # a path out of the folder is still refused
+        served.check_references(yaml.safe_load(ANYWHERE.format(catalogue="../x.yaml")), tmp_path)

@@ -18,7 +18,6 @@ from typing import Any
 from ..errors import CombatsimError, ScenarioError
 from ..safeyaml import max_file_bytes, parse_yaml, read_text
 from ..scenario import build_scenario, load_file
-from ..scenario.shipped import is_shipped
 
 EDITED = "edited.yaml"  # the name an edited scenario's text is given (errors name it)
 YAML = (".yaml", ".yml")
@@ -98,10 +97,9 @@ class Served:
         """Refuse a catalogue or table path that would leave the folder."""
         if not isinstance(data, dict):
             return
-        catalogues = data.get("catalogues")
-        named = list(catalogues) if isinstance(catalogues, list) else []
-        # a bare name is a catalogue installed with the package, not a file in any folder
-        named = [n for n in named if not (isinstance(n, str) and is_shipped(n))]
+        named = (
+            list(data.get("catalogues") or []) if isinstance(data.get("catalogues"), list) else []
+        )
         rules = data.get("rules")
         options = rules.get("options") if isinstance(rules, dict) else None
         if isinstance(options, dict):
