@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from combatsim.errors import ScenarioError
 from combatsim.scenario import load_scenario
 from combatsim.scenario.shipped import FOLDER, is_bare_name, shipped_names
 
@@ -131,3 +132,11 @@ def test_a_served_folder_lets_a_scenario_name_a_shipped_catalogue(tmp_path):
     assert served.load("x.yaml").name == "anywhere"
     with pytest.raises(Outside):  # a path out of the folder is still refused
         served.check_references(yaml.safe_load(ANYWHERE.format(catalogue="../x.yaml")), tmp_path)
+
+
+def test_a_copied_scenario_whose_catalogue_path_is_gone_is_offered_the_name(tmp_path):
+    """A shipped scenario copied out of the checkout names ``catalogues/sr-classic.yaml``,
+    which is not beside it: the error points to the shipped name."""
+    (tmp_path / "x.yaml").write_text(ANYWHERE.format(catalogue="catalogues/sr-classic.yaml"))
+    with pytest.raises(ScenarioError, match="did you mean 'sr-classic', the shipped catalogue"):
+        load_scenario(tmp_path / "x.yaml")

@@ -362,7 +362,14 @@ def catalogue_file(base_dir: Path, entry: str, where: tuple) -> tuple[Path, str]
         names = shipped_names()
         allowed = f"a shipped catalogue ({', '.join(names)}) or a path to a catalogue file"
         raise ScenarioError(source, field, entry, allowed, line, did_you_mean(entry, names))
-    return referenced_file(base_dir, entry, where, "a catalogue file, relative to it")
+    try:
+        return referenced_file(base_dir, entry, where, "a catalogue file, relative to it")
+    except ScenarioError as err:  # a copied scenario's path to a shipped one: offer the name
+        stem = Path(entry).stem
+        if err.hint is None and isinstance(err.found, Problem) and stem in shipped_names():
+            err.hint = f"did you mean {stem!r}, the shipped catalogue?"
+            err.args = (*err.args[:5], err.hint, *err.args[6:])
+        raise
 
 
 def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[Path, str]:
