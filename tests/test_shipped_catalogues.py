@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import subprocess
 import sys
@@ -83,8 +84,10 @@ def test_list_and_schema_work_from_any_folder(tmp_path):
     system = combatsim(tmp_path, "list", "sr2097")
     assert system.returncode == 0, system.stderr
     assert "weapons (" in system.stdout and "assault_rifle" in system.stdout
-    schema = combatsim(tmp_path, "schema", "sr-classic")
-    assert schema.returncode == 0 and '"catalogues"' in schema.stdout
+    schema = combatsim(tmp_path, "schema", "sr-d8")
+    assert schema.returncode == 0, schema.stderr
+    described = json.loads(schema.stdout)["properties"]["catalogues"]["description"]
+    assert described.startswith("a shipped catalogue's name (sr-classic) or a path")
 
 
 def test_a_scenario_in_any_folder_names_a_shipped_catalogue(tmp_path):
