@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
         **examples(
             "combatsim list                                 # the systems, shipped catalogues",
             "combatsim list sr2097                          # the shipped catalogue for 2097",
-            "combatsim list scenarios/catalogues/4d8.yaml   # one catalogue file",
+            "combatsim list scenarios/catalogues/4d8.yaml   # one catalogue file (a copy)",
             "combatsim list scenarios/sr-bar-brawl.yaml     # what that scenario can name",
         ),
     )
@@ -42,15 +42,18 @@ def add_parser(sub) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from ..rules.registry import system_names
+    from ..rules.registry import system_class, system_names
     from ..scenario.catalogues import entries, shipped_catalogues
+    from ..scenario.loader import _compatible
 
     if args.target is None:
         print("rule systems: " + ", ".join(system_names()))
-        print("shipped catalogues:")
-        for path, system in shipped_catalogues():
-            print(for_terminal(f"  {str(path):<48} {system}"))
+        print("shipped catalogues (a scenario names one as catalogues: [NAME]):")
+        for name, path, system in shipped_catalogues():
+            serves = ", ".join(s for s in system_names() if _compatible(system, system_class(s)))
+            print(for_terminal(f"  {name:<12} for {serves:<20} {path}"))
         print("\nmore: combatsim list SYSTEM, or combatsim list FILE")
+        print("to change a shipped catalogue: copy its file beside your scenario, name the copy")
         return 0
     title, files, sections = entries(args.target)
     print(for_terminal(title))

@@ -14,28 +14,19 @@ from typing import Any
 from ..errors import UsageError, did_you_mean
 from ..rules.registry import system_class, system_names
 from .loader import _compatible, is_catalogue, load_catalogue, load_scenario
+from .shipped import FOLDER, is_bare_name, shipped_names, shipped_path
 from .yamlio import load_yaml
 
 SECTIONS = ("weapons", "armor", "archetypes")
-# Where shipped catalogues are looked for: the working folder's, then the source checkout's.
-SEARCH = (
-    Path("scenarios") / "catalogues",
-    Path(__file__).resolve().parents[2] / "scenarios" / "catalogues",
-)
 
 
-def shipped_catalogues() -> list[tuple[Path, str]]:
-    """(file, system) of every catalogue in the shipped ``scenarios/catalogues`` folders."""
-    seen, out = set(), []
-    for folder in SEARCH:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.glob("*.y*ml")):
-            if path.resolve() in seen or not is_catalogue(path):
-                continue
-            seen.add(path.resolve())
-            data, _ = load_yaml(path)
-            out.append((path, str(data["system"])))
+def shipped_catalogues() -> list[tuple[str, Path, str]]:
+    """(name, file, system) of every catalogue installed with the package."""
+    out = []
+    for name in shipped_names():
+        path = FOLDER / f"{name}.yaml"
+        data, _ = load_yaml(path)
+        out.append((name, path, str(data["system"])))
     return out
 
 
@@ -50,7 +41,7 @@ def entries(target: str) -> tuple[str, list[Path], dict[str, dict[str, Any]]]:
             return f"catalogue {path} ({data['system']})", [path], _sections([data])
         scenario = load_scenario(path)
         data, _ = load_yaml(path)
-        files = [(path.parent / rel).resolve() for rel in data.get("catalogues", [])]
+        files = [_catalogue_path(path.parent, entry) for entry in data.get("catalogues", [])]
         raw = [load_yaml(f)[0] for f in files] + [data]
         return f"scenario {path} ({scenario.system.name})", files, _sections(raw)
     cls = system_class(target)
@@ -62,12 +53,18 @@ def entries(target: str) -> tuple[str, list[Path], dict[str, dict[str, Any]]]:
             "a rule system (" + ", ".join(names) + "), or a catalogue or scenario file",
             did_you_mean(target, names),
         )
-    files = [p for p, name in shipped_catalogues() if _compatible(name, cls)]
+    files = [path for _, path, name in shipped_catalogues() if _compatible(name, cls)]
     if not files:
         raise UsageError(
             "SYSTEM", target, "a system with a shipped catalogue; or name a catalogue file"
         )
     return f"shipped catalogues for {target}", files, _sections([load_yaml(f)[0] for f in files])
+
+
+def _catalogue_path(base: Path, entry: str) -> Path:
+    """Where a scenario's ``catalogues`` entry is (the scenario has loaded, so it exists)."""
+    shipped = shipped_path(entry) if is_bare_name(entry) else None
+    return shipped or (base / entry).resolve()
 
 
 def _sections(datas: list[dict]) -> dict[str, dict[str, Any]]:

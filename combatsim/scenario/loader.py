@@ -8,6 +8,7 @@ is allowed. The engine trusts what it is given.
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..rules.registry import system_class, system_names
 from ..safeyaml import check_path
 from ..tactics.spec import FORMER_KEYS, Tactics
 from .model import FighterSpec, Scenario, SideSpec
+from .shipped import is_bare_name, shipped_names, shipped_path
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .validation import validate
 from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
@@ -26,7 +28,7 @@ MEMBER_KEYS = tuple(MemberSpec.model_fields)
 
 
 def load_scenario(path: str | Path) -> Scenario:
-    """Load and validate a scenario file (catalogues it names are loaded relative to it)."""
+    """Load and validate a scenario file (a catalogue it names by path is relative to it)."""
     data, lines = load_yaml(path)
     return build_scenario(data, str(path), Path(path).parent, lines)
 
@@ -102,7 +104,7 @@ def _all_sections(spec, system, source, base_dir: Path, lines) -> dict[str, dict
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
     for i, rel in enumerate(spec.catalogues):
         where = (source, line_of(lines, ("catalogues", i)), f"catalogues[{i}]")
-        cat_path, text = referenced_file(base_dir, rel, where, "a catalogue file, relative to it")
+        cat_path, text = catalogue_file(base_dir, rel, where)
         try:
             cat_data, cat_lines = parse_yaml(text, str(cat_path))
             _require_mapping(cat_data, str(cat_path))
@@ -374,6 +376,28 @@ def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, di
             out[section][n] = d if section == "archetypes" else valid
     problems.raise_any()
     return out
+
+
+def catalogue_file(base_dir: Path, entry: str, where: tuple) -> tuple[Path, str]:
+    """The path and text of a ``catalogues`` entry: the name of a shipped catalogue is that
+    file (so a scenario in any folder can use them), anything else a file relative to the
+    scenario; a bare name that is neither is taken for a misspelt shipped name."""
+    shipped = shipped_path(entry) if is_bare_name(entry) else None
+    if shipped is not None:
+        return shipped, read_text(shipped, "a catalogue file")
+    if is_bare_name(entry) and not os.path.lexists(base_dir / entry):  # a misspelt name
+        source, line, field = where
+        names = shipped_names()
+        allowed = f"a shipped catalogue ({', '.join(names)}) or a path to a catalogue file"
+        raise ScenarioError(source, field, entry, allowed, line, did_you_mean(entry, names))
+    try:
+        return referenced_file(base_dir, entry, where, "a catalogue file, relative to it")
+    except ScenarioError as err:  # a copied scenario's path to a shipped one: offer the name
+        stem = Path(entry).stem
+        if err.hint is None and isinstance(err.found, Problem) and stem in shipped_names():
+            err.hint = f"did you mean {stem!r}, the shipped catalogue?"
+            err.args = (*err.args[:5], err.hint, *err.args[6:])
+        raise
 
 
 def referenced_file(base_dir: Path, rel: str, where: tuple, what: str) -> tuple[Path, str]:

@@ -78,6 +78,7 @@ def scenario_schema(system: str | None = None, catalogue: bool = False) -> dict[
         else _rules(system, ref["options"])
     )
     if not catalogue:
+        root["properties"]["catalogues"]["description"] = _catalogues_help(cls)
         _close_sides(defs, ref, body)
         _former_keys(cls, body)
     return {
@@ -86,6 +87,16 @@ def scenario_schema(system: str | None = None, catalogue: bool = False) -> dict[
         **root,
         "$defs": defs,
     }
+
+
+def _catalogues_help(cls) -> str:
+    """What a ``catalogues`` item may be: the shipped names this system reads, or a path."""
+    from .catalogues import shipped_catalogues
+    from .loader import _compatible
+
+    names = [name for name, _, system in shipped_catalogues() if _compatible(system, cls)]
+    shipped = f"a shipped catalogue's name ({', '.join(names)}) or " if names else ""
+    return shipped + "a path to a catalogue file, relative to the scenario"
 
 
 def _rules(system: str, options_ref: dict) -> dict[str, Any]:

@@ -116,7 +116,7 @@ def catalogue_names(server, system: str) -> dict[str, list[str]]:
     from ..scenario.catalogues import shipped_catalogues
 
     files = server.served.yaml_files()
-    files += [path for path, name in shipped_catalogues() if name == system]
+    files += [path for _, path, name in shipped_catalogues() if name == system]
     out: dict[str, list[str]] = {"weapons": [], "armor": []}
     for path in files:
         try:
