@@ -136,7 +136,9 @@ def final_figures(kind: str, result) -> dict[str, Any]:
         "explain": lambda: explain.describe(result.summary),
     }[kind]
     lines = [line for line in describe().splitlines() if line.strip()]
-    rows = [] if result.table is None else result.table.to_dict("records")
+    from ..output import wide_table  # the page draws one row per variant, sides across
+
+    rows = [] if result.table is None else wide_table(result.table).to_dict("records")
     return {
         **_plain(summary),
         "kind": kind,

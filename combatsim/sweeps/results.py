@@ -20,8 +20,8 @@ from ..output import (
     SUMMARY_JSON,
     casualty_table,
     concat_csv,
-    summary_table,
     table,
+    tidy_table,
     write_casualties,
     write_summary,
     write_table,
@@ -40,9 +40,11 @@ class Result:
     ``balance``.
 
     ``kind``: ``run``, ``runs``, ``sweep``, ``compare`` or ``balance``. ``summary``: JSON-ready
-    (also ``summary.json``); ``table``: one row per scenario or variant (also ``table.csv`` and
-    ``table.parquet``); ``casualties``: per side, combatant and copy (of each variant), the
-    share of battles it ended down and dead (also ``casualties.csv``); ``battles`` /
+    (also ``summary.json``); ``table``: long form, one row per scenario or variant and side,
+    the varied values as snake_case columns (also ``table.csv`` and ``table.parquet``; see
+    ``combatsim.output.tidy_table``, and ``wide_table`` for one row per variant);
+    ``casualties``: per side, combatant and copy (of each variant), the share of battles it
+    ended down and dead (also ``casualties.csv``); ``battles`` /
     ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
     there are several variants), None when not kept or written to files instead; ``files``:
     what was written; ``complete``: False if the run was interrupted (then ``resume`` can
@@ -64,7 +66,7 @@ class Result:
         return not self.complete
 
     def __repr__(self) -> str:
-        from ..output import format_runs, format_summary, format_table
+        from ..output import format_runs, format_summary, format_table, wide_table
 
         n = self.summary.get("battles_completed", 0)
         head = f"<combatsim result: {self.kind}, {n} battles"
@@ -76,11 +78,12 @@ class Result:
         if self.kind == "explain":  # the ranked levers in words; the numbers are in .table
             words = "\n".join(f"  {line}" for line in self.summary["text"])
             return f"{head}\n{words}\n  {self.summary['note']}"
-        labels = [c for c in self.table.columns[: list(self.table.columns).index("battles")]]
+        wide = wide_table(self.table)  # one line per scenario or variant, its sides across
+        labels = [c for c in wide.columns[: list(wide.columns).index("battles")]]
         # A comparison's rows are told apart by A/B and the changes; a sweep's by its values.
         skip = {"scenario", "source", "system", "seed"} if self.kind == "compare" else {"variant"}
         labels = [c for c in labels if c not in skip]
-        text = format_table(self.table, labels) if len(self.table) else "(no battles finished)"
+        text = format_table(wide, labels) if len(wide) else "(no battles finished)"
         for d in self.summary.get("differences") or ():
             if d["difference"] is not None:
                 text += (
@@ -123,7 +126,7 @@ def finish(
     variants: list[int],
     complete: bool,
 ) -> Result:
-    frame = summary_table(summaries, labels)
+    frame = tidy_table(summaries, labels)
     casualties = casualty_table(summaries, labels)
     result = Result(kind, summary, frame, casualties=casualties, complete=complete)
     records = study.settings.records
