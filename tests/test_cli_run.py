@@ -299,8 +299,10 @@ def test_several_scenarios_make_one_table_with_a_row_each(loaded, capsys, tmp_pa
     printed = capsys.readouterr().out
     assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
     table = pd.read_csv(out / "table.csv")
-    assert list(table["variant"]) == [0, 1] and (table["battles"] == 40).all()
-    assert list(table["scenario"]) == ["Dockside ambush"] * 2
+    sides = ["runners", "corp", "bystanders"]  # long form: a row per scenario and side
+    assert list(table["variant"]) == [0] * 3 + [1] * 3 and (table["battles"] == 40).all()
+    assert list(table["side"]) == sides * 2
+    assert list(table["scenario"]) == ["Dockside ambush"] * 6
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kind"] == "runs" and summary["runs"][0]["seed"] == SCENARIO.seed
     assert summary["runs"][0]["sides"] == summary["runs"][1]["sides"]  # same seed, same fight
@@ -317,7 +319,7 @@ def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_p
     out = tmp_path / "out"
     assert main(["run", str(folder), "--battles", "5", "--quiet", "--out", str(out)]) == 0
     assert loaded == [str(folder / "a.yaml"), str(folder / "b.yaml")]
-    assert len(pd.read_csv(out / "table.csv")) == 2
+    assert sorted(set(pd.read_csv(out / "table.csv")["variant"])) == [0, 1]
 
 
 def test_records_none_writes_only_the_summary(loaded, tmp_path, capsys):
