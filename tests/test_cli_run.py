@@ -309,6 +309,30 @@ def test_several_scenarios_make_one_table_with_a_row_each(loaded, capsys, tmp_pa
     assert loaded == ["scenarios/a.yaml", "scenarios/b.yaml"]
 
 
+def test_a_folder_runs_table_is_long_with_the_figures_of_its_summary(loaded, tmp_path):
+    """table.csv and table.parquet: a row per scenario and side, snake_case columns, the
+    numbers of summary.json's runs."""
+    out = tmp_path / "batch"
+    argv = ["run", "scenarios/a.yaml", "scenarios/b.yaml", "--battles", "30", "--quiet"]
+    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
+    table = pd.read_csv(out / "table.csv")
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "table.parquet"), table, check_dtype=False)
+    assert all(c == c.lower() and " " not in c for c in table.columns)
+    runs = json.loads((out / "summary.json").read_text())["runs"]
+    assert len(table) == sum(len(r["sides"]) for r in runs)
+    for row in table.to_dict("records"):
+        summary = runs[row["variant"]]
+        stats = summary["sides"][row["side"]]
+        assert row["scenario"] == summary["scenario"] and row["seed"] == summary["seed"]
+        assert (row["wins"], row["win_rate"]) == (stats["wins"], stats["win_rate"])
+        assert [row["win_ci_low"], row["win_ci_high"]] == stats["ci95"]
+        assert row["draws"] == summary["draws"]["count"]
+        for side in summary["casualties"] or ():  # this runner does not count casualties
+            if side["level"] == "side" and side["who"] == row["side"]:
+                assert row["down_rate"] == side["down_rate"]
+                assert row["dead_rate"] == side["dead_rate"]
+
+
 def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_path):
     folder = tmp_path / "scenarios"
     folder.mkdir()
