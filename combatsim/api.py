@@ -72,7 +72,7 @@ def run_many(
     **options: Any,
 ) -> Result:
     """Several scenarios (a folder, or a list of files or ``Scenario``s), each under its own
-    seed unless ``seed`` is given: one ``table`` row per scenario."""
+    seed unless ``seed`` is given: one ``table`` row per scenario and side."""
     from .sweeps import api
 
     found = _scenario_list(scenarios)
@@ -92,7 +92,8 @@ def sweep(
     """One scenario under every combination of ``vary``: ``"[NAME:]PATH=VALUES"`` (or a list
     of them, or ``{"NAME:PATH": [values]}``), e.g.
     ``"guards:sides[corp security].members[Guard].count=1..5"``. One ``table`` row per
-    variant; every variant runs the same battle seeds."""
+    variant and side, the varied values as snake_case columns (``guards``); every variant
+    runs the same battle seeds."""
     from .sweeps import api
 
     args = (_scenario(scenario), _vary(vary))

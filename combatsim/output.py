@@ -3,8 +3,8 @@
 Files: ``battles.csv`` (one row per battle), ``combatants.csv`` (one row per combatant per
 battle), ``casualties.csv`` and ``casualties.parquet`` (per side, combatant and copy, the
 share of battles it ended down and dead, see ``casualty_table``) and ``summary.json``; for
-several scenarios or variants, ``table.csv`` and ``table.parquet`` (one row per variant, see
-``summary_table``). The same scenario and seed
+several scenarios or variants, ``table.csv`` and ``table.parquet`` (one row per variant and
+side, see ``tidy_table``). The same scenario and seed
 give byte-identical files: floats in a fixed format, JSON keys sorted, ``\\n`` line endings,
 nothing about when or how (workers, backend, chunks) the batch ran. A draw's ``winner`` is an
 empty cell. Each file is written to a new temporary file in the output folder (created with
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import groupby
 from numbers import Integral
@@ -210,6 +211,92 @@ def summary_table(
     return frame
 
 
+def column_name(name: object) -> str:
+    """A label as a column name: snake_case, no spaces or brackets (``sides[0].armor`` ->
+    ``sides_0_armor``), so that ``frame.sides_0_armor`` and a parquet schema both take it."""
+    return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_") or "value"
+
+
+def _columns_of(label: dict[str, Any]) -> dict[str, Any]:
+    return {column_name(key): value for key, value in label.items()}
+
+
+TURN_STATS = ("mean", "median", "p10", "p90", "max")
+SHARED_COLUMNS = (  # a scenario's (variant's) figures, the same on each of its sides' rows
+    "battles",
+    "draws",
+    "draw_rate",
+    "draw_ci_low",
+    "draw_ci_high",
+    *(f"turns_{key}" for key in TURN_STATS),
+)
+
+
+def tidy_table(
+    summaries: Sequence[dict[str, Any]], labels: Sequence[dict] | None = None
+) -> pd.DataFrame:
+    """One row per summary and side (long form, as pandas and Mesa's ``batch_run`` expect):
+    the label columns (a sweep's varied values, snake_case), ``side``, ``battles``, ``wins``,
+    ``win_rate`` with its 95% Wilson interval ``win_ci_low``/``win_ci_high``, the scenario's
+    ``draws``, ``draw_rate``, ``draw_ci_low``, ``draw_ci_high`` and ``turns_mean``,
+    ``turns_median``, ``turns_p10``, ``turns_p90``, ``turns_max`` (repeated on each side's row),
+    then, when the summaries count casualties, ``down_rate``, ``down_ci_low``,
+    ``down_ci_high``, ``dead_rate``, ``dead_ci_low``, ``dead_ci_high`` (battles in which at
+    least one of the side ended down, or dead)."""
+    rows = []
+    for i, summary in enumerate(summaries):
+        label = _columns_of(labels[i]) if labels is not None else {}
+        draws, turns = summary["draws"], summary["turns"]
+        shared = {
+            "battles": summary["battles_completed"],
+            "draws": draws["count"],
+            "draw_rate": draws["rate"],
+            "draw_ci_low": draws["ci95"][0],
+            "draw_ci_high": draws["ci95"][1],
+            **{f"turns_{key}": turns[key] for key in TURN_STATS},
+        }
+        casualties = {e["who"]: e for e in summary.get("casualties") or () if e["level"] == "side"}
+        for side, stats in summary["sides"].items():
+            row = {**label, "side": side, "battles": shared["battles"], "wins": stats["wins"]}
+            row["win_rate"] = stats["win_rate"]
+            row["win_ci_low"], row["win_ci_high"] = stats["ci95"]
+            row.update(shared)
+            if side in casualties:
+                for what in ("down", "dead"):
+                    row[f"{what}_rate"] = casualties[side][f"{what}_rate"]
+                    row[f"{what}_ci_low"], row[f"{what}_ci_high"] = casualties[side][f"{what}_ci95"]
+            rows.append(row)
+    return table(rows)
+
+
+WIDE_NAMES = {"win_ci_low": "ci_low", "win_ci_high": "ci_high"}
+
+
+def wide_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """A long table (``tidy_table``) back in wide form, one row per scenario or variant with
+    the sides in the column names (``win_rate_<side>``, ``ci_low_<side>``, ...): what the
+    terminal shows and the web page draws. A table without a ``side`` column is returned as
+    it is."""
+    import pandas as pd
+
+    if "side" not in frame.columns:
+        return frame
+    columns = list(frame.columns)
+    labels = columns[: columns.index("side")]
+    shared = [c for c in SHARED_COLUMNS if c in columns]
+    per_side = [c for c in columns if c not in labels and c not in shared and c != "side"]
+    rows: list[dict[str, Any]] = []
+    keys: list[tuple[str, ...]] = []
+    for record in frame.to_dict("records"):  # one scenario's sides are consecutive rows
+        key = tuple(repr(record[c]) for c in labels)
+        if not rows or key != keys[-1]:
+            rows.append({c: record[c] for c in [*labels, *shared]})
+            keys.append(key)
+        for c in per_side:
+            rows[-1][f"{WIDE_NAMES.get(c, c)}_{record['side']}"] = record[c]
+    return pd.DataFrame.from_records(rows)
+
+
 CASUALTY_COLUMNS = (
     "side",
     "who",
@@ -237,7 +324,7 @@ def casualty_table(
 
     rows = []
     for i, summary in enumerate(summaries):
-        label = dict(labels[i]) if labels is not None else {}
+        label = _columns_of(labels[i]) if labels is not None else {}
         for entry in summary.get("casualties") or ():
             row = {**label, **{k: entry[k] for k in ("side", "who", "level", "battles")}}
             for what in ("down", "dead"):
@@ -354,7 +441,8 @@ def format_table(
     frame: pd.DataFrame, labels: Sequence[str], sides: Sequence[str] | None = None
 ) -> str:
     """A results table for a terminal: the label columns, battles, each side's win rate with
-    its 95% interval, draws and mean turns."""
+    its 95% interval, draws and mean turns. A long table (``tidy_table``) is shown wide."""
+    frame = wide_table(frame)
     if sides is None:
         sides = [c[len("win_rate_") :] for c in frame.columns if c.startswith("win_rate_")]
     head = [*labels, "battles", *sides, "draws", "turns"]

@@ -58,7 +58,8 @@ def test_a_generator_of_values_within_the_cap_is_used(toy):
     result = combatsim.sweep(
         toy, {COUNT: (n for n in (1, 2))}, battles=20, runner=toy_runner, quiet=True
     )
-    assert list(result.table[COUNT]) == [1, 2]
+    # the path as a column name: snake_case; one row per variant and side
+    assert list(result.table["sides_guards_members_guard_count"].unique()) == [1, 2]
 
 
 @pytest.mark.parametrize(

@@ -299,12 +299,38 @@ def test_several_scenarios_make_one_table_with_a_row_each(loaded, capsys, tmp_pa
     printed = capsys.readouterr().out
     assert f"results in {out}: table.csv, table.parquet, summary.json" in printed
     table = pd.read_csv(out / "table.csv")
-    assert list(table["variant"]) == [0, 1] and (table["battles"] == 40).all()
-    assert list(table["scenario"]) == ["Dockside ambush"] * 2
+    sides = ["runners", "corp", "bystanders"]  # long form: a row per scenario and side
+    assert list(table["variant"]) == [0] * 3 + [1] * 3 and (table["battles"] == 40).all()
+    assert list(table["side"]) == sides * 2
+    assert list(table["scenario"]) == ["Dockside ambush"] * 6
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kind"] == "runs" and summary["runs"][0]["seed"] == SCENARIO.seed
     assert summary["runs"][0]["sides"] == summary["runs"][1]["sides"]  # same seed, same fight
     assert loaded == ["scenarios/a.yaml", "scenarios/b.yaml"]
+
+
+def test_a_folder_runs_table_is_long_with_the_figures_of_its_summary(loaded, tmp_path):
+    """table.csv and table.parquet: a row per scenario and side, snake_case columns, the
+    numbers of summary.json's runs."""
+    out = tmp_path / "batch"
+    argv = ["run", "scenarios/a.yaml", "scenarios/b.yaml", "--battles", "30", "--quiet"]
+    assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
+    table = pd.read_csv(out / "table.csv")
+    pd.testing.assert_frame_equal(pd.read_parquet(out / "table.parquet"), table, check_dtype=False)
+    assert all(c == c.lower() and " " not in c for c in table.columns)
+    runs = json.loads((out / "summary.json").read_text())["runs"]
+    assert len(table) == sum(len(r["sides"]) for r in runs)
+    for row in table.to_dict("records"):
+        summary = runs[row["variant"]]
+        stats = summary["sides"][row["side"]]
+        assert row["scenario"] == summary["scenario"] and row["seed"] == summary["seed"]
+        assert (row["wins"], row["win_rate"]) == (stats["wins"], stats["win_rate"])
+        assert [row["win_ci_low"], row["win_ci_high"]] == stats["ci95"]
+        assert row["draws"] == summary["draws"]["count"]
+        for side in summary["casualties"] or ():  # this runner does not count casualties
+            if side["level"] == "side" and side["who"] == row["side"]:
+                assert row["down_rate"] == side["down_rate"]
+                assert row["dead_rate"] == side["dead_rate"]
 
 
 def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_path):
@@ -317,7 +343,7 @@ def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_p
     out = tmp_path / "out"
     assert main(["run", str(folder), "--battles", "5", "--quiet", "--out", str(out)]) == 0
     assert loaded == [str(folder / "a.yaml"), str(folder / "b.yaml")]
-    assert len(pd.read_csv(out / "table.csv")) == 2
+    assert sorted(set(pd.read_csv(out / "table.csv")["variant"])) == [0, 1]
 
 
 def test_records_none_writes_only_the_summary(loaded, tmp_path, capsys):

@@ -123,7 +123,8 @@ def test_compare_command_prints_the_verdict_and_writes_files(toy, cli_toy, capsy
     assert list(differences["side"]) == ["runners", "guards", "draws"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kind"] == "compare" and summary["b"]["changes"] == HEAVY
-    assert len(pd.read_csv(out / "table.csv")) == 2
+    table = pd.read_csv(out / "table.csv")  # A and B, each side
+    assert list(table["variant"]) == ["A", "A", "B", "B"]
 
 
 def test_compare_command_says_when_it_could_be_noise(toy, cli_toy, capsys, tmp_path):

@@ -254,6 +254,90 @@ def test_summary_table_has_a_row_per_summary_and_columns_per_side(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(paths[0]), table, check_dtype=False)
 
 
+TIDY_COLUMNS = [
+    "side",
+    "battles",
+    "wins",
+    "win_rate",
+    "win_ci_low",
+    "win_ci_high",
+    "draws",
+    "draw_rate",
+    "draw_ci_low",
+    "draw_ci_high",
+    "turns_mean",
+    "turns_median",
+    "turns_p10",
+    "turns_p90",
+    "turns_max",
+]
+
+
+def test_the_tidy_table_has_a_row_per_summary_and_side_with_the_parameters_as_columns(
+    tmp_path,
+):
+    summaries = [run(40, seed=s).summary for s in (1, 2)]
+    labels = [{"variant": 0, "guard armor": "vest"}, {"variant": 1, "guard armor": "heavy"}]
+    table = output.tidy_table(summaries, labels)
+    assert list(table.columns) == ["variant", "guard_armor", *TIDY_COLUMNS]
+    assert not any(" " in c for c in table.columns)
+    assert list(table[["variant", "side"]].itertuples(index=False, name=None)) == [
+        (v, side) for v in (0, 1) for side in SIDES
+    ]
+    for row in table.to_dict("records"):
+        summary = summaries[row["variant"]]
+        stats = summary["sides"][row["side"]]
+        assert row["guard_armor"] == labels[row["variant"]]["guard armor"]
+        assert (row["battles"], row["wins"], row["win_rate"]) == (
+            summary["battles_completed"],
+            stats["wins"],
+            stats["win_rate"],
+        )
+        assert [row["win_ci_low"], row["win_ci_high"]] == list(stats["ci95"])
+        assert (row["draws"], row["draw_rate"]) == (
+            summary["draws"]["count"],
+            summary["draws"]["rate"],
+        )
+        assert row["turns_mean"] == summary["turns"]["mean"]
+    paths = output.write_table(table, tmp_path)
+    pd.testing.assert_frame_equal(pd.read_parquet(paths[1]), table)
+    pd.testing.assert_frame_equal(pd.read_csv(paths[0]), table, check_dtype=False)
+
+
+def test_a_side_casualty_rates_are_on_its_row_of_the_tidy_table(tmp_path):
+    summary = run(40, seed=1).summary
+    entry = {
+        "level": "side",
+        "who": "corp",
+        "down_rate": 0.25,
+        "down_ci95": [0.1, 0.4],
+        "dead_rate": 0.05,
+        "dead_ci95": [0.0, 0.2],
+    }
+    table = output.tidy_table([{**summary, "casualties": [entry]}])
+    corp = table[table["side"] == "corp"].iloc[0]
+    assert (corp["down_rate"], corp["down_ci_low"], corp["dead_ci_high"]) == (0.25, 0.1, 0.2)
+    assert table[table["side"] == "runners"]["down_rate"].isna().all()
+
+
+def test_the_wide_table_is_the_tidy_table_with_the_sides_across():
+    summaries = [run(40, seed=s).summary for s in (1, 2)]
+    labels = [{"variant": 0, "armor": "vest"}, {"variant": 1, "armor": "heavy"}]
+    wide = output.wide_table(output.tidy_table(summaries, labels))
+    old = output.summary_table(summaries, labels)
+    assert sorted(wide.columns) == sorted(old.columns)
+    pd.testing.assert_frame_equal(wide[old.columns], old, check_dtype=False)
+    explain_like = pd.DataFrame({"lever": ["a"], "battles": [3]})  # no side: as it is
+    assert output.wide_table(explain_like) is explain_like
+
+
+def test_the_terminal_shows_a_long_table_one_line_per_variant():
+    summaries = [run(60, seed=s).summary for s in (1, 2)]
+    labels = [{"armor": "vest"}, {"armor": "heavy"}]
+    long = output.format_table(output.tidy_table(summaries, labels), ["armor"])
+    assert long == output.format_table(output.summary_table(summaries, labels), ["armor"])
+
+
 def test_a_column_mixing_numbers_and_text_is_text_in_parquet(tmp_path):
     table = pd.DataFrame({"value": [1, "two"], "battles": [3, 4]})
     parquet = output.write_table(table, tmp_path)[1]

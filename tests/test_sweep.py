@@ -302,21 +302,21 @@ VARY = [
 
 def test_the_sweep_table_has_a_row_per_variant_with_rates_and_intervals(toy):
     result = combatsim.sweep(toy, VARY, battles=400, runner=toy_runner)
-    table = result.table
-    assert list(table[["guards", "armor"]].itertuples(index=False, name=None)) == [
-        (g, a) for g in (1, 2, 3) for a in ("vest", "heavy")
+    table = result.table  # long: a row per variant and side
+    assert list(table[["guards", "armor", "side"]].itertuples(index=False, name=None)) == [
+        (g, a, s) for g in (1, 2, 3) for a in ("vest", "heavy") for s in ("runners", "guards")
     ]
-    assert list(table.columns[:5]) == ["variant", "baseline", "guards", "armor", "battles"]
+    assert list(table.columns[:6]) == ["variant", "baseline", "guards", "armor", "side", "battles"]
     # the file's own 2 guards in vests is one of the grid's rows: marked, not run twice
-    assert list(table["baseline"]) == [False, False, True, False, False, False]
-    for side in ("runners", "guards"):
-        for column in ("wins", "win_rate", "ci_low", "ci_high"):
-            assert f"{column}_{side}" in table.columns
+    assert list(table["baseline"]) == [False] * 4 + [True] * 2 + [False] * 6
+    assert {"wins", "win_rate", "win_ci_low", "win_ci_high"} <= set(table.columns)
     assert (table["battles"] == 400).all()
-    assert (table["wins_runners"] + table["wins_guards"] + table["draws"] == 400).all()
-    assert (table["ci_low_runners"] <= table["win_rate_runners"]).all()
+    wins = table.groupby("variant")["wins"].sum() + table.groupby("variant")["draws"].first()
+    assert (wins == 400).all()
+    assert (table["win_ci_low"] <= table["win_rate"]).all()
     # More guards make the runners lose more often (head count is what the toy fight is about).
-    by_guards = table[table["armor"] == "vest"]["win_rate_runners"].tolist()
+    runners = table[(table["armor"] == "vest") & (table["side"] == "runners")]
+    by_guards = runners["win_rate"].tolist()
     assert by_guards[0] > by_guards[1] > by_guards[2]
     assert result.summary["kind"] == "sweep" and len(result.summary["variants"]) == 6
 
@@ -330,7 +330,7 @@ def test_the_scenario_as_written_is_a_marked_row_when_the_grid_misses_it(toy, cl
         battles=100,
         runner=toy_runner,
     )
-    table = result.table
+    table = result.table[result.table["side"] == "runners"]  # a row per variant
     assert list(table["variant"]) == [0, 1, 2, 3, 4]
     assert list(table["baseline"]) == [False] * 4 + [True]
     assert table.iloc[4][["armor", "turn_limit"]].tolist() == ["vest", 12]
@@ -338,7 +338,8 @@ def test_the_scenario_as_written_is_a_marked_row_when_the_grid_misses_it(toy, cl
     assert [v["baseline"] for v in result.summary["variants"]] == [False] * 4 + [True]
     again = combatsim.sweep(toy, ["turn_limit=12"], battles=100, runner=toy_runner)
     as_written = table.drop(columns=["variant", "baseline", "armor", "turn_limit"]).iloc[4]
-    same = again.table.drop(columns=["variant", "baseline", "turn_limit"]).iloc[0]
+    same = again.table.drop(columns=["variant", "baseline", "turn_limit"])
+    same = same[same["side"] == "runners"].iloc[0]
     assert (as_written == same).all()
 
 
@@ -351,8 +352,9 @@ def test_a_field_with_several_values_as_written_is_left_empty(toy, tmp_path, cli
     argv = ["sweep", str(toy), "--vary", "sides[runners].members[*].armor=heavy", "--battles", "20"]
     assert main([*argv, "--out", str(out), "--workers", "1"]) == 0
     table = pd.read_csv(out / "table.csv")
+    table = table[table["side"] == "runners"]
     assert table["baseline"].tolist() == [False, True]
-    assert table["sides[runners].members[*].armor"].isna().tolist() == [False, True]
+    assert table["sides_runners_members_armor"].isna().tolist() == [False, True]
     printed = capsys.readouterr().out
     assert "1 variant and the scenario as written" in printed
     assert printed.splitlines()[-4].split()[:3] == ["as", "written", "*"]
@@ -364,8 +366,8 @@ def test_every_variant_runs_the_same_battle_seeds(toy):
         toy, {"description": ["one", "two", "three"]}, battles=300, runner=toy_runner
     )
     columns = [c for c in result.table.columns if c not in ("variant", "description")]
-    rows = result.table[columns]
-    assert (rows.iloc[0] == rows.iloc[1]).all() and (rows.iloc[0] == rows.iloc[2]).all()
+    rows = [part[columns].reset_index(drop=True) for _, part in result.table.groupby("variant")]
+    assert rows[0].equals(rows[1]) and rows[0].equals(rows[2])
     again = api.sweep(load_scenario(toy), ["turn_limit=12"], battles=300, runner=toy_runner)
     assert again.summary["variants"][0]["sides"] == result.summary["variants"][0]["sides"]
 
@@ -482,7 +484,8 @@ def test_sweep_command_writes_the_table_and_prints_it(toy, cli_toy, capsys, tmp_
     files = "table.csv, table.parquet, casualties.csv, casualties.parquet, summary.json"
     assert f"results in {out}: {files}" in printed
     table = pd.read_csv(out / "table.csv")
-    assert len(table) == 6 and list(table["guards"]) == [1, 1, 2, 2, 3, 3]
+    # a row per variant and side: 3 x 2 variants, 2 sides
+    assert len(table) == 12 and list(table["guards"]) == [1] * 4 + [2] * 4 + [3] * 4
     summary = json.loads((out / "summary.json").read_text())
     assert summary["vary"][0] == {
         "name": "guards",
@@ -564,8 +567,9 @@ def test_a_real_sweep_is_byte_identical_on_one_and_two_workers(toy, tmp_path):
     table = pd.read_csv(tmp_path / "one" / "table.csv")
     # Heavy armor on the guards should not make the runners win more (a real engine, not luck:
     # the same battle seeds for both armors).
-    vest = table[table["armor"] == "vest"]["win_rate_runners"].to_numpy()
-    heavy = table[table["armor"] == "heavy"]["win_rate_runners"].to_numpy()
+    runners = table[table["side"] == "runners"]
+    vest = runners[runners["armor"] == "vest"]["win_rate"].to_numpy()
+    heavy = runners[runners["armor"] == "heavy"]["win_rate"].to_numpy()
     assert (heavy <= vest).all()
 
 

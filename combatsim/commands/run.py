@@ -5,10 +5,10 @@ One scenario file: runs the batch (a progress bar on stderr for long runs), writ
 ``battles.csv``, ``combatants.csv`` (as ``--records`` keeps them), ``casualties.csv`` and
 ``casualties.parquet`` and ``summary.json`` into ``--out`` (default ``results/<scenario
 stem>``), prints the summary (casualties included) and where the files went. Several files or
-a folder: one row per scenario in ``table.csv`` and ``table.parquet``, per-scenario summaries
-in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C writes what
-finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run. With ``--trace
-K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
+a folder: one row per scenario and side in ``table.csv`` and ``table.parquet``, per-scenario
+summaries in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C
+writes what finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run.
+With ``--trace K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
 """
 
 from __future__ import annotations

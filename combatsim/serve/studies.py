@@ -128,7 +128,9 @@ def final_figures(kind: str, result) -> dict[str, Any]:
     summary = dict(result.summary)
     summary.pop("variants", None)  # the rows say it, with their intervals
     lines = [line for line in result.text().splitlines() if line.strip()]
-    rows = [] if result.table is None else result.table.to_dict("records")
+    from ..output import wide_table  # the page draws one row per variant, sides across
+
+    rows = [] if result.table is None else wide_table(result.table).to_dict("records")
     return {
         **_plain(summary),
         "kind": kind,

@@ -26,8 +26,8 @@ from ..output import (
     COMBATANTS_CSV,
     casualty_table,
     concat_csv,
-    summary_table,
     table,
+    tidy_table,
     write_casualties,
     write_csv,
 )
@@ -68,7 +68,8 @@ def sweep(scenario, vary, **options: Any) -> Result:
     ``vary``: ``{"NAME:PATH" or "PATH": values}`` (values a list, or text such as ``"2..6"``
     or ``"ak97,fn_har"``), or ``"[NAME:]PATH=VALUES"`` strings, or ``Vary`` objects. Every
     variant runs the same battle seeds (common random numbers). ``options``: see
-    ``Options`` (``records`` defaults to ``"none"``). The ``table`` has one row per variant.
+    ``Options`` (``records`` defaults to ``"none"``). The ``table`` has one row per variant
+    and side, the varied values as columns.
     """
     opts = Options(**options)
     base = load(scenario)
@@ -166,7 +167,7 @@ def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
     result = Result(
         "run",
         summary,
-        summary_table([summary]),
+        tidy_table([summary]),
         casualties=casualty_table([summary]),
         complete=complete,
     )

@@ -20,8 +20,8 @@ from ..output import (
     SUMMARY_JSON,
     casualty_table,
     concat_csv,
-    summary_table,
     table,
+    tidy_table,
     write_casualties,
     write_summary,
     write_table,
@@ -40,9 +40,11 @@ class Result:
     ``balance``.
 
     ``kind``: ``run``, ``runs``, ``sweep``, ``compare`` or ``balance``. ``summary``: JSON-ready
-    (also ``summary.json``); ``table``: one row per scenario or variant (also ``table.csv`` and
-    ``table.parquet``); ``casualties``: per side, combatant and copy (of each variant), the
-    share of battles it ended down and dead (also ``casualties.csv``); ``battles`` /
+    (also ``summary.json``); ``table``: long form, one row per scenario or variant and side,
+    the varied values as snake_case columns (also ``table.csv`` and ``table.parquet``; see
+    ``combatsim.output.tidy_table``, and ``wide_table`` for one row per variant);
+    ``casualties``: per side, combatant and copy (of each variant), the share of battles it
+    ended down and dead (also ``casualties.csv``); ``battles`` /
     ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
     there are several variants), None when not kept or written to files instead; ``files``:
     what was written; ``complete``: False if the run was interrupted (then ``resume`` can
@@ -114,7 +116,7 @@ def finish(
     variants: list[int],
     complete: bool,
 ) -> Result:
-    frame = summary_table(summaries, labels)
+    frame = tidy_table(summaries, labels)
     casualties = casualty_table(summaries, labels)
     result = Result(kind, summary, frame, casualties=casualties, complete=complete)
     records = study.settings.records

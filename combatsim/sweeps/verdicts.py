@@ -277,10 +277,10 @@ def _v(x) -> str:
 
 
 def sweep(result) -> str:
-    from ..output import format_table
+    from ..output import column_name, format_table
 
     summary = result.summary
-    names = [v["name"] for v in summary["vary"]]
+    names = [column_name(v["name"]) for v in summary["vary"]]
     sides = list(summary["variants"][0]["sides"]) if summary["variants"] else []
     baseline = summary.get("baseline") or {}
     count = len(summary["variants"]) - (0 if baseline.get("in_grid", True) else 1)

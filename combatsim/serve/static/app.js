@@ -721,7 +721,8 @@
   }
   function sideOrder() { return (S.view?.sides || []).map((s) => s.name); }
   function sweepSeries(rows, path) {
-    const xKey = rows.length && (path in rows[0] ? path : Object.keys(rows[0]).find((k) => k === "value" || k.endsWith(path.split(".").pop())));
+    const column = path.toLowerCase().replace(/[^0-9a-z]+/g, "_").replace(/^_+|_+$/g, ""); // table.csv's name
+    const xKey = rows.length && (path in rows[0] ? path : column in rows[0] ? column : Object.keys(rows[0]).find((k) => k === "value" || k.endsWith(path.split(".").pop())));
     const xs = rows.map((r) => Number(r[xKey] ?? r.values?.[path]));
     const series = sideOrder().map((side, i) => ({
       name: side, colour: SIDE_COLOURS[i % 4],
