@@ -26,6 +26,7 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
     """A sweep or a balance search: rates against the first varied value, one panel per value
     of a second varied field, every side and the draws in each."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     first = names[0]
     grid = [r for r in rows if not (r.baseline and off_grid(summary))]
@@ -43,6 +44,8 @@ def lines_plot(summary, rows, names, colors, folder) -> Plot:
         _rate_lines(ax, xs, members, sides, colors, numeric)
         if not numeric:
             category_axis(ax, grid, first)
+        elif all(float(x).is_integer() for x in xs_all):  # a count or a rating: no 2.25 ticks
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         _mark_as_written(ax, xs, members)
         if title is not None:
             ax.set_title(wrap(title, 40), fontsize=9)
