@@ -19,8 +19,13 @@ DELAY = 1.0  # seconds before a bar appears (read when a bar starts)
 
 
 def in_notebook() -> bool:
-    """True in a Jupyter kernel (notebook, lab, VS Code), as tqdm.auto tells it."""
-    return "ipykernel" in sys.modules
+    """True in a Jupyter kernel (notebook, lab, VS Code), as tqdm.autonotebook tells it: the
+    running IPython shell is a kernel's. ``ipykernel`` merely imported (a tool that starts
+    kernels, a test) is not a notebook."""
+    if "ipykernel" not in sys.modules or "IPython" not in sys.modules:
+        return False
+    shell = sys.modules["IPython"].get_ipython()
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
 
 
 def bar_class(notebook: bool) -> tuple[Any, bool]:

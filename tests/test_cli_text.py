@@ -6,9 +6,8 @@ from __future__ import annotations
 import pytest
 
 from combatsim.cli import main
-from combatsim.commands import balance as balance_command
 from combatsim.output import DOWN_MEANS, format_casualties
-from combatsim.sweeps import api
+from combatsim.sweeps import api, verdicts
 from tests.test_sweep import toy_files, toy_runner
 
 GUARDS = "guards:sides[guards].members[Guard].count=1..6"
@@ -48,7 +47,7 @@ def _balance(toy, search, target="0.5", side="runners"):
 def test_a_grid_search_says_it_ran_every_value_and_advises_no_grid(toy):
     summary = _balance(toy, "grid")
     summary["monotone"] = False  # as noise can make it
-    text = balance_command.describe(summary)
+    text = verdicts.balance(summary)
     assert "ran every one of the 6 values" in text
     assert "by every value" not in text
     assert "try more battles" in text and "--search grid" not in text
@@ -57,7 +56,7 @@ def test_a_grid_search_says_it_ran_every_value_and_advises_no_grid(toy):
 def test_a_bisection_says_how_many_values_it_ran_and_may_advise_a_grid(toy):
     summary = _balance(toy, "bisect")
     ran = len(summary["variants"])
-    text = balance_command.describe({**summary, "monotone": False})
+    text = verdicts.balance({**summary, "monotone": False})
     assert (
         f"searched 6 values by bisection (assumes the rate rises or falls with the value), "
         f"running {ran} of them" in text
@@ -67,7 +66,7 @@ def test_a_bisection_says_how_many_values_it_ran_and_may_advise_a_grid(toy):
 
 def test_down_is_explained_where_it_is_printed(toy):
     summary = _balance(toy, "grid", target="runners down <= 0.5", side=None)
-    assert f"({DOWN_MEANS})" in balance_command.describe(summary)
+    assert f"({DOWN_MEANS})" in verdicts.balance(summary)
     assert "fled" in DOWN_MEANS
     entry = {
         "level": "side",

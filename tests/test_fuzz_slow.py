@@ -50,8 +50,10 @@ HOSTILE_NAMES = [
 
 def one_line_or_ok(code: int, err: str) -> None:
     assert "Traceback" not in err, err
-    if code == 2:
-        assert err.count("\n") == 1 and err.startswith("combatsim: error: "), err
+    if code == 2:  # one line per mistake of the file (at most 20, then "and N more")
+        lines = err.splitlines()
+        assert 1 <= len(lines) <= 21, err
+        assert all(line.startswith("combatsim: error: ") for line in lines), err
     else:
         assert code == 0, err
 
@@ -171,6 +173,6 @@ def test_a_newline_in_a_catalogue_path_stays_in_one_error_line(tmp_path, capsys)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     code = main(["validate", str(path)])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "catalogue file not found" in err, err
+    assert code == 2 and err.count("\n") == 1 and "catalogue" in err, err
     assert main(["run", str(path), "--quiet"]) == 2
     assert capsys.readouterr().err.count("\n") == 1

@@ -39,7 +39,7 @@ NUMBERS = {
 @functools.cache
 def catalogue_of(system: str) -> tuple[Path, dict]:
     cls = system_class(system)
-    path = next(p for p, name in shipped_catalogues() if _compatible(name, cls)).resolve()
+    path = next(p for _, p, system in shipped_catalogues() if _compatible(system, cls)).resolve()
     return path, yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
@@ -49,7 +49,7 @@ def scenario(system: str, member: dict, archetypes: dict | None = None) -> dict:
     return {
         "name": "members",
         "rules": {"system": system},
-        "catalogues": [str(path.relative_to(ROOT / "scenarios"))],
+        "catalogues": [path.stem],  # a shipped catalogue, by its name
         "archetypes": archetypes or {},
         "sides": [
             {"name": "a", "members": [member]},
