@@ -70,7 +70,9 @@ class Overview:
                     return
                 try:
                     self._advance(row, target)
-                except CombatsimError as err:
+                except (CombatsimError, LookupError, OSError) as err:
+                    # a file that turned invalid, was removed or became unreadable while the
+                    # page was open: its row says why, the other rows go on refining
                     with self._lock:
                         self._rows[row["file"]] = {
                             **row,
