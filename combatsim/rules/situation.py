@@ -21,6 +21,7 @@ __all__ = [
     "Scatter",
     "Situation",
     "blast_distance",
+    "circumstance_labels",
     "labelled",
     "landing_point",
     "band_of",
@@ -121,6 +122,20 @@ def labelled(values: Sequence[int], labels: Sequence[str]) -> list[tuple[int, st
     apply); traced, the same values in the order the trace names them, paired with their
     labels here."""
     return [(v, why) for v, why in zip(values, labels, strict=True) if v]
+
+
+def circumstance_labels(cover: str, seen: str) -> tuple[str, ...]:
+    """The trace's names of what the engine measures of a ranged attack, in the order 4D8
+    and Lost Souls add their modifiers for it (after the weapon's or the range's own)."""
+    return (
+        f"{cover} cover",
+        "aiming",
+        "target running",
+        "attacker moving",
+        "enemy in reach",
+        seen,
+        "wounded",
+    )
 
 
 def signed(pairs: Sequence[tuple[int, str]]) -> list[str]:

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from ...dice import fourd8 as dice
 from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
-from ..situation import Scatter, band_of, band_tops, labelled, signed, weapon_name
+from ..situation import (
+    Scatter,
+    band_of,
+    band_tops,
+    circumstance_labels,
+    labelled,
+    signed,
+    weapon_name,
+)
 from . import levers as fourd8_levers
 from . import models
 
@@ -338,16 +346,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                     wounded,
                 )
                 notes.append(f"{RANGE_NAMES[band]} range {ease}")
-                labels: tuple[str, ...] = (
-                    "weapon",
-                    f"{cover} cover",
-                    "aiming",
-                    "target running",
-                    "attacker moving",
-                    "enemy in reach",
-                    seen,
-                    "wounded",
-                )
+                labels: tuple[str, ...] = ("weapon", *circumstance_labels(cover, seen))
             ease += arms.ease + covered + aiming + running + moving + engaged + vis + wounded
         else:
             ease = self.options.melee_ease

@@ -29,7 +29,15 @@ from ...dice import lost_souls as dice
 from ...errors import ScenarioError
 from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
-from ..situation import Scatter, Situation, band_of, band_tops, labelled, weapon_name
+from ..situation import (
+    Scatter,
+    Situation,
+    band_of,
+    band_tops,
+    circumstance_labels,
+    labelled,
+    weapon_name,
+)
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -470,16 +478,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         seen = battle.environment.visibility.replace("_", " ")
         if band is None:
             return (seen, "wounded")
-        return (
-            f"{RANGE_NAMES[band]} range" if band >= 0 else "range",
-            f"{cover} cover",
-            "aiming",
-            "target running",
-            "attacker moving",
-            "enemy in reach",
-            seen,
-            "wounded",
-        )
+        band_name = f"{RANGE_NAMES[band]} range" if band >= 0 else "range"
+        return (band_name, *circumstance_labels(cover, seen))
 
     def _roll(
         self,
