@@ -282,6 +282,19 @@ class Battle:
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
 
+    def renew(self, index: int) -> Fighter:
+        """Fighter ``index`` afresh, as it starts the battle, in place of the one there: an
+        exact answer runs one attack many times on one battle (``combatsim.exact``). The
+        memos that may hold the old fighter are made stale (``layout``, ``roster``)."""
+        spec, static, walk, run, burst, cover = _prepared(self.scenario)[index]
+        f = Fighter(spec, index, static)
+        f.state = self.system.new_state(f)
+        f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
+        self.fighters[index] = f
+        self.layout += 1
+        self.roster += 1
+        return f
+
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
         return math.dist(a.position, b.position)

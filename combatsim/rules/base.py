@@ -293,6 +293,20 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
         """Extra per-combatant columns for combatants.csv."""
         return {}
 
+    # --- exact answers (``combatsim odds attack``, ``run --exact``) -------------------------
+    def exact_dice(self, fighter: Combatant, choose: Callable[[Any], Any]) -> None:  # noqa: B027
+        """Arm ``fighter``'s state for an exact answer: where the rules roll a whole test,
+        let it take the test's outcome from ``choose`` over the dice layer's exact
+        distribution (``choose(options)`` with ``(outcome, probability)`` pairs, as
+        ``combatsim.dice.paths`` explains) rather than face by face. The battle's dice then
+        enumerate only what is left. Nothing by default: every face is enumerated, which is
+        exact too, only slower."""
+
+    def condition(self, fighter: Combatant) -> str:
+        """The fighter's condition in a few words, for exact-odds tables (``status`` by
+        default; a system may add its monitor, "4 Physical, 2 Stun")."""
+        return self.status(fighter)
+
     # --- actions --------------------------------------------------------------------------
     @abstractmethod
     def ranged_attack(

@@ -385,6 +385,23 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             "impact_left": st.impact,
         }
 
+    def exact_dice(self, fighter: C, choose: Callable[[Any], Any]) -> None:
+        """Every success test of the fighter takes its ``(successes, fumble)`` whole, from the
+        dice layer's exact joint distribution (``dice.exact_outcomes``): the untraced tests
+        all count through the state's ``count`` (``count``, ``ranged_attack``,
+        ``resist_ranged``), so the Rule of Six's open-ended faces need no enumerating."""
+        kind = self.kind
+
+        def count(n: int, tn: int) -> tuple[int, bool]:
+            return choose(_test_options(n, tn, kind))
+
+        fighter.state.count = count
+
+    def condition(self, fighter: C) -> str:
+        st = fighter.state
+        dead = f", {st.overflow} past the monitor" if st.overflow else ""
+        return f"{self.status(fighter)}: {st.physical} Physical, {st.stun} Stun{dead}"
+
     def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
         """Ruling 8: up to the lower of Firearms + 1 and 7."""
         if not weapon.autofire:
@@ -1016,6 +1033,14 @@ class ShadowrunD8(ClassicShadowrun):
                 extra = battle.roll.faces(dice.D8, 1)[0]
                 faces.append(extra)
         return faces
+
+
+@functools.cache
+def _test_options(n: int, tn: int, kind: dice.PoolDice) -> tuple[tuple[Any, Any], ...]:
+    """A test's exact ``(successes, fumble)`` outcomes as ``choose`` options (``exact_dice``)."""
+    from ...dice.paths import options_of
+
+    return options_of(dice.exact_outcomes(max(n, 0), tn, kind))
 
 
 def dodge_dice(policy: str, pool: int, attack_successes: int) -> int:

@@ -1,0 +1,212 @@
+"""The exact outcome of one attack in a scenario's situation, from the rules the battles run.
+
+``attack_odds(scenario, attacker, target)`` builds the scenario's first battle as it stands
+before anyone acts (positions, cover, light, wounds, pools, Karma and Edge), and runs the rule
+system's own ``ranged_attack`` or ``melee_attack`` under ``paths.explore`` with dice that
+choose (``EnumeratingRoller``, and the system's ``exact_dice`` for whole tests). Every way the
+dice can fall is walked once, so a rule change changes these odds and the battles together;
+the tactics' spending of pools (Dodge, Karma, Edge) is the system's own code too.
+
+The situation is the start of the battle: the attacker has not moved this action, the target
+has not moved this turn, no one has acted. ``--set`` changes it (a position, a wound, cover).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..dice.exact import Dist
+from ..dice.paths import DEFAULT_LIMIT, Choose, explore
+from ..engine.battle import Battle, Fighter
+from ..engine.exact import EnumeratingRoller
+from ..errors import Described, UsageError
+from ..tactics.policies import shots_now
+
+
+@dataclass(frozen=True, order=True)
+class Outcome:
+    """What one way of the dice left behind: did it hit, how much damage (the system's units:
+    boxes, points), the target's condition and status afterwards, is it out of the fight, and
+    did the attacker fumble away its next action."""
+
+    hit: bool
+    damage: int
+    condition: str
+    status: str
+    down: bool
+    fumbled: bool
+
+
+@dataclass(frozen=True)
+class Question:
+    """One attack to answer: who, at whom, with which weapon (its index in the attacker's
+    list) and how many shots."""
+
+    scenario: Any
+    attacker: int
+    target: int
+    weapon: int
+    shots: int
+
+
+class Rig:
+    """The scenario's battle before anyone acts, with dice that choose, set up once: each path
+    of an exact answer renews the fighters it touches (``Battle.renew``) and hands the dice the
+    path's ``choose``."""
+
+    def __init__(self, scenario: Any):
+        self.roller = EnumeratingRoller(_first)
+        self.battle = Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
+
+    def ready(self, choose: Choose, *indexes: int) -> list[Fighter]:
+        """The fighters ``indexes`` fresh, their tests armed with ``choose``."""
+        self.roller.choose = choose
+        battle = self.battle
+        exact_dice = battle.system.exact_dice
+        fresh = [battle.renew(i) for i in indexes]
+        for fighter in fresh:
+            exact_dice(fighter, choose)
+        return fresh
+
+
+def _first(options: Any) -> Any:
+    return options[0][0]
+
+
+@dataclass(frozen=True)
+class AttackOdds:
+    """The exact distribution of ``Outcome`` of one attack, and what it was asked of."""
+
+    question: Question
+    attacker: str
+    target: str
+    weapon: str
+    distance: float
+    cover: str
+    outcomes: Dist[Outcome]
+
+    def p(self, test: Any) -> Fraction:
+        return self.outcomes.prob(test)
+
+    def damage(self) -> Dist[int]:
+        """Damage dealt by a hit (a miss is not in it: ``p_miss``)."""
+        return self.outcomes.map(lambda o: (o.hit, o.damage))  # type: ignore[return-value]
+
+    def by(self, field: str) -> Dist[Any]:
+        return self.outcomes.map(lambda o: getattr(o, field))
+
+
+def attack_odds(
+    scenario: Any,
+    attacker: str,
+    target: str,
+    weapon: str | None = None,
+    shots: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> AttackOdds:
+    """The exact odds of ``attacker``'s attack on ``target`` (names of the scenario's
+    combatants) with ``weapon`` (a name on its sheet; by default the firearm when the target is
+    within its range, else the melee weapon when within reach) and ``shots``."""
+    question = ask(scenario, attacker, target, weapon, shots)
+    rig = Rig(scenario)
+    a, t = rig.ready(_first, question.attacker, question.target)
+    s = rig.battle.situation(a, t)
+    outcomes = explore(lambda choose: one_attack(rig, question, choose), limit)
+    return AttackOdds(
+        question,
+        a.name,
+        t.name,
+        a.weapon_label(a.weapons[question.weapon]),
+        s.distance,
+        t.cover,
+        outcomes,
+    )
+
+
+def one_attack(rig: Rig, question: Question, choose: Choose) -> Outcome:
+    """One path of the attack: the battle's own start of an action, then the system's attack."""
+    a, t = rig.ready(choose, question.attacker, question.target)
+    battle = rig.battle
+    system = battle.system
+    weapon = a.weapons[question.weapon]
+    if battle.begin_action is not None:
+        battle.begin_action(battle, a)
+    a.actions = a.actions_this_turn = 1
+    if weapon.kind == "melee":
+        system.melee_attack(battle, a, t, weapon)
+    else:
+        system.ranged_attack(battle, a, t, weapon, question.shots)
+    return Outcome(
+        a.hits > 0,
+        t.damage_taken,
+        system.condition(t),
+        system.status(t),
+        not t.can_act,
+        bool(a.lose_next_action),
+    )
+
+
+def ask(
+    scenario: Any, attacker: str, target: str, weapon: str | None, shots: int | None
+) -> Question:
+    """The question, checked: named combatants on opposing sides, a weapon the attacker
+    carries that reaches the target, and a number of shots it can fire."""
+    names = [f.name for f in scenario.fighters]
+    a = _named(names, "--attacker", attacker)
+    t = _named(names, "--target", target)
+    specs = scenario.fighters
+    if specs[a].side == specs[t].side:
+        raise UsageError("--target", target, f"a combatant not on {specs[a].side}'s side")
+    fighter = Rig(scenario).battle.fighters[a]
+    w = _weapon(scenario, fighter, specs[t].position, weapon)
+    chosen = fighter.weapons[w]
+    most = scenario.system.max_autofire(fighter, chosen) if chosen.kind == "firearm" else 1
+    if shots is None:
+        shots = shots_now(fighter.burst, fighter.ammo[w]) if chosen is fighter.firearm else 1
+    if not 1 <= shots <= most:
+        raise UsageError("--shots", shots, f"1 to {most} with the {fighter.weapon_label(chosen)}")
+    return Question(scenario, a, t, w, shots)
+
+
+def _named(names: list[str], argument: str, name: str) -> int:
+    if name in names:
+        return names.index(name)
+    listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    raise UsageError(argument, name, f"a combatant of the scenario: {listed}")
+
+
+def _weapon(scenario: Any, fighter: Fighter, at: tuple[float, float], name: str | None) -> int:
+    """The index of the weapon asked for, or of the one the attack would use: the firearm when
+    the target is in its range, else a melee weapon when it is within reach."""
+    import math
+
+    labels = [fighter.weapon_label(w) for w in fighter.weapons]
+    meters = math.dist(fighter.position, at)
+    reach = scenario.environment.melee_range
+    if name is not None:
+        if name not in labels:
+            raise UsageError("--weapon", name, f"a weapon {fighter.name} carries: {labels}")
+        index = labels.index(name)
+    elif fighter.firearm is not None and meters <= fighter.firearm_range:
+        index = fighter.firearm_index
+    elif fighter.melee is not None and meters <= reach:
+        index = fighter.weapon_index[id(fighter.melee)]
+    else:
+        raise UsageError(
+            "--weapon", None, Described(f"a weapon that reaches {meters:.1f} m: {labels}")
+        )
+    weapon = fighter.weapons[index]
+    if weapon.kind == "grenade":
+        raise UsageError(
+            "--weapon", name, "a firearm or melee weapon (a grenade's odds are not exact)"
+        )
+    far = weapon.max_range if weapon.kind == "firearm" else reach
+    if meters > far:
+        raise UsageError(
+            "--weapon",
+            name,
+            Described(f"a weapon that reaches {meters:.1f} m (it reaches {far:g} m)"),
+        )
+    return index
