@@ -51,6 +51,7 @@ class Table:
     headers: list[str]
     rows: list[list[object]]
     notes: list[str] = field(default_factory=list)
+    left: int = 0  # how many leading columns are words, aligned left
 
     def render(self) -> str:
         table: list[list[object]] = [list(self.headers), *self.rows]
@@ -58,7 +59,12 @@ class Table:
         widths = [max(len(r[i]) for r in cells) for i in range(len(self.headers))]
         lines = [self.title, ""]
         for n, row in enumerate(cells):
-            lines.append("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+            lines.append(
+                "  ".join(
+                    c.ljust(w) if i < self.left else c.rjust(w)
+                    for i, (c, w) in enumerate(zip(row, widths, strict=True))
+                ).rstrip()
+            )
             if n == 0:
                 lines.append("  ".join("-" * w for w in widths))
         return "\n".join(lines + ([""] + self.notes if self.notes else []))
@@ -66,6 +72,8 @@ class Table:
 
 def _fmt(value: object) -> str:
     if isinstance(value, float):
+        if 0 < value < 0.000001:
+            return "<0.0001%"
         return f"{value:.4%}" if value < 0.0001 and value > 0 else f"{value:.2%}"
     return str(value)
 

@@ -20,6 +20,7 @@ from ..errors import UsageError
 from ..names import for_terminal
 from ..rules.registry import odds_calculators
 from . import examples
+from .odds_attack import ATTACK
 
 if TYPE_CHECKING:
     from .. import odds
@@ -28,18 +29,21 @@ if TYPE_CHECKING:
 def add_parser(sub) -> None:
     p_odds = sub.add_parser(
         "odds",
-        help="exact odds of a single roll of any mechanic",
-        description="Exact odds of a single roll, from the exact distribution (no sampling).",
+        help="exact odds of a single roll of any mechanic, or of one attack in a scenario",
+        description="Exact odds of a single roll, from the exact distribution (no sampling), "
+        "or of one attack in a scenario (odds attack), from the rules the battles run.",
         **examples(
             "combatsim odds sr --dice 6 --tn 5",
             "combatsim odds 2097 --bonus 12 --tn 20 --advantage",
             "combatsim odds lost-souls --net 1 --json",
+            "combatsim odds attack scenarios/sr-firefight-4v4.yaml --attacker Grunt "
+            "--target 'Guard 1'",
         ),
     )
     systems = p_odds.add_subparsers(
         dest="system", required=True, metavar="SYSTEM", parser_class=type(p_odds)
     )
-    for calculator in odds_calculators().values():
+    for calculator in (*odds_calculators().values(), ATTACK):
         p = systems.add_parser(
             calculator.name,
             help=calculator.help,

@@ -158,7 +158,9 @@ def ask(
     t = _named(names, "--target", target)
     specs = scenario.fighters
     if specs[a].side == specs[t].side:
-        raise UsageError("--target", target, f"a combatant not on {specs[a].side}'s side")
+        raise UsageError(
+            "--target", target, f"a combatant not on the attacker's side ({specs[a].side})"
+        )
     fighter = Rig(scenario).battle.fighters[a]
     w = _weapon(scenario, fighter, specs[t].position, weapon)
     chosen = fighter.weapons[w]
