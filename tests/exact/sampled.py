@@ -10,6 +10,7 @@ as in any battle.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 
@@ -49,10 +50,8 @@ def first_attacks(scenario, attacker: str, battles: int, seed: int = 1) -> Count
     system.melee_attack = watched(type(system).melee_attack.__get__(system))
     try:
         for index in range(battles):
-            try:
+            with contextlib.suppress(_Stop):
                 run_battle(scenario, seed, index)
-            except _Stop:
-                pass
     finally:
         del system.ranged_attack, system.melee_attack
     return seen

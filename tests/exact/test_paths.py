@@ -25,8 +25,7 @@ def test_a_branch_that_draws_more_only_on_one_path():
         return first + choose(D6) if first == 6 else first
 
     expected = Dist(
-        [(k, Fraction(1, 6)) for k in range(1, 6)]
-        + [(6 + k, Fraction(1, 36)) for k in range(1, 7)]
+        [(k, Fraction(1, 6)) for k in range(1, 6)] + [(6 + k, Fraction(1, 36)) for k in range(1, 7)]
     )
     assert explore(run) == expected
 
