@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
     systems = p_odds.add_subparsers(
         dest="system", required=True, metavar="SYSTEM", parser_class=type(p_odds)
     )
-    for calculator in (*odds_calculators().values(), ATTACK):
+    calculators: list[odds.Calculator] = [*odds_calculators().values(), ATTACK]
+    for calculator in calculators:
         p = systems.add_parser(
             calculator.name,
             help=calculator.help,

@@ -7,27 +7,28 @@ line itself: it reads a scenario, which the dice-only calculators never do.
 from __future__ import annotations
 
 import argparse
+from typing import ClassVar
 
 from ..odds import Read
 from . import integer
 
 
 class AttackOdds:
-    name = "attack"
-    help = "one attack in a scenario: miss, damage, condition, down and dead"
-    description = (
+    name: ClassVar[str] = "attack"
+    help: ClassVar[str] = "one attack in a scenario: miss, damage, condition, down and dead"
+    description: ClassVar[str] = (
         "The exact odds of one attack in a scenario's situation at the start of the battle "
         "(range, cover, light, wounds, pools as the tactics spend them), from the same rule "
         "code the battles run: every way the dice can fall is walked once."
     )
-    examples = (
+    examples: ClassVar[tuple[str, ...]] = (
         "combatsim odds attack scenarios/sr-firefight-4v4.yaml --attacker Grunt --target 'Guard 1'",
         "combatsim odds attack scenarios/sr-firefight-4v4.yaml --attacker Razor "
         "--target 'Guard 2' --weapon ares_predator_smart --json",
         "combatsim odds attack scenarios/sr-firefight-4v4.yaml --attacker Grunt "
         "--target 'Guard 1' --shots 1 --set 'sides[1].members[1].position=[0, 20]'",
     )
-    grid = False
+    grid: ClassVar[bool] = False
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("scenario", metavar="SCENARIO", help="a scenario file (YAML)")

@@ -9,6 +9,7 @@ fighters with that through ``RuleSystem.exact_dice``; faces are the fallback.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from functools import cache
 
@@ -23,11 +24,21 @@ def _faces(low: int, high: int) -> tuple[tuple[int, Fraction], ...]:
 
 
 class EnumeratingRoller(Roller):
-    """Every face a choice of ``choose``; no generator."""
+    """Every face a choice of ``choose``; no generator.
+
+    ``state_key``, when set, tells the state of the battle that matters to what the run
+    returns (``combatsim.exact`` sets it): a rule system's ``checkpoint(where)`` then lets
+    paths that reach the same ``where`` in the same state meet (``paths``' ``meet``)."""
 
     def __init__(self, choose: Choose):
         super().__init__(None)
         self.choose = choose
+        self.state_key: Callable[[], Hashable] | None = None
+
+    def checkpoint(self, where: Hashable) -> None:
+        meet = getattr(self.choose, "meet", None)
+        if meet is not None and self.state_key is not None:
+            meet((where, self.state_key()))
 
     def _take(self, low: int, high: int, k: int) -> list[int]:
         faces, choose = _faces(low, high), self.choose

@@ -29,6 +29,11 @@ class Roller:
     """Dice for one battle. Subclasses that script faces override ``_take`` (and get takers
     that route through it)."""
 
+    # Where paths of an exact answer may meet (``engine.exact.EnumeratingRoller``): rule
+    # code fetches it once per attack and calls ``checkpoint(where)`` only when it is set, so
+    # a sampled battle pays one attribute read per attack for it.
+    checkpoint: Callable[[Any], None] | None = None
+
     def __init__(self, rng: np.random.Generator | None):
         self.rng = rng
         self._takers: dict[tuple[int, int], Taker] = {}

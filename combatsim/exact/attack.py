@@ -13,6 +13,7 @@ has not moved this turn, no one has acted. ``--set`` changes it (a position, a w
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,7 @@ from ..engine.battle import Battle, Fighter
 from ..engine.exact import EnumeratingRoller
 from ..errors import Described, UsageError
 from ..tactics.policies import shots_now
+from .freeze import fighter_key
 
 
 @dataclass(frozen=True, order=True)
@@ -56,9 +58,19 @@ class Rig:
     of an exact answer renews the fighters it touches (``Battle.renew``) and hands the dice the
     path's ``choose``."""
 
-    def __init__(self, scenario: Any):
+    def __init__(self, scenario: Any, meet: bool = True):
+        """``meet``: let paths that reach the same state between shots meet (``dice.paths``);
+        off only to check that it changes no answer."""
         self.roller = EnumeratingRoller(_first)
         self.battle = Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
+        self.touched: tuple[Fighter, ...] = ()
+        if meet:
+            self.roller.state_key = self.state_key
+
+    def state_key(self) -> Hashable:
+        """The state of the fighters the path renewed: all that differs between paths."""
+        system = self.battle.system
+        return tuple(fighter_key(f, system) for f in self.touched)
 
     def ready(self, choose: Choose, *indexes: int) -> list[Fighter]:
         """The fighters ``indexes`` fresh, their tests armed with ``choose``."""
@@ -68,6 +80,7 @@ class Rig:
         fresh = [battle.renew(i) for i in indexes]
         for fighter in fresh:
             exact_dice(fighter, choose)
+        self.touched = tuple(fresh)
         return fresh
 
 
@@ -90,10 +103,6 @@ class AttackOdds:
     def p(self, test: Any) -> Fraction:
         return self.outcomes.prob(test)
 
-    def damage(self) -> Dist[int]:
-        """Damage dealt by a hit (a miss is not in it: ``p_miss``)."""
-        return self.outcomes.map(lambda o: (o.hit, o.damage))  # type: ignore[return-value]
-
     def by(self, field: str) -> Dist[Any]:
         return self.outcomes.map(lambda o: getattr(o, field))
 
@@ -105,12 +114,13 @@ def attack_odds(
     weapon: str | None = None,
     shots: int | None = None,
     limit: int = DEFAULT_LIMIT,
+    meet: bool = True,
 ) -> AttackOdds:
     """The exact odds of ``attacker``'s attack on ``target`` (names of the scenario's
     combatants) with ``weapon`` (a name on its sheet; by default the firearm when the target is
     within its range, else the melee weapon when within reach) and ``shots``."""
     question = ask(scenario, attacker, target, weapon, shots)
-    rig = Rig(scenario)
+    rig = Rig(scenario, meet)
     a, t = rig.ready(_first, question.attacker, question.target)
     s = rig.battle.situation(a, t)
     outcomes = explore(lambda choose: one_attack(rig, question, choose), limit)

@@ -78,6 +78,11 @@ class Roll(Protocol):
     def angle(self) -> float: ...
     def below(self, n: int) -> int: ...
 
+    # None in a battle; for an exact answer, a function a system may call between the shots
+    # of a burst with what its code carries from one shot to the next (``where``, hashable):
+    # paths reaching the same ``where`` in the same state then meet (``combatsim.dice.paths``)
+    checkpoint: Callable[[Any], None] | None
+
 
 class Combatant(Protocol):
     """One fighter in a battle, as rules and tactics see it. ``state`` is the rule system's own
@@ -301,6 +306,14 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
         ``combatsim.dice.paths`` explains) rather than face by face. The battle's dice then
         enumerate only what is left. Nothing by default: every face is enumerated, which is
         exact too, only slower."""
+
+    def exact_key(self, fighter: Combatant) -> Any:
+        """What of the fighter's state a later roll, decision or ``condition`` can read, as
+        a hashable, or None (the default) for all of it, walked generically. Paths of an
+        exact answer that reach the same keys meet (``combatsim.dice.paths``), so a tight key
+        (no counters kept only for combatants.csv) makes long bursts cheap; a key that leaves
+        out something read gives wrong answers, which ``tests/exact`` would show."""
+        return None
 
     def condition(self, fighter: Combatant) -> str:
         """The fighter's condition in a few words, for exact-odds tables (``status`` by

@@ -124,3 +124,13 @@ def test_worked_example_one_shot_without_dodge_or_karma(tmp_path):
             damage = boxes[levels[min(index, 3)]] if index >= 0 else 0
             expected[damage] = expected.get(damage, Fraction(0)) + p_attack * p_body
     assert dict(got.by("damage")) == {k: v for k, v in expected.items() if v}
+
+
+@pytest.mark.parametrize("shots", [2, pytest.param(3, marks=pytest.mark.slow)])
+def test_paths_meeting_between_shots_change_no_answer(tmp_path, shots):
+    """The meeting points of a burst (``exact_key``, ``checkpoint``) are a promise that the
+    rest of the burst reads nothing else: the answer with them is the answer without."""
+    scenario = duel(tmp_path, mode="autofire", dodge="match", meters=30)
+    merged = attack_odds(scenario, "Ork", "Elf", shots=shots)
+    walked = attack_odds(scenario, "Ork", "Elf", shots=shots, meet=False)
+    assert merged.outcomes == walked.outcomes

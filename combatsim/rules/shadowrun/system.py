@@ -397,6 +397,22 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
         fighter.state.count = count
 
+    def exact_key(self, fighter: C) -> tuple:
+        """The monitors, the pools and Karma left, the armor left: all a later test reads
+        (the rest of the state is the sheet's, or counters for combatants.csv)."""
+        st = fighter.state
+        return (
+            st._physical,
+            st._stun,
+            st.overflow,
+            st.dodge,
+            st.defense,
+            st.karma,
+            st.karma_rerolled,
+            st.ballistic,
+            st.impact,
+        )
+
     def condition(self, fighter: C) -> str:
         st = fighter.state
         dead = f", {st.overflow} past the monitor" if st.overflow else ""
@@ -589,13 +605,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     ) -> None:
         """Ruling 5 and 8: each shot an attack test; each hit resisted separately.
 
-        ``sweep`` holds further ``(target, shots)`` pairs an autofire burst walks across; the
-        shots wasted between targets (1 per meter, ruling 8) are already left out of every
-        pair, and all shots take the recoil of the whole burst.
-
-        The TN (seed 002 Fire Combat steps 1-2) is worked out here, once per target: the range
-        band's TN, then the Weapon Modifiers and Visibility tables and the wound modifier
-        (ruling 7). The trace names each modifier (``_trace_aim``); untraced, no text."""
+        ``sweep``: further ``(target, shots)`` pairs an autofire burst walks across (the shots
+        wasted between targets, 1 per meter, already left out); all shots take the whole
+        burst's recoil. The TN (seed 002 Fire Combat steps 1-2) is worked out once per target:
+        range band, the Weapon Modifiers and Visibility tables, the wound modifier (ruling 7);
+        the trace names each (``_trace_aim``)."""
         groups = (
             ((target, shots - sum(n for _, n in sweep) - _wasted(battle, target, sweep)), *sweep)
             if sweep
@@ -622,7 +636,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
         fired = 0  # shots taken, added to the attacker's count at the end
-        for victim, count in groups:
+        meet = battle.roll.checkpoint  # None in a battle (an exact answer's meeting point)
+        for group, (victim, count) in enumerate(groups):
             s = battle.situation(attacker, victim)
             distance = s.distance
             # (the firing's four tops serve as ``band_of``'s: no shot goes past extreme)
@@ -638,6 +653,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             for shot in range(count):
                 if shot and not victim.can_act:
                     break
+                if meet is not None:  # what the next shots read besides the fighters' state
+                    meet((group, shot, fired, tn, power))
                 fired += 1
                 if roll is None:
                     successes, fumble = self.count(
