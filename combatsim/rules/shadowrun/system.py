@@ -630,13 +630,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         own = recoil + moving + vis + smart + st.penalty
         firearms = st.firearms
         tracing = battle.tracing
-        # Untraced and with no Karma to re-roll with, the attack tests count straight from the
-        # fighter's dice (``count`` would add nothing).
+        # Untraced, no Karma to re-roll with: the attack tests count straight from the dice
         roll = None
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
-        fired = 0  # shots taken, added to the attacker's count at the end
-        meet = battle.roll.checkpoint  # None in a battle (an exact answer's meeting point)
+        fired, meet = 0, battle.roll.checkpoint  # shots so far; exact answers' meeting point
         for group, (victim, count) in enumerate(groups):
             s = battle.situation(attacker, victim)
             distance = s.distance
@@ -653,7 +651,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             for shot in range(count):
                 if shot and not victim.can_act:
                     break
-                if meet is not None:  # what the next shots read besides the fighters' state
+                if meet is not None:  # the shots to come read this and the fighters' state
                     meet((group, shot, fired, tn, power))
                 fired += 1
                 if roll is None:
