@@ -30,8 +30,9 @@ from .freeze import fighter_key
 @dataclass(frozen=True, order=True)
 class Outcome:
     """What one way of the dice left behind: did it hit, how much damage (the system's units:
-    boxes, points), the target's condition and status afterwards, is it out of the fight, and
-    did the attacker fumble away its next action."""
+    boxes, points), the target's condition and status afterwards, is it out of the fight, did
+    the attacker fumble away its next action, and the damage the attacker took itself (a melee
+    attack the defender wins hurts the attacker) and whether that took it down."""
 
     hit: bool
     damage: int
@@ -39,6 +40,8 @@ class Outcome:
     status: str
     down: bool
     fumbled: bool
+    attacker_damage: int = 0
+    attacker_down: bool = False
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,7 @@ def attack_odds(
         question,
         a.name,
         t.name,
-        a.weapon_label(a.weapons[question.weapon]),
+        a.weapon_label(a.weapons[question.weapon]) if question.weapon >= 0 else "bare hands",
         s.distance,
         t.cover,
         outcomes,
@@ -140,11 +143,11 @@ def one_attack(rig: Rig, question: Question, choose: Choose) -> Outcome:
     a, t = rig.ready(choose, question.attacker, question.target)
     battle = rig.battle
     system = battle.system
-    weapon = a.weapons[question.weapon]
+    weapon = a.weapons[question.weapon] if question.weapon >= 0 else None
     if battle.begin_action is not None:
         battle.begin_action(battle, a)
     a.actions = a.actions_this_turn = 1
-    if weapon.kind == "melee":
+    if weapon is None or weapon.kind == "melee":
         system.melee_attack(battle, a, t, weapon)
     else:
         system.ranged_attack(battle, a, t, weapon, question.shots)
@@ -155,6 +158,8 @@ def one_attack(rig: Rig, question: Question, choose: Choose) -> Outcome:
         system.status(t),
         not t.can_act,
         bool(a.lose_next_action),
+        a.damage_taken,
+        not a.can_act,
     )
 
 
@@ -173,12 +178,14 @@ def ask(
         )
     fighter = Rig(scenario).battle.fighters[a]
     w = _weapon(scenario, fighter, specs[t].position, weapon)
-    chosen = fighter.weapons[w]
-    most = scenario.system.max_autofire(fighter, chosen) if chosen.kind == "firearm" else 1
+    chosen = fighter.weapons[w] if w >= 0 else None
+    firearm = chosen is not None and chosen.kind == "firearm"
+    most = scenario.system.max_autofire(fighter, chosen) if firearm else 1
     if shots is None:
         shots = shots_now(fighter.burst, fighter.ammo[w]) if chosen is fighter.firearm else 1
     if not 1 <= shots <= most:
-        raise UsageError("--shots", shots, f"1 to {most} with the {fighter.weapon_label(chosen)}")
+        with_what = f"the {fighter.weapon_label(chosen)}" if chosen is not None else "bare hands"
+        raise UsageError("--shots", shots, f"1 to {most} with {with_what}")
     return Question(scenario, a, t, w, shots)
 
 
@@ -191,7 +198,7 @@ def _named(names: list[str], argument: str, name: str) -> int:
 
 def _weapon(scenario: Any, fighter: Fighter, at: tuple[float, float], name: str | None) -> int:
     """The index of the weapon asked for, or of the one the attack would use: the firearm when
-    the target is in its range, else a melee weapon when it is within reach."""
+    the target is in its range, else a melee weapon (-1: bare hands) when within reach."""
     import math
 
     labels = [fighter.weapon_label(w) for w in fighter.weapons]
@@ -203,22 +210,22 @@ def _weapon(scenario: Any, fighter: Fighter, at: tuple[float, float], name: str 
         index = labels.index(name)
     elif fighter.firearm is not None and meters <= fighter.firearm_range:
         index = fighter.firearm_index
-    elif fighter.melee is not None and meters <= reach:
-        index = fighter.weapon_index[id(fighter.melee)]
+    elif meters <= reach:
+        return fighter.weapon_index[id(fighter.melee)] if fighter.melee is not None else -1
+    elif fighter.firearm is not None:
+        index = fighter.firearm_index
     else:
-        raise UsageError(
-            "--weapon", None, Described(f"a weapon that reaches {meters:.1f} m: {labels}")
-        )
-    weapon = fighter.weapons[index]
-    if weapon.kind == "grenade":
-        raise UsageError(
-            "--weapon", name, "a firearm or melee weapon (a grenade's odds are not exact)"
-        )
-    far = weapon.max_range if weapon.kind == "firearm" else reach
+        index = fighter.weapon_index[id(fighter.melee)] if fighter.melee is not None else -1
+    weapon = fighter.weapons[index] if index >= 0 else None
+    if weapon is not None and weapon.kind == "grenade":
+        raise UsageError("--weapon", name, "a firearm or melee weapon (a grenade is not exact)")
+    far = weapon.max_range if weapon is not None and weapon.kind == "firearm" else reach
     if meters > far:
+        what = f"the {labels[index]}" if weapon is not None else "bare hands"
         raise UsageError(
-            "--weapon",
-            name,
-            Described(f"a weapon that reaches {meters:.1f} m (it reaches {far:g} m)"),
+            "--target",
+            Described(f"{meters:.1f} m away"),
+            f"a target within reach of {fighter.name}'s weapons ({what} reaches {far:g} m; "
+            "move one with --set 'sides[S].members[M].position=[x, y]')",
         )
     return index

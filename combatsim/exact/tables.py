@@ -40,6 +40,8 @@ def _parts(odds: AttackOdds) -> dict[str, Any]:
         "p_down": odds.p(lambda o: o.down),
         "p_dead": odds.p(lambda o: o.status == "dead"),
         "p_attacker_fumbles": odds.p(lambda o: o.fumbled),
+        "attacker_damage": dict(sorted(odds.by("attacker_damage").items())),
+        "p_attacker_down": odds.p(lambda o: o.attacker_down),
     }
 
 
@@ -63,7 +65,11 @@ def attack_table(odds: AttackOdds) -> Table:
     """One row per outcome: the chance and the exact fraction."""
     q = odds.question
     parts = _parts(odds)
-    shots = f"{q.shots} shot{'s' if q.shots != 1 else ''}"
+    melee = (
+        q.weapon < 0
+        or odds.question.scenario.fighters[q.attacker].weapons[q.weapon].kind == "melee"
+    )
+    shots = "melee" if melee else f"{q.shots} shot{'s' if q.shots != 1 else ''}"
     title = (
         f"{odds.attacker} attacks {odds.target} with the {odds.weapon} ({shots}): "
         f"{q.scenario.name} ({q.scenario.system.name})"
@@ -84,6 +90,12 @@ def attack_table(odds: AttackOdds) -> Table:
         ("attacker fumbles (loses next action)", "p_attacker_fumbles"),
     ):
         rows.append([label, float(parts[key]), _exact(parts[key])])
+    for amount, p in parts["attacker_damage"].items():
+        if amount:  # a melee attack the defender wins
+            rows.append([f"attacker takes damage {amount}", float(p), _exact(p)])
+    if parts["p_attacker_down"]:
+        p = parts["p_attacker_down"]
+        rows.append(["attacker down", float(p), _exact(p)])
     notes = [
         f"at the start of the battle: {odds.distance:.1f} m apart, the target "
         f"{'in no' if odds.cover == 'none' else 'in ' + odds.cover} cover and standing "

@@ -40,6 +40,8 @@ def first_attacks(scenario, attacker: str, battles: int, seed: int = 1) -> Count
                         system.status(t),
                         not t.can_act,
                         bool(a.lose_next_action),
+                        a.damage_taken,
+                        not a.can_act,
                     )
                 ] += 1
             raise _Stop
