@@ -77,6 +77,18 @@ def test_karma_applies_to_the_attackers_pool_in_an_opposed_test(capsys):
     assert karma["karma"] == "reroll"
 
 
+def test_the_defender_may_reroll_with_karma_in_melee(capsys):
+    """Two dice each at TN 4; the defender re-rolls no success (1/4 then 1/4 again): its
+    successes 1/16, 5/8, 5/16, so the attacker wins 1/2 x 1/16 + 1/4 x 11/16 = 13/64."""
+    out = run_json(
+        capsys, "--dice", "2", "--tn", "4", "--against", "2", "--against-karma", "reroll"
+    )
+    assert out["exact"]["attacker_wins"] == "13/64"
+    assert out["defender"]["successes"] == pytest.approx([1 / 16, 5 / 8, 5 / 16])
+    assert out["defender"]["p_fumble"] == pytest.approx(1 / 4 * 1 / 36)  # ruling 26
+    assert out["attacker"]["p_fumble"] == pytest.approx(1 / 36)
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [
@@ -116,6 +128,8 @@ def test_plot_draws_each_new_distribution(tmp_path, capsys, argv):
         (["--against-tn", "5"], "--against"),
         (["--karma", "negate", "--karma-reroll-fumbles", "off"], "--karma reroll"),
         (["--karma-reroll-fumbles", "on"], "--karma-reroll-fumbles"),
+        (["--against-karma", "reroll"], "--against-karma"),
+        (["--against", "2", "--against-karma", "buy"], "--against-karma"),
         (["--against", "-1"], "--against"),
         (["--against", "101"], "--against"),
         (["--against", "2", "--against-tn", "x"], "--against-tn"),

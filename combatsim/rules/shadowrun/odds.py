@@ -42,6 +42,9 @@ class PoolOdds:
         )
         opposed.add_argument("--against-tn", help="melee: the defender's TN (default: --tn)")
         opposed.add_argument(
+            "--against-karma", choices=KARMA_USES, help="melee: the defender's Instant Karma"
+        )
+        opposed.add_argument(
             "--dodge", help="ranged: the Dodge Pool dice the defender spends, 0-100"
         )
         opposed.add_argument(
@@ -81,7 +84,8 @@ class PoolOdds:
             from .odds_opposed import sr_melee
 
             against_tn = tn if args.against_tn is None else read("--against-tn")
-            return sr_melee(dice, tn, read("--against"), against_tn, **kind, **tester)
+            defender = {"against_karma": args.against_karma}
+            return sr_melee(dice, tn, read("--against"), against_tn, **kind, **tester, **defender)
         if args.dodge is not None:
             from .odds_opposed import sr_dodge
 
@@ -126,13 +130,14 @@ def _check_combination(args: argparse.Namespace) -> None:
         raise UsageError("--dodge", args.dodge, "nothing with --against (one opposed test)")
     for option, value, needs, present in (
         ("--against-tn", args.against_tn, "--against", args.against is not None),
+        ("--against-karma", args.against_karma, "--against", args.against is not None),
         ("--dodge-tn", args.dodge_tn, "--dodge", args.dodge is not None),
         ("--dodge", args.dodge, "--dodge-tn", args.dodge_tn is not None),
         (
             "--karma-reroll-fumbles",
             args.karma_reroll_fumbles,
-            "--karma reroll",
-            args.karma == "reroll",
+            "--karma reroll or --against-karma reroll",
+            "reroll" in (args.karma, args.against_karma),
         ),
     ):
         if value is not None and not present:

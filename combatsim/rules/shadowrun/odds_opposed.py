@@ -29,6 +29,10 @@ def _side(dice: int, tn: int, kind: sr.PoolDice, outcomes: Dist[tuple[int, bool]
     }
 
 
+def _karma_note(karma: str | None) -> str:
+    return f", Karma ({karma})" if karma else ""
+
+
 def _mean(outcomes: Dist[tuple[int, bool]]) -> Fraction:
     return outcomes.map(lambda o: o[0]).mean()
 
@@ -42,15 +46,17 @@ def sr_melee(
     tn_cap: bool = False,
     karma: str | None = None,
     reroll_fumbles: bool = True,
+    against_karma: str | None = None,
 ) -> tuple[dict, Table]:
-    """Ruling 9: both sides roll, more successes wins by the difference, a tie harms no one."""
+    """Ruling 9: both sides roll, more successes wins by the difference, a tie harms no one.
+    Either side may use Instant Karma (the battles' ``attack`` policy re-rolls both)."""
     check_range("--dice", dice, 0, 100)
     check_range("--tn", tn, -50, 200)
     check_range("--against", against, 0, 100)
     check_range("--against-tn", against_tn, -50, 200)
     kind = _kind(d8, tn_cap)
     attack = tested(dice, tn, kind, karma, reroll_fumbles)
-    defence = sr.exact_outcomes(against, against_tn, kind)
+    defence = tested(against, against_tn, kind, against_karma, reroll_fumbles)
     margin = sr.exact_margin(attack.map(lambda o: o[0]), defence.map(lambda o: o[0]))
     wins, tie = margin.prob(lambda m: m > 0), margin[0]
     loses = 1 - wins - tie
@@ -58,6 +64,7 @@ def sr_melee(
         "system": f"shadowrun-{kind.name}",
         "test": "melee",
         "karma": karma,
+        "against_karma": against_karma,
         "attacker": _side(dice, tn, kind, attack),
         "defender": _side(against, against_tn, kind, defence),
         "p_attacker_wins": float(wins),
@@ -77,10 +84,9 @@ def sr_melee(
         who = "attacker wins" if m > 0 else "defender wins" if m < 0 else "tie: no damage"
         at_least += margin[m]
         rows.append([m, who, abs(m) if m else "", float(margin[m]), float(at_least)])
-    karma_note = f", Karma ({karma})" if karma else ""
     table = Table(
-        f"Shadowrun {kind.name} melee: {dice} dice vs TN {tn}{karma_note} against "
-        f"{against} dice vs TN {against_tn}",
+        f"Shadowrun {kind.name} melee: {dice} dice vs TN {tn}{_karma_note(karma)} against "
+        f"{against} dice vs TN {against_tn}{_karma_note(against_karma)}",
         ["margin", "outcome", "net successes", "P(exactly)", "P(margin at least)"],
         rows,
         [
@@ -137,8 +143,7 @@ def sr_dodge(
     outcomes = ["no success", "clean miss", *(f"hit, net {k}" for k in range(dice + 1))]
     chances = [no_success, dodged, *on_hit]
     table = Table(
-        f"Shadowrun {kind.name}: {dice} attack dice vs TN {tn}"
-        + (f", Karma ({karma})" if karma else "")
+        f"Shadowrun {kind.name}: {dice} attack dice vs TN {tn}{_karma_note(karma)}"
         + f", against {dodge} Dodge Pool dice vs TN {dodge_tn}",
         ["outcome", "P(exactly)", "P(this or better for the attacker)"],
         [

@@ -674,7 +674,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 dodge_successes, fumble = roll(spend, tn)
                 if fumble:
                     st.fumbles += 1  # ruling 2: every fumble is recorded
-            if dodge_successes > attack_successes:
+            if dice.dodges(attack_successes, dodge_successes):  # as the exact odds decide
                 if tracing:
                     battle.trace(
                         "miss",
