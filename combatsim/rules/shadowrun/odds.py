@@ -6,7 +6,9 @@ import argparse
 
 from ...errors import UsageError
 from ...odds import Read
-from .odds_tables import KARMA_USES
+
+# Instant Karma's uses of one point (ruling 11): re-roll the failed dice, or undo a fumble
+KARMA_USES = ("reroll", "negate")
 
 
 class PoolOdds:

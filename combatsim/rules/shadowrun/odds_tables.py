@@ -104,9 +104,6 @@ def sr_grid(
     return grid.payload(f"shadowrun-{kind.name}", need=need), grid.table(), grid
 
 
-KARMA_USES = ("reroll", "negate")
-
-
 def tested(
     dice: int, tn: int, kind: sr.PoolDice, karma: str | None, reroll_fumbles: bool = True
 ) -> Dist[tuple[int, bool]]:
