@@ -373,6 +373,82 @@ def exact_outcomes(n: int, tn: int, dice: PoolDice = D6) -> Dist[tuple[int, bool
     )
 
 
+# --- Instant Karma (rulings 11 and 26): the rule the battles and the exact odds share -------------
+
+
+def karma_rerolls(successes: int, fumble: bool) -> bool:
+    """Whether the ``attack`` Karma policy re-rolls a test (ruling 11): one with no success.
+
+    A fumble always has no success; it is named so that the rule reads as the ruling does.
+    """
+    return successes == 0 or fumble
+
+
+def after_karma_reroll(
+    kept: int, again: int, again_fumble: bool, reroll_fumbles: bool = True
+) -> tuple[int, bool]:
+    """``(successes, fumble)`` of a test whose failed dice were re-rolled with Karma.
+
+    ``kept`` successes stay; ``again`` and ``again_fumble`` are the re-rolled dice's. Ruling
+    26: the test fumbles when every die of it shows the low face afterwards, which needs no
+    kept die and a fumbled re-roll; option ``karma_reroll_fumbles: off`` (``reroll_fumbles``
+    false) means a re-roll never fumbles.
+    """
+    return kept + again, again_fumble and not kept and reroll_fumbles
+
+
+def exact_karma_reroll(
+    n: int, tn: int, dice: PoolDice = D6, reroll_fumbles: bool = True
+) -> Dist[tuple[int, bool]]:
+    """Exact ``(successes, fumble)`` of an ``n``-die test re-rolled with one Karma point when
+    ``karma_rerolls`` says so (the ``attack`` policy: once, on no success)."""
+
+    def settle(outcome: tuple[int, bool]) -> Dist[tuple[int, bool]]:
+        successes, fumble = outcome
+        if not karma_rerolls(successes, fumble):
+            return Dist.point(outcome)
+        again = exact_outcomes(n - successes, tn, dice)
+        return again.map(lambda o: after_karma_reroll(successes, o[0], o[1], reroll_fumbles))
+
+    return exact_outcomes(n, tn, dice).bind(settle)
+
+
+def exact_karma_negate(n: int, tn: int, dice: PoolDice = D6) -> Dist[tuple[int, bool]]:
+    """Exact ``(successes, fumble)`` of a test whose fumble is undone with one Karma point
+    (ruling 11): the successes are the roll's, and no outcome is a fumble."""
+    return exact_outcomes(n, tn, dice).map(lambda o: (o[0], False))
+
+
+# --- opposed tests: melee (ruling 9) and a ranged attack against the Dodge Pool (ruling 5) -------
+
+
+def exact_margin(attack: Dist[int], defence: Dist[int]) -> Dist[int]:
+    """Exact attacker's successes less the defender's, of two independent tests.
+
+    Ruling 9: above 0 the attacker wins by that many net successes, below 0 the defender
+    does, and 0 is a tie that harms no one.
+    """
+    return attack + defence.map(lambda k: -k)
+
+
+def dodges(attack_successes: int, dodge_successes: int) -> bool:
+    """Ruling 5: Dodge Pool successes alone above the attack's are a clean miss."""
+    return dodge_successes > attack_successes
+
+
+def exact_dodged_attack(
+    attack: Dist[int], spend: int, tn: int, dice: PoolDice = D6
+) -> Dist[tuple[int, int]]:
+    """Exact ``(attack successes, dodge successes)`` of a ranged attack whose target rolls
+    ``spend`` Dodge Pool dice at its ``tn`` (the weapon's Power and its wounds).
+
+    Ruling 5: an attack with no success is a miss and is not dodged, so its outcome is
+    ``(0, 0)``; otherwise the dodge dice are rolled, and ``dodges`` tells a clean miss.
+    """
+    dodge = exact_successes(spend, tn, dice)
+    return attack.bind(lambda a: dodge.map(lambda d: (a, d)) if a else Dist.point((0, 0)))
+
+
 # --- sampling ------------------------------------------------------------------------------------
 
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 import pytest
 from scipy import stats
 
-from combatsim.dice.shadowrun import D6, D8, exact_outcomes
+from combatsim.dice.shadowrun import D6, D8, exact_karma_reroll, exact_outcomes
 from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import TURN_LIMIT, VICTORY
 from combatsim.rules.levers import field_bounds
@@ -833,6 +833,8 @@ def test_the_exact_outcome_of_a_two_die_test_with_a_karma_reroll(system, kind, t
     assert {k: p for k, p in counted.items() if p} == {k: p for k, p in law.items() if p}
     fumble = Fraction(25, 1296) if kind is D6 else Fraction(49, 4096)
     assert counted.get((0, True), 0) == (fumble if option == "on" else 0)
+    # and ``combatsim odds sr --karma reroll`` answers from this law (the dice layer's)
+    assert dict(exact_karma_reroll(2, tn, kind, option == "on")) == law
 
 
 # ================================================================================================

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ...dice import shadowrun as sr
+from ...dice.exact import Dist
 from ...errors import check_range
 from ...odds import Grid, Table, check_grid
 
@@ -99,3 +102,95 @@ def sr_grid(
     what = "a success" if need == 1 else f"{need} successes or more"
     grid = Grid(f"Shadowrun {kind.name}: P({what}) by pool and TN", "dice", "TN", dice, tns, p)
     return grid.payload(f"shadowrun-{kind.name}", need=need), grid.table(), grid
+
+
+def tested(
+    dice: int, tn: int, kind: sr.PoolDice, karma: str | None, reroll_fumbles: bool = True
+) -> Dist[tuple[int, bool]]:
+    """Exact ``(successes, fumble)`` of the tester's pool, with the Karma use asked for:
+    ``reroll`` the failed dice of a test with no success (the ``attack`` policy), or
+    ``negate`` a fumble (ruling 11)."""
+    if karma == "reroll":
+        return sr.exact_karma_reroll(dice, tn, kind, reroll_fumbles)
+    if karma == "negate":
+        return sr.exact_karma_negate(dice, tn, kind)
+    return sr.exact_outcomes(dice, tn, kind)
+
+
+def successes_of(outcomes: Dist[tuple[int, bool]], dice: int) -> list[float]:
+    """P(exactly k successes) for k from 0 to ``dice``."""
+    counted = outcomes.map(lambda o: o[0])
+    return [float(counted[k]) for k in range(dice + 1)]
+
+
+def fumble_of(outcomes: Dist[tuple[int, bool]]) -> Fraction:
+    return outcomes.prob(lambda o: o[1])
+
+
+def karma_spent(first: Dist[tuple[int, bool]], karma: str) -> Fraction:
+    """P(the point is spent), from the first roll: on no success (``reroll``, as the battles
+    decide it) or on a fumble (``negate``)."""
+    if karma == "reroll":
+        return first.prob(lambda o: sr.karma_rerolls(*o))
+    return fumble_of(first)
+
+
+def sr_karma(
+    dice: int,
+    tn: int,
+    karma: str,
+    d8: bool = False,
+    tn_cap: bool = False,
+    reroll_fumbles: bool = True,
+) -> tuple[dict, Table]:
+    """Successes and fumble of a test without Instant Karma and with it (rulings 11, 26)."""
+    check_range("--dice", dice, 0, 100)
+    check_range("--tn", tn, -50, 200)
+    kind = sr.pool_dice("d8" if d8 else "d6", tn_cap=tn_cap)
+    plain, spent = sr.exact_outcomes(dice, tn, kind), tested(dice, tn, kind, karma, reroll_fumbles)
+    before, after = successes_of(plain, dice), successes_of(spent, dice)
+    at_least = [sum(after[k:]) for k in range(dice + 1)]
+    p_spent = karma_spent(plain, karma)
+    payload = {
+        "system": f"shadowrun-{kind.name}",
+        "dice": dice,
+        "tn": tn,
+        "effective_tn": kind.effective_tn(tn),
+        "karma": karma,
+        "karma_reroll_fumbles": reroll_fumbles,
+        "successes": after,
+        "successes_without_karma": before,
+        "p_at_least": at_least,
+        "p_fumble": float(fumble_of(spent)),
+        "p_fumble_exact": str(fumble_of(spent)),
+        "p_fumble_without_karma": float(fumble_of(plain)),
+        "p_karma_spent": float(p_spent),
+        "p_karma_spent_exact": str(p_spent),
+        "expected_successes": float(spent.map(lambda o: o[0]).mean()),
+        "expected_successes_without_karma": float(plain.map(lambda o: o[0]).mean()),
+    }
+    use = (
+        "re-rolling the failed dice of a test with no success"
+        if karma == "reroll"
+        else "undoing a fumble"
+    )
+    notes = [
+        f"Karma: 1 point {use} (ruling 11), spent in {float(p_spent):.4%} of tests",
+        f"P(fumble): {payload['p_fumble']:.6%} with Karma (exactly {fumble_of(spent)}), "
+        f"{payload['p_fumble_without_karma']:.6%} without",
+        f"expected successes: {payload['expected_successes']:.3f} with Karma, "
+        f"{payload['expected_successes_without_karma']:.3f} without",
+    ]
+    if karma == "reroll":
+        notes.append(
+            f"a re-roll showing every die on {kind.low} is a fumble again (ruling 26)"
+            if reroll_fumbles
+            else "a re-roll never fumbles (karma_reroll_fumbles off)"
+        )
+    table = Table(
+        f"Shadowrun {kind.name}: {dice} dice vs TN {tn}, Instant Karma ({karma})",
+        ["successes", "P(exactly k), no Karma", "P(exactly k), Karma", "P(at least k), Karma"],
+        [[k, before[k], after[k], at_least[k]] for k in range(dice + 1)],
+        notes,
+    )
+    return payload, table

@@ -479,8 +479,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         if (
             karma == "attack"
             and st is not None
-            and (successes == 0 or fumble)
             and st.karma >= 1
+            and dice.karma_rerolls(successes, fumble)
             and st.karma_policy in ("attack", "both")
             and not st.karma_rerolled
         ):
@@ -488,11 +488,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating the fumble)
             st.karma_spent += 1
             kept = successes  # the dice that succeeded stay (none: this test had no success)
-            again, fumble = roll(n - kept, tn)
-            successes = kept + again
-            # ruling 26: a fumble when every die of the test shows 1 (0 on the D8) after the
-            # re-roll, so none was kept; with the option off, a re-roll never fumbles
-            fumble = fumble and not kept and self.options.karma_reroll_fumbles
+            again, again_fumble = roll(n - kept, tn)
+            # ruling 26 (``dice.after_karma_reroll``, as the exact odds count it)
+            successes, fumble = dice.after_karma_reroll(
+                kept, again, again_fumble, self.options.karma_reroll_fumbles
+            )
         if fumble and st is not None:
             st.fumbles += 1  # ruling 2: every fumble is recorded
         return successes, fumble
@@ -537,7 +537,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
         if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
             policy = fighter.state.karma_policy
-            rerollable = result.fumble or result.successes == 0
+            rerollable = dice.karma_rerolls(result.successes, result.fumble)
             if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
                 fighter.state.karma_rerolled = True
                 # Ruling 11: 1 point re-rolls all failed dice of a test (so negates its fumble).
@@ -550,12 +550,14 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                     if target is not None and c[0] != kind.low and sum(c) >= target
                 ]
                 before = result
-                _, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
-                result = dice.count(kept + rerolled, target, kind)
-                # Ruling 26: every die of the test on 1 after the re-roll is a fumble again
-                # (``count`` looks at kept and re-rolled dice); off: a re-roll never fumbles.
-                if result.fumble and not self.options.karma_reroll_fumbles:
-                    result = dice.PoolResult(result.successes, False, result.totals)
+                again, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
+                # Ruling 26: every die of the test on 1 after the re-roll is a fumble again;
+                # off: a re-roll never fumbles (``dice.after_karma_reroll``, as ``count``)
+                successes, fumble = dice.after_karma_reroll(
+                    len(kept), again.successes, again.fumble, self.options.karma_reroll_fumbles
+                )
+                totals = tuple(sum(c) for c in kept + rerolled)
+                result = dice.PoolResult(successes, fumble, totals)
                 battle.trace(
                     "karma",
                     f"{fighter.name} spends 1 Karma to re-roll failed dice "
@@ -704,7 +706,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 dodge_successes, fumble = roll(spend, tn)
                 if fumble:
                     st.fumbles += 1  # ruling 2: every fumble is recorded
-            if dodge_successes > attack_successes:
+            if dice.dodges(attack_successes, dodge_successes):  # as the exact odds decide
                 if tracing:
                     battle.trace(
                         "miss",
