@@ -138,3 +138,53 @@ def test_2097_damage_plot(capsys, tmp_path):
 )
 def test_2097_bad_damage_arguments_are_one_line(capsys, argv, says):
     assert says in refused(capsys, "2097", *argv)
+
+
+# --- Lost Souls: the cooperative roll ------------------------------------------------------------
+
+
+def test_lost_souls_assisted_roll_by_hand(capsys):
+    # Column 6 helped by column 6: bonus die 25/100, none 56/100, penalty 19/100; success
+    # 3/4, 1/2, 1/4 with each: 103/200 (tests/dice/test_lost_souls_cooperative.py).
+    out = run_json(capsys, "lost-souls", "--net", "0", "--column", "6", "--assist-column", "6")
+    assisted = out["assisted"]
+    assert assisted["assistant_die"] == pytest.approx({"+1": 0.25, "0": 0.56, "-1": 0.19})
+    assert assisted["p_success_exact"] == "103/200"
+    assert assisted["p_success_unassisted"] == pytest.approx(0.5)
+    assert sum(assisted["tiers"].values()) == pytest.approx(1)
+    text = run_text(capsys, "lost-souls", "--net", "0", "--column", "6", "--assist-column", "6")
+    assert "unassisted" in text and "assistant's die: bonus 25.00%" in text
+
+
+def test_lost_souls_assistants_own_dice_count(capsys):
+    base = ["lost-souls", "--net", "0", "--column", "6", "--assist-column", "4"]
+    plain = run_json(capsys, *base)["assisted"]["p_success"]
+    helped = run_json(capsys, *base, "--assist-net", "2")["assisted"]["p_success"]
+    assert plain < 0.5 < helped  # column 4 alone hurts more often than it helps
+
+
+def test_lost_souls_assisted_plot_draws_both(capsys, tmp_path):
+    path = tmp_path / "coop.svg"
+    run_text(
+        capsys, "lost-souls", "--net", "1", "--column", "3", "--assist-column", "8", "--plot",
+        str(path),
+    )  # fmt: skip
+    assert "unassisted" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--net", "0", "--assist-column", "4"], "--column: got nothing"),
+        (["--net", "0", "--column", "6", "--assist-column", "11"], "--assist-column: got 11"),
+        (["--net", "0", "--column", "6", "--assist-column", "x"], "--assist-column"),
+        (
+            ["--net", "0", "--column", "6", "--assist-column", "4", "--assist-net", "7"],
+            "--assist-net",
+        ),
+        (["--net", "0", "--column", "6", "--assist-net", "1"], "--assist-net"),
+        (["--grid", "--net", "0..1", "--assist-column", "3"], "--assist-column"),
+    ],
+)
+def test_lost_souls_bad_assist_arguments_are_one_line(capsys, argv, says):
+    assert says in refused(capsys, "lost-souls", *argv)
