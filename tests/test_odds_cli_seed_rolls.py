@@ -188,3 +188,43 @@ def test_lost_souls_assisted_plot_draws_both(capsys, tmp_path):
 )
 def test_lost_souls_bad_assist_arguments_are_one_line(capsys, argv, says):
     assert says in refused(capsys, "lost-souls", *argv)
+
+
+# --- 4D8: combinations on successful rolls only, and the aspects ----------------------------------
+
+
+def test_4d8_combinations_on_success_are_labelled_apart_from_every_roll(capsys):
+    # Chance 5: the successes are snake-eyes (1 roll) and a triple of 1s with a 2 (4 rolls).
+    out = run_json(capsys, "4d8", "--chance", "5")
+    assert out["combinations_on_success"]["triple"] == pytest.approx(4 / 5)
+    assert out["combinations_on_success"]["snake_eyes"] == pytest.approx(1 / 5)
+    assert out["combinations_with_success"]["triple"] == pytest.approx(4 / 4096)
+    assert out["combinations"]["pair"] == pytest.approx(2016 / 4096)  # every roll, as before
+    text = run_text(capsys, "4d8", "--chance", "5")
+    assert "combinations over every roll, hit or miss:" in text
+    assert "combinations on successful rolls only (share of the successes):" in text
+
+
+def test_4d8_no_success_has_no_combinations_on_success(capsys):
+    out = run_json(capsys, "4d8", "--chance", "3")
+    assert out["combinations_on_success"] is None
+    assert "no roll succeeds" in run_text(capsys, "4d8", "--chance", "3")
+
+
+def test_4d8_aspects_table_and_json(capsys):
+    # Chance 32: every roll succeeds; a pair on dice 1 and 2 in 336 of 4096 rolls.
+    out = run_json(capsys, "4d8", "--chance", "32", "--aspects")
+    row = next(r for r in out["aspects"] if r["aspects"] == ["physical", "mental"])
+    assert row["kind"] == "pair" and row["p"] == pytest.approx(336 / 4096)
+    assert row["p_on_success"] == pytest.approx(336 / 4096)
+    assert sum(r["p"] for r in out["aspects"]) == pytest.approx(1)
+    # A triple shows three of the four dice: 3 of its 4 sets hold a given die.
+    assert out["aspect_in_combination"]["triple"]["social"] == pytest.approx(3 * 56 / 4096)
+    text = run_text(capsys, "4d8", "--chance", "32", "--aspects")
+    assert "pair: physical+mental" in text and "share of successes" in text
+
+
+def test_4d8_aspects_plot(capsys, tmp_path):
+    path = tmp_path / "aspects.svg"
+    run_text(capsys, "4d8", "--chance", "24", "--aspects", "--plot", str(path))
+    assert "share of successes" in path.read_text()
