@@ -46,7 +46,7 @@ class RollUnderOdds:
         return tables.fourd8_odds(read("--chance"), args.over32)
 
     def distribution(self, payload: dict) -> tuple[str, list[object], dict[str, list[float]]]:
-        if payload.get("table") == "aspects":
+        if payload.get("shows") == "aspects":
             rows = payload["aspects"]
             return (
                 "combination: the dice that make it",

@@ -20,6 +20,7 @@ def fourd8_odds(chance: int, over32: str = fourd8.DEFAULT_OVER32) -> tuple[dict,
     p_ok = fourd8.p_success(chance, over32)
     payload = {
         "system": "4d8",
+        "shows": "degree",
         "chance": chance,
         "over32": over32 if chance > 32 else None,
         "p_success": float(p_ok),
@@ -45,7 +46,7 @@ def fourd8_aspects(chance: int, over32: str = fourd8.DEFAULT_OVER32) -> tuple[di
     """Which dice made the combination (ruling 20): every ``(kind, aspects)`` with its chance
     over every roll, as a success and as a share of the successes."""
     payload, _ = fourd8_odds(chance, over32)
-    payload["table"] = "aspects"
+    payload["shows"] = "aspects"
     rows = [
         [_outcome_name(r["kind"], r["aspects"]), r["p"], r["p_success_with"], r["p_on_success"]]
         for r in payload["aspects"]

@@ -8,7 +8,6 @@ import argparse
 from ...errors import Described, UsageError
 from ...odds import Read
 
-EDGE_CHOICES = ("advantage", "remove")
 DAMAGE_ONLY = ("--pt", "--dr", "--mos", "--burst", "--edge-damage")
 
 
@@ -48,14 +47,14 @@ class CheckOdds:
             "--edge",
             nargs="?",
             const="advantage",
-            choices=EDGE_CHOICES,
+            metavar="advantage|remove",
             help="spend Edge on the check: 'advantage' (the default) buys Advantage, 'remove' "
             "removes Disadvantage (with --disadvantage); either way a kept double adds 5",
         )
         damage = parser.add_argument_group("damage through armor (rulings 14-15)")
         damage.add_argument(
             "--damage",
-            metavar="NdS+K",
+            metavar="Nd6+K",
             help="the weapon's damage roll, e.g. 2d6+3 (Nd6 + ST): the odds of what gets "
             "through armor; with --bonus and --tn of a whole attack, misses included",
         )
@@ -136,11 +135,11 @@ def check_mode(args: argparse.Namespace) -> tuple[str, bool, str | None]:
     removing only a Disadvantage there is)."""
     from ...dice import sr2097
 
-    use = {
-        None: None,
-        "advantage": sr2097.EDGE_GAIN_ADVANTAGE,
-        "remove": sr2097.EDGE_REMOVE_DISADVANTAGE,
-    }[args.edge]
+    uses = {"advantage": sr2097.EDGE_GAIN_ADVANTAGE, "remove": sr2097.EDGE_REMOVE_DISADVANTAGE}
+    if args.edge is not None and args.edge not in uses:  # no argparse choices: the live page
+        # shows an argument with choices as a list that always picks one, and Edge is optional
+        raise UsageError("--edge", args.edge, "'advantage' (the default) or 'remove'")
+    use = None if args.edge is None else uses[args.edge]
     try:
         found = sr2097.check_mode(args.advantage, args.disadvantage, edge=use)
     except UsageError:
