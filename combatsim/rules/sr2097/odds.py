@@ -97,11 +97,10 @@ class CheckOdds:
             "edge_damage": args.edge_damage,
         }
         if args.bonus is None and args.tn is None:
-            if args.advantage or args.disadvantage or args.edge:
-                flag, found = ("--edge", args.edge) if args.edge else ("--advantage", True)
-                if not args.edge and not args.advantage:
-                    flag = "--disadvantage"
-                raise UsageError(flag, found, "a check's flag: give --bonus and --tn with it")
+            flags = (("--advantage", args.advantage), ("--disadvantage", args.disadvantage))
+            for flag, found in (*flags, ("--edge", args.edge)):
+                if found:
+                    raise UsageError(flag, found, "a check's flag: give --bonus and --tn with it")
             return tables.sr2097_hit_damage(
                 args.damage, dice, strength, mos=_read_or(read, args, "--mos", 0), **armor
             )
