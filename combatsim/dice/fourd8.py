@@ -24,6 +24,9 @@ of at least 1). The combination kind and its aspects describe the faces under th
 force and are recorded on a failure too (so a failed snake-eyes is visible for the seed's
 "unfortunate effects"); the seed's special effects apply only when ``success`` is true.
 
+Exactly: ``exact_outcomes`` (success, degree, kind), ``exact_aspects`` (which dice made the
+combination), and ``on_success`` for either among the successful rolls only.
+
 Ruling 22 (damage from the degree) belongs to the rule system, not to this module.
 """
 

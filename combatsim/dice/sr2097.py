@@ -22,6 +22,9 @@
   burst and +2d6 for Edge.
 * Armor (seed "Damage mitigation"; ruling 15): damage below PT is stopped; otherwise the armor
   soaks floor(damage x DR / 100): 16 against PT 15/DR 30 leaves 12.
+  ``armor_outcome`` names what a hit does against it (miss, stopped, through);
+  ``exact_hit_outcome`` and ``exact_attack_outcome`` give that exactly (``combatsim odds 2097
+  --damage``).
 
 Here MoS always means the margin *after* the doubles adjustment, and a check succeeds exactly
 when that MoS is at least 0 (the Edge double "adds 5 to the total").
