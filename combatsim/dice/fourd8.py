@@ -24,6 +24,9 @@ of at least 1). The combination kind and its aspects describe the faces under th
 force and are recorded on a failure too (so a failed snake-eyes is visible for the seed's
 "unfortunate effects"); the seed's special effects apply only when ``success`` is true.
 
+Exactly: ``exact_outcomes`` (success, degree, kind), ``exact_aspects`` (which dice made the
+combination), and ``on_success`` for either among the successful rolls only.
+
 Ruling 22 (damage from the degree) belongs to the rule system, not to this module.
 """
 
@@ -230,16 +233,57 @@ def exact_outcomes(chance: int, over32: str = DEFAULT_OVER32) -> Dist[tuple[bool
 
 @lru_cache(maxsize=256)
 def _exact_outcomes(chance: int, mode: str) -> Dist[tuple[bool, int, str]]:
+    return _exact_results(chance, mode).map(lambda r: r[:3])
+
+
+Result = tuple[bool, int, str, tuple[str, ...]]  # success, degree, kind, aspects
+
+
+@lru_cache(maxsize=256)
+def _exact_results(chance: int, mode: str) -> Dist[Result]:
+    """``(success, degree, kind, aspects)`` of ``resolve`` over all 4096 rolls (or the one
+    automatic success)."""
     over32 = DEFAULT_OVER32 if mode == "normal" else mode
     if mode == "automatic":
         r = resolve(None, chance, over32)
-        return Dist.point((r.success, r.degree, r.kind))
-    counts: Counter[tuple[bool, int, str]] = Counter()
+        return Dist.point((r.success, r.degree, r.kind, r.aspects))
+    counts: Counter[Result] = Counter()
     for faces in product(range(1, SIDES + 1), repeat=N_DICE):
         r = resolve(faces, chance, over32)
-        counts[(r.success, r.degree, r.kind)] += 1
+        counts[(r.success, r.degree, r.kind, r.aspects)] += 1
     n = SIDES**N_DICE
     return Dist((k, Fraction(c, n)) for k, c in counts.items())
+
+
+def exact_aspects(
+    chance: int, over32: str = DEFAULT_OVER32
+) -> Dist[tuple[bool, str, tuple[str, ...]]]:
+    """Exact joint distribution of ``(success, kind, aspects)``: which dice made the
+    combination (ruling 20), as ``resolve`` records them (for ``"none"``: the highest die)."""
+    chance = _as_int("chance", chance, "an integer")
+    return _exact_results(chance, _mode(chance, over32)).map(lambda r: (r[0], r[2], r[3]))
+
+
+def on_success(dist: Dist[tuple]) -> Dist[tuple]:
+    """The distribution of the rest of each outcome ``(success, ...)`` among the successes only
+    (each divided by P(success)); refused when no roll succeeds."""
+    p = dist.prob(lambda o: o[0])
+    if p == 0:
+        raise UsageError("chance", "no roll succeeds", "a chance some roll succeeds at (4 up)")
+    return Dist((o[1:], q / p) for o, q in dist.items() if o[0])
+
+
+def exact_kind_on_success(chance: int, over32: str = DEFAULT_OVER32) -> Dist[str]:
+    """Exact distribution of the combination kind of a *successful* roll (the share of the
+    successes each kind makes; only a success has the seed's special effects)."""
+    return on_success(exact_outcomes(chance, over32)).map(lambda o: o[1])
+
+
+def exact_aspects_on_success(
+    chance: int, over32: str = DEFAULT_OVER32
+) -> Dist[tuple[str, tuple[str, ...]]]:
+    """Exact distribution of ``(kind, aspects)`` of a *successful* roll."""
+    return on_success(exact_aspects(chance, over32)).map(lambda o: (o[0], o[1]))
 
 
 def exact_degree(chance: int, over32: str = DEFAULT_OVER32) -> Dist[int]:
@@ -345,6 +389,31 @@ def resolve_many(faces: np.ndarray, chance: int, over32: str = DEFAULT_OVER32) -
     kind = np.select(conditions, codes, default=KINDS.index("none")).astype(np.int8)
     success = total != FAIL_TOTAL_DOUBLES if mode == "doubles" else total <= chance
     return FourD8Samples(faces, total, success, np.where(success, raw_degree, 0), kind)
+
+
+def combination_dice_many(
+    faces: np.ndarray, chance: int, over32: str = DEFAULT_OVER32
+) -> np.ndarray:
+    """Vectorised aspects: an ``(n, 4)`` boolean array, true for the dice that make each row's
+    combination (``FourD8Result.aspects``), the sampler's second reading of ruling 20.
+
+    The dice whose face is shown most often, when that is two or more (two pairs: all four);
+    else the highest die, the first of them on a tie. A bonus roll has no combinations (only
+    snake-eyes, all four dice); an automatic success shows the 8 on the first die.
+    """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
+    mode = _mode(_as_int("chance", chance, "an integer"), over32)
+    faces = np.asarray(faces, dtype=np.int64)
+    n = faces.shape[0]
+    highest = np.arange(N_DICE) == np.argmax(faces, axis=1)[:, None]
+    if mode == "automatic":
+        return np.tile(np.arange(N_DICE) == 0, (n, 1))
+    if mode == "bonus":  # snake-eyes (four 1s) is all four dice; otherwise the highest
+        return highest | (faces == 1).all(axis=1, keepdims=True)
+    alike = (faces[:, :, None] == faces[:, None, :]).sum(axis=2)  # dice showing each die's face
+    most = alike.max(axis=1, keepdims=True)
+    return np.where(most >= 2, alike == most, highest)
 
 
 # --- argument checks -----------------------------------------------------------------------------

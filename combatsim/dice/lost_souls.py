@@ -26,8 +26,10 @@ Lost Souls option ``action_table`` (read by ``combatsim.rules.lost_souls.table``
 
 In combat (seed 001 "Cooperative Rolls", "Combat", "Karma and Bonus Dice"; ruling 19): an
 assistant's Good or better gives the lead a bonus die, Inferior or worse a penalty die
-(``cooperative_dice``); a called shot takes penalty dice and adds 1 to the damage multiplier per
-die (``called_shot_multiplier``); 2 Karma buy a bonus die, at most 3 (``karma_bonus_dice``).
+(``cooperative_dice``; the lead's tier exactly: ``exact_assisted_tier``); a called shot takes
+penalty dice and adds 1 to the damage multiplier per die (``called_shot_multiplier``); 2 Karma
+buy a bonus die, at most 3 (``karma_bonus_dice``). Every source's dice are added up, then
+capped at 5 either way (``cap_net_dice``).
 """
 
 from __future__ import annotations
@@ -439,6 +441,74 @@ def karma_bonus_dice(points_spent: int) -> int:
             f"at most {MAX_KARMA_BONUS_DICE} dice)",
         )
     return points_spent // KARMA_PER_BONUS_DIE
+
+
+def cap_net_dice(total: int) -> int:
+    """Ruling 17: dice from every source, already cancelled one for one, are capped at 5 either
+    way. A battle adds the assistant's die and Karma to the lead's dice before capping."""
+    return max(-MAX_NET_DICE, min(MAX_NET_DICE, total))
+
+
+def exact_cooperative_dice(
+    column: int | str, net: int = 0, *, table: ActionTable | None = None
+) -> Dist[int]:
+    """Exact distribution of the die an assistant rolling in ``column`` with ``net`` dice gives
+    the lead: ``cooperative_dice`` (+1, 0 or -1) of each of its tiers (ruling 19)."""
+    t = _table(table)
+    return exact_tier(column, net, table=t).map(lambda tier: cooperative_dice(tier, t))
+
+
+def exact_assisted_tier(
+    column: int | str,
+    net: int,
+    assist_column: int | str,
+    assist_net: int = 0,
+    *,
+    table: ActionTable | None = None,
+) -> Dist[Tier]:
+    """Exact distribution of the lead's tier in ``column`` after an assisted roll.
+
+    The assistant rolls first in ``assist_column`` with ``assist_net`` dice; its die
+    (``exact_cooperative_dice``) joins the lead's ``net`` dice (-5..5, every other source
+    already counted), and the sum is capped at 5 either way (``cap_net_dice``) before the
+    lead's roll, as in a battle. So a lead at +5 gains nothing from a bonus die.
+    """
+    t = _table(table)
+    t.column(column)  # refuse an unknown column before any work
+    lead = net_dice(net)
+    helper = exact_cooperative_dice(assist_column, assist_net, table=t)
+    return helper.bind(lambda die: exact_tier(column, cap_net_dice(lead + die), table=t))
+
+
+def sample_assisted(
+    rng: np.random.Generator,
+    column: int | str,
+    net: int,
+    assist_column: int | str,
+    assist_net: int,
+    size: int,
+    *,
+    table: ActionTable | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Roll ``size`` assisted rolls; returns the assistant's die (+1, 0, -1) and the rank of the
+    lead's tier for each.
+
+    Vectorised from ``sample`` and ``ActionTable.ranks``, with the cooperative rule and the cap
+    restated on arrays, so it checks ``exact_assisted_tier`` independently.
+    """
+    import numpy as np  # only here: start-up (validate) needs no numpy
+
+    t = _table(table)
+    lead = net_dice(net)
+    helper = t.ranks(sample(rng, assist_net, size), assist_column)
+    good, inferior = t.tier_named("Good").rank, t.tier_named("Inferior").rank
+    die = np.where(helper >= good, 1, np.where(helper <= inferior, -1, 0))
+    lead_net = np.clip(lead + die, -MAX_NET_DICE, MAX_NET_DICE)
+    ranks = np.empty(size, dtype=np.int64)
+    for n in np.unique(lead_net).tolist():
+        rows = lead_net == n
+        ranks[rows] = t.ranks(sample(rng, n, int(rows.sum())), column)
+    return die, ranks
 
 
 def called_shot_multiplier(base_multiplier: int, penalty_dice: int) -> int:

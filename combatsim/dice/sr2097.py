@@ -22,6 +22,9 @@
   burst and +2d6 for Edge.
 * Armor (seed "Damage mitigation"; ruling 15): damage below PT is stopped; otherwise the armor
   soaks floor(damage x DR / 100): 16 against PT 15/DR 30 leaves 12.
+  ``armor_outcome`` names what a hit does against it (miss, stopped, through);
+  ``exact_hit_outcome`` and ``exact_attack_outcome`` give that exactly (``combatsim odds 2097
+  --damage``).
 
 Here MoS always means the margin *after* the doubles adjustment, and a check succeeds exactly
 when that MoS is at least 0 (the Edge double "adds 5 to the total").
@@ -524,8 +527,89 @@ def exact_attack_damage(
 ) -> Dist[int]:
     """Exact distribution of the damage an attack deals (0 on a miss), after armor PT/DR.
 
-    A mixture over the check's outcome: miss (0), or a hit whose MoS tier adds 0, 1 or 2 d6.
-    The defaults ``pt=0, dr=0`` are no armor, i.e. the damage rolled.
+    ``exact_attack_outcome`` without the kind of outcome. The defaults ``pt=0, dr=0`` are no
+    armor, i.e. the damage rolled.
+    """
+    outcome = exact_attack_outcome(
+        bonus,
+        tn,
+        base_dice,
+        strength,
+        mode=mode,
+        edge=edge,
+        burst=burst,
+        edge_damage=edge_damage,
+        pt=pt,
+        dr=dr,
+    )
+    return outcome.map(lambda o: o[1])
+
+
+# --- damage through armor: what a hit or an attack leaves (rulings 14-15) -------------------------
+
+MISS = "miss"
+STOPPED = "stopped"  # a hit the armor stopped whole: below PT (or DR 100%)
+THROUGH = "through"  # a hit that left some damage
+ARMOR_OUTCOMES = (MISS, STOPPED, THROUGH)
+
+
+def armor_outcome(rolled: int | None, pt: int, dr: int) -> tuple[str, int]:
+    """``(kind, dealt)`` of a damage roll against armor PT/DR; ``rolled`` None is a miss.
+
+    The damage left is ``apply_armor``'s (ruling 15); a hit is ``STOPPED`` when nothing is left,
+    which is when a battle counts it as stopped and the armor may degrade.
+    """
+    if rolled is None:
+        return MISS, 0
+    dealt = apply_armor(rolled, pt, dr)
+    return (THROUGH if dealt else STOPPED), dealt
+
+
+def exact_hit_outcome(
+    base_dice: int,
+    strength: int,
+    *,
+    mos: int = 0,
+    burst: bool = False,
+    edge_damage: bool = False,
+    pt: int = 0,
+    dr: int = 0,
+) -> Dist[tuple[str, int]]:
+    """Exact ``(kind, dealt)`` of one hit with margin ``mos`` (0 up) against armor PT/DR.
+
+    The hit rolls ``Nd6 + ST`` plus the MoS dice (``mos_damage_dice``), +1d6 for a burst and
+    +2d6 for Edge (seed "Variable damage rolls"); ``armor_outcome`` reads what gets through.
+    """
+    if isinstance(mos, bool) or not isinstance(mos, int) or mos < 0:
+        raise UsageError("mos", mos, "an integer from 0 up (the margin of a hit)")
+    return _hit_outcome(base_dice, strength, mos_damage_dice(mos), burst, edge_damage, pt, dr)
+
+
+def _hit_outcome(
+    base_dice: int, strength: int, mos_dice: int, burst: bool, edge_damage: bool, pt: int, dr: int
+) -> Dist[tuple[str, int]]:
+    _check_armor(pt, dr)
+    rolled = exact_damage(base_dice, strength, mos_dice, burst, edge_damage)
+    return rolled.map(lambda x: armor_outcome(x, pt, dr))
+
+
+def exact_attack_outcome(
+    bonus: int,
+    tn: int,
+    base_dice: int,
+    strength: int,
+    *,
+    mode: str = NORMAL,
+    edge: bool = False,
+    burst: bool = False,
+    edge_damage: bool = False,
+    pt: int = 0,
+    dr: int = 0,
+) -> Dist[tuple[str, int]]:
+    """Exact ``(kind, dealt)`` of an attack: a miss, or a hit whose MoS tier adds 0, 1 or 2 d6
+    (ruling 14), stopped by the armor or through it (``exact_hit_outcome``).
+
+    ``edge``: Edge spent on the check; ``edge_damage``: Edge spent to boost damage (+2d6).
     """
     damage_dice(base_dice, 0, burst, edge_damage)
     _check_strength(strength)
@@ -533,12 +617,13 @@ def exact_attack_damage(
     extra = exact_check(bonus, tn, mode, edge).map(
         lambda o: mos_damage_dice(o[1]) if o[0] else None
     )
-    rolled = extra.bind(
+    return extra.bind(
         lambda e: (
-            Dist.point(0) if e is None else exact_damage(base_dice, strength, e, burst, edge_damage)
+            Dist.point(armor_outcome(None, pt, dr))
+            if e is None
+            else _hit_outcome(base_dice, strength, e, burst, edge_damage, pt, dr)
         )
     )
-    return exact_after_armor(rolled, pt, dr)
 
 
 # --- sampling -------------------------------------------------------------------------------------
@@ -632,7 +717,39 @@ def sample_attack_damage(
     pt: int = 0,
     dr: int = 0,
 ) -> np.ndarray:
-    """Roll ``size`` independent attacks; returns the damage each deals after armor (0 on a miss).
+    """Roll ``size`` independent attacks; the damage each deals after armor (0 on a miss)."""
+    return sample_attack_outcome(
+        rng,
+        bonus,
+        tn,
+        base_dice,
+        strength,
+        size,
+        mode=mode,
+        edge=edge,
+        burst=burst,
+        edge_damage=edge_damage,
+        pt=pt,
+        dr=dr,
+    )[1]
+
+
+def sample_attack_outcome(
+    rng: np.random.Generator,
+    bonus: int,
+    tn: int,
+    base_dice: int,
+    strength: int,
+    size: int,
+    *,
+    mode: str = NORMAL,
+    edge: bool = False,
+    burst: bool = False,
+    edge_damage: bool = False,
+    pt: int = 0,
+    dr: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Roll ``size`` independent attacks; returns ``(hit, dealt)`` arrays (dealt after armor).
 
     Every attack gets enough d6 for the largest MoS bonus; the columns beyond its own count are
     masked off, so there is one draw for all damage dice.
@@ -647,4 +764,25 @@ def sample_attack_damage(
     faces = rng.integers(1, 7, size=(size, fixed + 2), dtype=np.int64)
     used = np.arange(fixed + 2) < n[:, None]
     rolled = np.where(success, (faces * used).sum(axis=1) + strength, 0)
+    return success, np.where(success, _armor_array(rolled, pt, dr), 0)
+
+
+def sample_hit_damage(
+    rng: np.random.Generator,
+    base_dice: int,
+    strength: int,
+    size: int,
+    *,
+    mos: int = 0,
+    burst: bool = False,
+    edge_damage: bool = False,
+    pt: int = 0,
+    dr: int = 0,
+) -> np.ndarray:
+    """Roll ``size`` independent hits with margin ``mos``; the damage each leaves after armor."""
+    if isinstance(mos, bool) or not isinstance(mos, int) or mos < 0:
+        raise UsageError("mos", mos, "an integer from 0 up (the margin of a hit)")
+    _check_armor(pt, dr)
+    extra = 2 if mos >= 10 else 1 if mos >= 5 else 0  # ruling 14, restated for the check
+    rolled = sample_damage(rng, base_dice, strength, size, extra, burst, edge_damage)
     return _armor_array(rolled, pt, dr)

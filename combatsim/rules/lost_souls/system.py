@@ -160,7 +160,7 @@ class NetDice:
 
 def _capped(total: int) -> int:
     """Ruling 17: the dice cancel one for one and are capped at 5 either way."""
-    return MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
+    return dice.cap_net_dice(total)
 
 
 class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
