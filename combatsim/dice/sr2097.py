@@ -31,7 +31,8 @@ the exact distributions enumerate through the same keep rule, the ``roll_*`` fun
 faces from the engine's ``draw(sides, k)``, and the vectorised samplers are checked against the
 exact distributions in the tests. ``check_outcome`` is ``resolve_check`` cut to the two numbers
 a battle goes on with (MoS and a kept double), for the battle's hot path; the tests compare the
-two on every face.
+two on every face. ``exact_check_faces`` and ``exact_damage_faces`` are the faces an exact
+answer (``combatsim odds attack``) chooses among: a check's d10 as sorted multisets, d6 by sum.
 """
 
 from __future__ import annotations
