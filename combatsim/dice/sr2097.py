@@ -34,7 +34,8 @@ the exact distributions enumerate through the same keep rule, the ``roll_*`` fun
 faces from the engine's ``draw(sides, k)``, and the vectorised samplers are checked against the
 exact distributions in the tests. ``check_outcome`` is ``resolve_check`` cut to the two numbers
 a battle goes on with (MoS and a kept double), for the battle's hot path; the tests compare the
-two on every face.
+two on every face. ``exact_check_faces`` and ``exact_damage_faces`` are the faces an exact
+answer (``combatsim odds attack``) chooses among: a check's d10 as sorted multisets, d6 by sum.
 """
 
 from __future__ import annotations
@@ -624,6 +625,44 @@ def exact_attack_outcome(
             else _hit_outcome(base_dice, strength, e, burst, edge_damage, pt, dr)
         )
     )
+
+
+# --- exact faces: what a battle's exact answer chooses among --------------------------------------
+
+
+@lru_cache(maxsize=64)
+def exact_check_faces(k: int) -> Dist[tuple[int, ...]]:
+    """The ``k`` d10 of a check as sorted multisets, each with its multinomial probability
+    (``k! / (repeats!...) / 10^k``): 55 for 2d10, 220 for 3d10 instead of 100 and 1,000
+    ordered faces. A check reads no order: the sum, whether two faces are alike, the lowest
+    or highest die, and the keep rule's best (worst) MoS over the three removals
+    (``check_outcome``, ``_choose``), all the same for any ordering of the faces."""
+    ways: dict[tuple[int, ...], int] = {}
+    for faces in _ordered(k, 10):
+        key = tuple(sorted(faces))
+        ways[key] = ways.get(key, 0) + 1
+    return Dist((faces, Fraction(n, 10**k)) for faces, n in ways.items())
+
+
+@lru_cache(maxsize=64)
+def exact_damage_faces(k: int) -> Dist[tuple[int, ...]]:
+    """``k`` d6 as one face list per sum (the sorted faces nearest to even), each with the
+    sum's probability: 5k + 1 choices instead of 6^k. Damage and initiative read only the sum
+    of their d6 (``Dist.dice_sum``), so any faces of that sum stand for all of them."""
+    return Dist.dice_sum(k, 6).map(lambda total: _faces_of_sum(k, total))
+
+
+def _faces_of_sum(k: int, total: int) -> tuple[int, ...]:
+    """``k`` d6 faces summing to ``total`` (k <= total <= 6k), as even as they go."""
+    low, extra = divmod(total, k) if k else (0, 0)
+    return (low,) * (k - extra) + (low + 1,) * extra
+
+
+def _ordered(k: int, sides: int) -> list[tuple[int, ...]]:
+    faces: list[tuple[int, ...]] = [()]
+    for _ in range(k):
+        faces = [f + (x,) for f in faces for x in range(1, sides + 1)]
+    return faces
 
 
 # --- sampling -------------------------------------------------------------------------------------

@@ -94,6 +94,23 @@ def step_floor(step: int, thresholds: tuple[int, ...]) -> int:
     return 1 if step == GRAZED else thresholds[step - 2]
 
 
+def injury_name(st: State) -> str:
+    """The injury step's name, or "dead" (the record's ``injury``)."""
+    return "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
+
+
+def _chooser(choose: Callable[[Any], Any], exact: Callable[[int], Any]) -> Callable[[int], Any]:
+    """A taker of ``k`` faces that chooses among ``exact(k)``'s options (``exact_dice``)."""
+    return lambda k: choose(_exact_options(exact, k))
+
+
+@lru_cache(maxsize=64)
+def _exact_options(exact: Callable[[int], Any], k: int) -> tuple:
+    from ...dice.paths import options_of
+
+    return options_of(exact(k))
+
+
 def action_scores(result: int, step: int, most: int) -> list[int]:
     """Initiative scores acted at: the result, then every ``step`` lower while above 0."""
     return list(range(result, 0, -step)[:most])
@@ -372,6 +389,39 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.profile.reflexes
 
+    # --- exact answers --------------------------------------------------------------------
+    def exact_dice(self, fighter: C, choose: Callable[[Any], Any]) -> None:
+        """The fighter's d10 and d6 (the state's takers, which every check, damage roll and
+        initiative of this system draws through) choose among what their readers can tell
+        apart, with the dice layer's exact probabilities, rather than among ordered faces:
+
+        * the d10 of a check as a sorted multiset (``dice.exact_check_faces``: 55 for 2d10,
+          220 for 3d10, not 100 and 1,000). Every reader is order-free: ``attack_check``'s
+          inline cases read the sum, whether faces are alike, the lowest or highest die;
+          ``dice.check_outcome`` (and ``resolve_check``, which only a trace calls) keeps the
+          best (worst) MoS of the three removals, and the pair it keeps is fixed by the faces'
+          values (the usual die is removed unless another removal is strictly better, and
+          removals of equal faces keep equal pairs), so the double it reports is too;
+        * the d6 as one face list per sum (``dice.exact_damage_faces``: 51 choices for 10d6,
+          not 60 million): ``hit`` and ``initiative`` read only ``sum(faces)``.
+
+        Only a trace prints the faces themselves, and an exact answer is not traced. The
+        battle's hot path is untouched: a normal battle fetches the roller's takers at the
+        first roll, as before. ``tests/exact/test_sr2097_attack.py`` holds the choices to
+        the face-by-face enumeration."""
+        st = fighter.state
+        st.d10 = _chooser(choose, dice.exact_check_faces)
+        st.d6 = _chooser(choose, dice.exact_damage_faces)
+
+    def condition(self, fighter: C) -> str:
+        """The injury step (or dead) and the damage of the health: "serious: 17/30 damage
+        (3 Stun)", or "unhurt"."""
+        st = fighter.state
+        if not st.total:
+            return injury_name(st)
+        stun = f" ({st.stun} Stun)" if st.stun else ""
+        return f"{injury_name(st)}: {st.total}/{st.health} damage{stun}"
+
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: C) -> bool:
         st = fighter.state
@@ -414,7 +464,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             "health": st.health,
             "physical": st.physical,
             "stun": st.stun,
-            "injury": "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step],
+            "injury": injury_name(st),
             "edge_left": st.edge,
             "edge_max": st.edge_max,
             "edge_attack": spent["attack"],
@@ -793,14 +843,14 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         if damage > 0:
             what = ""
             if tracing:
-                injury = "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
+                injury = injury_name(st)
                 what = (
                     f"hit of {damage}{' Stun' if stun else ''} damage: {st.total}/{st.health}, "
                     f"{injury}{note}"
                 )
             battle.damage_dealt(attacker, target, damage, what)
         elif tracing:
-            injury = "dead" if st.physical >= st.dead_at else INJURY_NAMES[st.step]
+            injury = injury_name(st)
             battle.trace(
                 "injury",
                 f"{target.name} takes no damage: {st.total}/{st.health}, {injury}{note}",
