@@ -166,6 +166,11 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
     constants worked out once: per fighter spec (``Kit``), per system (the ease tables, the
     degree's damage by degree, every roll's combination and its effect by faces).
+
+    No ``exact_dice``: an exact answer (``combatsim.exact``) walks an attack's four d8 face by
+    face, which is one roll of 8^4 = 4,096 ways (a few hundredths of a second), and the rule
+    code reads the faces themselves (their combination and its aspects' effect, a bonus roll's
+    highest die), so nothing coarser than the faces could stand in for them.
     """
 
     pool = "health"
@@ -259,6 +264,20 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     def threat(self, fighter: C) -> float:
         return fighter.state.kit.threat
+
+    def condition(self, fighter: C) -> str:
+        """Status and health left, the ease its wounds cost and an action it will lose (a
+        social combination's stagger): "wounded: 5/12 health, -2 ease for wounds, staggered"."""
+        st = fighter.state
+        text = f"{self.status(fighter)}: {st.health}/{st.max_health} health"
+        if fighter.can_act:
+            ease = self.options.difficulty.wounded
+            if st.wounded and ease:
+                text += f", {ease:+d} ease for wounds"
+            lost = fighter.lose_next_action  # True or the reason ("staggered")
+            if lost:
+                text += f", {lost}" if lost is not True else ", loses the next action"
+        return text
 
     def record(self, fighter: C) -> dict:
         st = fighter.state

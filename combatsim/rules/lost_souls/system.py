@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from ..levers import Lever
 
 RANGE_NAMES = ("short", "medium", "long")
+# ``dice.roll_rank``'s shape: (the battle's d10 faces, capped net dice, the column's grid) -> rank
+RollRank = Callable[[Callable[[int], list[int]], int, dice.FaceRanks], int]
 MAX_NET = dice.MAX_NET_DICE
 KARMA_PER_DIE = dice.KARMA_PER_BONUS_DIE
 FIRST_SUCCESS = dice.FIRST_SUCCESS_RANK
@@ -123,6 +125,8 @@ class LSState:
     take_initiative: Callable[[int], list[int]] | None = None  # its initiative die's faces
     light: int = 0  # visibility dice on its rolls (none when it sees in the dark)
     helpers: list | None = None  # the allies whose tactics let them assist this fighter
+    # an untraced roll's tier rank from its faces; ``exact_dice`` puts a choice of the rank here
+    roll_rank: RollRank = dice.roll_rank
 
 
 class NetDice:
@@ -195,6 +199,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         self._cover = {"none": 0, **c.cover.model_dump()}
         self._visibility = c.visibility.model_dump()
         self._hit_points = (0,) * FIRST_SUCCESS + tuple(options.hit_damage)  # by tier rank
+        self._rank_choices: dict[tuple, tuple] = {}  # (net, grid) -> exact rank options
 
     # --- the Action Results Table (ruling 18) ----------------------------------------------
     def check_scenario(self, scenario: Any) -> None:
@@ -278,13 +283,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         table, sheet, tactics = self.table(battle), spec.sheet, spec.rule_tactics
         kits = {id(w): self._make_kit(table, fighter, w) for w in (*spec.weapons, None)}
         # wounded once life lost >= wounded_at x life: an integer loss of at least the ceiling
-        wounded_loss = math.ceil(self.options.wounded_at * sheet.life)
         karma = tactics.karma if tactics is not None else "never"
         profile = Profile(
             reflexes=sheet.reflexes,
             sees_in_dark=sheet.sees_in_dark,
             standing=sheet.extra_dice,
-            wounded_life=sheet.life - wounded_loss,
+            wounded_life=self._wounded_life(sheet.life),
             called_shot=tactics.called_shot if tactics is not None else 0,
             karma_always=karma == "always",
             karma_penalized=karma == "when_penalized",
@@ -388,6 +392,57 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             "called_shot_dice": st.called_shot_dice,
             "catastrophes": st.catastrophes,
         }
+
+    def _wounded_life(self, life: int) -> int:
+        """At or below this life the 'wounded' dice apply: an integer loss of at least
+        ``wounded_at`` x ``life``, so of its ceiling."""
+        return life - math.ceil(self.options.wounded_at * life)
+
+    def condition(self, fighter: C) -> str:
+        """Status and life left, and the dice its wounds now cost: "wounded: 4/11 life, -1
+        dice for wounds"."""
+        st = fighter.state
+        text = f"{self.status(fighter)}: {st.life}/{st.max_life} life"
+        dice_for_wounds = self._c.wounded
+        if fighter.can_act and dice_for_wounds and st.life <= self._wounded_life(st.max_life):
+            text += f", {dice_for_wounds:+d} dice for wounds"
+        return text
+
+    # --- exact answers (combatsim.exact) ------------------------------------------------------
+    def exact_dice(self, fighter: C, choose: Callable[[Any], Any]) -> None:
+        """Every untraced roll of the fighter (its attacks, an assist, a throw) takes its tier
+        rank whole from the dice layer's exact distribution (``dice.exact_tier`` of the kit's
+        column with the capped net dice) instead of from 2 + |net| faces one by one (10^7
+        paths with 5 dice). That is the same rule, not a copy: untraced, the rule code reads
+        nothing of a roll but its rank (``roll_rank``); the faces only go into a trace, and an
+        exact answer is not traced."""
+        choices = self._rank_options
+
+        def roll_rank(take: Callable[[int], list[int]], net: int, grid: dice.FaceRanks) -> int:
+            options = choices(net, grid)
+            if options is None:  # a grid not of the table in force: face by face, still exact
+                return dice.roll_rank(take, net, grid)
+            return choose(options)
+
+        fighter.state.roll_rank = roll_rank
+
+    def _rank_options(self, net: int, grid: dice.FaceRanks) -> tuple | None:
+        """The exact tier ranks of a roll with ``net`` dice in the column whose face grid is
+        ``grid``, as ``choose`` options (None when no column of the table has that grid)."""
+        key = (net, grid)
+        options = self._rank_choices.get(key)
+        if options is None:
+            from ...dice.paths import options_of
+
+            table = self._table
+            if table is None:
+                return None
+            columns = [c.label for c in table.columns if table.face_ranks(c.label) == grid]
+            if not columns:
+                return None
+            ranks = dice.exact_tier(columns[0], net, table=table).map(lambda tier: tier.rank)
+            options = self._rank_choices[key] = options_of(ranks)
+        return options
 
     # --- dice for one roll --------------------------------------------------------------------
     def circumstances(
@@ -493,7 +548,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         """Roll d% with the dice (``total``, capped; ruling 17) and read the kit's column: the
         tier's rank. Traced (``parts`` a list), the faces and the dice go into the trace."""
         if parts is None:  # the same faces, no record of them
-            return dice.roll_rank(fighter.state.take10, _capped(total), kit.grid)
+            st = fighter.state
+            return st.roll_rank(st.take10, _capped(total), kit.grid)
         d = NetDice(tuple(p for p in parts if p[0]), total)
         column = kit.column
         result = dice.roll(battle.roll.d, d.net)
@@ -660,7 +716,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             rank = self._roll(battle, attacker, kit, total, parts, "attack")
         else:  # _capped inline (ruling 17: at most 5 either way), then the faces' tier rank
             capped = MAX_NET if total > MAX_NET else -MAX_NET if total < -MAX_NET else total
-            rank = dice.roll_rank(st.take10, capped, kit.grid)
+            rank = st.roll_rank(st.take10, capped, kit.grid)
         if rank < FIRST_SUCCESS:
             if rank == 0:  # Catastrophic (ruling 18), which may cost the next action
                 st.catastrophes += 1
