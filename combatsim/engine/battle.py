@@ -281,6 +281,8 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
+        # (attacker, target, weapon, shots) -> attacks made (``_execute``; -1: a point aimed at)
+        self.attacks: dict[tuple[int, int, int, int], int] = {}
 
     def renew(self, index: int) -> Fighter:
         """Fighter ``index`` afresh, as it starts the battle, in place of the one there: an
@@ -716,6 +718,7 @@ class Battle:
             return
         if (kind == "fire" or kind == "grenade") and f.cover == "hidden":
             self._reveal(f)
+        attacks = self.attacks
         if kind == "fire":
             weapon = plan.weapon
             index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
@@ -724,18 +727,27 @@ class Battle:
             if ammo[index] < shots:
                 shots = ammo[index]
             ammo[index] -= shots
+            key = (f.index, plan.target.index, index, shots)  # type: ignore[union-attr]
+            attacks[key] = attacks.get(key, 0) + 1
             if plan.sweep and shots == plan.shots:
+                for victim, rounds in plan.sweep:  # one attack on each target swept
+                    key = (f.index, victim.index, index, rounds)
+                    attacks[key] = attacks.get(key, 0) + 1
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)  # type: ignore[misc]
             else:
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
         elif kind == "melee":
             if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
+                key = (f.index, plan.target.index, f.weapon_index[id(plan.weapon)], 1)  # type: ignore[union-attr]
+                attacks[key] = attacks.get(key, 0) + 1
                 system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
         elif kind == "reload":
             self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
+            key = (f.index, -1 if plan.target is None else plan.target.index, index, 1)
+            attacks[key] = attacks.get(key, 0) + 1
             grenades = grenade_rules(system)
             aim = plan.aim
             at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))  # type: ignore[arg-type]
@@ -966,6 +978,7 @@ class Battle:
             row,
             combatants,
             self.events if self.tracing else None,
+            self.attacks,
         )
 
 
