@@ -127,14 +127,14 @@ def write_casualties(
     return _write_both(frame, Path(out_dir), CASUALTIES_CSV, CASUALTIES_PARQUET)
 
 
-def attack_table(scenario: Any, attacks: Mapping[tuple[int, int, int, int], int] | None):
+def attack_rows(
+    scenario: Any, attacks: Mapping[tuple[int, int, int, int], int] | None
+) -> list[dict[str, Any]]:
     """The attacks the tactics made (a ``Tally``'s ``attacks``), one row per attacker, target,
     weapon and shots: the fighters' names and sides, the weapon's name on the attacker's
     sheet and its kind, the shots of each attack and ``attacks``, how many were made in all
     the battles. Most used first (ties in scenario order). A grenade thrown at a point has no
-    target (empty cells). Empty (no rows) when the attacks are unknown."""
-    import pandas as pd
-
+    target (None). No rows when the attacks are unknown."""
     rows = []
     for (a, t, w, shots), count in sorted((attacks or {}).items(), key=lambda kv: (-kv[1], kv[0])):
         fighters = scenario.fighters
@@ -152,7 +152,16 @@ def attack_table(scenario: Any, attacks: Mapping[tuple[int, int, int, int], int]
                 "attacks": count,
             }
         )
-    return pd.DataFrame(rows, columns=list(ATTACK_COLUMNS))
+    return rows
+
+
+def attack_table(
+    scenario: Any, attacks: Mapping[tuple[int, int, int, int], int] | None
+) -> pd.DataFrame:
+    """``attack_rows`` as a table (``attacks.csv``; a missing target is an empty cell)."""
+    import pandas as pd
+
+    return pd.DataFrame(attack_rows(scenario, attacks), columns=list(ATTACK_COLUMNS))
 
 
 def write_attacks(frame: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:

@@ -634,6 +634,8 @@
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
     $("verdict").textContent = verdictText(r);
+    if (state === "done" && S.runId) loadExact(S.runId);
+    else if ($("exact-attacks").dataset.run !== S.runId) $("exact-attacks").hidden = true;
     if (!done) return;
     const order = r.side_order || Object.keys(r.sides || {});
     const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
@@ -653,6 +655,36 @@
       links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
         el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
     }
+  }
+  // The exact odds of one attack for the attacks the run made most, worked out by the server
+  // once the run has ended (as the single-run report shows them), beside the sampled casualties.
+  async function loadExact(id) {
+    const box = $("exact-attacks");
+    if (box.dataset.run === id) return;
+    box.dataset.run = id; box.hidden = false;
+    status("exact-status", "Working out the exact odds of the attacks used most…");
+    $("exact-table").replaceChildren(); $("exact-note").textContent = "";
+    try {
+      const d = await api("GET", `/api/runs/${id}/exact`);
+      if (box.dataset.run === id) renderExact(d);
+    } catch (e) {
+      if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
+    }
+  }
+  function renderExact(d) {
+    if (!d.rows.length) { status("exact-status", "No attack was made in these battles."); return; }
+    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`);
+    const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)} <small class="muted">(${interval(ci)})</small>`);
+    const chances = (r) => (r.reason
+      ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
+      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${pct(r[k], 1)}</td>`).join(""));
+    const head = "<tr><th>attacker</th><th>target</th><th>weapon</th><th class=num>shots</th><th class=num>attacks</th>"
+      + "<th class=num>P(hit)</th><th class=num>P(down)</th><th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
+    const rows = d.rows.map((r) => `<tr><td>${esc(r.attacker)}</td><td>${r.target == null ? "<i>a point</i>" : esc(r.target)}</td>`
+      + `<td>${esc(r.weapon)}</td><td class="num">${r.shots}</td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
+      + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
+    $("exact-table").innerHTML = head + rows.join("");
+    $("exact-note").textContent = d.note + " Hover a chance for its exact fraction.";
   }
   for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
 
