@@ -13,7 +13,9 @@ more ways for the dice to fall than ``PATH_LIMIT``) gets a short reason instead.
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,8 @@ NOTE = (
     "one such attack hits, leaves the target out of the fight (down) and kills it, from the "
     "rules the battles run, every way the dice can fall walked once: in the battle's start "
     "situation (positions, cover and light as the scenario sets them, both fighters unhurt, "
-    "nobody has moved yet), not where the attacks were actually made. Beside them, sampled: the "
+    "nobody has moved yet; for a melee attack, the attacker moved straight in to reach), not "
+    "where the attacks were actually made. Beside them, sampled: the "
     "share of battles in which the target ended down and dead, with 95% intervals: that is the "
     "whole fight, every attack on the target, not one."
 )
@@ -66,7 +69,8 @@ def exact_attack_rows(
 ) -> list[dict[str, Any]]:
     """The first ``top`` of ``pairs`` (rows as ``attack_table`` makes them), each with the
     exact ``p_hit``, ``p_down``, ``p_dead`` (floats, and ``exact`` their fractions as text)
-    or a ``reason`` they are missing, and the target's sampled ``down_rate``/``down_ci95`` and
+    or a ``reason`` they are missing (``closed_in``: meters a melee attacker was moved in to
+    reach, see ``within_reach``), and the target's sampled ``down_rate``/``down_ci95`` and
     ``dead_rate``/``dead_ci95`` from ``casualties`` (a summary's list). ``scenario`` None (it
     could not be loaded): every row's reason says so. JSON-ready."""
     sampled = _casualties_by_fighter(casualties or ())
@@ -97,6 +101,9 @@ def _exact(scenario: Any, pair: Mapping[str, Any], limit: int) -> dict[str, Any]
         return {"reason": "the scenario file could not be read again"}
     if pair["weapon_kind"] == "grenade" or pair["target"] is None:
         return {"reason": "a grenade: a blast, not one attack on one target"}
+    closed = {}
+    if pair["weapon_kind"] == "melee":
+        scenario, closed = within_reach(scenario, pair["attacker"], pair["target"])
     try:
         odds = attack_odds(
             scenario, pair["attacker"], pair["target"], pair["weapon"], pair["shots"], limit
@@ -109,7 +116,31 @@ def _exact(scenario: Any, pair: Mapping[str, Any], limit: int) -> dict[str, Any]
     return {
         **{key: float(p) for key, p in chances.items()},
         "exact": {key: _fraction(p) for key, p in chances.items()},
+        **closed,
     }
+
+
+def within_reach(scenario: Any, attacker: str, target: str) -> tuple[Any, dict[str, Any]]:
+    """``scenario`` with ``attacker`` moved straight toward ``target`` until it is within
+    reach (the environment's melee range), as the tactics close in before a melee attack;
+    and ``{"closed_in": meters}`` when it had to move (nothing when it was within reach)."""
+    reach = scenario.environment.melee_range
+    fighters = {f.name: f for f in reversed(scenario.fighters)}  # the first of a name
+    a, t = fighters.get(attacker), fighters.get(target)
+    if a is None or t is None:
+        return scenario, {}
+    meters = math.dist(a.position, t.position)
+    if meters <= reach:
+        return scenario, {}
+    keep = reach * 0.99 / meters  # a hair inside the reach, whatever the rounding
+    at = tuple(t.position[i] + (a.position[i] - t.position[i]) * keep for i in (0, 1))
+    sides = tuple(
+        replace(
+            side, fighters=tuple(replace(f, position=at) if f is a else f for f in side.fighters)
+        )
+        for side in scenario.sides
+    )
+    return replace(scenario, sides=sides), {"closed_in": round(meters - reach * 0.99, 1)}
 
 
 def _fraction(p: Fraction) -> str:

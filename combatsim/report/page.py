@@ -367,7 +367,7 @@ def exact_attacks_html(attacks, colors) -> str:
         cells = (
             f"<td class='label'>{swatch(colors.get(a['attacker_side'], NEUTRAL))}"
             f"{_n(a['attacker'])}</td><td class='label'>{target}</td>"
-            f"<td class='label'>{_n(a['weapon'])}</td><td>{a['shots']}</td>"
+            f"<td class='label'>{_n(a['weapon'])}{_closed_in(a)}</td><td>{a['shots']}</td>"
             f"<td>{a['attacks']:,}</td>"
         )
         if a.get("reason"):
@@ -385,6 +385,12 @@ def exact_attacks_html(attacks, colors) -> str:
         f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
         f"<p class='meta'>{e(NOTE)} Hover a chance for its exact fraction.</p>"
     )
+
+
+def _closed_in(attack) -> str:
+    """A melee attack answered with the attacker moved in to reach says how far."""
+    meters = attack.get("closed_in")
+    return "" if meters is None else f" <small>(moved in {meters:g} m)</small>"
 
 
 def method_note(kind: str) -> str:

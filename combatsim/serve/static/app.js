@@ -681,7 +681,7 @@
     const head = "<tr><th>attacker</th><th>target</th><th>weapon</th><th class=num>shots</th><th class=num>attacks</th>"
       + "<th class=num>P(hit)</th><th class=num>P(down)</th><th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
     const rows = d.rows.map((r) => `<tr><td>${esc(r.attacker)}</td><td>${r.target == null ? "<i>a point</i>" : esc(r.target)}</td>`
-      + `<td>${esc(r.weapon)}</td><td class="num">${r.shots}</td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
+      + `<td>${esc(r.weapon)}${r.closed_in == null ? "" : ` <small class="muted">(moved in ${r.closed_in} m)</small>`}</td><td class="num">${r.shots}</td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
       + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
     $("exact-table").innerHTML = head + rows.join("");
     $("exact-note").textContent = d.note + " Hover a chance for its exact fraction.";
