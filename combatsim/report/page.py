@@ -352,10 +352,8 @@ def exact_attacks_html(attacks, colors) -> str:
 
     e = html.escape
     head = (
-        "<tr><th class='label'>attacker</th><th class='label'>target</th>"
-        "<th class='label'>weapon</th><th>shots</th><th>attacks</th>"
-        "<th>P(hit)</th><th>P(down)</th><th>P(dead)</th>"
-        "<th>target ends down</th><th>target ends dead</th></tr>"
+        "<tr><th class='label'>attack</th><th>made</th><th>P(hit)</th><th>P(down)</th>"
+        "<th>P(dead)</th><th>target ends down</th><th>target ends dead</th></tr>"
     )
     body = []
     for a in attacks:
@@ -366,8 +364,7 @@ def exact_attacks_html(attacks, colors) -> str:
         )
         cells = (
             f"<td class='label'>{swatch(colors.get(a['attacker_side'], NEUTRAL))}"
-            f"{_n(a['attacker'])}</td><td class='label'>{target}</td>"
-            f"<td class='label'>{_n(a['weapon'])}{_closed_in(a)}</td><td>{a['shots']}</td>"
+            f"{_n(a['attacker'])} → {target}<br><small>{_how(a)}</small></td>"
             f"<td>{a['attacks']:,}</td>"
         )
         if a.get("reason"):
@@ -387,10 +384,14 @@ def exact_attacks_html(attacks, colors) -> str:
     )
 
 
-def _closed_in(attack) -> str:
-    """A melee attack answered with the attacker moved in to reach says how far."""
-    meters = attack.get("closed_in")
-    return "" if meters is None else f" <small>(moved in {meters:g} m)</small>"
+def _how(attack) -> str:
+    """The weapon, the shots of a burst, and how far a melee attacker was moved in to reach."""
+    words = _n(attack["weapon"])
+    if attack["shots"] > 1:
+        words += f", {attack['shots']} shots"
+    if attack.get("closed_in") is not None:
+        words += f", moved in {attack['closed_in']:g} m"
+    return words
 
 
 def method_note(kind: str) -> str:

@@ -674,14 +674,16 @@
   function renderExact(d) {
     if (!d.rows.length) { status("exact-status", "No attack was made in these battles."); return; }
     status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`);
-    const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)} <small class="muted">(${interval(ci)})</small>`);
+    const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
     const chances = (r) => (r.reason
       ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
       : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${pct(r[k], 1)}</td>`).join(""));
-    const head = "<tr><th>attacker</th><th>target</th><th>weapon</th><th class=num>shots</th><th class=num>attacks</th>"
-      + "<th class=num>P(hit)</th><th class=num>P(down)</th><th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
-    const rows = d.rows.map((r) => `<tr><td>${esc(r.attacker)}</td><td>${r.target == null ? "<i>a point</i>" : esc(r.target)}</td>`
-      + `<td>${esc(r.weapon)}${r.closed_in == null ? "" : ` <small class="muted">(moved in ${r.closed_in} m)</small>`}</td><td class="num">${r.shots}</td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
+    const how = (r) => esc(r.weapon) + (r.shots > 1 ? `, ${r.shots} shots` : "")
+      + (r.closed_in == null ? "" : `, moved in ${r.closed_in} m`);
+    const head = "<tr><th>attack</th><th class=num>made</th><th class=num>P(hit)</th><th class=num>P(down)</th>"
+      + "<th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
+    const rows = d.rows.map((r) => `<tr><td class="who">${esc(r.attacker)} → ${r.target == null ? "<i>a point</i>" : esc(r.target)}`
+      + `<br><small class="muted">${how(r)}</small></td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
       + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
     $("exact-table").innerHTML = head + rows.join("");
     $("exact-note").textContent = d.note + " Hover a chance for its exact fraction.";
