@@ -134,7 +134,8 @@ def attack_rows(
     weapon and shots: the fighters' names and sides, the weapon's name on the attacker's
     sheet and its kind, the shots of each attack and ``attacks``, how many were made in all
     the battles. Most used first (ties in scenario order). A grenade thrown at a point has no
-    target (None). No rows when the attacks are unknown."""
+    target (None); bare hands are weapon and kind ``unarmed``. No rows when the attacks are
+    unknown."""
     rows = []
     for (a, t, w, shots), count in sorted((attacks or {}).items(), key=lambda kv: (-kv[1], kv[0])):
         fighters = scenario.fighters
@@ -146,8 +147,8 @@ def attack_rows(
                 "attacker_side": attacker.side,
                 "target": target.name if target is not None else None,
                 "target_side": target.side if target is not None else None,
-                "weapon": attacker.sheet.weapons[w],
-                "weapon_kind": attacker.weapons[w].kind,
+                "weapon": attacker.sheet.weapons[w] if w >= 0 else "unarmed",
+                "weapon_kind": attacker.weapons[w].kind if w >= 0 else "unarmed",
                 "shots": shots,
                 "attacks": count,
             }

@@ -127,3 +127,19 @@ def test_without_attacks_or_its_scenario_the_report_still_renders(tmp_path, kind
         assert "Exact odds of one attack" not in page
     else:
         assert "the scenario file could not be read again" in page
+
+
+def test_bare_hands_get_a_reason():
+    scenario = load_scenario(ROOT / "scenarios" / "sr-bar-brawl.yaml")
+    pair = {
+        "attacker": "Mountain",
+        "attacker_side": "the Armadillo",
+        "target": "Knife ganger 1",
+        "target_side": "Ancients",
+        "weapon": "unarmed",
+        "weapon_kind": "unarmed",
+        "shots": 1,
+        "attacks": 3,
+    }
+    (row,) = exact_attack_rows(scenario, [pair], None)
+    assert row["reason"].startswith("bare hands")

@@ -281,7 +281,8 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
-        # (attacker, target, weapon, shots) -> attacks made (``_execute``; -1: a point aimed at)
+        # (attacker, target, weapon, shots) -> attacks made (``_execute``; a target -1: a point
+        # aimed at; a weapon -1: bare hands)
         self.attacks: dict[tuple[int, int, int, int], int] = {}
 
     def renew(self, index: int) -> Fighter:
@@ -738,7 +739,8 @@ class Battle:
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
         elif kind == "melee":
             if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
-                key = (f.index, plan.target.index, f.weapon_index[id(plan.weapon)], 1)  # type: ignore[union-attr]
+                # -1: unarmed (no melee weapon on the sheet)
+                key = (f.index, plan.target.index, f.weapon_index.get(id(plan.weapon), -1), 1)  # type: ignore[union-attr]
                 attacks[key] = attacks.get(key, 0) + 1
                 system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
         elif kind == "reload":

@@ -128,3 +128,18 @@ def test_a_tally_keeps_its_attacks_through_its_journal_form_and_merges_them():
     old = whole.to_json()
     del old["attacks"]  # a journal written before attacks were counted
     assert Tally.from_json(old).merge(whole).attacks is None
+
+
+def test_bare_hands_are_recorded_as_weapon_minus_one_and_named_unarmed():
+    from combatsim.output import attack_rows
+    from tests.engine.test_lost_souls_system import duel, fighter_entry, play, shooter
+
+    scenario = duel(
+        shooter(life=7),
+        fighter_entry("Biter", position=(1.0, 0.0), weapons=(), abilities={"melee": 5}),
+    )
+    _, result = play(scenario, [1, 9, 8, 10, 5, 10])
+    biter = [f.name for f in scenario.fighters].index("Biter")
+    assert result.attacks[(biter, 1 - biter, -1, 1)] == 1
+    (row,) = [r for r in attack_rows(scenario, result.attacks) if r["attacker"] == "Biter"]
+    assert (row["weapon"], row["weapon_kind"], row["attacks"]) == ("unarmed", "unarmed", 1)
