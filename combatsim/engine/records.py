@@ -33,8 +33,8 @@ class BattleResult:
     ``attacks`` counts the attacks the tactics made: ``(attacker, target, weapon, shots)`` ->
     how many, by the fighters' places in the scenario and the weapon's place on the attacker's
     sheet; a grenade thrown at a point rather than at a fighter has target -1, bare hands are
-    weapon -1, and an autofire
-    sweep is one attack on each fighter it walks across (the first with the whole burst).
+    weapon -1, and an autofire sweep is one attack on each fighter it walks across (the first
+    with the whole burst). Each fighter counts its own as it acts (``Fighter.attacks``).
     """
 
     index: int
