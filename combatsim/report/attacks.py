@@ -103,7 +103,7 @@ def _exact(scenario: Any, pair: Mapping[str, Any], limit: int) -> dict[str, Any]
         return {"reason": "a grenade: a blast, not one attack on one target"}
     if pair["weapon_kind"] == "unarmed":
         return {"reason": "bare hands: the exact walk takes a weapon of the sheet"}
-    closed = {}
+    closed: dict[str, Any] = {}
     if pair["weapon_kind"] == "melee":
         scenario, closed = within_reach(scenario, pair["attacker"], pair["target"])
     try:
