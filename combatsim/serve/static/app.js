@@ -651,7 +651,7 @@
       links.dataset.run = S.runId;
       const stem = (S.file || "scenario").replace(/\.ya?ml$/, "");
       const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${S.runId}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
-      const tables = ["battles", "combatants", "casualties"];
+      const tables = ["battles", "combatants", "casualties", "attacks"];
       links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
         el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
     }
