@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,31 @@ def test_bare_hands_are_recorded_as_weapon_minus_one_and_named_unarmed():
     assert result.attacks[(biter, 1 - biter, -1, 1)] == 1
     (row,) = [r for r in attack_rows(scenario, result.attacks) if r["attacker"] == "Biter"]
     assert (row["weapon"], row["weapon_kind"], row["attacks"]) == ("unarmed", "unarmed", 1)
+
+
+@dataclass(frozen=True)
+class _StopAt:
+    """The engine's battles, but Ctrl-C arrives when battle ``index`` starts."""
+
+    index: int
+
+    def __call__(self, scenario, root_seed, index, trace=False):
+        if index == self.index:
+            raise KeyboardInterrupt
+        return run_battle(scenario, root_seed, index, trace)
+
+
+def test_a_resumed_run_writes_the_attacks_of_an_unbroken_one(tmp_path, monkeypatch, capsys):
+    from combatsim.cli import main
+    from combatsim.commands import run as run_command
+
+    scenario = str(ROOT / "scenarios" / "4d8-dockside-shootout.yaml")
+    argv = ["run", scenario, "--battles", "120", "--chunk-size", "25", "--quiet", "--workers", "1"]
+    assert main([*argv, "--out", str(tmp_path / "whole")]) == 0
+    monkeypatch.setattr(run_command, "battle_runner", lambda: _StopAt(70))
+    assert main([*argv, "--out", str(tmp_path / "cut")]) == 130
+    monkeypatch.setattr(run_command, "battle_runner", lambda: run_battle)
+    assert main(["run", "--resume", str(tmp_path / "cut"), "--quiet"]) == 0
+    whole = (tmp_path / "whole" / "attacks.csv").read_bytes()
+    assert (tmp_path / "cut" / "attacks.csv").read_bytes() == whole
+    assert whole.count(b"\n") > 10
