@@ -2,7 +2,9 @@
 
 Files: ``battles.csv`` (one row per battle), ``combatants.csv`` (one row per combatant per
 battle), ``casualties.csv`` and ``casualties.parquet`` (per side, combatant and copy, the
-share of battles it ended down and dead, see ``casualty_table``) and ``summary.json``; for
+share of battles it ended down and dead, see ``casualty_table``), ``attacks.csv`` (one row per
+attacker, target, weapon and shots the tactics used, see ``attack_table``) and
+``summary.json``; for
 several scenarios or variants, ``table.csv`` and ``table.parquet`` (one row per variant and
 side, see ``tidy_table``). The same scenario and seed
 give byte-identical files: floats in a fixed format, JSON keys sorted, ``\\n`` line endings,
@@ -18,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import groupby
 from numbers import Integral
 from pathlib import Path
@@ -37,6 +39,17 @@ TABLE_CSV = "table.csv"
 TABLE_PARQUET = "table.parquet"
 CASUALTIES_CSV = "casualties.csv"
 CASUALTIES_PARQUET = "casualties.parquet"
+ATTACKS_CSV = "attacks.csv"
+ATTACK_COLUMNS = (
+    "attacker",
+    "attacker_side",
+    "target",
+    "target_side",
+    "weapon",
+    "weapon_kind",
+    "shots",
+    "attacks",
+)
 FLOAT_FORMAT = "%.10g"
 
 
@@ -112,6 +125,53 @@ def write_casualties(
     if frame.empty:
         return []
     return _write_both(frame, Path(out_dir), CASUALTIES_CSV, CASUALTIES_PARQUET)
+
+
+def attack_rows(
+    scenario: Any, attacks: Mapping[tuple[int, int, int, int], int] | None
+) -> list[dict[str, Any]]:
+    """The attacks the tactics made (a ``Tally``'s ``attacks``), one row per attacker, target,
+    weapon and shots: the fighters' names and sides, the weapon's name on the attacker's
+    sheet and its kind, the shots of each attack and ``attacks``, how many were made in all
+    the battles. Most used first (ties in scenario order). A grenade thrown at a point has no
+    target (None); bare hands are weapon and kind ``unarmed``. No rows when the attacks are
+    unknown."""
+    rows = []
+    for (a, t, w, shots), count in sorted((attacks or {}).items(), key=lambda kv: (-kv[1], kv[0])):
+        fighters = scenario.fighters
+        attacker = fighters[a]
+        target = fighters[t] if t >= 0 else None
+        rows.append(
+            {
+                "attacker": attacker.name,
+                "attacker_side": attacker.side,
+                "target": target.name if target is not None else None,
+                "target_side": target.side if target is not None else None,
+                "weapon": attacker.sheet.weapons[w] if w >= 0 else "unarmed",
+                "weapon_kind": attacker.weapons[w].kind if w >= 0 else "unarmed",
+                "shots": shots,
+                "attacks": count,
+            }
+        )
+    return rows
+
+
+def attack_table(
+    scenario: Any, attacks: Mapping[tuple[int, int, int, int], int] | None
+) -> pd.DataFrame:
+    """``attack_rows`` as a table (``attacks.csv``; a missing target is an empty cell)."""
+    import pandas as pd
+
+    return pd.DataFrame(attack_rows(scenario, attacks), columns=list(ATTACK_COLUMNS))
+
+
+def write_attacks(frame: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]:
+    """``attacks.csv`` (see ``attack_table``) in ``out_dir``; nothing when it has no rows."""
+    if frame.empty:
+        return []
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return [write_csv(frame, folder / ATTACKS_CSV)]
 
 
 def _write_both(frame: pd.DataFrame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:

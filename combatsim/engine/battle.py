@@ -136,6 +136,7 @@ class Fighter:
         "cover_claim",
         "enemies_seen",
         "situation",
+        "attacks",
     )
 
     def __init__(self, spec: FighterSpec, index: int, static: StaticParts | None = None):
@@ -197,6 +198,9 @@ class Fighter:
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
         self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
+        # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
+        # aimed at; a weapon -1: bare hands)
+        self.attacks: dict[tuple[int, int, int], int] = {}
 
     @staticmethod
     def static_parts(spec: FighterSpec) -> StaticParts:
@@ -716,6 +720,7 @@ class Battle:
             return
         if (kind == "fire" or kind == "grenade") and f.cover == "hidden":
             self._reveal(f)
+        attacks = f.attacks
         if kind == "fire":
             weapon = plan.weapon
             index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
@@ -724,18 +729,28 @@ class Battle:
             if ammo[index] < shots:
                 shots = ammo[index]
             ammo[index] -= shots
+            key = (plan.target.index, index, shots)  # type: ignore[union-attr]
+            attacks[key] = attacks.get(key, 0) + 1
             if plan.sweep and shots == plan.shots:
+                for victim, rounds in plan.sweep:  # one attack on each target swept
+                    key = (victim.index, index, rounds)
+                    attacks[key] = attacks.get(key, 0) + 1
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)  # type: ignore[misc]
             else:
                 system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
         elif kind == "melee":
             if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
+                # -1: unarmed (no melee weapon on the sheet)
+                key = (plan.target.index, f.weapon_index.get(id(plan.weapon), -1), 1)  # type: ignore[union-attr]
+                attacks[key] = attacks.get(key, 0) + 1
                 system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
         elif kind == "reload":
             self._reload(f, plan.weapon)
         elif kind == "grenade":
             index = f.weapon_index[id(plan.weapon)]
             f.ammo[index] -= 1
+            key = (-1 if plan.target is None else plan.target.index, index, 1)
+            attacks[key] = attacks.get(key, 0) + 1
             grenades = grenade_rules(system)
             aim = plan.aim
             at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))  # type: ignore[arg-type]
@@ -966,6 +981,7 @@ class Battle:
             row,
             combatants,
             self.events if self.tracing else None,
+            {(f.index, *key): n for f in self.fighters for key, n in f.attacks.items()},
         )
 
 

@@ -30,6 +30,11 @@ class BattleResult:
     ``battle`` is one row of ``battles.csv``: index, winner (side name or None for a draw),
     end_reason, turns, and ``survivors_<side>`` for every side. ``combatants`` are the rows of
     ``combatants.csv``, one per combatant. ``trace`` is filled only when tracing was asked for.
+    ``attacks`` counts the attacks the tactics made: ``(attacker, target, weapon, shots)`` ->
+    how many, by the fighters' places in the scenario and the weapon's place on the attacker's
+    sheet; a grenade thrown at a point rather than at a fighter has target -1, bare hands are
+    weapon -1, and an autofire sweep is one attack on each fighter it walks across (the first
+    with the whole burst). Each fighter counts its own as it acts (``Fighter.attacks``).
     """
 
     index: int
@@ -39,3 +44,4 @@ class BattleResult:
     battle: dict[str, Any]
     combatants: list[dict[str, Any]]
     trace: list[TraceEvent] | None = None
+    attacks: dict[tuple[int, int, int, int], int] = field(default_factory=dict)

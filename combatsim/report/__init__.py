@@ -14,6 +14,9 @@ is one file to open, mail or archive. Plots, as the results allow:
 * ``turns.png``: the distribution of battle length;
 * ``damage.png``: the distribution of damage taken per combatant, by side.
 
+For one scenario, the page also shows the exact odds of one attack for the attacks the
+tactics made most often, beside the sampled casualty rates (``attacks``).
+
 Readability rules every figure keeps: a side has one colour throughout the report (draws are
 grey, anything not a side is a neutral dark grey); legends sit outside the data; labels and
 titles are wrapped, never cut, and constrained layout keeps every text inside the figure
@@ -36,6 +39,7 @@ from ..errors import UsageError, did_you_mean
 from ..folder import fault, owns, write_atomic, writing
 from ..names import plots_text_as_written
 from ..output import SUMMARY_JSON
+from .attacks import report_rows
 from .balance import aim_plot
 from .compare import bars_compare, difference_plot
 from .figures import PLOT_NAMES, PLOTS_DIR, Plot, side_colors
@@ -101,7 +105,9 @@ def _render(folder: Path, side: str | None) -> list[Path]:
         if owns(plots_dir / f"{stale}.png"):
             (plots_dir / f"{stale}.png").unlink(missing_ok=True)
     finished = [r for r in rows if r.summary["battles_completed"]]
-    casualties = load_casualties(summary, folder) if summary.get("kind", "run") == "run" else None
+    single = summary.get("kind", "run") == "run"
+    casualties = load_casualties(summary, folder) if single else None
+    attacks = report_rows(summary, folder) if single and summary.get("source") else None
     plots: list[Plot] = []
     if finished:
         plots.append(win_rate_plot(summary, finished, names, colors, plots_dir))
@@ -118,7 +124,7 @@ def _render(folder: Path, side: str | None) -> list[Path]:
             if plot is not None:
                 plots.append(plot)
     page = folder / REPORT_HTML
-    text = page_html(summary, rows, names, sides, plots, casualties)
+    text = page_html(summary, rows, names, sides, plots, casualties, attacks)
     write_atomic(page, lambda f: f.write(text))
     return [p.path for p in plots] + [page]
 

@@ -48,7 +48,7 @@ figcaption { color: #555; font-size: 0.92em; margin-top: 0.4em; }
 """
 
 
-def page_html(summary, rows, names, sides, plots, casualties=None) -> str:
+def page_html(summary, rows, names, sides, plots, casualties=None, attacks=None) -> str:
     e = html.escape
     kind = summary.get("kind", "run")
     colors = side_colors(sides, side_counts(rows))
@@ -81,6 +81,8 @@ def page_html(summary, rows, names, sides, plots, casualties=None) -> str:
         )
         if plot.name == "casualties":
             parts.append(casualty_table_html(casualties, colors))
+    if attacks:
+        parts.append(exact_attacks_html(attacks, colors))
     parts.append("<h2>How to read this</h2>")
     parts.append(f'<p class="note">{e(method_note(kind))}</p>')
     parts.append("</body></html>")
@@ -340,6 +342,56 @@ def casualty_table_html(casualties, colors) -> str:
         "dying, dead or fled) and dead, "
         "with 95% intervals; a group's copies are listed one by one under it.</p>"
     )
+
+
+def exact_attacks_html(attacks, colors) -> str:
+    """The section "Exact odds of one attack" (rows of ``report.attacks.exact_attack_rows``):
+    who attacked whom with what, how often, the exact chances of one such attack, and the
+    target's sampled casualty rates."""
+    from .attacks import NOTE
+
+    e = html.escape
+    head = (
+        "<tr><th class='label'>attack</th><th>made</th><th>P(hit)</th><th>P(down)</th>"
+        "<th>P(dead)</th><th>target ends down</th><th>target ends dead</th></tr>"
+    )
+    body = []
+    for a in attacks:
+        target = (
+            f"{swatch(colors.get(a['target_side'], NEUTRAL))}{_n(a['target'])}"
+            if a["target"] is not None
+            else "<i>a point</i>"
+        )
+        cells = (
+            f"<td class='label'>{swatch(colors.get(a['attacker_side'], NEUTRAL))}"
+            f"{_n(a['attacker'])} → {target}<br><small>{_how(a)}</small></td>"
+            f"<td>{a['attacks']:,}</td>"
+        )
+        if a.get("reason"):
+            cells += f"<td class='label' colspan='3'><small>{e(a['reason'])}</small></td>"
+        else:
+            cells += "".join(
+                f"<td title='{e(a['exact'][key])}'>{a[key]:.1%}</td>"
+                for key in ("p_hit", "p_down", "p_dead")
+            )
+        cells += rate_cell({"rate": a["down_rate"], "ci95": a["down_ci95"]}, "rate")
+        cells += rate_cell({"rate": a["dead_rate"], "ci95": a["dead_ci95"]}, "rate")
+        body.append(f"<tr>{cells}</tr>")
+    return (
+        "<h2 id='exact-attacks'>Exact odds of one attack</h2>"
+        f"<div class='scroll'><table>{head}{''.join(body)}</table></div>"
+        f"<p class='meta'>{e(NOTE)} Hover a chance for its exact fraction.</p>"
+    )
+
+
+def _how(attack) -> str:
+    """The weapon, the shots of a burst, and how far a melee attacker was moved in to reach."""
+    words = _n(attack["weapon"])
+    if attack["shots"] > 1:
+        words += f", {attack['shots']} shots"
+    if attack.get("closed_in") is not None:
+        words += f", moved in {attack['closed_in']:g} m"
+    return words
 
 
 def method_note(kind: str) -> str:

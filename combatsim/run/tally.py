@@ -33,6 +33,10 @@ class Tally:
     battles in which at least one of the entry's fighters ended out of the fight (the row's
     ``standing`` is false: unconscious, dying, dead or fled) and in which at least one ended
     dead (``status`` "dead"). None when the rows lack ``standing`` or ``status``.
+
+    ``attacks[(attacker, target, weapon, shots)]``: attacks the tactics made, summed over the
+    battles (``BattleResult.attacks``: fighters and weapons by their places). None when a
+    journal written before attacks were counted holds part of the battles.
     """
 
     sides: tuple[str, ...]
@@ -47,6 +51,7 @@ class Tally:
     damage: dict[str, list[int]] | None = None
     entries: tuple[CasualtyEntry, ...] = ()
     casualties: list[list[int]] | None = None
+    attacks: Counter | None = field(default_factory=Counter)
 
     @classmethod
     def empty(cls, scenario) -> Tally:
@@ -103,6 +108,8 @@ class Tally:
                 self.casualties = None
             else:
                 self._add_casualties(self.casualties, rows)
+        if self.attacks is not None:
+            self.attacks.update(result.attacks)
 
     def _add_casualties(self, casualties: list[list[int]], rows: list[dict[str, Any]]) -> None:
         down: set[tuple[str, str]] = set()
@@ -151,6 +158,10 @@ class Tally:
                 for mine, theirs in zip(self.casualties, other.casualties, strict=True):
                     mine[0] += theirs[0]
                     mine[1] += theirs[1]
+            if self.attacks is None or other.attacks is None:
+                self.attacks = None
+            else:
+                self.attacks.update(other.attacks)
         return self
 
     def to_json(self) -> dict[str, Any]:
@@ -167,11 +178,16 @@ class Tally:
             "damage": self.damage,
             "entries": [entry.to_json() for entry in self.entries],
             "casualties": self.casualties,
+            "attacks": None
+            if self.attacks is None
+            else [[*key, n] for key, n in sorted(self.attacks.items())],
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Tally:
-        # A journal written before casualties were counted has neither key: they are unknown.
+        # A journal written before casualties (or attacks) were counted lacks their keys:
+        # they are unknown.
+        attacks = data.get("attacks")
         return cls(
             sides=tuple(data["sides"]),
             fighters=tuple(data["fighters"]),
@@ -185,6 +201,7 @@ class Tally:
             damage=data["damage"],
             entries=tuple(CasualtyEntry.from_json(e) for e in data.get("entries", ())),
             casualties=data.get("casualties"),
+            attacks=None if attacks is None else Counter({tuple(a[:4]): a[4] for a in attacks}),
         )
 
     def outcomes(self) -> dict[str, Any]:

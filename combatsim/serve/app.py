@@ -195,6 +195,15 @@ async def run_table(request: Request):
     return FileResponse(path, media_type=media, filename=name)
 
 
+async def run_exact(request: Request):
+    """The exact odds of one attack for the run's most used attacks (``runs.exact_attacks``),
+    once the run has ended: worked out here, in the server's process."""
+    job = job_of(request, "run")
+    if job.running or "summary" not in job.extra:
+        return errors(409, "the run is still going (the exact odds come when it ends)")
+    return JSONResponse(await run_in_threadpool(runs.exact_attacks, job))
+
+
 def routes() -> list:
     return [
         Route("/", page),
@@ -203,6 +212,7 @@ def routes() -> list:
         Route("/api/runs/{id}", get_job, methods=["GET"]),
         Route("/api/runs/{id}", cancel_job, methods=["DELETE"]),
         Route("/api/runs/{id}/events", job_events),
+        Route("/api/runs/{id}/exact", run_exact),
         Route("/api/runs/{id}/{table}", run_table),
         *extras.routes(),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ CHUNK = 100  # battles per task: first figures sooner, a cancel felt sooner (no 
 MAX_SERVED_BATTLES = 50_000  # per run: every record is kept in memory for the tables
 TABLES = {
     f"{name}.{suffix}": None if name == "casualties" else name
-    for name in ("battles", "combatants", "casualties")
+    for name in ("battles", "combatants", "casualties", "attacks")
     for suffix in ("csv", "parquet")
 }
 
@@ -119,6 +120,7 @@ def run_body(scenario, options: dict[str, Any]):
         root = opts.root_seed(scenario)
         study = opts.study([scenario], "run", root, records="all")
         job.extra["study"] = study
+        job.extra["scenario"] = scenario
 
         def figures(tally, complete: bool | None) -> dict[str, Any]:
             """The summary so far (``complete`` None: still running)."""
@@ -168,13 +170,34 @@ def _interval(ci: list[float]) -> str:
     return f"{ci[0] * 100:.0f}-{ci[1] * 100:.0f}%"
 
 
+def exact_attacks(job: Job) -> dict[str, Any]:
+    """The section "Exact odds of one attack" of an ended run (``report.attacks``): ``rows``
+    for its most used attacks, ``pairs`` (how many different attacks it made), ``battles``
+    and the ``note`` that says how to read it. Worked out once, then kept with the job."""
+    from ..output import attack_rows
+    from ..report.attacks import NOTE, exact_attack_rows
+
+    with job.extra.setdefault("exact_lock", threading.Lock()):
+        if "exact" not in job.extra:
+            summary = job.extra["summary"]
+            scenario = job.extra["scenario"]
+            pairs = attack_rows(scenario, job.extra["study"].tally(0).attacks)
+            job.extra["exact"] = {
+                "battles": summary.get("battles_completed", 0),
+                "pairs": len(pairs),
+                "rows": exact_attack_rows(scenario, pairs, summary.get("casualties")),
+                "note": NOTE,
+            }
+        return job.extra["exact"]
+
+
 def write_table(job: Job, name: str, folder: Path) -> Path:
     """The run's table ``name`` (``battles.csv``, ``battles.parquet``...) written into
     ``folder`` as ``combatsim run`` writes it: the same columns, number formats and row order;
     Parquet by the writer of its ``casualties.parquet`` (a column mixing numbers and text as
     text)."""
     from ..folder import write_atomic
-    from ..output import _parquet_ready, casualty_table, table, write_csv
+    from ..output import _parquet_ready, attack_table, casualty_table, table, write_csv
 
     path = folder / job.id / name
     if path.exists():
@@ -183,6 +206,8 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     kind = TABLES[name]
     if kind is None:
         frame = casualty_table([job.extra["summary"]])
+    elif kind == "attacks":
+        frame = attack_table(job.extra["scenario"], job.extra["study"].tally(0).attacks)
     else:
         frame = table(job.extra["study"].rows(0, kind))
     if path.suffix == ".parquet":

@@ -24,10 +24,12 @@ from ..errors import UsageError
 from ..output import (
     BATTLES_CSV,
     COMBATANTS_CSV,
+    attack_table,
     casualty_table,
     concat_csv,
     table,
     tidy_table,
+    write_attacks,
     write_casualties,
     write_csv,
 )
@@ -171,6 +173,8 @@ def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
         casualties=casualty_table([summary]),
         complete=complete,
     )
+    attacks = attack_table(loaded, study.tally(0).attacks)
+    result.extra["attacks"] = attacks
     if opts.out is None:
         result.battles = table(study.rows(0, "battles")) if records != "none" else None
         result.combatants = table(study.rows(0, "combatants")) if records == "all" else None
@@ -181,6 +185,7 @@ def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
     for kind in kinds:
         result.files.append(concat_csv(study.record_files(0, kind), folder / names[kind]))
     result.files += write_casualties([summary], folder)
+    result.files += write_attacks(attacks, folder)
     return seal(study, folder, result, summary, complete)
 
 

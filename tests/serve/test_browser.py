@@ -258,3 +258,29 @@ def _timing_until_done(page) -> dict:
         "thousand_ms": perf["thousandAt"] - perf["editAt"],
         "run_started_ms": perf["postedAt"] - perf["editAt"],
     }
+
+
+def test_a_finished_run_shows_the_exact_odds_of_its_most_used_attacks(page, served):
+    url, token = served
+    page.goto(f"{url}/?token={token}")
+    page.wait_for_selector(
+        "#scenario-pick option[value='lost-souls-warehouse-raid.yaml']",
+        state="attached",
+        timeout=WAIT_MS,
+    )
+    page.select_option("#scenario-pick", "lost-souls-warehouse-raid.yaml")
+    _wait_done(page)
+    page.wait_for_selector("#exact-table td", timeout=WAIT_MS)
+    assert page.is_visible("#exact-h")
+    rows = page.locator("#exact-table tr")
+    assert 2 <= rows.count() <= 13  # a heading row and the 12 attacks used most at most
+    first = rows.nth(1).inner_text()
+    assert "police_revolver" in first or "%" in first, first
+    assert re.search(r"\d+(\.\d)?%", first), first
+    assert "start situation" in page.inner_text("#exact-note")
+    hit = rows.nth(1).locator("td[title]").first.get_attribute("title")
+    assert hit and re.fullmatch(r"\d+(/\d+)?", hit), hit  # the exact fraction on hover
+    page.locator("#exact-attacks").scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "7-exact-odds.png"), full_page=True)
+    assert not page.problems, page.problems

@@ -250,7 +250,7 @@ def test_a_finished_run_equals_combatsim_run_numbers_and_csv_bytes(client, folde
     import pandas as pd
 
     assert json.loads(json.dumps(got, sort_keys=True)) == summary
-    for name in ("battles.csv", "combatants.csv", "casualties.csv"):
+    for name in ("battles.csv", "combatants.csv", "casualties.csv", "attacks.csv"):
         served = client.get(f"/api/runs/{run_id}/{name}").content
         assert served == (out / name).read_bytes(), name
     served_parquet = tmp_path / "served.parquet"
@@ -258,6 +258,40 @@ def test_a_finished_run_equals_combatsim_run_numbers_and_csv_bytes(client, folde
     pd.testing.assert_frame_equal(
         pd.read_parquet(served_parquet), pd.read_parquet(out / "casualties.parquet")
     )
+
+
+@pytest.mark.slow
+def test_an_ended_run_gives_the_exact_odds_of_its_most_used_attacks_as_the_report_does(
+    client, folder, tmp_path
+):
+    from combatsim.api import simulate
+    from combatsim.report.attacks import TOP_PAIRS, report_rows
+
+    name = "lost-souls-warehouse-raid.yaml"
+    run_id = start(client, scenario=name, battles=200, seed=5)
+    early = client.get(f"/api/runs/{run_id}/exact")
+    assert early.status_code in (200, 409)  # 409 while the run is still going
+    assert finish(client, run_id)["state"] == "done"
+    got = client.get(f"/api/runs/{run_id}/exact")
+    assert got.status_code == 200, got.text
+    exact = got.json()
+    assert exact["battles"] == 200 and "start situation" in exact["note"]
+    rows = exact["rows"]
+    assert 0 < len(rows) <= TOP_PAIRS and exact["pairs"] >= len(rows)
+    assert [r["attacks"] for r in rows] == sorted((r["attacks"] for r in rows), reverse=True)
+    answered = [r for r in rows if "reason" not in r]
+    assert answered, rows
+    for r in answered:
+        assert 0 <= r["p_dead"] <= r["p_down"] <= r["p_hit"] <= 1
+        num, _, den = r["exact"]["p_hit"].partition("/")
+        assert abs(int(num) / int(den or 1) - r["p_hit"]) < 1e-12
+        assert r["down_rate"] is not None and len(r["down_ci95"]) == 2
+    out = tmp_path / "run"
+    simulate(folder / name, 200, seed=5, workers=1, quiet=True, out=out)
+    summary = json.loads((out / "summary.json").read_text())
+    assert rows == json.loads(json.dumps(report_rows(summary, out)))
+    again = client.get(f"/api/runs/{run_id}/exact").json()  # worked out once, then kept
+    assert again == exact
 
 
 # --- the command ------------------------------------------------------------------------------

@@ -634,6 +634,8 @@
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
     $("verdict").textContent = verdictText(r);
+    if (state === "done" && S.runId) loadExact(S.runId);
+    else if ($("exact-attacks").dataset.run !== S.runId) $("exact-attacks").hidden = true;
     if (!done) return;
     const order = r.side_order || Object.keys(r.sides || {});
     const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
@@ -649,10 +651,42 @@
       links.dataset.run = S.runId;
       const stem = (S.file || "scenario").replace(/\.ya?ml$/, "");
       const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${S.runId}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
-      const tables = ["battles", "combatants", "casualties"];
+      const tables = ["battles", "combatants", "casualties", "attacks"];
       links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
         el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
     }
+  }
+  // The exact odds of one attack for the attacks the run made most, worked out by the server
+  // once the run has ended (as the single-run report shows them), beside the sampled casualties.
+  async function loadExact(id) {
+    const box = $("exact-attacks");
+    if (box.dataset.run === id) return;
+    box.dataset.run = id; box.hidden = false;
+    status("exact-status", "Working out the exact odds of the attacks used most…");
+    $("exact-table").replaceChildren(); $("exact-note").textContent = "";
+    try {
+      const d = await api("GET", `/api/runs/${id}/exact`);
+      if (box.dataset.run === id) renderExact(d);
+    } catch (e) {
+      if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
+    }
+  }
+  function renderExact(d) {
+    if (!d.rows.length) { status("exact-status", "No attack was made in these battles."); return; }
+    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`);
+    const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
+    const chances = (r) => (r.reason
+      ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
+      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${pct(r[k], 1)}</td>`).join(""));
+    const how = (r) => esc(r.weapon) + (r.shots > 1 ? `, ${r.shots} shots` : "")
+      + (r.closed_in == null ? "" : `, moved in ${r.closed_in} m`);
+    const head = "<tr><th>attack</th><th class=num>made</th><th class=num>P(hit)</th><th class=num>P(down)</th>"
+      + "<th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
+    const rows = d.rows.map((r) => `<tr><td class="who">${esc(r.attacker)} → ${r.target == null ? "<i>a point</i>" : esc(r.target)}`
+      + `<br><small class="muted">${how(r)}</small></td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
+      + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
+    $("exact-table").innerHTML = head + rows.join("");
+    $("exact-note").textContent = d.note + " Hover a chance for its exact fraction.";
   }
   for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
 
