@@ -228,6 +228,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
+        self._threats = SpecCache()  # spec -> _threat_of(spec)
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
@@ -358,9 +359,14 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return float(q), float(q * RUN_MULTIPLIER[sheet.race])
 
     def threat(self, fighter: C) -> float:
-        sheet = fighter.spec.sheet
+        """Seed 002 reads no state into it: worked out once per combatant of the scenario
+        (``most_dangerous`` asks for every enemy in reach at every action)."""
+        return self._threats.get(fighter.spec, self._threat_of)
+
+    def _threat_of(self, spec: Any) -> float:
+        sheet = spec.sheet
         best = 0.0
-        for w in fighter.spec.weapons:
+        for w in spec.weapons:
             power = w.code.power_for(sheet.attributes.strength)
             skill = self._skill_for(sheet, w)
             best = max(
@@ -627,7 +633,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         moving = (2 if env.ground == "difficult" else 1) if attacker.moved_this_action > 0 else 0
         vis = st.vision_tn
         if vis is None:
-            vis = st.vision_tn = self._visibility(battle, attacker)
+            vis = self._vision_tn(battle, attacker)
         smart = st.smart if gun.smartgun else 0
         own = recoil + moving + vis + smart + st.penalty
         firearms = st.firearms
@@ -892,9 +898,16 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             if interception
             else MELEE_TN
         )
-        a_tn += self.tn_penalty(attacker) + self._visibility(battle, attacker)
-        d_tn = MELEE_TN + self.tn_penalty(target) + self._visibility(battle, target)
-        if battle.tracing:
+        ast, tst = attacker.state, target.state
+        a_vis, d_vis = ast.vision_tn, tst.vision_tn
+        if a_vis is None:
+            a_vis = self._vision_tn(battle, attacker)
+        if d_vis is None:
+            d_vis = self._vision_tn(battle, target)
+        a_tn += ast.penalty + a_vis
+        d_tn = MELEE_TN + tst.penalty + d_vis
+        tracing = battle.tracing
+        if tracing:
             verb = "intercepts" if interception else "attacks"
             battle.trace(
                 "attack",
@@ -903,25 +916,23 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 actor=attacker,
             )
         attacker.shots += 1
-        a = self._melee_roll(battle, attacker, a_tn, intercepting=interception)
-        d = self._melee_roll(battle, target, d_tn) if target.can_act else dice.PoolResult(0, False)
-        self._note_fumble(battle, attacker, a)
-        if a.successes == d.successes or (interception and d.successes > a.successes):
-            if battle.tracing:
-                battle.trace(
-                    "miss", f"no damage ({a.successes} against {d.successes})", actor=attacker
-                )
+        a, a_fumble = self._melee_roll(battle, attacker, a_tn, intercepting=interception)
+        d = self._melee_roll(battle, target, d_tn)[0] if target.can_act else 0
+        if a_fumble:
+            self._fumbled(battle, attacker, a_fumble)
+        if a == d or (interception and d > a):
+            if tracing:
+                battle.trace("miss", f"no damage ({a} against {d})", actor=attacker)
             return
-        winner, loser = (attacker, target) if a.successes > d.successes else (target, attacker)
-        net = abs(a.successes - d.successes)
+        winner, loser = (attacker, target) if a > d else (target, attacker)
+        net = a - d if a > d else d - a
         w_weapon = weapon if winner is attacker else melee_weapon(winner)
         code = w_weapon.code if w_weapon is not None else UNARMED
         stun = w_weapon.stun if w_weapon is not None else True  # ruling 9: unarmed is Stun
         power = code.power_for(winner.spec.sheet.attributes.strength)
         winner.hits += 1
-        body = self.test(
-            battle, loser, loser.state.body, power + loser.state.penalty, "Body"
-        ).successes
+        lst = loser.state
+        body = self.count(battle, loser, lst.body, power + lst.penalty, "Body")[0]
         self.apply_attack(
             battle,
             winner,
@@ -929,9 +940,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             code.level,
             code.staging,
             net,
-            body + loser.state.impact,
+            body + lst.impact,
             "impact",
-            f"impact armor {loser.state.impact}" if battle.tracing else "",
+            f"impact armor {lst.impact}" if tracing else "",
             stun,
             True,
             self.options.melee_staging == "beyond_first",
@@ -939,18 +950,26 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def _melee_roll(
         self, battle: Battle[C], fighter: C, tn: int, intercepting: bool = False
-    ) -> dice.PoolResult:
-        """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool. An interceptor
-        uses Armed Combat with a weapon ready, else Unarmed (seed 002 Interception)."""
-        sheet, st = fighter.spec.sheet, fighter.state
+    ) -> tuple[int, bool]:
+        """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool, as
+        ``(successes, fumble)``. An interceptor uses Armed Combat with a weapon ready, else
+        Unarmed (seed 002 Interception)."""
+        st = fighter.state
         if intercepting:
+            skills = fighter.spec.sheet.skills
             armed = melee_weapon(fighter) is not None
-            skill = sheet.skills.armed_combat if armed else sheet.skills.unarmed_combat
+            skill = skills.armed_combat if armed else skills.unarmed_combat
         else:
             skill = st.melee_skill
         pool, st.defense = st.defense, 0
         what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
-        return self.test(battle, fighter, skill + pool, tn, what, karma="attack")
+        return self.count(battle, fighter, skill + pool, tn, what, karma="attack")
+
+    def _vision_tn(self, battle: Battle[C], fighter: C) -> int:
+        """``_visibility``, kept by the fighter's state at its first use (the light and smoke
+        do not change during a battle)."""
+        vis = fighter.state.vision_tn = self._visibility(battle, fighter)
+        return vis
 
     def _visibility(self, battle: Battle[C], fighter: C) -> int:
         """Seed 002 Visibility Table: the TN the battle's light and smoke add for this
