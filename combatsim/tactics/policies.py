@@ -9,7 +9,7 @@ battle's own generator).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import C, grenade_rules
@@ -435,11 +435,9 @@ def _grenade_plan(
         best, best_count = None, 0
         for e in enemies:
             aim = e.position
-            if dist[e.index] > w.max_range:
+            if dist[e.index] > w.max_range or _caught(in_blast, w, aim, friends, 1):
                 continue
-            if any(in_blast(w, blast_distance(aim, f.position)) for f in friends):
-                continue
-            count = sum(in_blast(w, blast_distance(aim, x.position)) for x in enemies)
+            count = _caught(in_blast, w, aim, enemies, len(enemies))
             if count > best_count:
                 best, best_count = aim, count
         if best is not None and best_count >= me.tactics.grenade_min_targets:
@@ -450,6 +448,21 @@ def _grenade_plan(
                 aim=best,
             )
     return None
+
+
+def _caught(
+    in_blast: Callable[[Any, float], bool], weapon: Any, aim: Point, fighters: list[C], enough: int
+) -> int:
+    """How many of ``fighters`` a blast of ``weapon`` bursting at ``aim`` would catch, counted
+    until ``enough`` are (a plain loop: the clustered policy asks this of every friend and
+    every enemy around every enemy it could aim at, at every action)."""
+    caught = 0
+    for f in fighters:
+        if in_blast(weapon, blast_distance(aim, f.position)):
+            caught += 1
+            if caught >= enough:
+                break
+    return caught
 
 
 def _approach(me: C, target: C, walk_left: float, dist: float) -> tuple[Point | None, float]:

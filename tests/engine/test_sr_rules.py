@@ -1141,6 +1141,25 @@ def test_the_blast_edge_is_outside_for_the_tactics_as_for_the_blast(rule):
     assert not system.in_blast(weapon, blast_distance(short, AIM))
 
 
+@pytest.mark.parametrize("rule", ["full_meters", "exact"])
+def test_whom_the_tactics_count_in_a_blast_is_whom_blast_power_hurts(rule):
+    """``in_blast`` answers without ``blast_power`` (a threshold per grenade by full meters):
+    over powers, falloffs and distances, on and off whole meters, it says what a Power above
+    0 says."""
+    from combatsim.rules.shadowrun import models
+    from combatsim.rules.shadowrun.system import ClassicShadowrun, blast_power
+
+    system = ClassicShadowrun(models.Options(blast_distance=rule))
+    for power, falloff in itertools.product((1, 5, 9, 12, 17), (0.3, 1, 1.5, 2, 3, 7)):
+        weapon = models.Weapon(
+            kind="grenade", damage=f"{power}S", ranges=[5, 10, 15, 20], blast_falloff=falloff
+        )
+        for step in range(0, 3000, 7):
+            for distance in (step / 97, float(round(step / 97))):
+                hurt = blast_power(power, falloff, distance, rule) > 0
+                assert system.in_blast(weapon, distance) == hurt, (power, falloff, distance)
+
+
 def test_a_grenadier_standing_at_the_blast_edge_throws_at_its_target():
     """Tactics ``grenades: always`` throw when the thrower is outside the blast around its
     target: 6 m from it, a 12S2 losing 2 per meter leaves it unhurt."""
