@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ...dice import shadowrun as dice
 from ..base import Grenades, RuleSystem, SpecCache
@@ -291,18 +291,24 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
-    # How a variant rolls its initiative dice, when not as seed 002 does (``ShadowrunD8``)
-    initiative_faces: ClassVar[Callable[[Any, Battle[Any], Combatant], list[int]] | None] = None
+    # sr-d8's house rule ``initiative_rule_of_seven``: a top face on the first initiative die
+    # rolls again and adds (``ShadowrunD8``); seed 002 has no such rule
+    initiative_explodes: bool = False
 
     def initiative(self, battle: Battle[C], fighter: C) -> tuple[int, ...]:
         """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
 
-        The dice are summed as they fall: no Rule of Six on initiative (seed 002)."""
+        The dice are summed as they fall: no Rule of Six on initiative (seed 002), nor a
+        Rule of Seven in sr-d8 (seed 000) unless its house rule says so. Both roll the pool's
+        own dice (d6, or the d8's 0-7), so one draw serves every variant."""
         st = fighter.state
-        if self.initiative_faces is None:
-            faces = (st.take or self._take(battle, fighter))(st.initiative_dice)
-        else:
-            faces = self.initiative_faces(battle, fighter)
+        take = st.take or self._take(battle, fighter)
+        faces = take(st.initiative_dice)
+        if self.initiative_explodes:
+            extra, top = faces[0], self.kind.top
+            while extra == top:
+                extra = take(1)[0]
+                faces.append(extra)
         penalty = st.penalty
         result = st.reaction + sum(faces) - penalty
         scores = self._scores.get(result)
@@ -1077,15 +1083,9 @@ class ShadowrunD8(ClassicShadowrun):
     def pool_dice(self) -> dice.PoolDice:
         return dice.D8_CAPPED if self.options.tn_cap else dice.D8
 
-    def initiative_faces(self, battle: Battle[C], fighter: C) -> list[int]:
-        """Seed 000: no Rule of Seven on initiative, unless the house rule explodes one die."""
-        faces = battle.roll.faces(dice.D8, fighter.spec.sheet.initiative_dice)
-        if self.options.initiative_rule_of_seven:
-            extra = faces[0]
-            while extra == dice.D8.top:
-                extra = battle.roll.faces(dice.D8, 1)[0]
-                faces.append(extra)
-        return faces
+    def __init__(self, options: models.D8Options):
+        super().__init__(options)
+        self.initiative_explodes = options.initiative_rule_of_seven
 
 
 @functools.cache
