@@ -375,7 +375,9 @@ class Grenades(ABC):
         (``blast_distance``); asked for every fighter ``in_blast`` catches, in order."""
 
     @abstractmethod
-    def blast_radius(self, weapon: Any) -> float: ...
+    def blast_radius(self, weapon: Any) -> float:
+        """How far the blast reaches: ``in_blast`` catches nobody farther from the burst (the
+        tactics ask ``in_blast`` only of those nearer)."""
 
     def in_blast(self, weapon: Any, distance: float) -> bool:
         """Is a fighter ``distance`` meters from the burst (``blast_distance``) caught in the

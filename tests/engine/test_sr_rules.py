@@ -1145,7 +1145,7 @@ def test_the_blast_edge_is_outside_for_the_tactics_as_for_the_blast(rule):
 def test_whom_the_tactics_count_in_a_blast_is_whom_blast_power_hurts(rule):
     """``in_blast`` answers without ``blast_power`` (a threshold per grenade by full meters):
     over powers, falloffs and distances, on and off whole meters, it says what a Power above
-    0 says."""
+    0 says, and nobody beyond ``blast_radius`` is caught (the tactics ask only those nearer)."""
     from combatsim.rules.shadowrun import models
     from combatsim.rules.shadowrun.system import ClassicShadowrun, blast_power
 
@@ -1158,6 +1158,7 @@ def test_whom_the_tactics_count_in_a_blast_is_whom_blast_power_hurts(rule):
             for distance in (step / 97, float(round(step / 97))):
                 hurt = blast_power(power, falloff, distance, rule) > 0
                 assert system.in_blast(weapon, distance) == hurt, (power, falloff, distance)
+                assert not hurt or distance <= system.blast_radius(weapon)
 
 
 def test_a_grenadier_standing_at_the_blast_edge_throws_at_its_target():
