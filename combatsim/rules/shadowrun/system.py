@@ -142,6 +142,7 @@ class SRState:
         "initiative_dice",
         "karma_policy",
         "dodge_spend",
+        "sweeps",
         "take",
         "count",
     )
@@ -163,6 +164,7 @@ class SRState:
         initiative_dice: int = 1,
         karma_policy: str = "never",
         dodge_spend: tuple[tuple[int, ...], ...] | None = None,
+        sweeps: bool = False,
     ):
         """Positional (``new_state`` passes ``_state_values``' tuple), all but the first
         from the sheet; ``dodge_spend`` is the Dodge policy's ``_dodge_table`` ("match" if
@@ -179,6 +181,7 @@ class SRState:
         self.vision, self.karma_policy = vision, karma_policy
         # [Dodge Pool left][attack successes] -> Dodge dice spent
         self.dodge_spend = dodge_spend or _dodge_table("match")
+        self.sweeps = sweeps  # ruling 8's sweeping autofire, as the tactics ask
         self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
         self.smart, self.initiative_dice = smart, initiative_dice
         self.take = None  # the battle's draw of the pool dice, kept at the first test
@@ -245,8 +248,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return sr_levers.levers(sheet, armors)
 
     def autofire_sweeps(self, fighter: C) -> bool:
-        """Ruling 8, when the fighter's tactics ask for it (``sweep``)."""
-        return (fighter.spec.rule_tactics or models.DEFAULT_TACTICS).sweep
+        """Ruling 8, when the fighter's tactics ask for it (``sweep``, kept by the state: the
+        tactics ask at every shot they plan)."""
+        return fighter.state.sweeps
 
     def grenade_flight(self, weapon: Any) -> float:
         """Option ``grenade_flight``: initiative points a grenade flies before it bursts."""
@@ -282,6 +286,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             sheet.initiative_dice,
             tactics.karma,
             _dodge_table(tactics.dodge),
+            tactics.sweep,
         )
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
@@ -385,7 +390,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def harm(self, fighter: C) -> float:
         st = fighter.state
-        return max(st._physical, st._stun) / MONITOR_BOXES
+        physical, stun = st._physical, st._stun  # (``weakest`` asks of every enemy in reach)
+        return (physical if physical > stun else stun) / MONITOR_BOXES
 
     def record(self, fighter: C) -> dict:
         st = fighter.state
