@@ -433,7 +433,10 @@ def _grenade_plan(
                 )
             continue
         status = battle.system.status
-        friends = [f for f in battle.fighters if f.side == me.side and status(f) != "dead"]
+        side = me.side  # a fighter still in the fight is not dead: no status to ask
+        friends = [
+            f for f in battle.fighters if f.side == side and (f.can_act or status(f) != "dead")
+        ]
         best, best_count = None, 0
         caught = _Caught(in_blast, w, grenades.blast_radius(w))
         for e in enemies:
