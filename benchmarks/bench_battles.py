@@ -6,7 +6,7 @@ Run from the repository root::
     python benchmarks/bench_battles.py --references    # the four reference scenarios only
     python benchmarks/bench_battles.py --scenario scenarios/sr-bar-brawl.yaml  # one (repeatable)
     python benchmarks/bench_battles.py --rounds 40     # steadier on a busy machine
-    python benchmarks/bench_battles.py --profile       # and where the time goes (cProfile)
+    python benchmarks/bench_battles.py --profile       # and where the time goes, per action
     python benchmarks/bench_battles.py --check         # exit 1 if a ratio is over its target
 
 The reference is simpy's own cost for a battle: a bare simpy battle of 8 processes that each
@@ -142,6 +142,34 @@ def measure(scenario, rounds: int, chunk: int) -> dict:
     }
 
 
+def profile(scenario, battles: int, top: int = 30) -> None:
+    """Where the time goes (cProfile over ``battles`` battles), per fighter-action: a scenario
+    whose battles have more actions costs more per battle for that alone, so the functions
+    that cost more *per action* than in another scenario are the ones to look at."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for i in range(battles):
+        run_battle(scenario, scenario.seed, i)
+    profiler.disable()
+    actions = sum(
+        row["actions"]
+        for i in range(battles)
+        for row in run_battle(scenario, scenario.seed, i).combatants
+    )
+    stats = pstats.Stats(profiler).stats  # {(file, line, name): (_, calls, own time, ...)}
+    rows = [
+        (calls / actions, own / actions * 1e6, f"{Path(file).name}:{line}({name})")
+        for (file, line, name), (_, calls, own, _, _) in stats.items()
+    ]
+    print(
+        f"  per action ({actions / battles:.1f} actions a battle, cProfile inflates small "
+        f"functions): {sum(r[0] for r in rows):.1f} calls, {sum(r[1] for r in rows):.2f} us"
+    )
+    print(f"  {'calls':>7} {'own us':>7}  function")
+    for calls, own, where in sorted(rows, key=lambda r: -r[1])[:top]:
+        print(f"  {calls:>7.2f} {own:>7.3f}  {where}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20, help="chunks per scenario")
@@ -172,12 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         if args.profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-            for i in range(200):
-                run_battle(scenario, scenario.seed, i)
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+            profile(scenario, 200)
     print(
         f"({args.rounds} interleaved chunks of {args.chunk} engine battles per scenario; bare: "
         f"{BARE_PROCESSES} simpy processes x {BARE_TIMEOUTS} timeouts)"

@@ -232,9 +232,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
         self._threats = SpecCache()  # spec -> _threat_of(spec)
-        # ruling 25 by full meters: a grenade -> _full_meters_reached(grenade)
-        self._full_meters = options.blast_distance == "full_meters"
-        self._meters_reached = SpecCache()
+        self._full_meters = options.blast_distance == "full_meters"  # ruling 25's rule
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
@@ -455,23 +453,10 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Hurt by the blast: a Power above 0 left at ``distance`` (``blast_power``), so the
         tactics count exactly whom ``grenade_blast`` reaches; at the edge, nobody.
 
-        The tactics ask this of every friend and enemy around every enemy they could aim at,
-        so it is answered without ``blast_power``'s call: by full meters, the blast reaches
-        ``distance`` exactly when fewer full meters lie between than it takes the Power to
-        fall to 0 (``_full_meters_reached``, once per weapon); exactly, ``ceil(x) > 0`` is
-        ``x > 0``."""
-        if self._full_meters:
-            return distance < self._meters_reached.get(weapon, self._full_meters_reached)
-        return weapon.code.power - weapon.blast_falloff * distance > 0
-
-    def _full_meters_reached(self, weapon: Any) -> float:
-        """The first whole number of meters at which ``blast_power`` (by full meters) leaves
-        no Power: the blast reaches every distance below it and none at or beyond."""
-        power, falloff = weapon.code.power, weapon.blast_falloff  # falloff > 0 (the model)
-        meters = 0
-        while blast_power(power, falloff, meters) > 0:
-            meters += 1
-        return float(meters)
+        ``blast_power`` inline (the tactics ask this of every friend and enemy near every enemy
+        they could aim at): its ``ceil(x) > 0`` is ``x > 0``."""
+        fallen = weapon.blast_falloff * (math.floor(distance) if self._full_meters else distance)
+        return weapon.code.power - fallen > 0
 
     # --- tests ----------------------------------------------------------------------------
     def test(
