@@ -143,6 +143,7 @@ class SRState:
         "karma_policy",
         "dodge_spend",
         "sweeps",
+        "threat",
         "take",
         "count",
     )
@@ -165,6 +166,7 @@ class SRState:
         karma_policy: str = "never",
         dodge_spend: tuple[tuple[int, ...], ...] | None = None,
         sweeps: bool = False,
+        threat: float = 0.0,
     ):
         """Positional (``new_state`` passes ``_state_values``' tuple), all but the first
         from the sheet; ``dodge_spend`` is the Dodge policy's ``_dodge_table`` ("match" if
@@ -182,6 +184,7 @@ class SRState:
         # [Dodge Pool left][attack successes] -> Dodge dice spent
         self.dodge_spend = dodge_spend or _dodge_table("match")
         self.sweeps = sweeps  # ruling 8's sweeping autofire, as the tactics ask
+        self.threat = threat  # ``threat``: how dangerous the sheet's best weapon makes it
         self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
         self.smart, self.initiative_dice = smart, initiative_dice
         self.take = None  # the battle's draw of the pool dice, kept at the first test
@@ -231,7 +234,6 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         super().__init__(options)
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
-        self._threats = SpecCache()  # spec -> _threat_of(spec)
         self._full_meters = options.blast_distance == "full_meters"  # ruling 25's rule
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
@@ -285,6 +287,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             tactics.karma,
             _dodge_table(tactics.dodge),
             tactics.sweep,
+            self._threat_of(spec),
         )
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
@@ -371,9 +374,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return float(q), float(q * RUN_MULTIPLIER[sheet.race])
 
     def threat(self, fighter: C) -> float:
-        """Seed 002 reads no state into it: worked out once per combatant of the scenario
-        (``most_dangerous`` asks for every enemy in reach at every action)."""
-        return self._threats.get(fighter.spec, self._threat_of)
+        """Read from the sheet alone: worked out once per combatant of the scenario and kept
+        by the state (``most_dangerous`` asks it of every enemy in reach at every action)."""
+        return fighter.state.threat
 
     def _threat_of(self, spec: Any) -> float:
         sheet = spec.sheet
