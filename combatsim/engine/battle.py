@@ -1102,7 +1102,8 @@ def _passing_at(a: Point, b: Point, p: Point, radius: float) -> float | None:
     length2 = dx * dx + dy * dy
     if length2 == 0:
         return None
-    t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2))
+    # where along the line it comes closest (``t`` outside 0-1: clamped to an end, none here)
+    t = ((p[0] - ax) * dx + (p[1] - ay) * dy) / length2
     if t <= 0.0 or t >= 1.0:  # closest where the mover starts or stops: leaving or closing
         return None  # in, not passing by
     return t if math.dist((ax + t * dx, ay + t * dy), p) <= radius else None
