@@ -979,8 +979,14 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         else:
             skill = st.melee_skill
         pool, st.defense = st.defense, 0
-        what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
-        return self.count(battle, fighter, skill + pool, tn, what, karma="attack")
+        if battle.tracing or (st.karma >= 1 and st.karma_policy in ("attack", "both")):
+            what = f"melee ({skill} skill + {pool} Defense Pool)" if battle.tracing else ""
+            return self.count(battle, fighter, skill + pool, tn, what, karma="attack")
+        # untraced, no Karma to re-roll with: counted straight from the dice, as a shot is
+        successes, fumble = (st.count or self._counter(battle, fighter))(skill + pool, tn)
+        if fumble:
+            st.fumbles += 1  # ruling 2: every fumble is recorded
+        return successes, fumble
 
     def _vision_tn(self, battle: Battle[C], fighter: C) -> int:
         """``_visibility``, kept by the fighter's state at its first use (the light and smoke
