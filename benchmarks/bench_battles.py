@@ -22,7 +22,7 @@ the events and actions per battle (events:
 every ``Environment.schedule`` call, counted in a separate pass so the count costs nothing in
 the timed runs). Quote the ratios: these machines are shared and absolute times drift.
 
-Targets (issue 19): at most 4 for the four reference scenarios (the 4v4 firefight, the 2097
+Targets: at most 4 for the four reference scenarios (the 4v4 firefight, the 2097
 patrol, the 4D8 dockside shootout and the Lost Souls raid), at most 6 for every other shipped
 scenario.
 """
@@ -50,7 +50,7 @@ REFERENCES = (  # the four reference scenarios, held to the tighter target
     "scenarios/4d8-dockside-shootout.yaml",
     "scenarios/lost-souls-warehouse-raid.yaml",
 )
-REFERENCE_TARGET, OTHER_TARGET = 4.0, 6.0  # the highest ratio the issue allows
+REFERENCE_TARGET, OTHER_TARGET = 4.0, 6.0  # the highest ratios allowed
 
 
 def shipped_scenarios() -> list[str]:
@@ -60,7 +60,7 @@ def shipped_scenarios() -> list[str]:
 
 
 def target(path: str) -> float:
-    """The highest ratio the issue allows for this scenario file."""
+    """The highest ratio allowed for this scenario file."""
     return REFERENCE_TARGET if Path(path).as_posix() in REFERENCES else OTHER_TARGET
 
 
