@@ -378,10 +378,13 @@ def _next_action(
     return None if best is None else (best[1], best[2])
 
 
-def tie_orders(tiebreaks: Sequence[int]) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+def tie_orders(
+    tiebreaks: Sequence[int], ties: int = TIES
+) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
     """The orders of the fighters with these ``tiebreaks`` (listed in the fighters' order), as
     ``choose`` options: the higher tie-break first, and among equal ones the order of their
-    tie-break draws (``TIES`` values each), equal draws in the fighters' order.
+    tie-break draws (``ties`` values each: the engine's ``TIES``), equal draws in the
+    fighters' order.
 
     For ``m`` fighters of equal tie-break, an order that puts a later fighter before an
     earlier one ``s`` times needs those draws strictly lower, and ``C(TIES - s + m - 1, m)``
@@ -395,7 +398,7 @@ def tie_orders(tiebreaks: Sequence[int]) -> tuple[tuple[tuple[int, ...], Fractio
             f"more than {MAX_TIED} fighters of equal initiative tie-break",
             "a fight with fewer fighters to order exactly",
         )
-    each = [_group_orders(g) for g in ordered]
+    each = [_group_orders(g, ties) for g in ordered]
     options = []
     for parts in product(*each):
         order = tuple(i for part, _ in parts for i in part)
@@ -406,12 +409,12 @@ def tie_orders(tiebreaks: Sequence[int]) -> tuple[tuple[tuple[int, ...], Fractio
     return tuple(options)
 
 
-def _group_orders(members: list[int]) -> list[tuple[tuple[int, ...], Fraction]]:
+def _group_orders(members: list[int], ties: int) -> list[tuple[tuple[int, ...], Fraction]]:
     m = len(members)
     out = []
     for order in permutations(members):
         steps = sum(1 for a, b in zip(order, order[1:], strict=False) if a > b)
-        out.append((order, Fraction(math.comb(TIES - steps + m - 1, m), TIES**m)))
+        out.append((order, Fraction(math.comb(ties - steps + m - 1, m), ties**m)))
     return out
 
 

@@ -64,6 +64,9 @@ def frozen(value: Any, where: str) -> Any:
         return ("dict", tuple(sorted(items, key=repr)))
     if isinstance(value, (set, frozenset)):
         return ("set", frozenset(frozen(v, where) for v in value))
+    if type(value).__module__.startswith("combatsim.rules.") and not callable(value):
+        # a rule system's own record of plain data (a disadvantage waiting for its test)
+        return (type(value).__qualname__, tuple((n, frozen(v, where)) for n, v in fields(value)))
     raise refuse(
         f"a fighter's state holding {type(value).__name__} in {where}",
         "a fight whose rule state is plain data (numbers, text, lists)",
@@ -132,9 +135,7 @@ class Condition:
         values = dict(fields(fresh))
         self.names = tuple(sorted(n for n in values if n not in skip))
         self.base = values
-        self.frozen_base = {
-            n: (None if callable(v) else frozen(v, n)) for n, v in values.items() if n in self.names
-        }
+        self.frozen_base = {n: _frozen_or_none(v, n) for n, v in values.items() if n in self.names}
 
     def key(self, fighter: Any, in_turn: bool) -> tuple:
         """The condition of ``fighter`` as a hashable value: ``(field, frozen value)`` of every
@@ -168,6 +169,17 @@ class Condition:
 
 
 _PLAIN_TYPES = frozenset(_PLAIN)
+
+
+def _frozen_or_none(value: Any, name: str) -> Any:
+    """A fresh state's value of ``name`` frozen; None for a callable or an object that is not
+    plain data (a constant the state shares: compared by identity only)."""
+    if callable(value):
+        return None
+    try:
+        return frozen(value, name)
+    except NotExact:
+        return None
 
 
 class Snapshot:
