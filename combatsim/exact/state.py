@@ -31,6 +31,7 @@ import textwrap
 from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
+from operator import attrgetter
 from typing import Any
 
 from ..errors import Described, UsageError
@@ -129,35 +130,45 @@ class Condition:
     """How to read one fighter's condition as a value and put it back: its rule state's fields
     (those not ``skip``ped) and a fresh state's values of them, worked out once."""
 
-    __slots__ = ("names", "base", "frozen_base")
+    __slots__ = ("names", "read", "base", "frozen_base")
 
     def __init__(self, fresh: Any, skip: frozenset[str] = frozenset()):
         values = dict(fields(fresh))
-        self.names = tuple(sorted(n for n in values if n not in skip))
-        self.base = values
-        self.frozen_base = {n: _frozen_or_none(v, n) for n, v in values.items() if n in self.names}
+        self.names = names = tuple(sorted(n for n in values if n not in skip))
+        self.read = attrgetter(*names) if len(names) > 1 else lambda s: (getattr(s, names[0]),)
+        self.base = tuple(values[n] for n in names)
+        self.frozen_base = tuple(_frozen_or_none(values[n], n) for n in names)
 
     def key(self, fighter: Any, in_turn: bool) -> tuple:
         """The condition of ``fighter`` as a hashable value: ``(field, frozen value)`` of every
         field of its rule state that differs from a fresh one (callables left out: armed again
         per path), then the engine's fields (``in_turn``: a turn's too)."""
-        state, base, frozen_base = fighter.state, self.base, self.frozen_base
         changes = []
-        for name in self.names:
-            value = getattr(state, name)
-            old = base[name]
+        plain = _PLAIN_TYPES
+        for name, value, old, frozen_old in zip(
+            self.names, self.read(fighter.state), self.base, self.frozen_base, strict=True
+        ):
             if value is old:
                 continue
-            if type(value) in _PLAIN_TYPES:
+            if type(value) in plain:
                 if type(old) is type(value) and value == old:
                     continue
                 changes.append((name, value))
             elif not callable(value):
                 key = frozen(value, name)
-                if key != frozen_base[name]:
+                if key != frozen_old:
                     changes.append((name, key))
-        names = LASTING + IN_TURN if in_turn else LASTING
-        return (tuple(changes), tuple(frozen(getattr(fighter, n), n) for n in names))
+        engine = []
+        for name in LASTING + IN_TURN if in_turn else LASTING:
+            value = getattr(fighter, name)
+            kind = type(value)
+            if kind in plain:
+                engine.append(value)
+            elif (kind is list or kind is tuple) and all(type(v) in plain for v in value):
+                engine.append(tuple(value))
+            else:
+                engine.append(frozen(value, name))
+        return (tuple(changes), tuple(engine))
 
     def save(self, fighter: Any, key: tuple, in_turn: bool) -> Snapshot:
         """What ``restore`` needs to put ``fighter``'s condition (``key``) back, copied."""
@@ -195,10 +206,11 @@ class Snapshot:
 def restore(fighter: Any, saved: Snapshot) -> None:
     """Put ``saved`` into ``fighter`` (fresh: as ``Battle.renew`` makes it)."""
     state = fighter.state
+    plain = _PLAIN_TYPES
     for name, value in saved.raw_state.items():
-        setattr(state, name, _copied(value))
+        setattr(state, name, value if type(value) in plain else _copied(value))
     for name, value in saved.raw_engine.items():
-        setattr(fighter, name, _copied(value))
+        setattr(fighter, name, value if type(value) in plain else _copied(value))
     fighter.waiting_shift = fighter.shift if "shift" in saved.raw_engine else 0
 
 
