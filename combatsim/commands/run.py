@@ -543,7 +543,10 @@ def _exact(args: argparse.Namespace) -> int:
     files = expand(args.scenarios)
     if len(files) != 1 or Path(args.scenarios[0]).is_dir():
         raise UsageError("SCENARIO", " ".join(args.scenarios), "one scenario file with --exact")
-    scenario = with_sets(load_scenario(files[0]), args.sets)
+    from ..sweeps.api import label_of, set_fields
+
+    variant = set_fields(load_scenario(files[0]), args.sets)
+    scenario = variant.scenario
     out = Path(args.out) if args.out else Path("results") / Path(files[0]).stem
     check_out("--out", out)
     from ..exact.fight import fight_odds
@@ -553,6 +556,8 @@ def _exact(args: argparse.Namespace) -> int:
 
     odds = fight_odds(scenario)  # refused (exit 2) before the folder is touched
     summary = exact_summary(odds)
+    if variant.settings:  # as a sampled run records them
+        summary["sets"] = [f"{p}={label_of(v)}" for p, v in variant.settings]
     with holding(args, out, False):
         written = write_summary(summary, out / SUMMARY_JSON)
         remove_stale(out, [written])  # an earlier run's battles are not this answer's

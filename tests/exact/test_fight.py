@@ -199,6 +199,13 @@ def test_run_exact_writes_the_summary_of_a_run_with_exact_rates(tmp_path, capsys
     assert summary["distributions"]["turns"] == [0.0, 1.0]
     # the sampled run's battles are not this answer's: gone with it
     assert not (out / "battles.csv").exists() and not (out / "combatants.csv").exists()
+    # a variant with --set says so, as a sampled run's summary does
+    longer = duel(tmp_path, turns=3)
+    other = tmp_path / "other"
+    assert main(["run", str(longer), "--exact", "--set", "turn_limit=1", "--out", str(other)]) == 0
+    varied = json.loads((other / "summary.json").read_text(encoding="utf-8"))
+    assert varied["sets"] == ["turn_limit=1"]
+    assert varied["sides"] == summary["sides"]
 
 
 def test_run_exact_refuses_in_one_line_and_writes_nothing(tmp_path, capsys):
