@@ -11,9 +11,11 @@ battle can depend on, and that can be put back into a fresh fighter.
 A field of the rule system's state is written down only where it differs from a fresh state's
 (``fresh``): the constants a state shares with every fresh one (a sheet's derived profile) and
 the untouched fields cost nothing. Callables (the dice takers a system keeps, the exact dice
-``exact_dice`` arms) are left out: they are armed again on every path. A field whose value is
+``exact_dice`` arms) are no part of the value: the battle's takers are put back as they are
+(one battle serves every path) and ``exact_dice`` arms its own again. A field whose value is
 not plain data (numbers, strings, tuples, lists, dicts, sets of them) and not the fresh state's
-own object cannot be compared, and is refused (``NotExact``) rather than guessed.
+own object cannot be compared, and is refused (``NotExact``) rather than guessed (Lost Souls'
+list of the allies that may assist a fighter, for one).
 
 The engine's counters for ``combatants.csv`` (actions, shots, hits, damage dealt and taken,
 the turn a fighter fell) are left out: no rule or tactic reads them, and keeping them would
@@ -174,6 +176,11 @@ class Condition:
         """What ``restore`` needs to put ``fighter``'s condition (``key``) back, copied."""
         state = fighter.state
         raw_state = {name: _copied(getattr(state, name)) for name, _ in key[0]}
+        # the battle's dice takers a system keeps (the same battle serves every path) go back
+        # as they are; ``exact_dice`` arms its own again after ``restore``
+        for name, value, old in zip(self.names, self.read(state), self.base, strict=True):
+            if callable(value) and value is not old:
+                raw_state[name] = value
         names = LASTING + IN_TURN if in_turn else LASTING
         raw_engine = {name: _copied(getattr(fighter, name)) for name in names}
         return Snapshot(key, raw_state, raw_engine)
@@ -208,7 +215,7 @@ def restore(fighter: Any, saved: Snapshot) -> None:
     state = fighter.state
     plain = _PLAIN_TYPES
     for name, value in saved.raw_state.items():
-        setattr(state, name, value if type(value) in plain else _copied(value))
+        setattr(state, name, value if type(value) in plain or callable(value) else _copied(value))
     for name, value in saved.raw_engine.items():
         setattr(fighter, name, value if type(value) in plain else _copied(value))
     fighter.waiting_shift = fighter.shift if "shift" in saved.raw_engine else 0

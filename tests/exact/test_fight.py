@@ -169,6 +169,31 @@ def test_grenades_are_refused_before_anything_is_worked_out():
         fight_odds(scenario)
 
 
+def test_a_rule_state_that_points_at_other_fighters_is_refused(tmp_path):
+    """Lost Souls keeps the fighter's target (and the allies that may assist it) in its state:
+    no plain value to merge states by, so the fight is refused in one line, not guessed."""
+    catalogue = ROOT / "scenarios" / "catalogues" / "lost-souls.yaml"
+    path = tmp_path / "lost-souls-duel.yaml"
+    path.write_text(
+        f"""
+name: lost souls duel
+rules: {{system: lost-souls}}
+catalogues: [{catalogue}]
+sides:
+  - name: law
+    tactics: {{movement: hold}}
+    members: [{{name: Dana, archetype: detective, position: [0, 0]}}]
+  - name: cult
+    tactics: {{movement: hold}}
+    members: [{{name: Hal, archetype: beat_cop, position: [8, 0]}}]
+turn_limit: 1
+""",
+        encoding="utf-8",
+    )
+    with pytest.raises(NotExact, match="holding Fighter"):
+        fight_odds(load_scenario(path))
+
+
 def test_a_fight_past_the_limits_is_refused(tmp_path):
     scenario = load_scenario(duel(tmp_path, turns=1))
     with pytest.raises(NotExact, match="more than 50 states"):
