@@ -78,6 +78,12 @@ def add_parser(sub) -> None:
         "e.g. 'sides[1].members[1].count=5'",
     )
     add_report_option(p)
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="work out the exact odds instead of sampling battles (a fight that stands still: "
+        "no movement, no grenades); writes summary.json only",
+    )
     p.set_defaults(handler=_run, parser=p)
 
 
@@ -464,6 +470,8 @@ KEYS = ("scenarios", "sets", *BATCH_KEYS)
 
 def _run(args: argparse.Namespace) -> int:
     check_batch_options(args)
+    if args.exact:
+        return _exact(args)
     if args.trace is not None:
         check_range("--trace", args.trace, 0, MAX_SEED)
     resumed = resume(args, "run", KEYS)
@@ -515,6 +523,47 @@ def _run(args: argparse.Namespace) -> int:
         print(for_terminal(f"\nresults in {out}: {listing(out, files)}"))
     if result.interrupted:
         return say_interrupted(result, "run", out)
+    return 0
+
+
+def _exact(args: argparse.Namespace) -> int:
+    """``run --exact``: the exact odds of one scenario's fight (``combatsim.exact.fight``),
+    as the summary.json a sampled run writes, into the same folder under the same rules (held
+    by one writer, written whole); no battles.csv, as no battle is run."""
+    for flag, given in (
+        ("--trace", args.trace is not None),
+        ("--resume", args.resume is not None),
+        ("--precision", args.precision is not None),
+        ("--report", args.report),
+        ("--scheduler", args.scheduler is not None),
+    ):
+        if given:
+            raise UsageError(flag, "given", "nothing with --exact (no battles are run)")
+    refuse_missing(args, [] if args.scenarios else ["SCENARIO"])
+    files = expand(args.scenarios)
+    if len(files) != 1 or Path(args.scenarios[0]).is_dir():
+        raise UsageError("SCENARIO", " ".join(args.scenarios), "one scenario file with --exact")
+    from ..sweeps.api import label_of, set_fields
+
+    variant = set_fields(load_scenario(files[0]), args.sets)
+    scenario = variant.scenario
+    out = Path(args.out) if args.out else Path("results") / Path(files[0]).stem
+    check_out("--out", out)
+    from ..exact.fight import fight_odds
+    from ..exact.summary import exact_summary, format_exact
+    from ..folder import remove_stale
+    from ..output import SUMMARY_JSON, write_summary
+
+    odds = fight_odds(scenario)  # refused (exit 2) before the folder is touched
+    summary = exact_summary(odds)
+    if variant.settings:  # as a sampled run records them
+        summary["sets"] = [f"{p}={label_of(v)}" for p, v in variant.settings]
+    with holding(args, out, False):
+        written = write_summary(summary, out / SUMMARY_JSON)
+        remove_stale(out, [written])  # an earlier run's battles are not this answer's
+    if not args.quiet:
+        print(for_terminal(format_exact(summary, odds.seconds)))
+        print(for_terminal(f"\nresults in {out}: {SUMMARY_JSON} (exact: no battles.csv)"))
     return 0
 
 
