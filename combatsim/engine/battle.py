@@ -135,6 +135,7 @@ class Fighter:
         "cover_seen",
         "cover_claim",
         "enemies_seen",
+        "seen_from",
         "situation",
         "attacks",
     )
@@ -197,6 +198,8 @@ class Fighter:
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
+        # what that memo stood on in a big fight: (position, cells, stamps) (``_Grid.footing``)
+        self.seen_from: tuple | None = None
         self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
         # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
         # aimed at; a weapon -1: bare hands)
@@ -285,6 +288,8 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
+        # the standing fighters by cell (big fights): what an action looks at near it
+        self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
     def renew(self, index: int) -> Fighter:
         """Fighter ``index`` afresh, as it starts the battle, in place of the one there: an
@@ -294,6 +299,9 @@ class Battle:
         f = Fighter(spec, index, static)
         f.state = self.system.new_state(f)
         f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
+        if self.grid is not None:
+            self.grid.take_out(self.fighters[index])
+            self.grid.place(f)
         self.fighters[index] = f
         self.layout += 1
         self.roster += 1
@@ -315,37 +323,70 @@ class Battle:
         the nearest (the first of equals, None if none is left) and how many stand within
         melee range. Measured again only after someone moved or left the fight (the battle's
         ``layout``): the tactics ask on every action and ``opponents_in_melee`` on every ranged
-        attack, so one measure serves both."""
+        attack, so one measure serves both. In a big fight the nearest and the count stand
+        until ``me`` moves or the grid cells they were found in change (``_Grid.footing``):
+        an action pays for what moved near it, not for every move of the battle."""
         seen = me.enemies_seen
         layout = self.layout
         if seen.layout == layout:
             return seen
-        if not self.big:
+        grid = self.grid
+        if grid is None:
             return self._enemies_measured(me)
-        _, enemies, indexes, positions, slots, where = self._standing_enemies_of(me.side)
+        kept = self._standing_enemies_of(me.side)
         here = me.position
+        meters = _Meters(self, here, kept)
+        footing = me.seen_from
+        if footing is not None and grid.holds(me.side, footing, here):
+            return _remember(me, layout, kept[1], meters, seen.nearest, seen.in_reach)
+        nearest, nearest_d = self._nearest_from(me.side, here, kept)
+        reach = self.melee_range
+        in_reach = grid.count_within(me.side, here, reach)
+        if in_reach is None:
+            in_reach = self._count_within(here, kept, reach)
+        radius = nearest_d if nearest_d > reach else reach
+        me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
+        return _remember(me, layout, kept[1], meters, nearest, in_reach)
+
+    def _nearest_from(self, side: str, here: Point, kept: tuple) -> tuple[Fighter | None, float]:
+        """The first of the nearest standing enemies of ``side`` to ``here`` and its meters
+        (math.dist): from the grid when one is near, else from all of them (``kept``:
+        ``_standing_enemies_of(side)``)."""
+        nearest, nearest_d = self.grid.nearest(side, here)  # type: ignore[union-attr]
+        if nearest is not None:
+            return nearest, nearest_d
+        enemies, where = kept[1], kept[5]
         if not enemies:
-            meters = _Meters(here, indexes, [], slots, enemies, None)
-            return _remember(me, layout, enemies, meters, None, 0)
+            return None, math.inf
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
-        # the answers are math.dist's, as in a small fight
+        # the answer is math.dist's
         dx = where[:, 0] - here[0]
         dy = where[:, 1] - here[1]
         d2 = dx * dx + dy * dy
-        meters = _Meters(here, indexes, list(positions), slots, enemies, d2)
         low = float(d2.min())
-        nearest, nearest_d = None, math.inf
+        positions = kept[3]
         for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
-            d = meters[indexes[k]]
+            d = math.dist(here, positions[k])
             if d < nearest_d:
                 nearest, nearest_d = enemies[k], d
-        reach = self.melee_range
+        return nearest, nearest_d
+
+    @staticmethod
+    def _count_within(here: Point, kept: tuple, reach: float) -> int:
+        """How many of the standing enemies ``kept`` stand within ``reach`` of ``here``
+        (math.dist), found with numpy."""
+        enemies, positions, where = kept[1], kept[3], kept[5]
+        if not enemies:
+            return 0
+        dx = where[:, 0] - here[0]
+        dy = where[:, 1] - here[1]
+        d2 = dx * dx + dy * dy
         r2 = reach * reach
-        in_reach = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
+        count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
         for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
-            if meters[indexes[k]] <= reach:
-                in_reach += 1
-        return _remember(me, layout, enemies, meters, nearest, in_reach)
+            if math.dist(here, positions[k]) <= reach:
+                count += 1
+        return count
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
@@ -384,7 +425,10 @@ class Battle:
         kept = self.enemy_lists.get(side)
         if kept is not None and kept[0] == self.roster:
             return kept
-        enemies = [f for f in self.fighters if f.can_act and f.side != side]
+        if kept is not None:
+            kept[1].current = False
+        enemies = _Standing(f for f in self.fighters if f.can_act and f.side != side)
+        enemies.side, enemies.fighters, enemies.current = side, self.fighters, True
         indexes = [f.index for f in enemies]
         positions = [f.position for f in enemies]
         slots = {i: k for k, i in enumerate(indexes)}
@@ -394,7 +438,8 @@ class Battle:
         return kept
 
     def _moved(self, f: Fighter) -> None:
-        """Keep the shared enemy lists' positions of ``f`` (big fights) up to date."""
+        """Keep the shared enemy lists' positions of ``f`` and the grid (big fights) up to
+        date."""
         at = f.position
         index = f.index
         for kept in self.enemy_lists.values():
@@ -402,6 +447,7 @@ class Battle:
             if slot is not None:
                 kept[3][slot] = at
                 kept[5][slot] = at
+        self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
         self, attacker: Fighter, target: Fighter | None, at: Point | None = None
@@ -442,7 +488,10 @@ class Battle:
         here, dist = me.position, math.dist
         best, best_k, best_d = None, -1, math.inf
         claimed = self.cover_claims
-        for k, (at, point) in enumerate(self.cover_points):
+        points = self.cover_points
+        grid = self.grid
+        for k in range(len(points)) if grid is None else grid.cover_near(here, within + 1e-9):
+            at, point = points[k]
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
@@ -450,6 +499,10 @@ class Battle:
             on_its_way = holder is not None and holder.can_act and holder.cover == "none"
             if on_its_way and holder is not me:
                 continue  # someone still on its way there
+            if grid is not None:
+                if not grid.occupied(at, me):
+                    best, best_k, best_d = point, k, d
+                continue
             for o in self.fighters:
                 if o is not me and o.can_act and dist(o.position, at) < 0.5:
                     break
@@ -495,6 +548,7 @@ class Battle:
             f.process = f.alarm = None
             f.enemies_seen = NOT_SEEN
             f.situation = None
+        self.enemy_lists.clear()
         self.focus.clear()
         self.cover_claims.clear()
         self.holders.clear()
@@ -862,18 +916,25 @@ class Battle:
             self._wake_holders("moved")
 
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
-        """The standing enemies of ``f`` (in fighter order) that might stand within
-        ``INTERCEPT_DISTANCE`` of its way from ``start`` to ``end``: those in the box around
-        the way, widened by a little more than that (``_passing_at`` decides)."""
+        """The standing enemies of ``f`` that might stand within ``INTERCEPT_DISTANCE`` of
+        its way from ``start`` to ``end``: those in the grid cells around the way, or (a long
+        way) in the box around it, widened by a little more than that (``_passing_at``
+        decides; ``move`` orders them)."""
+        margin = INTERCEPT_DISTANCE + 1e-6
+        middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+        half = max(abs(end[0] - start[0]), abs(end[1] - start[1])) / 2
+        grid = self.grid
+        near = grid.near(grid.foes[f.side], middle, half + margin)  # type: ignore[union-attr]
+        if near is not None:
+            return near
         _, enemies, _, _, _, where = self._standing_enemies_of(f.side)
         if not enemies:
             return []
-        margin = INTERCEPT_DISTANCE + 1e-6
         x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
         y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
         xs, ys = where[:, 0], where[:, 1]
-        near = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
-        return [enemies[k] for k in np.flatnonzero(near).tolist()]
+        box = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
+        return [enemies[k] for k in np.flatnonzero(box).tolist()]
 
     def _check_escape(self, f: Fighter) -> None:
         """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""
@@ -884,6 +945,8 @@ class Battle:
             self.fallen = True
             self.layout += 1
             self.roster += 1
+            if self.grid is not None:
+                self.grid.place(f)
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
@@ -913,6 +976,8 @@ class Battle:
         if was_acting != acting:
             self.layout += 1
             self.roster += 1
+            if self.grid is not None:
+                self.grid.place(target)
         if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
@@ -993,47 +1058,251 @@ PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the 
 
 class _Meters(dict):
     """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
-    math.dist, from the positions when it was made) as they are read: the nearest-target
-    tactics read one or two. After a few reads it measures all the others at once.
-    ``within`` lists the enemies within some meters from the squared distances ``d2``."""
+    math.dist, from ``here`` to where the enemies stand) as they are read: the nearest-target
+    tactics read one or two. After a few reads it measures all the others at once. Made
+    again at every change of the battle's layout: read it at once."""
 
-    __slots__ = ("here", "indexes", "positions", "slots", "misses", "enemies", "d2")
+    __slots__ = ("battle", "here", "kept", "misses")
 
-    def __init__(self, here, indexes, positions, slots, enemies, d2):
+    def __init__(self, battle: Battle, here: Point, kept: tuple):
         super().__init__()
-        self.here, self.indexes, self.positions, self.slots = here, indexes, positions, slots
-        self.enemies, self.d2 = enemies, d2
+        self.battle, self.here, self.kept = battle, here, kept  # ``_standing_enemies_of``
         self.misses = 0
 
     def within(self, enemies: list, reach: float) -> list | None:
         """``[e for e in enemies if self[e.index] <= reach]`` when ``enemies`` is the list
-        these meters were measured to (else None): math.dist decides only near ``reach``."""
-        if enemies is not self.enemies:
+        these meters measure (else None): numpy finds the candidates, math.dist decides
+        near ``reach``."""
+        _, mine, indexes, _, _, where = self.kept
+        if enemies is not mine:
             return None
-        d2 = self.d2
-        if d2 is None:
+        if not enemies:
             return []
+        dx = where[:, 0] - self.here[0]
+        dy = where[:, 1] - self.here[1]
+        d2 = dx * dx + dy * dy
         r2 = reach * reach
         low, high = r2 * (1 - CLOSE), r2 * (1 + CLOSE)
-        indexes = self.indexes
         return [
             enemies[k]
             for k in np.flatnonzero(d2 <= high).tolist()
             if d2[k] < low or self[indexes[k]] <= reach
         ]
 
+    def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
+        """The meters from ``at`` instead (where a walk will take the fighter) and the first
+        of the nearest enemies from there, as ``policies._measured_from`` finds them."""
+        battle, kept = self.battle, self.kept
+        side = kept[1].side
+        nearest, _ = battle._nearest_from(side, at, kept)
+        return _Meters(battle, at, kept), nearest
+
     def __missing__(self, index):
-        slot = self.slots.get(index)
+        _, _, indexes, positions, slots, _ = self.kept
+        slot = slots.get(index)
         if slot is None:
             raise KeyError(index)
         self.misses = misses = self.misses + 1
         if misses > 8:
-            positions = self.positions
             meters = map(math.dist, repeat(self.here, len(positions)), positions)
-            self.update(zip(self.indexes, meters, strict=True))
+            self.update(zip(indexes, meters, strict=True))
             return self[index]
-        d = self[index] = math.dist(self.here, self.positions[slot])
+        d = self[index] = math.dist(self.here, positions[slot])
         return d
+
+
+class _Standing(list):
+    """A side's standing enemies (``Battle._standing_enemies_of``), which answer ``in`` at
+    once while they are the battle's current list (``focus in enemies``, every action of a
+    focus-firing side): a standing fighter of another side of the battle."""
+
+    __slots__ = ("side", "fighters", "current")
+
+    def __contains__(self, f: object) -> bool:
+        if not self.current:
+            return list.__contains__(self, f)
+        if type(f) is not Fighter:
+            return False
+        fighters = self.fighters
+        return (
+            f.can_act and f.side != self.side and f.index < len(fighters) and fighters[f.index] is f
+        )
+
+
+CELL = 16.0  # meters a side of a grid cell (big fights)
+NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller looks at all)
+RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
+SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
+
+
+def _cell(at: Point) -> tuple[int, int]:
+    return (math.floor(at[0] / CELL), math.floor(at[1] / CELL))
+
+
+def _ring(cx: int, cy: int, r: int) -> list[tuple[int, int]]:
+    """The cells at Chebyshev distance ``r`` from cell (cx, cy)."""
+    if r == 0:
+        return [(cx, cy)]
+    cells = [(i, j) for i in range(cx - r, cx + r + 1) for j in (cy - r, cy + r)]
+    cells.extend((i, j) for i in (cx - r, cx + r) for j in range(cy - r + 1, cy + r))
+    return cells
+
+
+class _Grid:
+    """A big fight's standing fighters by side and square cell of ``CELL`` meters, kept
+    move by move and fall by fall (``place``), with a stamp per cell and side that changes
+    whenever one of the side enters, leaves, moves or falls in it. Queries look only in the
+    cells near a point (the nearest enemy, those in melee reach, who stands at a cover point
+    or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
+    it was found in stay the same (``footing``, ``holds``). The cover points are listed by
+    cell too."""
+
+    __slots__ = ("cells", "stamps", "changes", "placed", "foes", "cover", "cover_points")
+
+    def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
+        self.cells: dict[str, dict[tuple[int, int], list[Fighter]]] = {s: {} for s in sides}
+        self.stamps: dict[str, dict[tuple[int, int], int]] = {s: {} for s in sides}
+        self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        self.placed: list[tuple[int, int] | None] = [None] * len(fighters)
+        self.foes = {s: [o for o in sides if o != s] for s in sides}
+        self.cover_points = cover_points
+        self.cover: dict[tuple[int, int], list[int]] = {}
+        for k, (at, _) in enumerate(cover_points):
+            self.cover.setdefault(_cell(at), []).append(k)
+        for f in fighters:
+            self.place(f)
+
+    def place(self, f: Fighter, standing: bool | None = None) -> None:
+        """Put ``f`` in the cell it stands in (none when it cannot act, or ``standing`` is
+        False), and stamp the cells it left and entered."""
+        side, index = f.side, f.index
+        old = self.placed[index]
+        new = _cell(f.position) if (f.can_act if standing is None else standing) else None
+        cells, stamps = self.cells[side], self.stamps[side]
+        if old is not None:
+            stamps[old] = stamps.get(old, 0) + 1
+            if new != old:
+                members = cells[old]
+                members.remove(f)
+                if not members:
+                    del cells[old]
+        if new is not None:
+            stamps[new] = stamps.get(new, 0) + 1
+            if new != old:
+                cells.setdefault(new, []).append(f)
+        self.placed[index] = new
+        self.changes[side] += 1
+
+    def take_out(self, f: Fighter) -> None:
+        self.place(f, standing=False)
+
+    @staticmethod
+    def square(at: Point, radius: float) -> list[tuple[int, int]] | None:
+        """The cells within ``radius`` (and ``SLACK``) of ``at`` in x and y; None when they
+        are more than ``NEAR_CELLS``."""
+        r = radius + SLACK
+        if r > CELL * NEAR_CELLS:
+            return None
+        x0, y0 = _cell((at[0] - r, at[1] - r))
+        x1, y1 = _cell((at[0] + r, at[1] + r))
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > NEAR_CELLS:
+            return None
+        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+
+    def nearest(self, side: str, here: Point) -> tuple[Fighter | None, float]:
+        """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
+        ties to the lower index) when one is within ``RINGS`` rings of cells and nearer
+        than any cell outside them; else ``(None, inf)``: the caller looks at all."""
+        grids = [self.cells[s] for s in self.foes[side]]
+        dist = math.dist
+        hx, hy = here
+        cx, cy = _cell(here)
+        best, best_d = None, math.inf
+        for r in range(RINGS + 1):
+            for cell in _ring(cx, cy, r):
+                for grid in grids:
+                    for e in grid.get(cell, ()):
+                        d = dist(here, e.position)
+                        if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
+                            best, best_d = e, d
+            if best is not None:
+                margin = min(
+                    hx - (cx - r) * CELL,
+                    (cx + r + 1) * CELL - hx,
+                    hy - (cy - r) * CELL,
+                    (cy + r + 1) * CELL - hy,
+                )
+                if best_d < margin - SLACK:
+                    return best, best_d
+        return None, math.inf
+
+    def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
+        """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
+        superset of those within it); None when that is too many cells."""
+        cells = self.square(at, radius)
+        if cells is None:
+            return None
+        found: list[Fighter] = []
+        for s in sides:
+            grid = self.cells[s]
+            for cell in cells:
+                members = grid.get(cell)
+                if members:
+                    found.extend(members)
+        return found
+
+    def count_within(self, side: str, here: Point, reach: float) -> int | None:
+        """How many standing enemies of ``side`` stand within ``reach`` of ``here``
+        (math.dist); None when that is too many cells to look in."""
+        found = self.near(self.foes[side], here, reach)
+        if found is None:
+            return None
+        dist = math.dist
+        return sum(1 for e in found if dist(here, e.position) <= reach)
+
+    def occupied(self, at: Point, me: Fighter) -> bool:
+        """Whether someone able to act other than ``me`` stands within half a meter of
+        ``at`` (a cover point)."""
+        dist = math.dist
+        for e in self.near(list(self.cells), at, 0.5) or ():
+            if e is not me and dist(e.position, at) < 0.5:
+                return True
+        return False
+
+    def cover_near(self, at: Point, radius: float) -> list[int]:
+        """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
+        all of them when that is too many cells."""
+        cells = self.square(at, radius)
+        if cells is None:
+            return list(range(len(self.cover_points)))
+        cover = self.cover
+        found = [k for cell in cells for k in cover.get(cell, ())]
+        found.sort()
+        return found
+
+    def footing(self, side: str, here: Point, radius: float) -> tuple:
+        """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
+        the cells within ``radius`` and the sum of their stamps (all of the enemies'
+        changes when that is too many cells)."""
+        cells = self.square(here, radius) if radius < math.inf else None
+        return (here, cells, self._stamp(side, cells))
+
+    def holds(self, side: str, footing: tuple, here: Point) -> bool:
+        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
+        ``here``: it has not moved and no enemy entered, left, moved or fell in its cells
+        (stamps only grow: an equal sum is every stamp the same)."""
+        return footing[0] == here and self._stamp(side, footing[1]) == footing[2]
+
+    def _stamp(self, side: str, cells: list[tuple[int, int]] | None) -> int:
+        foes = self.foes[side]
+        if cells is None:
+            return sum(self.changes[s] for s in foes)
+        total = 0
+        for s in foes:
+            get = self.stamps[s].get
+            for cell in cells:
+                total += get(cell, 0)
+        return total
 
 
 def _remember(

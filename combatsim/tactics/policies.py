@@ -95,7 +95,10 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
         cover = battle.free_cover_point(me, tactics.cover_within)
         if cover is not None:
             dest = _toward(here, cover.position, walk_left)
-            dist, nearest = _measured_from(dest, enemies)
+            from_dest = getattr(dist, "measured_from", None)  # a big fight's: what is near
+            dist, nearest = (
+                from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
+            )
     reach = me.firearm_range
     target = (
         nearest  # the usual case, without a call
