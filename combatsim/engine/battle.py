@@ -23,9 +23,9 @@ plain records.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Generator, Sequence
-from itertools import repeat
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
@@ -287,7 +287,7 @@ class Battle:
         self.moves = 0  # counts the moves so far
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
-        self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
+        self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
         # the standing fighters by cell (big fights): what an action looks at near it
         self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
@@ -302,6 +302,9 @@ class Battle:
         if self.grid is not None:
             self.grid.take_out(self.fighters[index])
             self.grid.place(f)
+            for enemies in self.enemy_lists.values():
+                enemies.current = False
+            self.enemy_lists.clear()
         self.fighters[index] = f
         self.layout += 1
         self.roster += 1
@@ -333,60 +336,50 @@ class Battle:
         grid = self.grid
         if grid is None:
             return self._enemies_measured(me)
-        kept = self._standing_enemies_of(me.side)
+        enemies = self._standing_enemies_of(me.side)
         here = me.position
-        meters = _Meters(self, here, kept)
+        meters = _Meters(self, here, enemies)
         footing = me.seen_from
         if footing is not None and grid.holds(me.side, footing, here):
-            return _remember(me, layout, kept[1], meters, seen.nearest, seen.in_reach)
-        nearest, nearest_d = self._nearest_from(me.side, here, kept)
+            return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
+        hint = seen.nearest
+        if hint is not None:  # most often the nearest again, or one as near: one look around
+            near = grid.measure(me.side, here, hint, reach)
+            if near is not None:
+                nearest, in_reach, me.seen_from = near
+                return _remember(me, layout, enemies, meters, nearest, in_reach)
+        nearest, nearest_d = self._nearest_from(here, enemies)
         in_reach = grid.count_within(me.side, here, reach)
         if in_reach is None:
-            in_reach = self._count_within(here, kept, reach)
+            in_reach = _count_within(here, enemies, reach)
         radius = nearest_d if nearest_d > reach else reach
         me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
-        return _remember(me, layout, kept[1], meters, nearest, in_reach)
+        return _remember(me, layout, enemies, meters, nearest, in_reach)
 
-    def _nearest_from(self, side: str, here: Point, kept: tuple) -> tuple[Fighter | None, float]:
-        """The first of the nearest standing enemies of ``side`` to ``here`` and its meters
-        (math.dist): from the grid when one is near, else from all of them (``kept``:
-        ``_standing_enemies_of(side)``)."""
-        nearest, nearest_d = self.grid.nearest(side, here)  # type: ignore[union-attr]
+    def _nearest_from(
+        self, here: Point, enemies: _Standing, hint: Fighter | None = None
+    ) -> tuple[Fighter | None, float]:
+        """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
+        meters (math.dist): from the grid when one is near (``hint``: who was the nearest
+        before), else from all of them."""
+        nearest, nearest_d = self.grid.nearest(enemies.side, here, hint)  # type: ignore[union-attr]
         if nearest is not None:
             return nearest, nearest_d
-        enemies, where = kept[1], kept[5]
         if not enemies:
             return None, math.inf
+        _, positions, _, where = enemies.arrays()
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
         # the answer is math.dist's
         dx = where[:, 0] - here[0]
         dy = where[:, 1] - here[1]
         d2 = dx * dx + dy * dy
         low = float(d2.min())
-        positions = kept[3]
         for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
             d = math.dist(here, positions[k])
             if d < nearest_d:
                 nearest, nearest_d = enemies[k], d
         return nearest, nearest_d
-
-    @staticmethod
-    def _count_within(here: Point, kept: tuple, reach: float) -> int:
-        """How many of the standing enemies ``kept`` stand within ``reach`` of ``here``
-        (math.dist), found with numpy."""
-        enemies, positions, where = kept[1], kept[3], kept[5]
-        if not enemies:
-            return 0
-        dx = where[:, 0] - here[0]
-        dy = where[:, 1] - here[1]
-        d2 = dx * dx + dy * dy
-        r2 = reach * reach
-        count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
-        for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
-            if math.dist(here, positions[k]) <= reach:
-                count += 1
-        return count
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
@@ -416,37 +409,43 @@ class Battle:
         seen.in_reach = in_reach
         return seen
 
-    def _standing_enemies_of(self, side: str) -> tuple:
-        """``(roster, enemies, their indexes, their positions, index -> slot, positions as an
-        array)`` of a side, in fighter order: the same for every fighter of the side until
-        someone leaves (or rejoins) the fight, so one list serves them all (with 2,000
-        fighters, each finding its own was most of a turn). A move updates the positions in
-        place (``_moved``)."""
-        kept = self.enemy_lists.get(side)
-        if kept is not None and kept[0] == self.roster:
-            return kept
-        if kept is not None:
-            kept[1].current = False
-        enemies = _Standing(f for f in self.fighters if f.can_act and f.side != side)
-        enemies.side, enemies.fighters, enemies.current = side, self.fighters, True
-        indexes = [f.index for f in enemies]
-        positions = [f.position for f in enemies]
-        slots = {i: k for k, i in enumerate(indexes)}
-        where = np.array(positions, dtype=float).reshape(len(positions), 2)
-        kept = (self.roster, enemies, indexes, positions, slots, where)
-        self.enemy_lists[side] = kept
-        return kept
+    def _standing_enemies_of(self, side: str) -> _Standing:
+        """The standing enemies of a side, in fighter order (``_Standing``): one list serves
+        all the side's fighters (with 2,000 fighters, each finding its own was most of a
+        turn), kept in place as fighters leave or rejoin the fight (``_roster_changed``)."""
+        enemies = self.enemy_lists.get(side)
+        if enemies is None:
+            enemies = _Standing(f for f in self.fighters if f.can_act and f.side != side)
+            enemies.side, enemies.fighters, enemies.current = side, self.fighters, True
+            enemies.kept = None
+            self.enemy_lists[side] = enemies
+        return enemies
+
+    def _roster_changed(self, f: Fighter) -> None:
+        """``f`` left (or rejoined) the fight: the grid and the shared enemy lists (big
+        fights) follow."""
+        self.grid.place(f)  # type: ignore[union-attr]
+        for side, enemies in self.enemy_lists.items():
+            if side == f.side:
+                continue
+            enemies.kept = None  # its arrays are made again when next needed
+            if f.can_act:
+                bisect.insort(enemies, f, key=_index)
+            else:
+                enemies.remove(f)
 
     def _moved(self, f: Fighter) -> None:
         """Keep the shared enemy lists' positions of ``f`` and the grid (big fights) up to
         date."""
         at = f.position
         index = f.index
-        for kept in self.enemy_lists.values():
-            slot = kept[4].get(index)
-            if slot is not None:
-                kept[3][slot] = at
-                kept[5][slot] = at
+        for enemies in self.enemy_lists.values():
+            kept = enemies.kept
+            if kept is not None:
+                slot = kept[2].get(index)
+                if slot is not None:
+                    kept[1][slot] = at
+                    kept[3][slot] = at
         self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
@@ -883,7 +882,7 @@ class Battle:
         self.moves += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
-        f.cover = _cover_at(self.cover_points, end)
+        f.cover = self._cover_at(end)
         if self.tracing:
             self.trace(
                 "move",
@@ -905,7 +904,7 @@ class Battle:
             if not f.can_act:  # stopped where it passed the interceptor: it lies there
                 at = start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t
                 f.position = at
-                f.cover = _cover_at(self.cover_points, at)
+                f.cover = self._cover_at(at)
                 self.layout += 1
                 if big:
                     self._moved(f)
@@ -914,6 +913,19 @@ class Battle:
                     self.trace("move", f"{f.name} falls where it was stopped, at {where}", actor=f)
         if self.holders:
             self._wake_holders("moved")
+
+    def _cover_at(self, at: Point) -> str:
+        """``_cover_at`` of the battle's cover points, from the grid's nearby ones in a big
+        fight."""
+        grid = self.grid
+        if grid is None:
+            return _cover_at(self.cover_points, at)
+        points = self.cover_points
+        for k in grid.cover_near(at, 0.5):
+            position, point = points[k]
+            if math.dist(at, position) < 0.5:
+                return point.cover
+        return "none"
 
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
         """The standing enemies of ``f`` that might stand within ``INTERCEPT_DISTANCE`` of
@@ -927,9 +939,10 @@ class Battle:
         near = grid.near(grid.foes[f.side], middle, half + margin)  # type: ignore[union-attr]
         if near is not None:
             return near
-        _, enemies, _, _, _, where = self._standing_enemies_of(f.side)
+        enemies = self._standing_enemies_of(f.side)
         if not enemies:
             return []
+        where = enemies.arrays()[3]
         x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
         y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
         xs, ys = where[:, 0], where[:, 1]
@@ -946,7 +959,7 @@ class Battle:
             self.layout += 1
             self.roster += 1
             if self.grid is not None:
-                self.grid.place(f)
+                self._roster_changed(f)
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
@@ -977,7 +990,7 @@ class Battle:
             self.layout += 1
             self.roster += 1
             if self.grid is not None:
-                self.grid.place(target)
+                self._roster_changed(target)
         if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
@@ -1062,22 +1075,23 @@ class _Meters(dict):
     tactics read one or two. After a few reads it measures all the others at once. Made
     again at every change of the battle's layout: read it at once."""
 
-    __slots__ = ("battle", "here", "kept", "misses")
+    __slots__ = ("battle", "here", "enemies", "misses", "nearest")
 
-    def __init__(self, battle: Battle, here: Point, kept: tuple):
+    def __init__(self, battle: Battle, here: Point, enemies: _Standing):
         super().__init__()
-        self.battle, self.here, self.kept = battle, here, kept  # ``_standing_enemies_of``
+        self.battle, self.here, self.enemies = battle, here, enemies
         self.misses = 0
+        self.nearest: Fighter | None = None  # the nearest from ``here``, once known
 
     def within(self, enemies: list, reach: float) -> list | None:
         """``[e for e in enemies if self[e.index] <= reach]`` when ``enemies`` is the list
         these meters measure (else None): numpy finds the candidates, math.dist decides
         near ``reach``."""
-        _, mine, indexes, _, _, where = self.kept
-        if enemies is not mine:
+        if enemies is not self.enemies:
             return None
         if not enemies:
             return []
+        indexes, _, _, where = self.enemies.arrays()
         dx = where[:, 0] - self.here[0]
         dy = where[:, 1] - self.here[1]
         d2 = dx * dx + dy * dy
@@ -1092,31 +1106,33 @@ class _Meters(dict):
     def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
         """The meters from ``at`` instead (where a walk will take the fighter) and the first
         of the nearest enemies from there, as ``policies._measured_from`` finds them."""
-        battle, kept = self.battle, self.kept
-        side = kept[1].side
-        nearest, _ = battle._nearest_from(side, at, kept)
-        return _Meters(battle, at, kept), nearest
+        nearest, _ = self.battle._nearest_from(at, self.enemies, self.nearest)
+        meters = _Meters(self.battle, at, self.enemies)
+        meters.nearest = nearest
+        return meters, nearest
 
     def __missing__(self, index):
-        _, _, indexes, positions, slots, _ = self.kept
-        slot = slots.get(index)
-        if slot is None:
+        enemies = self.enemies
+        fighters = enemies.fighters
+        f = fighters[index] if 0 <= index < len(fighters) else None
+        if f is None or f not in enemies:
             raise KeyError(index)
         self.misses = misses = self.misses + 1
         if misses > 8:
-            meters = map(math.dist, repeat(self.here, len(positions)), positions)
-            self.update(zip(indexes, meters, strict=True))
+            here = self.here
+            self.update((e.index, math.dist(here, e.position)) for e in enemies)
             return self[index]
-        d = self[index] = math.dist(self.here, positions[slot])
+        d = self[index] = math.dist(self.here, f.position)
         return d
 
 
 class _Standing(list):
-    """A side's standing enemies (``Battle._standing_enemies_of``), which answer ``in`` at
-    once while they are the battle's current list (``focus in enemies``, every action of a
-    focus-firing side): a standing fighter of another side of the battle."""
+    """A side's standing enemies in fighter order (``Battle._standing_enemies_of``), kept
+    in place. While it is the battle's current list (``current``) it answers ``in`` at once
+    (``focus in enemies``, every action of a focus-firing side): a standing fighter of
+    another side of the battle. ``arrays`` adds their indexes and positions for numpy."""
 
-    __slots__ = ("side", "fighters", "current")
+    __slots__ = ("side", "fighters", "current", "kept")
 
     def __contains__(self, f: object) -> bool:
         if not self.current:
@@ -1127,6 +1143,40 @@ class _Standing(list):
         return (
             f.can_act and f.side != self.side and f.index < len(fighters) and fighters[f.index] is f
         )
+
+    def arrays(self) -> tuple:
+        """``(indexes, positions, index -> slot, positions as a numpy array)`` of these
+        fighters, made when first needed after the list changed; a move updates the
+        positions in place (``Battle._moved``)."""
+        kept = self.kept
+        if kept is None:
+            indexes = [f.index for f in self]
+            positions = [f.position for f in self]
+            slots = {i: k for k, i in enumerate(indexes)}
+            where = np.array(positions, dtype=float).reshape(len(positions), 2)
+            kept = self.kept = (indexes, positions, slots, where)
+        return kept
+
+
+def _index(f: Fighter) -> int:
+    return f.index
+
+
+def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
+    """How many of ``enemies`` stand within ``reach`` of ``here`` (math.dist), found with
+    numpy."""
+    if not enemies:
+        return 0
+    _, positions, _, where = enemies.arrays()
+    dx = where[:, 0] - here[0]
+    dy = where[:, 1] - here[1]
+    d2 = dx * dx + dy * dy
+    r2 = reach * reach
+    count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
+    for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
+        if math.dist(here, positions[k]) <= reach:
+            count += 1
+    return count
 
 
 CELL = 16.0  # meters a side of a grid cell (big fights)
@@ -1139,13 +1189,16 @@ def _cell(at: Point) -> tuple[int, int]:
     return (math.floor(at[0] / CELL), math.floor(at[1] / CELL))
 
 
-def _ring(cx: int, cy: int, r: int) -> list[tuple[int, int]]:
-    """The cells at Chebyshev distance ``r`` from cell (cx, cy)."""
+def _ring(r: int) -> list[tuple[int, int]]:
+    """The offsets of the cells at Chebyshev distance ``r`` from a cell."""
     if r == 0:
-        return [(cx, cy)]
-    cells = [(i, j) for i in range(cx - r, cx + r + 1) for j in (cy - r, cy + r)]
-    cells.extend((i, j) for i in (cx - r, cx + r) for j in range(cy - r + 1, cy + r))
+        return [(0, 0)]
+    cells = [(i, j) for i in range(-r, r + 1) for j in (-r, r)]
+    cells.extend((i, j) for i in (-r, r) for j in range(-r + 1, r))
     return cells
+
+
+RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
 
 
 class _Grid:
@@ -1203,23 +1256,45 @@ class _Grid:
         r = radius + SLACK
         if r > CELL * NEAR_CELLS:
             return None
-        x0, y0 = _cell((at[0] - r, at[1] - r))
-        x1, y1 = _cell((at[0] + r, at[1] + r))
+        x, y = at
+        floor = math.floor
+        x0, x1 = floor((x - r) / CELL), floor((x + r) / CELL)
+        y0, y1 = floor((y - r) / CELL), floor((y + r) / CELL)
+        if x0 == x1 and y0 == y1:
+            return [(x0, y0)]
         if (x1 - x0 + 1) * (y1 - y0 + 1) > NEAR_CELLS:
             return None
         return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
 
-    def nearest(self, side: str, here: Point) -> tuple[Fighter | None, float]:
+    def nearest(
+        self, side: str, here: Point, hint: Fighter | None = None
+    ) -> tuple[Fighter | None, float]:
         """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
         ties to the lower index) when one is within ``RINGS`` rings of cells and nearer
-        than any cell outside them; else ``(None, inf)``: the caller looks at all."""
-        grids = [self.cells[s] for s in self.foes[side]]
+        than any cell outside them; else ``(None, inf)``: the caller looks at all.
+
+        ``hint``, a fighter that may be near, bounds the search first: every enemy within
+        its meters is in the cells within them, so the nearest of those, if as near, is the
+        nearest of all (a stale hint finds none, and the rings decide)."""
         dist = math.dist
+        if hint is not None:
+            bound = dist(here, hint.position)
+            found = self.near(self.foes[side], here, bound)
+            if found:
+                best, best_d = None, math.inf
+                for e in found:
+                    d = dist(here, e.position)
+                    if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
+                        best, best_d = e, d
+                if best_d <= bound:
+                    return best, best_d
+        grids = [self.cells[s] for s in self.foes[side]]
         hx, hy = here
         cx, cy = _cell(here)
         best, best_d = None, math.inf
-        for r in range(RINGS + 1):
-            for cell in _ring(cx, cy, r):
+        for r, ring in enumerate(RING_CELLS):
+            for di, dj in ring:
+                cell = (cx + di, cy + dj)
                 for grid in grids:
                     for e in grid.get(cell, ()):
                         d = dist(here, e.position)
@@ -1235,6 +1310,34 @@ class _Grid:
                 if best_d < margin - SLACK:
                     return best, best_d
         return None, math.inf
+
+    def measure(self, side: str, here: Point, hint: Fighter, reach: float) -> tuple | None:
+        """``(nearest, in_reach, footing)`` of ``side``'s enemies from ``here`` in one look
+        at the cells within ``hint``'s meters (or ``reach``, if farther): the nearest
+        (math.dist, ties to the lower index), how many stand within ``reach``, and the
+        ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell) or
+        that is too many cells."""
+        dist = math.dist
+        bound = dist(here, hint.position)
+        cells = self.square(here, bound if bound > reach else reach)
+        if cells is None:
+            return None
+        best, best_d, count, total = None, math.inf, 0, 0
+        for s in self.foes[side]:
+            grid, stamps = self.cells[s], self.stamps[s]
+            for cell in cells:
+                total += stamps.get(cell, 0)
+                members = grid.get(cell)
+                if members:
+                    for e in members:
+                        d = dist(here, e.position)
+                        if d <= reach:
+                            count += 1
+                        if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
+                            best, best_d = e, d
+        if best_d > bound:
+            return None
+        return best, count, (here, cells, total)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1317,6 +1420,7 @@ def _remember(
     seen = me.enemies_seen
     if seen is NOT_SEEN:
         seen = me.enemies_seen = _blank(EnemiesInView)
+    meters.nearest = nearest
     seen.layout = layout
     seen.enemies = enemies
     seen.meters = meters
