@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
@@ -344,12 +344,15 @@ class Battle:
             return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
         hint = seen.nearest
+        far = False
         if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
-            if near is not None:
+            if near is FAR:
+                far = True  # no use looking in the rings of cells around
+            elif near is not None:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
-        nearest, nearest_d = self._nearest_from(here, enemies)
+        nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
         in_reach = grid.count_within(me.side, here, reach)
         if in_reach is None:
             in_reach = _count_within(here, enemies, reach)
@@ -358,14 +361,18 @@ class Battle:
         return _remember(me, layout, enemies, meters, nearest, in_reach)
 
     def _nearest_from(
-        self, here: Point, enemies: _Standing, hint: Fighter | None = None
+        self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
     ) -> tuple[Fighter | None, float]:
         """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
         meters (math.dist): from the grid when one is near (``hint``: who was the nearest
-        before), else from all of them."""
-        nearest, nearest_d = self.grid.nearest(enemies.side, here, hint)  # type: ignore[union-attr]
-        if nearest is not None:
-            return nearest, nearest_d
+        before; ``rings``: False when none is), else from all of them."""
+        grid = self.grid
+        if rings and grid is not None:
+            nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+            if nearest is not None:
+                return nearest, nearest_d
+        else:
+            nearest, nearest_d = None, math.inf
         if not enemies:
             return None, math.inf
         _, positions, _, where = enemies.arrays()
@@ -415,9 +422,8 @@ class Battle:
         turn), kept in place as fighters leave or rejoin the fight (``_roster_changed``)."""
         enemies = self.enemy_lists.get(side)
         if enemies is None:
-            enemies = _Standing(f for f in self.fighters if f.can_act and f.side != side)
-            enemies.side, enemies.fighters, enemies.current = side, self.fighters, True
-            enemies.kept = None
+            members = (f for f in self.fighters if f.can_act and f.side != side)
+            enemies = _Standing(members, side, self.fighters)
             self.enemy_lists[side] = enemies
         return enemies
 
@@ -1134,6 +1140,13 @@ class _Standing(list):
 
     __slots__ = ("side", "fighters", "current", "kept")
 
+    def __init__(self, members: Iterable[Fighter], side: str, fighters: list[Fighter]):
+        super().__init__(members)
+        self.side = side
+        self.fighters = fighters
+        self.current = True  # the battle's list of the side's enemies (``_standing_enemies_of``)
+        self.kept: tuple | None = None  # ``arrays``
+
     def __contains__(self, f: object) -> bool:
         if not self.current:
             return list.__contains__(self, f)
@@ -1183,6 +1196,7 @@ CELL = 16.0  # meters a side of a grid cell (big fights)
 NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller looks at all)
 RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
+FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 
 
 def _cell(at: Point) -> tuple[int, int]:
@@ -1281,25 +1295,25 @@ class _Grid:
             bound = dist(here, hint.position)
             found = self.near(self.foes[side], here, bound)
             if found:
-                best, best_d = None, math.inf
+                best, best_d, best_i = None, math.inf, -1
                 for e in found:
                     d = dist(here, e.position)
-                    if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
-                        best, best_d = e, d
+                    if d < best_d or (d == best_d and e.index < best_i):
+                        best, best_d, best_i = e, d, e.index
                 if best_d <= bound:
                     return best, best_d
         grids = [self.cells[s] for s in self.foes[side]]
         hx, hy = here
         cx, cy = _cell(here)
-        best, best_d = None, math.inf
+        best, best_d, best_i = None, math.inf, -1
         for r, ring in enumerate(RING_CELLS):
             for di, dj in ring:
                 cell = (cx + di, cy + dj)
                 for grid in grids:
                     for e in grid.get(cell, ()):
                         d = dist(here, e.position)
-                        if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
-                            best, best_d = e, d
+                        if d < best_d or (d == best_d and e.index < best_i):
+                            best, best_d, best_i = e, d, e.index
             if best is not None:
                 margin = min(
                     hx - (cx - r) * CELL,
@@ -1315,14 +1329,14 @@ class _Grid:
         """``(nearest, in_reach, footing)`` of ``side``'s enemies from ``here`` in one look
         at the cells within ``hint``'s meters (or ``reach``, if farther): the nearest
         (math.dist, ties to the lower index), how many stand within ``reach``, and the
-        ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell) or
-        that is too many cells."""
+        ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
+        when that is too many cells."""
         dist = math.dist
         bound = dist(here, hint.position)
         cells = self.square(here, bound if bound > reach else reach)
         if cells is None:
-            return None
-        best, best_d, count, total = None, math.inf, 0, 0
+            return FAR
+        best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
         for s in self.foes[side]:
             grid, stamps = self.cells[s], self.stamps[s]
             for cell in cells:
@@ -1333,8 +1347,8 @@ class _Grid:
                         d = dist(here, e.position)
                         if d <= reach:
                             count += 1
-                        if d < best_d or (d == best_d and e.index < best.index):  # type: ignore[union-attr]
-                            best, best_d = e, d
+                        if d < best_d or (d == best_d and e.index < best_i):
+                            best, best_d, best_i = e, d, e.index
         if best_d > bound:
             return None
         return best, count, (here, cells, total)
@@ -1375,6 +1389,8 @@ class _Grid:
     def cover_near(self, at: Point, radius: float) -> list[int]:
         """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
         all of them when that is too many cells."""
+        if not self.cover:
+            return []
         cells = self.square(at, radius)
         if cells is None:
             return list(range(len(self.cover_points)))
