@@ -1199,20 +1199,25 @@ SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates withi
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 
 
-def _cell(at: Point) -> tuple[int, int]:
-    return (math.floor(at[0] / CELL), math.floor(at[1] / CELL))
+SHIFT = 1 << 16  # a cell's key: its column * SHIFT + its row (rows within +-2**15)
 
 
-def _ring(r: int) -> list[tuple[int, int]]:
-    """The offsets of the cells at Chebyshev distance ``r`` from a cell."""
+def _key(at: Point) -> int:
+    """The key of the grid cell ``at`` is in."""
+    return math.floor(at[0] / CELL) * SHIFT + math.floor(at[1] / CELL)
+
+
+def _ring(r: int) -> list[int]:
+    """The key offsets of the cells at Chebyshev distance ``r`` from a cell."""
     if r == 0:
-        return [(0, 0)]
-    cells = [(i, j) for i in range(-r, r + 1) for j in (-r, r)]
-    cells.extend((i, j) for i in (-r, r) for j in range(-r + 1, r))
+        return [0]
+    cells = [i * SHIFT + j for i in range(-r, r + 1) for j in (-r, r)]
+    cells.extend(i * SHIFT + j for i in (-r, r) for j in range(-r + 1, r))
     return cells
 
 
 RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
+Span = tuple[int, int, int, int]  # the columns x0..x1 and rows y0..y1 of a block of cells
 
 
 class _Grid:
@@ -1224,18 +1229,19 @@ class _Grid:
     it was found in stay the same (``footing``, ``holds``). The cover points are listed by
     cell too."""
 
-    __slots__ = ("cells", "stamps", "changes", "placed", "foes", "cover", "cover_points")
+    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points")
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
-        self.cells: dict[str, dict[tuple[int, int], list[Fighter]]] = {s: {} for s in sides}
-        self.stamps: dict[str, dict[tuple[int, int], int]] = {s: {} for s in sides}
+        # side -> cell key -> [stamp, the side's standing fighters in the cell]
+        self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
-        self.placed: list[tuple[int, int] | None] = [None] * len(fighters)
+        self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
+        self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
         self.cover_points = cover_points
-        self.cover: dict[tuple[int, int], list[int]] = {}
+        self.cover: dict[int, list[int]] = {}  # cell key -> the cover points in it
         for k, (at, _) in enumerate(cover_points):
-            self.cover.setdefault(_cell(at), []).append(k)
+            self.cover.setdefault(_key(at), []).append(k)
         for f in fighters:
             self.place(f)
 
@@ -1244,19 +1250,20 @@ class _Grid:
         False), and stamp the cells it left and entered."""
         side, index = f.side, f.index
         old = self.placed[index]
-        new = _cell(f.position) if (f.can_act if standing is None else standing) else None
-        cells, stamps = self.cells[side], self.stamps[side]
+        new = _key(f.position) if (f.can_act if standing is None else standing) else None
+        cells = self.cells[side]
         if old is not None:
-            stamps[old] = stamps.get(old, 0) + 1
+            entry = cells[old]
+            entry[0] += 1
             if new != old:
-                members = cells[old]
-                members.remove(f)
-                if not members:
-                    del cells[old]
+                entry[1].remove(f)
         if new is not None:
-            stamps[new] = stamps.get(new, 0) + 1
+            entry = cells.get(new)
+            if entry is None:
+                entry = cells[new] = [0, []]
+            entry[0] += 1
             if new != old:
-                cells.setdefault(new, []).append(f)
+                entry[1].append(f)
         self.placed[index] = new
         self.changes[side] += 1
 
@@ -1264,9 +1271,9 @@ class _Grid:
         self.place(f, standing=False)
 
     @staticmethod
-    def square(at: Point, radius: float) -> list[tuple[int, int]] | None:
-        """The cells within ``radius`` (and ``SLACK``) of ``at`` in x and y; None when they
-        are more than ``NEAR_CELLS``."""
+    def span(at: Point, radius: float) -> Span | None:
+        """The block of cells within ``radius`` (and ``SLACK``) of ``at`` in x and y; None
+        when it is more than ``NEAR_CELLS`` cells."""
         r = radius + SLACK
         if r > CELL * NEAR_CELLS:
             return None
@@ -1274,11 +1281,9 @@ class _Grid:
         floor = math.floor
         x0, x1 = floor((x - r) / CELL), floor((x + r) / CELL)
         y0, y1 = floor((y - r) / CELL), floor((y + r) / CELL)
-        if x0 == x1 and y0 == y1:
-            return [(x0, y0)]
         if (x1 - x0 + 1) * (y1 - y0 + 1) > NEAR_CELLS:
             return None
-        return [(i, j) for i in range(x0, x1 + 1) for j in range(y0, y1 + 1)]
+        return x0, x1, y0, y1
 
     def nearest(
         self, side: str, here: Point, hint: Fighter | None = None
@@ -1304,16 +1309,18 @@ class _Grid:
                     return best, best_d
         grids = [self.cells[s] for s in self.foes[side]]
         hx, hy = here
-        cx, cy = _cell(here)
+        cx, cy = math.floor(hx / CELL), math.floor(hy / CELL)
+        key = cx * SHIFT + cy
         best, best_d, best_i = None, math.inf, -1
         for r, ring in enumerate(RING_CELLS):
-            for di, dj in ring:
-                cell = (cx + di, cy + dj)
+            for offset in ring:
                 for grid in grids:
-                    for e in grid.get(cell, ()):
-                        d = dist(here, e.position)
-                        if d < best_d or (d == best_d and e.index < best_i):
-                            best, best_d, best_i = e, d, e.index
+                    entry = grid.get(key + offset)
+                    if entry is not None:
+                        for e in entry[1]:
+                            d = dist(here, e.position)
+                            if d < best_d or (d == best_d and e.index < best_i):
+                                best, best_d, best_i = e, d, e.index
             if best is not None:
                 margin = min(
                     hx - (cx - r) * CELL,
@@ -1333,39 +1340,45 @@ class _Grid:
         when that is too many cells."""
         dist = math.dist
         bound = dist(here, hint.position)
-        cells = self.square(here, bound if bound > reach else reach)
-        if cells is None:
+        span = self.span(here, bound if bound > reach else reach)
+        if span is None:
             return FAR
+        x0, x1, y0, y1 = span
         best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
         for s in self.foes[side]:
-            grid, stamps = self.cells[s], self.stamps[s]
-            for cell in cells:
-                total += stamps.get(cell, 0)
-                members = grid.get(cell)
-                if members:
-                    for e in members:
-                        d = dist(here, e.position)
-                        if d <= reach:
-                            count += 1
-                        if d < best_d or (d == best_d and e.index < best_i):
-                            best, best_d, best_i = e, d, e.index
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        total += entry[0]
+                        for e in entry[1]:
+                            d = dist(here, e.position)
+                            if d <= reach:
+                                count += 1
+                            if d < best_d or (d == best_d and e.index < best_i):
+                                best, best_d, best_i = e, d, e.index
         if best_d > bound:
             return None
-        return best, count, (here, cells, total)
+        return best, count, (here, span, total)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
         superset of those within it); None when that is too many cells."""
-        cells = self.square(at, radius)
-        if cells is None:
+        span = self.span(at, radius)
+        if span is None:
             return None
+        x0, x1, y0, y1 = span
         found: list[Fighter] = []
         for s in sides:
-            grid = self.cells[s]
-            for cell in cells:
-                members = grid.get(cell)
-                if members:
-                    found.extend(members)
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        found.extend(entry[1])
         return found
 
     def count_within(self, side: str, here: Point, reach: float) -> int | None:
@@ -1381,7 +1394,7 @@ class _Grid:
         """Whether someone able to act other than ``me`` stands within half a meter of
         ``at`` (a cover point)."""
         dist = math.dist
-        for e in self.near(list(self.cells), at, 0.5) or ():
+        for e in self.near(self.sides, at, 0.5) or ():
             if e is not me and dist(e.position, at) < 0.5:
                 return True
         return False
@@ -1389,13 +1402,20 @@ class _Grid:
     def cover_near(self, at: Point, radius: float) -> list[int]:
         """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
         all of them when that is too many cells."""
-        if not self.cover:
-            return []
-        cells = self.square(at, radius)
-        if cells is None:
-            return list(range(len(self.cover_points)))
         cover = self.cover
-        found = [k for cell in cells for k in cover.get(cell, ())]
+        if not cover:
+            return []
+        span = self.span(at, radius)
+        if span is None:
+            return list(range(len(self.cover_points)))
+        x0, x1, y0, y1 = span
+        found = []
+        for i in range(x0, x1 + 1):
+            column = i * SHIFT
+            for key in range(column + y0, column + y1 + 1):
+                points = cover.get(key)
+                if points is not None:
+                    found.extend(points)
         found.sort()
         return found
 
@@ -1403,8 +1423,8 @@ class _Grid:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
         the cells within ``radius`` and the sum of their stamps (all of the enemies'
         changes when that is too many cells)."""
-        cells = self.square(here, radius) if radius < math.inf else None
-        return (here, cells, self._stamp(side, cells))
+        span = self.span(here, radius) if radius < math.inf else None
+        return (here, span, self._stamp(side, span))
 
     def holds(self, side: str, footing: tuple, here: Point) -> bool:
         """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
@@ -1412,15 +1432,20 @@ class _Grid:
         (stamps only grow: an equal sum is every stamp the same)."""
         return footing[0] == here and self._stamp(side, footing[1]) == footing[2]
 
-    def _stamp(self, side: str, cells: list[tuple[int, int]] | None) -> int:
+    def _stamp(self, side: str, span: Span | None) -> int:
         foes = self.foes[side]
-        if cells is None:
+        if span is None:
             return sum(self.changes[s] for s in foes)
+        x0, x1, y0, y1 = span
         total = 0
         for s in foes:
-            get = self.stamps[s].get
-            for cell in cells:
-                total += get(cell, 0)
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        total += entry[0]
         return total
 
 
