@@ -1071,7 +1071,7 @@ class Battle:
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
 CLOSE = 1e-9  # relative margin between numpy's squared distances and math.dist's, squared
-SHARED_LISTS = 64  # fighters from which a side's enemies are listed once for all
+SHARED_LISTS = 96  # fighters from which a battle keeps a grid (``_Grid``): fewer scan faster
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
