@@ -1258,9 +1258,7 @@ class _Grid:
             if new != old:
                 entry[1].remove(f)
         if new is not None:
-            entry = cells.get(new)
-            if entry is None:
-                entry = cells[new] = [0, []]
+            entry = cells.setdefault(new, [0, []])
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
