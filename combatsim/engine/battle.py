@@ -23,9 +23,9 @@ plain records.
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Generator, Sequence
-from itertools import repeat
+from collections.abc import Generator, Iterable, Sequence
 from types import SimpleNamespace
 from typing import Any, NamedTuple, cast
 
@@ -135,6 +135,7 @@ class Fighter:
         "cover_seen",
         "cover_claim",
         "enemies_seen",
+        "seen_from",
         "situation",
         "attacks",
     )
@@ -197,6 +198,8 @@ class Fighter:
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
+        # what that memo stood on in a big fight: (position, cells, stamps) (``_Grid.footing``)
+        self.seen_from: tuple | None = None
         self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
         # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
         # aimed at; a weapon -1: bare hands)
@@ -284,7 +287,9 @@ class Battle:
         self.moves = 0  # counts the moves so far
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
-        self.enemy_lists: dict[str, tuple] = {}  # side -> ``_standing_enemies_of``'s memo
+        self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
+        # the standing fighters by cell (big fights): what an action looks at near it
+        self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
     def renew(self, index: int) -> Fighter:
         """Fighter ``index`` afresh, as it starts the battle, in place of the one there: an
@@ -294,6 +299,12 @@ class Battle:
         f = Fighter(spec, index, static)
         f.state = self.system.new_state(f)
         f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
+        if self.grid is not None:
+            self.grid.take_out(self.fighters[index])
+            self.grid.place(f)
+            for enemies in self.enemy_lists.values():
+                enemies.current = False
+            self.enemy_lists.clear()
         self.fighters[index] = f
         self.layout += 1
         self.roster += 1
@@ -315,37 +326,67 @@ class Battle:
         the nearest (the first of equals, None if none is left) and how many stand within
         melee range. Measured again only after someone moved or left the fight (the battle's
         ``layout``): the tactics ask on every action and ``opponents_in_melee`` on every ranged
-        attack, so one measure serves both."""
+        attack, so one measure serves both. In a big fight the nearest and the count stand
+        until ``me`` moves or the grid cells they were found in change (``_Grid.footing``):
+        an action pays for what moved near it, not for every move of the battle."""
         seen = me.enemies_seen
         layout = self.layout
         if seen.layout == layout:
             return seen
-        if not self.big:
+        grid = self.grid
+        if grid is None:
             return self._enemies_measured(me)
-        _, enemies, indexes, positions, slots, where = self._standing_enemies_of(me.side)
+        enemies = self._standing_enemies_of(me.side)
         here = me.position
+        meters = _Meters(self, here, enemies)
+        footing = me.seen_from
+        if footing is not None and grid.holds(me.side, footing, here):
+            return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
+        reach = self.melee_range
+        hint = seen.nearest
+        far = False
+        if hint is not None:  # most often the nearest again, or one as near: one look around
+            near = grid.measure(me.side, here, hint, reach)
+            if near is FAR:
+                far = True  # no use looking in the rings of cells around
+            elif near is not None:
+                nearest, in_reach, me.seen_from = near
+                return _remember(me, layout, enemies, meters, nearest, in_reach)
+        nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
+        in_reach = grid.count_within(me.side, here, reach)
+        if in_reach is None:
+            in_reach = _count_within(here, enemies, reach)
+        radius = nearest_d if nearest_d > reach else reach
+        me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
+        return _remember(me, layout, enemies, meters, nearest, in_reach)
+
+    def _nearest_from(
+        self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
+    ) -> tuple[Fighter | None, float]:
+        """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
+        meters (math.dist): from the grid when one is near (``hint``: who was the nearest
+        before; ``rings``: False when none is), else from all of them."""
+        grid = self.grid
+        if rings and grid is not None:
+            nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+            if nearest is not None:
+                return nearest, nearest_d
+        else:
+            nearest, nearest_d = None, math.inf
         if not enemies:
-            meters = _Meters(here, indexes, [], slots, enemies, None)
-            return _remember(me, layout, enemies, meters, None, 0)
+            return None, math.inf
+        _, positions, _, where = enemies.arrays()
         # numpy squares of the distances find the candidates (within a few ulps of math.dist);
-        # the answers are math.dist's, as in a small fight
+        # the answer is math.dist's
         dx = where[:, 0] - here[0]
         dy = where[:, 1] - here[1]
         d2 = dx * dx + dy * dy
-        meters = _Meters(here, indexes, list(positions), slots, enemies, d2)
         low = float(d2.min())
-        nearest, nearest_d = None, math.inf
         for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
-            d = meters[indexes[k]]
+            d = math.dist(here, positions[k])
             if d < nearest_d:
                 nearest, nearest_d = enemies[k], d
-        reach = self.melee_range
-        r2 = reach * reach
-        in_reach = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
-        for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
-            if meters[indexes[k]] <= reach:
-                in_reach += 1
-        return _remember(me, layout, enemies, meters, nearest, in_reach)
+        return nearest, nearest_d
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
@@ -375,33 +416,43 @@ class Battle:
         seen.in_reach = in_reach
         return seen
 
-    def _standing_enemies_of(self, side: str) -> tuple:
-        """``(roster, enemies, their indexes, their positions, index -> slot, positions as an
-        array)`` of a side, in fighter order: the same for every fighter of the side until
-        someone leaves (or rejoins) the fight, so one list serves them all (with 2,000
-        fighters, each finding its own was most of a turn). A move updates the positions in
-        place (``_moved``)."""
-        kept = self.enemy_lists.get(side)
-        if kept is not None and kept[0] == self.roster:
-            return kept
-        enemies = [f for f in self.fighters if f.can_act and f.side != side]
-        indexes = [f.index for f in enemies]
-        positions = [f.position for f in enemies]
-        slots = {i: k for k, i in enumerate(indexes)}
-        where = np.array(positions, dtype=float).reshape(len(positions), 2)
-        kept = (self.roster, enemies, indexes, positions, slots, where)
-        self.enemy_lists[side] = kept
-        return kept
+    def _standing_enemies_of(self, side: str) -> _Standing:
+        """The standing enemies of a side, in fighter order (``_Standing``): one list serves
+        all the side's fighters (with 2,000 fighters, each finding its own was most of a
+        turn), kept in place as fighters leave or rejoin the fight (``_roster_changed``)."""
+        enemies = self.enemy_lists.get(side)
+        if enemies is None:
+            members = (f for f in self.fighters if f.can_act and f.side != side)
+            enemies = _Standing(members, side, self.fighters)
+            self.enemy_lists[side] = enemies
+        return enemies
+
+    def _roster_changed(self, f: Fighter) -> None:
+        """``f`` left (or rejoined) the fight: the grid and the shared enemy lists (big
+        fights) follow."""
+        self.grid.place(f)  # type: ignore[union-attr]
+        for side, enemies in self.enemy_lists.items():
+            if side == f.side:
+                continue
+            enemies.kept = None  # its arrays are made again when next needed
+            if f.can_act:
+                bisect.insort(enemies, f, key=_index)
+            else:
+                enemies.remove(f)
 
     def _moved(self, f: Fighter) -> None:
-        """Keep the shared enemy lists' positions of ``f`` (big fights) up to date."""
+        """Keep the shared enemy lists' positions of ``f`` and the grid (big fights) up to
+        date."""
         at = f.position
         index = f.index
-        for kept in self.enemy_lists.values():
-            slot = kept[4].get(index)
-            if slot is not None:
-                kept[3][slot] = at
-                kept[5][slot] = at
+        for enemies in self.enemy_lists.values():
+            kept = enemies.kept
+            if kept is not None:
+                slot = kept[2].get(index)
+                if slot is not None:
+                    kept[1][slot] = at
+                    kept[3][slot] = at
+        self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
         self, attacker: Fighter, target: Fighter | None, at: Point | None = None
@@ -442,7 +493,10 @@ class Battle:
         here, dist = me.position, math.dist
         best, best_k, best_d = None, -1, math.inf
         claimed = self.cover_claims
-        for k, (at, point) in enumerate(self.cover_points):
+        points = self.cover_points
+        grid = self.grid
+        for k in range(len(points)) if grid is None else grid.cover_near(here, within + 1e-9):
+            at, point = points[k]
             d = dist(here, at)
             if d > within + 1e-9 or d >= best_d:
                 continue
@@ -450,6 +504,10 @@ class Battle:
             on_its_way = holder is not None and holder.can_act and holder.cover == "none"
             if on_its_way and holder is not me:
                 continue  # someone still on its way there
+            if grid is not None:
+                if not grid.occupied(at, me):
+                    best, best_k, best_d = point, k, d
+                continue
             for o in self.fighters:
                 if o is not me and o.can_act and dist(o.position, at) < 0.5:
                     break
@@ -495,6 +553,7 @@ class Battle:
             f.process = f.alarm = None
             f.enemies_seen = NOT_SEEN
             f.situation = None
+        self.enemy_lists.clear()
         self.focus.clear()
         self.cover_claims.clear()
         self.holders.clear()
@@ -829,7 +888,7 @@ class Battle:
         self.moves += 1
         f.moved_this_turn += moved
         f.moved_this_action += moved
-        f.cover = _cover_at(self.cover_points, end)
+        f.cover = self._cover_at(end)
         if self.tracing:
             self.trace(
                 "move",
@@ -851,7 +910,7 @@ class Battle:
             if not f.can_act:  # stopped where it passed the interceptor: it lies there
                 at = start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t
                 f.position = at
-                f.cover = _cover_at(self.cover_points, at)
+                f.cover = self._cover_at(at)
                 self.layout += 1
                 if big:
                     self._moved(f)
@@ -861,19 +920,40 @@ class Battle:
         if self.holders:
             self._wake_holders("moved")
 
+    def _cover_at(self, at: Point) -> str:
+        """``_cover_at`` of the battle's cover points, from the grid's nearby ones in a big
+        fight."""
+        grid = self.grid
+        if grid is None:
+            return _cover_at(self.cover_points, at)
+        points = self.cover_points
+        for k in grid.cover_near(at, 0.5):
+            position, point = points[k]
+            if math.dist(at, position) < 0.5:
+                return point.cover
+        return "none"
+
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
-        """The standing enemies of ``f`` (in fighter order) that might stand within
-        ``INTERCEPT_DISTANCE`` of its way from ``start`` to ``end``: those in the box around
-        the way, widened by a little more than that (``_passing_at`` decides)."""
-        _, enemies, _, _, _, where = self._standing_enemies_of(f.side)
+        """The standing enemies of ``f`` that might stand within ``INTERCEPT_DISTANCE`` of
+        its way from ``start`` to ``end``: those in the grid cells around the way, or (a long
+        way) in the box around it, widened by a little more than that (``_passing_at``
+        decides; ``move`` orders them)."""
+        margin = INTERCEPT_DISTANCE + 1e-6
+        middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
+        half = max(abs(end[0] - start[0]), abs(end[1] - start[1])) / 2
+        grid = self.grid
+        near = grid.near(grid.foes[f.side], middle, half + margin)  # type: ignore[union-attr]
+        if near is not None:
+            return near
+        enemies = self._standing_enemies_of(f.side)
         if not enemies:
             return []
-        margin = INTERCEPT_DISTANCE + 1e-6
+        where = enemies.arrays()[3]
         x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
         y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
         xs, ys = where[:, 0], where[:, 1]
-        near = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
-        return [enemies[k] for k in np.flatnonzero(near).tolist()]
+        box = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
+        return [enemies[k] for k in np.flatnonzero(box).tolist()]
 
     def _check_escape(self, f: Fighter) -> None:
         """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""
@@ -884,6 +964,8 @@ class Battle:
             self.fallen = True
             self.layout += 1
             self.roster += 1
+            if self.grid is not None:
+                self._roster_changed(f)
             f.knocked_out_turn = self.turn
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
@@ -913,6 +995,8 @@ class Battle:
         if was_acting != acting:
             self.layout += 1
             self.roster += 1
+            if self.grid is not None:
+                self._roster_changed(target)
         if was_acting and not acting:
             target.knocked_out_turn = self.turn
             self.fallen = True
@@ -987,53 +1071,380 @@ class Battle:
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
 CLOSE = 1e-9  # relative margin between numpy's squared distances and math.dist's, squared
-SHARED_LISTS = 64  # fighters from which a side's enemies are listed once for all
+SHARED_LISTS = 96  # fighters from which a battle keeps a grid (``_Grid``): fewer scan faster
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
 class _Meters(dict):
     """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
-    math.dist, from the positions when it was made) as they are read: the nearest-target
-    tactics read one or two. After a few reads it measures all the others at once.
-    ``within`` lists the enemies within some meters from the squared distances ``d2``."""
+    math.dist, from ``here`` to where the enemies stand) as they are read: the nearest-target
+    tactics read one or two. After a few reads it measures all the others at once. Made
+    again at every change of the battle's layout: read it at once."""
 
-    __slots__ = ("here", "indexes", "positions", "slots", "misses", "enemies", "d2")
+    __slots__ = ("battle", "here", "enemies", "misses", "nearest")
 
-    def __init__(self, here, indexes, positions, slots, enemies, d2):
+    def __init__(self, battle: Battle, here: Point, enemies: _Standing):
         super().__init__()
-        self.here, self.indexes, self.positions, self.slots = here, indexes, positions, slots
-        self.enemies, self.d2 = enemies, d2
+        self.battle, self.here, self.enemies = battle, here, enemies
         self.misses = 0
+        self.nearest: Fighter | None = None  # the nearest from ``here``, once known
 
     def within(self, enemies: list, reach: float) -> list | None:
         """``[e for e in enemies if self[e.index] <= reach]`` when ``enemies`` is the list
-        these meters were measured to (else None): math.dist decides only near ``reach``."""
+        these meters measure (else None): numpy finds the candidates, math.dist decides
+        near ``reach``."""
         if enemies is not self.enemies:
             return None
-        d2 = self.d2
-        if d2 is None:
+        if not enemies:
             return []
+        indexes, _, _, where = self.enemies.arrays()
+        dx = where[:, 0] - self.here[0]
+        dy = where[:, 1] - self.here[1]
+        d2 = dx * dx + dy * dy
         r2 = reach * reach
         low, high = r2 * (1 - CLOSE), r2 * (1 + CLOSE)
-        indexes = self.indexes
         return [
             enemies[k]
             for k in np.flatnonzero(d2 <= high).tolist()
             if d2[k] < low or self[indexes[k]] <= reach
         ]
 
+    def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
+        """The meters from ``at`` instead (where a walk will take the fighter) and the first
+        of the nearest enemies from there, as ``policies._measured_from`` finds them."""
+        nearest, _ = self.battle._nearest_from(at, self.enemies, self.nearest)
+        meters = _Meters(self.battle, at, self.enemies)
+        meters.nearest = nearest
+        return meters, nearest
+
     def __missing__(self, index):
-        slot = self.slots.get(index)
-        if slot is None:
+        enemies = self.enemies
+        fighters = enemies.fighters
+        f = fighters[index] if 0 <= index < len(fighters) else None
+        if f is None or f not in enemies:
             raise KeyError(index)
         self.misses = misses = self.misses + 1
         if misses > 8:
-            positions = self.positions
-            meters = map(math.dist, repeat(self.here, len(positions)), positions)
-            self.update(zip(self.indexes, meters, strict=True))
+            here = self.here
+            self.update((e.index, math.dist(here, e.position)) for e in enemies)
             return self[index]
-        d = self[index] = math.dist(self.here, self.positions[slot])
+        d = self[index] = math.dist(self.here, f.position)
         return d
+
+
+class _Standing(list):
+    """A side's standing enemies in fighter order (``Battle._standing_enemies_of``), kept
+    in place. While it is the battle's current list (``current``) it answers ``in`` at once
+    (``focus in enemies``, every action of a focus-firing side): a standing fighter of
+    another side of the battle. ``arrays`` adds their indexes and positions for numpy."""
+
+    __slots__ = ("side", "fighters", "current", "kept")
+
+    def __init__(self, members: Iterable[Fighter], side: str, fighters: list[Fighter]):
+        super().__init__(members)
+        self.side = side
+        self.fighters = fighters
+        self.current = True  # the battle's list of the side's enemies (``_standing_enemies_of``)
+        self.kept: tuple | None = None  # ``arrays``
+
+    def __contains__(self, f: object) -> bool:
+        if not self.current:
+            return list.__contains__(self, f)
+        if type(f) is not Fighter:
+            return False
+        fighters = self.fighters
+        return (
+            f.can_act and f.side != self.side and f.index < len(fighters) and fighters[f.index] is f
+        )
+
+    def arrays(self) -> tuple:
+        """``(indexes, positions, index -> slot, positions as a numpy array)`` of these
+        fighters, made when first needed after the list changed; a move updates the
+        positions in place (``Battle._moved``)."""
+        kept = self.kept
+        if kept is None:
+            indexes = [f.index for f in self]
+            positions = [f.position for f in self]
+            slots = {i: k for k, i in enumerate(indexes)}
+            where = np.array(positions, dtype=float).reshape(len(positions), 2)
+            kept = self.kept = (indexes, positions, slots, where)
+        return kept
+
+
+def _index(f: Fighter) -> int:
+    return f.index
+
+
+def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
+    """How many of ``enemies`` stand within ``reach`` of ``here`` (math.dist), found with
+    numpy."""
+    if not enemies:
+        return 0
+    _, positions, _, where = enemies.arrays()
+    dx = where[:, 0] - here[0]
+    dy = where[:, 1] - here[1]
+    d2 = dx * dx + dy * dy
+    r2 = reach * reach
+    count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
+    for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
+        if math.dist(here, positions[k]) <= reach:
+            count += 1
+    return count
+
+
+CELL = 16.0  # meters a side of a grid cell (big fights)
+NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller looks at all)
+RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
+SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
+FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
+
+
+SHIFT = 1 << 16  # a cell's key: its column * SHIFT + its row (rows within +-2**15)
+
+
+def _key(at: Point) -> int:
+    """The key of the grid cell ``at`` is in."""
+    return math.floor(at[0] / CELL) * SHIFT + math.floor(at[1] / CELL)
+
+
+def _ring(r: int) -> list[int]:
+    """The key offsets of the cells at Chebyshev distance ``r`` from a cell."""
+    if r == 0:
+        return [0]
+    cells = [i * SHIFT + j for i in range(-r, r + 1) for j in (-r, r)]
+    cells.extend(i * SHIFT + j for i in (-r, r) for j in range(-r + 1, r))
+    return cells
+
+
+RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
+Span = tuple[int, int, int, int]  # the columns x0..x1 and rows y0..y1 of a block of cells
+
+
+class _Grid:
+    """A big fight's standing fighters by side and square cell of ``CELL`` meters, kept
+    move by move and fall by fall (``place``), with a stamp per cell and side that changes
+    whenever one of the side enters, leaves, moves or falls in it. Queries look only in the
+    cells near a point (the nearest enemy, those in melee reach, who stands at a cover point
+    or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
+    it was found in stay the same (``footing``, ``holds``). The cover points are listed by
+    cell too."""
+
+    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points")
+
+    def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
+        # side -> cell key -> [stamp, the side's standing fighters in the cell]
+        self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
+        self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
+        self.sides = list(sides)
+        self.foes = {s: [o for o in sides if o != s] for s in sides}
+        self.cover_points = cover_points
+        self.cover: dict[int, list[int]] = {}  # cell key -> the cover points in it
+        for k, (at, _) in enumerate(cover_points):
+            self.cover.setdefault(_key(at), []).append(k)
+        for f in fighters:
+            self.place(f)
+
+    def place(self, f: Fighter, standing: bool | None = None) -> None:
+        """Put ``f`` in the cell it stands in (none when it cannot act, or ``standing`` is
+        False), and stamp the cells it left and entered."""
+        side, index = f.side, f.index
+        old = self.placed[index]
+        new = _key(f.position) if (f.can_act if standing is None else standing) else None
+        cells = self.cells[side]
+        if old is not None:
+            entry = cells[old]
+            entry[0] += 1
+            if new != old:
+                entry[1].remove(f)
+        if new is not None:
+            entry = cells.setdefault(new, [0, []])
+            entry[0] += 1
+            if new != old:
+                entry[1].append(f)
+        self.placed[index] = new
+        self.changes[side] += 1
+
+    def take_out(self, f: Fighter) -> None:
+        self.place(f, standing=False)
+
+    @staticmethod
+    def span(at: Point, radius: float) -> Span | None:
+        """The block of cells within ``radius`` (and ``SLACK``) of ``at`` in x and y; None
+        when it is more than ``NEAR_CELLS`` cells."""
+        r = radius + SLACK
+        if r > CELL * NEAR_CELLS:
+            return None
+        x, y = at
+        floor = math.floor
+        x0, x1 = floor((x - r) / CELL), floor((x + r) / CELL)
+        y0, y1 = floor((y - r) / CELL), floor((y + r) / CELL)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > NEAR_CELLS:
+            return None
+        return x0, x1, y0, y1
+
+    def nearest(
+        self, side: str, here: Point, hint: Fighter | None = None
+    ) -> tuple[Fighter | None, float]:
+        """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
+        ties to the lower index) when one is within ``RINGS`` rings of cells and nearer
+        than any cell outside them; else ``(None, inf)``: the caller looks at all.
+
+        ``hint``, a fighter that may be near, bounds the search first: every enemy within
+        its meters is in the cells within them, so the nearest of those, if as near, is the
+        nearest of all (a stale hint finds none, and the rings decide)."""
+        dist = math.dist
+        if hint is not None:
+            bound = dist(here, hint.position)
+            found = self.near(self.foes[side], here, bound)
+            if found:
+                best, best_d, best_i = None, math.inf, -1
+                for e in found:
+                    d = dist(here, e.position)
+                    if d < best_d or (d == best_d and e.index < best_i):
+                        best, best_d, best_i = e, d, e.index
+                if best_d <= bound:
+                    return best, best_d
+        grids = [self.cells[s] for s in self.foes[side]]
+        hx, hy = here
+        cx, cy = math.floor(hx / CELL), math.floor(hy / CELL)
+        key = cx * SHIFT + cy
+        best, best_d, best_i = None, math.inf, -1
+        for r, ring in enumerate(RING_CELLS):
+            for offset in ring:
+                for grid in grids:
+                    entry = grid.get(key + offset)
+                    if entry is not None:
+                        for e in entry[1]:
+                            d = dist(here, e.position)
+                            if d < best_d or (d == best_d and e.index < best_i):
+                                best, best_d, best_i = e, d, e.index
+            if best is not None:
+                margin = min(
+                    hx - (cx - r) * CELL,
+                    (cx + r + 1) * CELL - hx,
+                    hy - (cy - r) * CELL,
+                    (cy + r + 1) * CELL - hy,
+                )
+                if best_d < margin - SLACK:
+                    return best, best_d
+        return None, math.inf
+
+    def measure(self, side: str, here: Point, hint: Fighter, reach: float) -> tuple | None:
+        """``(nearest, in_reach, footing)`` of ``side``'s enemies from ``here`` in one look
+        at the cells within ``hint``'s meters (or ``reach``, if farther): the nearest
+        (math.dist, ties to the lower index), how many stand within ``reach``, and the
+        ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
+        when that is too many cells."""
+        dist = math.dist
+        bound = dist(here, hint.position)
+        span = self.span(here, bound if bound > reach else reach)
+        if span is None:
+            return FAR
+        x0, x1, y0, y1 = span
+        best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
+        for s in self.foes[side]:
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        total += entry[0]
+                        for e in entry[1]:
+                            d = dist(here, e.position)
+                            if d <= reach:
+                                count += 1
+                            if d < best_d or (d == best_d and e.index < best_i):
+                                best, best_d, best_i = e, d, e.index
+        if best_d > bound:
+            return None
+        return best, count, (here, span, total)
+
+    def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
+        """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
+        superset of those within it); None when that is too many cells."""
+        span = self.span(at, radius)
+        if span is None:
+            return None
+        x0, x1, y0, y1 = span
+        found: list[Fighter] = []
+        for s in sides:
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        found.extend(entry[1])
+        return found
+
+    def count_within(self, side: str, here: Point, reach: float) -> int | None:
+        """How many standing enemies of ``side`` stand within ``reach`` of ``here``
+        (math.dist); None when that is too many cells to look in."""
+        found = self.near(self.foes[side], here, reach)
+        if found is None:
+            return None
+        dist = math.dist
+        return sum(1 for e in found if dist(here, e.position) <= reach)
+
+    def occupied(self, at: Point, me: Fighter) -> bool:
+        """Whether someone able to act other than ``me`` stands within half a meter of
+        ``at`` (a cover point)."""
+        dist = math.dist
+        for e in self.near(self.sides, at, 0.5) or ():
+            if e is not me and dist(e.position, at) < 0.5:
+                return True
+        return False
+
+    def cover_near(self, at: Point, radius: float) -> list[int]:
+        """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
+        all of them when that is too many cells."""
+        cover = self.cover
+        if not cover:
+            return []
+        span = self.span(at, radius)
+        if span is None:
+            return list(range(len(self.cover_points)))
+        x0, x1, y0, y1 = span
+        found = []
+        for i in range(x0, x1 + 1):
+            column = i * SHIFT
+            for key in range(column + y0, column + y1 + 1):
+                points = cover.get(key)
+                if points is not None:
+                    found.extend(points)
+        found.sort()
+        return found
+
+    def footing(self, side: str, here: Point, radius: float) -> tuple:
+        """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
+        the cells within ``radius`` and the sum of their stamps (all of the enemies'
+        changes when that is too many cells)."""
+        span = self.span(here, radius) if radius < math.inf else None
+        return (here, span, self._stamp(side, span))
+
+    def holds(self, side: str, footing: tuple, here: Point) -> bool:
+        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
+        ``here``: it has not moved and no enemy entered, left, moved or fell in its cells
+        (stamps only grow: an equal sum is every stamp the same)."""
+        return footing[0] == here and self._stamp(side, footing[1]) == footing[2]
+
+    def _stamp(self, side: str, span: Span | None) -> int:
+        foes = self.foes[side]
+        if span is None:
+            return sum(self.changes[s] for s in foes)
+        x0, x1, y0, y1 = span
+        total = 0
+        for s in foes:
+            get = self.cells[s].get
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = get(key)
+                    if entry is not None:
+                        total += entry[0]
+        return total
 
 
 def _remember(
@@ -1048,6 +1459,7 @@ def _remember(
     seen = me.enemies_seen
     if seen is NOT_SEEN:
         seen = me.enemies_seen = _blank(EnemiesInView)
+    meters.nearest = nearest
     seen.layout = layout
     seen.enemies = enemies
     seen.meters = meters

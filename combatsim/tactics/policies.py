@@ -96,7 +96,10 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
         cover = battle.free_cover_point(me, tactics.cover_within)
         if cover is not None:
             dest = _toward(here, cover.position, walk_left)
-            dist, nearest = _measured_from(dest, enemies)
+            from_dest = getattr(dist, "measured_from", None)  # a big fight's: what is near
+            dist, nearest = (
+                from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
+            )
     reach = me.firearm_range
     target = (
         nearest  # the usual case, without a call
@@ -347,6 +350,8 @@ def choose_target(
     focus = battle.focus.get(me.side) if policy == "focus" else None
     if focus is not None and focus in enemies and dist[focus.index] <= reach:
         return focus  # the usual case of focus: the side's target, standing and in reach
+    if policy == "focus":
+        return _focus(battle, me, enemies, dist, nearest, reach, focus)
     pool = enemies
     if tactics.target_in_reach:
         within = getattr(dist, "within", None)  # a big fight's meters list them faster
@@ -360,16 +365,34 @@ def choose_target(
     if policy == "weakest":
         harm = battle.system.harm
         return max(pool, key=lambda e: (harm(e), -dist[e.index]))
-    if policy == "most_dangerous":
-        threat = battle.system.threat
-        return max(pool, key=lambda e: (threat(e), -dist[e.index]))
-    # focus: the side's target until it falls
+    # most_dangerous
+    threat = battle.system.threat
+    return max(pool, key=lambda e: (threat(e), -dist[e.index]))
+
+
+def _focus(
+    battle: BattleView[C],
+    me: C,
+    enemies: list[C],
+    dist: dict[int, float],
+    nearest: C,
+    reach: float,
+    focus: C | None,
+) -> C:
+    """``focus``: the side's target until it falls; a member that cannot reach it takes its
+    own nearest this action. Its pool is the enemies in reach when any is, else all of them;
+    either way the first of its nearest is ``nearest`` (the nearest is in reach whenever any
+    is), so the pool itself is never listed (with hundreds of enemies, that was most of a
+    focus-firing action)."""
     if focus is None or not battle.is_standing(focus):  # none yet, or it fell
-        focus = min(pool, key=lambda e: dist[e.index])
+        focus = nearest
         battle.focus[me.side] = focus
-    if focus in pool:
-        return focus
-    return min(pool, key=lambda e: dist[e.index])  # out of my reach: my own, this action
+    in_pool = focus in enemies and (
+        not me.tactics.target_in_reach
+        or dist[focus.index] <= reach
+        or dist[nearest.index] > reach  # no one in reach: the pool is every enemy
+    )
+    return focus if in_pool else nearest  # out of my reach: my own, this action
 
 
 def _measured_from(at: Point, enemies: Sequence[C]) -> tuple[dict[int, float], C]:

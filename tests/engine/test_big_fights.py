@@ -87,6 +87,7 @@ def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
         dists = [rng.choice([reach, reach, 0.1 + 0.3 * k]) for k in range(len(enemies))]
         for e, a, d in zip(enemies, angle, dists, strict=True):
             e.position = (here[0] + d * math.cos(a), here[1] + d * math.sin(a))
+            b._moved(e)  # as ``move`` keeps the grid
         b.layout += 1
         b.roster += 1
         view = b.enemies_in_view(me)

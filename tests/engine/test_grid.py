@@ -1,0 +1,163 @@
+"""A big fight's grid (``battle._Grid``) must answer exactly what a scan of every fighter
+answers: the same nearest enemy (math.dist, the first of equals in fighter order), the same
+count in melee reach, the same meters, the same free cover point, and every opponent a move
+may pass, whatever moved or fell since a fighter last looked (its memo stands only while
+nothing changed near it). Random layouts, moves, falls and returns, against brute force."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from combatsim.engine import battle
+from combatsim.engine.battle import INTERCEPT_DISTANCE, Battle, _passing_at
+from combatsim.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+CELL = battle.CELL
+
+
+@pytest.fixture(scope="module")
+def three_sides(tmp_path_factory):
+    """The 4v4 firefight with a third side, and cover points on and around cell edges."""
+    data = yaml.safe_load((ROOT / "scenarios" / "sr-firefight-4v4.yaml").read_text())
+    data["catalogues"] = [str(ROOT / "scenarios" / "catalogues" / "sr-classic.yaml")]
+    third = dict(data["sides"][1], name="third")
+    third["members"] = [dict(m, name=f"{m['name']} 3") for m in third["members"]]
+    data["sides"].append(third)
+    data["environment"]["cover_points"] = [
+        {"position": [x, y], "cover": "partial"}
+        for x in (0.0, CELL - 0.25, CELL, 2.5 * CELL)
+        for y in (0.0, 0.5, CELL)
+    ]
+    path = tmp_path_factory.mktemp("grid") / "three.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return load_scenario(path)
+
+
+# coordinates on and next to cell edges, equal ones (ties), and far ones
+EDGY = [0.0, 1.0, 2.0, 3.0, CELL, CELL - 1e-9, CELL + 1e-9, -CELL, 2 * CELL, 0.5, -0.5, 1.9999999]
+lattice = st.integers(-3, 3).map(float)  # equal distances: ties for the nearest
+coordinate = st.one_of(
+    lattice,
+    lattice,
+    st.sampled_from(EDGY),
+    st.floats(-3 * CELL, 3 * CELL, allow_nan=False),
+    st.sampled_from([-99_999.0, 99_999.0, 5_000.0]),
+)
+point = st.tuples(coordinate, coordinate)
+step = st.one_of(
+    st.tuples(st.just("move"), st.integers(0, 11), point),
+    st.tuples(st.just("fall"), st.integers(0, 11), st.just((0.0, 0.0))),
+    st.tuples(st.just("look"), st.integers(0, 11), point),
+)
+
+
+def _brute(b: Battle, me, here=None):
+    here = me.position if here is None else here
+    enemies = [f for f in b.fighters if f.can_act and f.side != me.side]
+    meters = {e.index: math.dist(here, e.position) for e in enemies}
+    nearest = min(enemies, key=lambda e: meters[e.index]) if enemies else None
+    in_reach = sum(1 for d in meters.values() if d <= b.melee_range)
+    return enemies, meters, nearest, in_reach
+
+
+def _brute_cover(b: Battle, me, within):
+    """``free_cover_point``'s answer by its scan of every point and every fighter."""
+    best, best_d = None, math.inf
+    for k, (at, point) in enumerate(b.cover_points):
+        d = math.dist(me.position, at)
+        if d > within + 1e-9 or d >= best_d:
+            continue
+        holder = b.cover_claims.get(k)
+        if holder is not None and holder.can_act and holder.cover == "none" and holder is not me:
+            continue
+        if any(o is not me and o.can_act and math.dist(o.position, at) < 0.5 for o in b.fighters):
+            continue
+        best, best_d = point, d
+    return best
+
+
+def _check(b: Battle, me, dest):
+    view = b.enemies_in_view(me)
+    enemies, meters, nearest, in_reach = _brute(b, me)
+    assert list(view.enemies) == enemies
+    assert view.nearest is nearest
+    assert view.in_reach == in_reach
+    for e in b.fighters:
+        assert (e in view.enemies) == (e in enemies)
+    for reach in (b.melee_range, 10.0, *list(meters.values())[:3]):
+        assert view.meters.within(view.enemies, reach) == [
+            e for e in enemies if meters[e.index] <= reach
+        ]
+    assert {e.index: view.meters[e.index] for e in enemies} == meters
+    if enemies:
+        from_dest, nearest_there = view.meters.measured_from(dest)
+        _, meters_there, brute_there, _ = _brute(b, me, dest)
+        assert nearest_there is brute_there
+        assert {e.index: from_dest[e.index] for e in enemies} == meters_there
+    expected = _brute_cover(b, me, 10.0)
+    assert b.free_cover_point(me, 10.0) is expected
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(start=st.lists(point, min_size=12, max_size=12), steps=st.lists(step, max_size=40))
+def test_grid_answers_what_a_scan_answers(three_sides, monkeypatch, start, steps):
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path, with its grid
+    b = Battle(three_sides, np.random.default_rng(1))
+    assert b.grid is not None
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    b.layout += 1
+    for kind, index, at in steps:
+        f = b.fighters[index]
+        if kind == "move":
+            f.position = at
+            b._moved(f)
+            b.layout += 1
+        elif kind == "fall":  # falls, or stands up again
+            f.can_act = not f.can_act
+            b.layout += 1
+            b.roster += 1
+            b._roster_changed(f)
+        elif f.can_act:
+            _check(b, f, at)
+    for f in b.fighters:
+        if f.can_act:
+            _check(b, f, (0.0, 0.0))
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    start=st.lists(point, min_size=12, max_size=12),
+    way=st.tuples(st.integers(0, 11), point, point),
+)
+def test_passers_by_hold_everyone_a_way_passes(three_sides, monkeypatch, start, way):
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    index, a, z = way
+    me = b.fighters[index]
+    passing = {
+        e.index
+        for e in b.fighters
+        if e.can_act
+        and e.side != me.side
+        and _passing_at(a, z, e.position, INTERCEPT_DISTANCE) is not None
+    }
+    found = b._passers_by(me, a, z)
+    assert passing <= {e.index for e in found}
+    assert all(e.can_act and e.side != me.side for e in found)
