@@ -45,12 +45,13 @@ from ..dice.paths import Choose, TooManyPaths, explore
 from ..engine.battle import TIES, Battle, Fighter
 from ..engine.exact import EnumeratingRoller
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
+from .freeze import fighter_key
 from .state import Condition, NotExact, Snapshot, record_only, refuse, restore
 
 # Plans an exact fight can follow: they neither move anyone nor throw anything.
 STILL = ("fire", "melee", "reload", "none")
-MAX_STATES = 200_000  # distinct chain states (each a step of up to ``max_paths`` paths)
-MAX_PATHS = 5_000_000  # paths walked in all (a few minutes of rule code)
+MAX_STATES = 50_000  # distinct chain states (each a step of up to ``max_paths`` paths)
+MAX_PATHS = 1_000_000  # paths walked in all (under a minute of rule code: a refusal comes soon)
 MAX_TIED = 6  # fighters with equal tie-breaks whose orders are listed (6! = 720)
 
 
@@ -109,14 +110,14 @@ class FightOdds:
 
 
 def fight_odds(
-    scenario: Any, max_states: int = MAX_STATES, max_paths: int = MAX_PATHS
+    scenario: Any, max_states: int = MAX_STATES, max_paths: int = MAX_PATHS, meet: bool = True
 ) -> FightOdds:
     """The exact odds of ``scenario``'s battle (see the module's docstring); ``NotExact``
     when it cannot be followed exactly or needs more than ``max_states`` states or
     ``max_paths`` paths."""
     check_still(scenario)
     start = time.perf_counter()
-    chain = Chain(scenario, max_paths)
+    chain = Chain(scenario, max_paths, meet)
     endings = chain.walk(max_states)
     return FightOdds(scenario, endings, chain.stepped, chain.paths, time.perf_counter() - start)
 
@@ -167,12 +168,16 @@ class Chain:
     """The chain of one scenario: its battle (dice that choose), the fighters' fresh states,
     each state's snapshots and each worked-out step."""
 
-    def __init__(self, scenario: Any, max_paths: int):
+    def __init__(self, scenario: Any, max_paths: int, meet: bool = True):
+        """``meet``: let the paths of one step that reach the same state between the shots of
+        a burst meet (``dice.paths``); off only to check that it changes no answer."""
         self.scenario = scenario
         self.roller = EnumeratingRoller(_first)
         battle = self.battle = _Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
         battle.turn_read = False
         self.system = system = battle.system
+        if meet:
+            self.roller.state_key = lambda: tuple(fighter_key(f, system) for f in battle.fighters)
         skip = record_only(type(system))
         self.conditions = [Condition(system.new_state(f), skip) for f in battle.fighters]
         self.saved: dict[Node, tuple[Snapshot, ...]] = {}

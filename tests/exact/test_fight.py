@@ -242,3 +242,21 @@ def test_run_exact_refuses_in_one_line_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()
     assert main(["run", str(path), "--exact", "--trace", "0"]) == 2
     assert "--trace" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_paths_meeting_between_shots_change_no_fight_answer(tmp_path):
+    """Two-round bursts: the fight with the shots' meeting points is the fight without."""
+    text = duel(tmp_path, turns=1).read_text(encoding="utf-8")
+    text = text.replace("fire_mode: single", "fire_mode: autofire, autofire_rounds: 2")
+    text = text.replace(
+        "hand_cannon: {kind: firearm, damage: 8S2,",
+        "hand_cannon: {kind: firearm, damage: 6M3, autofire: true,",
+    )
+    path = tmp_path / "bursts.yaml"
+    path.write_text(text, encoding="utf-8")
+    scenario = load_scenario(path)
+    merged = fight_odds(scenario)
+    walked = fight_odds(scenario, meet=False)
+    assert merged.endings == walked.endings
+    assert merged.paths < walked.paths

@@ -677,7 +677,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 if shot and not victim.can_act:
                     break
                 if meet is not None:  # the shots to come read this and the fighters' state
-                    meet((group, shot, fired, tn, power))
+                    meet((group, victim.index, shot, fired, tn, power))
                 fired += 1
                 if roll is None:
                     successes, fumble = self.count(
