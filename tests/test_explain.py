@@ -23,6 +23,7 @@ from combatsim.metrics import Metric, parse_metric
 from combatsim.rules.levers import Lever, armor_lever, number_lever
 from combatsim.scenario import load_scenario
 from combatsim.sweeps import api
+from combatsim.sweeps import explain as explain_module
 from combatsim.sweeps.explain import explain, scenario_levers
 from combatsim.sweeps.fields import FieldPath, apply
 
@@ -250,12 +251,18 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkeypatch, capsys):
-    argv = ["explain", str(duel), "--only", "Ace", "--battles", "40", "--workers", "1"]
-    argv += ["--chunk-size", "10", "--records", "battles", "--quiet"]
+@pytest.mark.parametrize("stop_at", [27, 130])  # in the first round; in the third
+def test_an_interrupted_explain_resumes_to_the_same_files(
+    duel, tmp_path, monkeypatch, capsys, stop_at
+):
+    monkeypatch.setattr(explain_module, "TOP", 1)  # the duel has one lever that matters
+    argv = ["explain", str(duel), "--only", "Ace", "--battles", "200", "--workers", "1"]
+    argv += ["--chunk-size", "25", "--records", "battles", "--quiet"]
     whole, resumed = tmp_path / "whole", tmp_path / "resumed"
     assert main([*argv, "--out", str(whole)]) == 0
-    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(27))
+    stopping = json.loads((whole / "summary.json").read_text())["stopping"]
+    assert stopping["looks"] == [50, 100, 150, 200] and stopping["stopped_early"] > 0
+    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(stop_at))
     assert main([*argv, "--out", str(resumed)]) == 130
     assert "combatsim explain --resume" in capsys.readouterr().err
     assert json.loads((resumed / "summary.json").read_text())["interrupted"] is True

@@ -97,11 +97,13 @@ class MetricPairing(Pairing):
     ``(k, baseline outcome, variant outcome)`` of a 0/1 metric."""
 
     metric: Metric
-    looks: int = 1
+    looks: int = 1  # and the early stop's rule, which decides what each round runs
+    top: int = TOP
 
     @property
     def name(self) -> str:  # enters the run's fingerprint
-        return f"explain:{self.metric.name}" + (f":looks {self.looks}" if self.looks > 1 else "")
+        rule = f":looks {self.looks} top {self.top}" if self.looks > 1 else ""
+        return f"explain:{self.metric.name}{rule}"
 
     def key(self, result: Any) -> int:
         return self.metric(result)
@@ -317,9 +319,9 @@ def explain(
     root = opts.root_seed(base)
     looks = 1 if full or opts.precision is not None else LOOKS
     unit = tuple(range(len(variants)))
-    pairing = MetricPairing(chosen, looks)
+    pairing = MetricPairing(chosen, looks, TOP)
     study = opts.study(variants, "explain", root, units=[unit], pairing=pairing)
-    sequential = Sequential(levers, steps, opts.battles, looks)
+    sequential = Sequential(levers, steps, opts.battles, looks, TOP)
     complete = sequential.run(opts, study)
     pairs = merged_pairs(study)
     baseline = study.tally(0).outcomes()
@@ -364,12 +366,15 @@ def explain(
 # --- rounds and the early stop -----------------------------------------------------------------
 
 
-def merged_pairs(study) -> Counter:
+def merged_pairs(study, merged_only: bool = False) -> Counter:
     """The pair counts of every unit of the study, keyed by variant (not by place in a unit):
-    a round's unit holds the baseline and the levers still running."""
+    a round's unit holds the baseline and the levers still running. ``merged_only``: only
+    the battles up to each unit's end so far, not chunks beyond it that a resumed run's
+    journal already holds (the early stop must decide on what an unbroken run had seen)."""
     total: Counter = Counter()
     for unit in study.units:
-        for (k, base, value), count in study.pairs(unit.variants).items():
+        counts = unit.pairs or Counter() if merged_only else study.pairs(unit.variants)
+        for (k, base, value), count in counts.items():
             total[(unit.variants[k], base, value)] += count
     return total
 
@@ -413,8 +418,8 @@ class Sequential:
     ``look_end(r - 1) .. look_end(r) - 1``; a resumed run makes the same decisions from the
     same journal, so it ends where an unbroken run ends."""
 
-    def __init__(self, levers, steps, battles: int, looks: int):
-        self.looks, self.battles = looks, battles
+    def __init__(self, levers, steps, battles: int, looks: int, top: int):
+        self.looks, self.battles, self.top = looks, battles, top
         self.index = {id(item): n for n, item in enumerate(levers)}
         self.variants: dict[int, list[int]] = {}  # lever -> its step variants
         for item, _, k in steps:
@@ -443,12 +448,12 @@ class Sequential:
         return True
 
     def _stop_settled(self, study, look: int) -> None:
-        pairs = merged_pairs(study)
+        pairs = merged_pairs(study, merged_only=True)
         bounds = {}
         for lever, ks in self.variants.items():
             level = look_confidence(self.stopped.get(lever, look), self.looks)
             bounds[lever] = effect_bounds([step_difference(pairs, k, level)["ci95"] for k in ks])
-        for lever in settled(bounds) - set(self.stopped):
+        for lever in settled(bounds, self.top) - set(self.stopped):
             self.stopped[lever] = look
 
     def describe(self) -> dict[str, Any]:
@@ -456,7 +461,7 @@ class Sequential:
         ends = [look_end(self.battles, r, self.looks) for r in range(1, self.looks + 1)]
         return {
             "looks": ends,
-            "top": TOP,
+            "top": self.top,
             "confidence": [
                 round(look_confidence(r, self.looks), 6) for r in range(1, self.looks + 1)
             ],
