@@ -412,6 +412,25 @@ def settled(bounds: dict[int, tuple[float, float]], top: int = TOP) -> set[int]:
     return {lever for lever, (_, high) in bounds.items() if high < threshold}
 
 
+def stop_settled(
+    pairs: Counter,
+    variants: dict[int, list[int]],
+    stopped: dict[int, int],
+    look: int,
+    looks: int,
+    top: int = TOP,
+) -> None:
+    """After look ``look``: mark in ``stopped`` (lever -> look) the levers now settled.
+    ``variants``: each lever's step variants, whose pair counts ``pairs`` holds (keyed as
+    ``MetricPairing`` keys them); a lever already stopped keeps its interval of then."""
+    bounds = {}
+    for lever, ks in variants.items():
+        level = look_confidence(stopped.get(lever, look), looks)
+        bounds[lever] = effect_bounds([step_difference(pairs, k, level)["ci95"] for k in ks])
+    for lever in settled(bounds, top) - set(stopped):
+        stopped[lever] = look
+
+
 class Sequential:
     """Runs the levers in rounds and stops each once it is settled (see the module's text):
     round ``r`` is a unit of the baseline and the levers still running over battles
@@ -449,12 +468,7 @@ class Sequential:
 
     def _stop_settled(self, study, look: int) -> None:
         pairs = merged_pairs(study, merged_only=True)
-        bounds = {}
-        for lever, ks in self.variants.items():
-            level = look_confidence(self.stopped.get(lever, look), self.looks)
-            bounds[lever] = effect_bounds([step_difference(pairs, k, level)["ci95"] for k in ks])
-        for lever in settled(bounds, self.top) - set(self.stopped):
-            self.stopped[lever] = look
+        stop_settled(pairs, self.variants, self.stopped, look, self.looks, self.top)
 
     def describe(self) -> dict[str, Any]:
         """For the summary: the rule, and how many levers stopped at each look."""
