@@ -251,7 +251,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stop_at", [27, 130])  # in the first round; in the third
+@pytest.mark.parametrize("stop_at", [20, 130])  # in the second round; in the fifth
 def test_an_interrupted_explain_resumes_to_the_same_files(
     duel, tmp_path, monkeypatch, capsys, stop_at
 ):
@@ -261,7 +261,7 @@ def test_an_interrupted_explain_resumes_to_the_same_files(
     whole, resumed = tmp_path / "whole", tmp_path / "resumed"
     assert main([*argv, "--out", str(whole)]) == 0
     stopping = json.loads((whole / "summary.json").read_text())["stopping"]
-    assert stopping["looks"] == [50, 100, 150, 200] and stopping["stopped_early"] > 0
+    assert stopping["looks"] == [13, 25, 50, 100, 150, 200] and stopping["stopped_early"] > 0
     monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(stop_at))
     assert main([*argv, "--out", str(resumed)]) == 130
     assert "combatsim explain --resume" in capsys.readouterr().err

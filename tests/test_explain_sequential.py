@@ -1,6 +1,6 @@
 """The early stop of ``explain`` keeps its intervals honest: a simulated check of coverage.
 
-``explain`` looks at every lever after each quarter of the battles and stops those clearly
+``explain`` looks at every lever several times (``LOOK_AT``) and stops those clearly
 outside the top ``TOP`` (``stop_settled``). Looking again and again at ordinary 95% intervals
 would miss the truth more often than 5%; the intervals are instead taken at levels that spend
 the 5% over the looks (``look_confidence``), so the interval reported for a lever, at the look
@@ -83,7 +83,7 @@ def test_intervals_cover_the_truth_at_the_stated_rate_despite_the_early_stop():
     rng = np.random.default_rng(20261126)
     covered = total = early = top_stopped = 0
     true_top = set(
-        sorted(range(len(EFFECTS)), key=lambda lv: -max(map(abs, EFFECTS[lv])))[: TOP - 2]
+        sorted(range(len(EFFECTS)), key=lambda lv: -max(map(abs, EFFECTS[lv])))[: TOP - 1]
     )
     for _ in range(STREAMS):
         steps, stopped = _stream(rng)
@@ -101,7 +101,8 @@ def test_looks_spend_at_most_the_stated_error():
     spent = sum(1 - look_confidence(look, LOOKS) for look in range(1, LOOKS + 1))
     assert abs(spent - ALPHA) < 1e-12
     assert look_confidence(1, 1) == 1 - ALPHA  # one look (a full run): compare's 95%
-    assert [look_end(1000, r, LOOKS) for r in range(1, LOOKS + 1)] == [250, 500, 750, 1000]
+    assert [look_end(1000, r, LOOKS) for r in range(1, LOOKS + 1)] == [63, 125, 250, 500, 750, 1000]
+    assert look_end(1000, 1, 1) == 1000
 
 
 def test_early_looks_are_stricter_than_the_last():

@@ -55,8 +55,8 @@ def add_parser(sub) -> None:
         "--early-stop",
         choices=("on", "off"),
         default="on",
-        help="on (default): a lever clearly outside the top few stops after a quarter, a half "
-        "or three quarters of --battles; off: every lever runs them all (see docs/explain.md)",
+        help="on (default): a lever clearly outside the top 3 stops at a look (after 1/16, "
+        "1/8, 1/4, 1/2 or 3/4 of --battles); off: every lever runs them all (docs/explain.md)",
     )
     run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)

@@ -18,13 +18,14 @@ step's interval is within +-P, and the run journals and resumes like every other
 
 Two things keep the battles where they can matter. A lever its rule system proves unread
 (``RuleSystem.unread``: the Karma pool with Instant Karma off) is reported "not used by anyone"
-and never run. The others run in ``LOOKS`` rounds (a quarter of ``--battles`` each); after a
-round, a lever whose effect is clearly below the ``TOP`` levers' (the upper end of its
-interval under the ``TOP``-th largest lower end) stops there. Every round's interval is taken
-at a level that spends the 5% error across the rounds (``EARLY_ALPHA`` at each early look, the
-rest at the last), so the interval reported for a lever, whenever it stopped, misses the
-truth at most 5% of the time (``tests/test_explain_sequential.py`` checks it on simulated
-streams); a lever that runs to the end has exactly the numbers a full run gives it.
+and never run. The others run in rounds (``LOOK_AT``: a look after 1/16, 1/8, 1/4, 1/2, 3/4
+and all of ``--battles``); after a round, a lever whose effect is clearly below the ``TOP``
+levers' (the upper end of its interval under the ``TOP``-th largest lower end) stops there.
+Every round's interval is taken at a level that spends the 5% error across the rounds
+(``EARLY_ALPHA`` at each early look, the rest at the last), so the interval reported for a
+lever, whenever it stopped, misses the truth at most 5% of the time
+(``tests/test_explain_sequential.py`` checks it on simulated streams); a lever that runs to
+the end has exactly the numbers a full run gives it.
 """
 
 from __future__ import annotations
@@ -58,10 +59,13 @@ MAX_COUNT = 100  # MemberSpec.count's bound
 SUMMARY_LEVERS = 3  # levers that matter, named in the plain-language summary
 SUMMARY_FLAT = 2  # and levers that do not
 KEPT_FIGHTERS = 4000  # fighters of built variants kept for the next task
-LOOKS = 4  # rounds a lever runs at most (without --precision or --full)
-TOP = 5  # levers whose place the early stop must not change: the rest may stop once below
+# Where the looks are, as shares of --battles (without --precision or --early-stop off): the
+# first early, so that a lever that changes nothing stops on a few battles.
+LOOK_AT = (0.0625, 0.125, 0.25, 0.5, 0.75, 1.0)
+LOOKS = len(LOOK_AT)
+TOP = 3  # levers whose place the early stop must not change (those the summary names)
 ALPHA = 1 - CONFIDENCE  # what every reported interval may miss, over all its looks
-EARLY_ALPHA = 0.005  # spent at each look before the last (the last gets the rest)
+EARLY_ALPHA = 0.004  # spent at each look before the last (the last gets the rest)
 UNUSED = "not used by anyone"
 
 
@@ -391,7 +395,8 @@ def look_confidence(look: int, looks: int) -> float:
 
 
 def look_end(battles: int, look: int, looks: int) -> int:
-    return math.ceil(battles * look / looks)
+    """The battles run by the end of look ``look``: all of them at a single look."""
+    return battles if looks == 1 else max(1, math.ceil(battles * LOOK_AT[look - 1]))
 
 
 def effect_bounds(intervals: Sequence[Sequence[float]]) -> tuple[float, float]:
