@@ -309,9 +309,10 @@ def explain(
 
     Each lever runs one step down and one step up, every variant on the same battle seeds as
     the baseline. The result's ``table`` has one row per lever, largest effect first: the
-    values tried, the rate at each, each step's difference from the baseline with its 95%
-    Newcombe interval and exact McNemar p-value; ``summary["text"]`` says the gist in plain
-    words. ``options``: see ``combatsim.run.Options`` (``records`` defaults to
+    values tried, the rate at each, each step's difference from the baseline with its
+    Newcombe interval (95% over all its looks: see the module) and exact McNemar p-value, and
+    its ``status`` (ran, stopped early, not used by anyone); ``summary["text"]`` says the gist
+    in plain words. ``options``: see ``combatsim.run.Options`` (``records`` defaults to
     ``"none"``; ``precision``: every step's interval within +-P).
     """
     opts = Options(**options)
@@ -377,7 +378,7 @@ def merged_pairs(study, merged_only: bool = False) -> Counter:
     journal already holds (the early stop must decide on what an unbroken run had seen)."""
     total: Counter = Counter()
     for unit in study.units:
-        counts = unit.pairs or Counter() if merged_only else study.pairs(unit.variants)
+        counts = (unit.pairs or Counter()) if merged_only else study.pairs(unit.variants)
         for (k, base, value), count in counts.items():
             total[(unit.variants[k], base, value)] += count
     return total
