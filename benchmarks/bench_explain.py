@@ -1,26 +1,29 @@
-"""``combatsim explain`` on the 4v4 firefight: its cost per battle against a plain run's.
+"""``combatsim explain`` on the 4v4 firefight: its CPU cost as a multiple of a plain run's.
 
 Run from the repository root::
 
-    python benchmarks/bench_explain.py                 # 100 battles per value, 2 workers
-    python benchmarks/bench_explain.py --battles 1000  # the default explanation, timed whole
+    python benchmarks/bench_explain.py                  # the default explanation, 1 worker
+    python benchmarks/bench_explain.py --repeats 3      # interleaved three times, medians
+    python benchmarks/bench_explain.py --battles 200    # quicker, a smaller explanation
 
-Times ``combatsim run SCENARIO --records none`` (``--run-battles`` battles) and ``combatsim
-explain SCENARIO`` (``--battles`` per value, so that times the number of variants in all) on
-the same workers, interleaved (run, explain, run, explain), best of ``--repeats`` each.
-**Overhead** = explain's time per battle / run's time per battle: what building the variants,
-pairing the outcomes and journalling cost on top of the battles. Aim: 1.1 or under. The
-projection says how long the default explanation (1,000 battles per value) takes at the
-measured engine speed; the issue's target is about a minute on 2 cores once the engine is
-fast. The machines are shared: quote the overhead, not the seconds.
+Times, in this process and on one worker (so the CPU time is the whole cost), ``combatsim run
+SCENARIO --battles 1000 --records none`` and ``combatsim explain SCENARIO --battles N``
+interleaved (run, explain, run, explain, ...), and once ``explain --early-stop off`` (a full
+run: every lever all N battles; levers no one uses are skipped in both). Prints the **ratio**
+of explain's CPU time to the run's (issue 19's target: at most 30 for the default explanation
+of the 4v4, 81 before it), the levers skipped as unused and stopped early, and whether the top
+of the ranking (the ``TOP`` levers ``explain`` guards) is the full run's, lever for lever and
+number for number. The machines are shared: quote the ratio, not the seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,64 +32,64 @@ sys.path.insert(0, str(ROOT))
 DEFAULT_SCENARIO = "scenarios/sr-firefight-4v4.yaml"
 
 
-# Seconds for ``combatsim ARGV`` in this process: the same timer as the parallel benchmark's.
-from bench_parallel import run_command as timed  # noqa: E402
+def cpu(argv: list[str]) -> float:
+    """CPU seconds of ``combatsim ARGV`` run in this process (one worker: no other process)."""
+    from combatsim.cli import main
+
+    start = time.process_time()
+    status = main(argv)
+    used = time.process_time() - start
+    if status != 0:
+        raise SystemExit(f"combatsim {' '.join(argv)} exited {status}")
+    return used
+
+
+def top_levers(summary: dict, top: int) -> list[tuple]:
+    return [(r["path"], r["difference_down"], r["difference_up"]) for r in summary["levers"][:top]]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scenario", default=DEFAULT_SCENARIO)
-    parser.add_argument("--battles", type=int, default=100, help="explain: battles per value")
+    parser.add_argument("--battles", type=int, default=1000, help="explain: battles per value")
     parser.add_argument("--run-battles", type=int, default=1000, help="the plain run's battles")
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--no-full", action="store_true", help="skip the full run's check")
     args = parser.parse_args()
-    common = ["--workers", str(args.workers), "--quiet"]
+    from combatsim.sweeps.explain import TOP
+
+    common = ["--workers", "1", "--quiet"]
     runs, explains = [], []
     with tempfile.TemporaryDirectory() as tmp:
+        run_argv = ["run", args.scenario, "--battles", str(args.run_battles), "--records", "none"]
+        cpu([*run_argv, "--out", f"{tmp}/warm", *common])  # imports and caches
         for k in range(args.repeats):
-            out = Path(tmp) / f"run{k}"
-            runs.append(
-                timed(
-                    [
-                        "run",
-                        args.scenario,
-                        "--battles",
-                        str(args.run_battles),
-                        "--records",
-                        "none",
-                        "--out",
-                        str(out),
-                        *common,
-                    ]
-                )
-            )
-            out = Path(tmp) / f"explain{k}"
-            explains.append(
-                timed(
-                    [
-                        "explain",
-                        args.scenario,
-                        "--battles",
-                        str(args.battles),
-                        "--out",
-                        str(out),
-                        *common,
-                    ]
-                )
-            )
-        summary = json.loads((out / "summary.json").read_text())
-    variants = summary["variants"]
-    per_run = min(runs) / args.run_battles
-    per_explain = min(explains) / (args.battles * variants)
-    print(f"scenario: {args.scenario}; {len(summary['levers'])} levers, {variants} variants")
-    print(f"run:     {args.run_battles / min(runs):8.0f} battles/s on {args.workers} workers")
+            runs.append(cpu([*run_argv, "--out", f"{tmp}/run{k}", *common]))
+            explain_argv = ["explain", args.scenario, "--battles", str(args.battles)]
+            explains.append(cpu([*explain_argv, "--out", f"{tmp}/explain{k}", *common]))
+        summary = json.loads((Path(tmp) / "explain0" / "summary.json").read_text())
+        full = None
+        if not args.no_full:
+            full_cpu = cpu([*explain_argv, "--early-stop", "off", "--out", f"{tmp}/full", *common])
+            full = json.loads((Path(tmp) / "full" / "summary.json").read_text())
+    run_cpu, explain_cpu = statistics.median(runs), statistics.median(explains)
+    statuses = [r["status"] for r in summary["levers"]]
+    print(f"scenario: {args.scenario}; {len(statuses)} levers, {summary['variants']} variants")
     print(
-        f"explain: {args.battles * variants / min(explains):8.0f} battles/s "
-        f"({args.battles} per value, {args.battles * variants} in all, {min(explains):.1f} s)"
+        f"  not used by anyone: {statuses.count('not used by anyone')}; "
+        f"stopped early: {statuses.count('stopped early')} (looks at "
+        f"{summary['stopping']['looks']}); ran all {args.battles}: {statuses.count('ran')}"
     )
-    print(f"overhead (explain / run, per battle): {per_explain / per_run:.2f}")
-    print(f"projected default explanation (1000 per value): {1000 * variants * per_explain:.0f} s")
+    print(f"run ({args.run_battles} battles, 1 worker): {run_cpu:.2f} s CPU (median)")
+    print(f"explain ({args.battles} per value, 1 worker): {explain_cpu:.1f} s CPU (median)")
+    print(f"ratio explain / run: {explain_cpu / run_cpu:.1f}  (target at most 30)")
+    if full is not None:
+        same = top_levers(summary, TOP) == top_levers(full, TOP)
+        print(f"full run (--early-stop off): {full_cpu:.1f} s CPU, ratio {full_cpu / run_cpu:.1f}")
+        print(f"top {TOP} of the ranking the full run's, lever and numbers: {same}")
+        if not same:
+            for mine, theirs in zip(top_levers(summary, TOP), top_levers(full, TOP), strict=True):
+                print(f"    {mine}  |  {theirs}")
 
 
 if __name__ == "__main__":

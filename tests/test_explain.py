@@ -2,9 +2,9 @@
 
 The ranking test runs a one-against-one duel built here: Ace (a corp guard with Firearms 1)
 shoots at Mark from 15 m with an SMG; nobody moves or carries a grenade. Ace's Firearms is the
-lever built to matter; Ace's Throwing cannot matter (nothing is ever thrown), so its variants
-replay the baseline's battles exactly. Every number is from fixed seeds, so these tests are
-deterministic.
+lever built to matter; Ace's Throwing cannot matter (nothing is ever thrown): the rule system
+says so (``RuleSystem.unread``), so it is reported "not used by anyone" without a battle.
+Every number is from fixed seeds, so these tests are deterministic.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from combatsim.metrics import Metric, parse_metric
 from combatsim.rules.levers import Lever, armor_lever, number_lever
 from combatsim.scenario import load_scenario
 from combatsim.sweeps import api
+from combatsim.sweeps import explain as explain_module
 from combatsim.sweeps.explain import explain, scenario_levers
 from combatsim.sweeps.fields import FieldPath, apply
 
@@ -67,13 +68,16 @@ def test_explain_ranks_a_lever_that_matters_above_one_that_cannot(duel):
     assert firearms["rank"] == 1
     assert firearms["rank"] < throwing["rank"]
     assert firearms["significant_up"] and firearms["difference_up"] > 0.15
-    # Nothing is thrown: the variants replay the baseline battle for battle.
+    # Nothing is thrown: the system proves it, and no battle of it runs.
+    assert throwing["status"] == "not used by anyone" and throwing["battles"] == 0
     for way in ("down", "up"):
         assert throwing[f"difference_{way}"] == 0
         assert throwing[f"p_{way}"] == 1
-        low, high = throwing[f"ci95_{way}"]
-        assert low < 0 < high
+        assert throwing[f"ci95_{way}"] == [0.0, 0.0]
+        assert throwing[f"variant_{way}"] is None
     assert not throwing["significant"]
+    ran = [r for r in result.summary["levers"] if r["status"] != "not used by anyone"]
+    assert ran and all(r["rank"] < throwing["rank"] for r in ran)
     assert result.table["lever"].tolist()[0] == "firearms"
     assert any("Ace's firearms is worth about" in line for line in result.summary["text"])
 
@@ -81,8 +85,9 @@ def test_explain_ranks_a_lever_that_matters_above_one_that_cannot(duel):
 @pytest.mark.slow
 def test_explain_steps_are_what_compare_measures(duel):
     """On the same seed a step's row is exactly ``compare``'s numbers for that change; on
-    another seed, with more battles, compare's estimate lies inside explain's interval."""
-    result = explain(duel, only=["Ace"], battles=BATTLES)
+    another seed, with more battles, compare's estimate lies inside explain's interval (a full
+    run: every lever all its battles, at compare's 95%)."""
+    result = explain(duel, only=["Ace"], battles=BATTLES, full=True)
     firearms = _row(result, "firearms")
     path = firearms["path"]
     assert path == "sides[0].members[0].skills.firearms"
@@ -138,7 +143,7 @@ def test_explain_command_writes_tables_summary_and_tornado(duel, tmp_path, capsy
     assert code == 0
     text = capsys.readouterr().out
     assert "what decides the shooters' win rate" in text
-    assert "Each value ran 20 battles" in text
+    assert "Each value ran up to 20 battles" in text
     for name in ("table.csv", "table.parquet", "summary.json", "report.html", "plots/tornado.png"):
         assert (out / name).is_file(), name
     summary = json.loads((out / "summary.json").read_text())
@@ -246,12 +251,18 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_an_interrupted_explain_resumes_to_the_same_files(duel, tmp_path, monkeypatch, capsys):
-    argv = ["explain", str(duel), "--only", "Ace", "--battles", "40", "--workers", "1"]
-    argv += ["--chunk-size", "10", "--records", "battles", "--quiet"]
+@pytest.mark.parametrize("stop_at", [20, 130])  # in the second round; in the fifth
+def test_an_interrupted_explain_resumes_to_the_same_files(
+    duel, tmp_path, monkeypatch, capsys, stop_at
+):
+    monkeypatch.setattr(explain_module, "TOP", 1)  # the duel has one lever that matters
+    argv = ["explain", str(duel), "--only", "Ace", "--battles", "200", "--workers", "1"]
+    argv += ["--chunk-size", "25", "--records", "battles", "--quiet"]
     whole, resumed = tmp_path / "whole", tmp_path / "resumed"
     assert main([*argv, "--out", str(whole)]) == 0
-    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(27))
+    stopping = json.loads((whole / "summary.json").read_text())["stopping"]
+    assert stopping["looks"] == [13, 25, 50, 100, 150, 200] and stopping["stopped_early"] > 0
+    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(stop_at))
     assert main([*argv, "--out", str(resumed)]) == 130
     assert "combatsim explain --resume" in capsys.readouterr().err
     assert json.loads((resumed / "summary.json").read_text())["interrupted"] is True

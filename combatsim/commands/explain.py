@@ -16,7 +16,7 @@ from pathlib import Path
 from ..limits import DEFAULT_BATTLES
 from . import examples, run
 
-KEYS = ("scenario", "side", "metric", "only", *run.BATCH_KEYS)
+KEYS = ("scenario", "side", "metric", "only", "early_stop", *run.BATCH_KEYS)
 
 
 def add_parser(sub) -> None:
@@ -51,6 +51,13 @@ def add_parser(sub) -> None:
         metavar="NAME",
         help="try only the levers of this side or member (repeatable; default: every member)",
     )
+    p.add_argument(
+        "--early-stop",
+        choices=("on", "off"),
+        default="on",
+        help="on (default): a lever clearly outside the top 3 stops at a look (after 1/16, "
+        "1/8, 1/4, 1/2 or 3/4 of --battles); off: every lever runs them all (docs/explain.md)",
+    )
     run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_explain, parser=p)
@@ -76,6 +83,7 @@ def _explain(args: argparse.Namespace) -> int:
             args.side,
             args.metric,
             only=args.only,
+            full=args.early_stop == "off",
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,

@@ -125,6 +125,16 @@ figure img { max-width: 100%; border: 1px solid #eee; }
 """
 
 
+def _battles(r: dict[str, Any]) -> str:
+    """How many battles the row ran, and why fewer than the rest (see docs/explain.md)."""
+    status = r.get("status", "ran")
+    if status == "ran":
+        return str(r.get("battles", ""))
+    if status == "stopped early":
+        return f"{r['battles']} (stopped early)"
+    return status
+
+
 def _html(summary: dict[str, Any], chart: Path | None) -> str:
     e = html.escape
     what = summary["metric"]["describe"]
@@ -147,10 +157,20 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
             f'<figure id="{TORNADO}"><img alt="tornado chart" src="data:image/png;base64,{data}">'
             "<figcaption>Each lever one step down (blue) and one step up (red) from the "
             "scenario as written, on the same battle seeds; the black lines are the paired 95% "
-            f"intervals (Newcombe). The {min(len(summary['levers']), MAX_BARS)} largest effects."
+            "intervals (Newcombe; a lever stopped early has the wider interval of its look). "
+            f"The {min(len(summary['levers']), MAX_BARS)} largest effects."
             "</figcaption></figure>"
         )
-    head = ("#", "side", "lever", "down / as written / up", "rates", "down - base", "up - base")
+    head = (
+        "#",
+        "side",
+        "lever",
+        "down / as written / up",
+        "rates",
+        "down - base",
+        "up - base",
+        "battles",
+    )
     # Numbers never wrap (a rate or an interval split over lines misreads); names may, and a
     # table wider than the page scrolls on its own.
     header = "".join(f"<th>{h}</th>" for h in head)
@@ -164,6 +184,7 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
             f"{_pct(r['rate_down'])} / {_pct(r['rate'])} / {_pct(r['rate_up'])}",
             _step(r, "down"),
             _step(r, "up"),
+            _battles(r),
         ]
         parts.append(
             "<tr>"

@@ -294,6 +294,19 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
         """
         return []
 
+    def unread(self, spec: Any) -> frozenset[str]:
+        """Lever paths of one member (as ``levers`` names them) that no roll or decision of any
+        fighter can read under this system's options, so that turning them cannot change any
+        battle: ``explain`` reports them as "no effect: not used by anyone" without running
+        them. ``spec``: the member's ``FighterSpec`` (its sheet and resolved weapons).
+
+        Name a field here only when the code proves it (the Karma pool with Instant Karma
+        off); a field only *rarely* read (melee skills of shooters, read when someone is
+        intercepted) is read. ``tests/test_explain_unread.py`` checks every answer against
+        traced battles of the shipped scenarios. Default: nothing is known to be unread.
+        """
+        return frozenset()
+
     def record(self, fighter: Combatant) -> dict[str, Any]:
         """Extra per-combatant columns for combatants.csv."""
         return {}

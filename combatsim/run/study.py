@@ -114,11 +114,12 @@ class Unit:
     tallies: list[Tally]
     pairs: Counter | None
     pairing: Pairing | None = None  # what ``pairs`` counts; None: the winners of A and B
-    done: int = 0  # battles 0 .. done - 1 are finished and in the tallies
+    done: int = 0  # battles first .. done - 1 are finished and in the tallies
     target: int = 0  # where this round ends
     settled: bool = False  # no more rounds: the precision is reached, or the limit
     available: dict[int, Chunk] = field(default_factory=dict)  # finished, beyond ``done``
     spans: list[tuple[int, int]] = field(default_factory=list)  # merged chunks' battles
+    first: int = 0  # its first battle (a unit added for a later round starts there)
 
     def precision(self) -> float:
         """How far the widest reported interval reaches from its estimate."""
@@ -227,6 +228,8 @@ class Study:
             for u in (units or [(v,) for v in range(len(self.scenarios))])
         ]
         self._unit_of = {u.variants: u for u in self.units}
+        self._pending: dict[tuple[int, ...], list[tuple[int, Any]]] = {}  # see ``extend``
+        self._pairing = pairing
         self.progress = progress or (lambda done, total: None)
         self.watch = watch
         self.cancel = cancel or Cancel()
@@ -258,6 +261,32 @@ class Study:
             self._journal = open(self.state / JOURNAL, "a", encoding="utf-8")  # noqa: SIM115
 
     # --- running ----------------------------------------------------------------------------
+
+    def extend(self, variants: Sequence[int], start: int, stop: int) -> None:
+        """Have the unit of ``variants`` run battles up to ``stop``; a unit not yet in the
+        study is added, starting at battle ``start``. A study that narrows its variants round
+        by round (``explain`` stops the levers that are settled) runs each round's survivors as
+        a unit from where the last round ended: battle ``i`` still draws from seed ``i``, so
+        every number is the one a single unit would give. A resumed run's journal lines for a
+        unit added later are taken up here."""
+        key = tuple(variants)
+        unit = self._unit_of.get(key)
+        if unit is None:
+            unit = Unit(
+                key,
+                [empty_tally(self.scenarios, v) for v in key],
+                Counter() if len(key) >= 2 else None,
+                self._pairing,
+                done=start,
+                target=start,
+                first=start,
+            )
+            self.units.append(unit)
+            self._unit_of[key] = unit
+            for number, entry in self._pending.pop(key, []):
+                self._take(number, entry)
+            self._advance(unit)
+        unit.target = max(unit.target, stop)
 
     def evaluate(self, backend: Backend, units: Sequence[tuple[int, ...]] | None = None) -> bool:
         """Bring the units (default: all) to their final battle counts; False if interrupted.
@@ -303,9 +332,10 @@ class Study:
         return True
 
     def _run_round(self, backend: Backend, units: list[Unit]) -> None:
-        total = sum(u.target * len(u.variants) for u in self.units if u.target)
+        total = sum((u.target - u.first) * len(u.variants) for u in self.units if u.target)
         done = sum(
-            (u.done + sum(c.stop - c.task.start for c in u.available.values())) * len(u.variants)
+            (u.done - u.first + sum(c.stop - c.task.start for c in u.available.values()))
+            * len(u.variants)
             for u in self.units
         )
 
@@ -402,15 +432,19 @@ class Study:
 
     def tally(self, variant: int) -> Tally:
         """The variant's tally: its finished battles (after an interruption, every finished
-        chunk, whether or not the ones before it finished)."""
+        chunk, whether or not the ones before it finished), over every unit it runs in."""
+        total = None
         for unit in self.units:
             if variant in unit.variants:
                 k = unit.variants.index(variant)
-                total = empty_tally(self.scenarios, variant).merge(unit.tallies[k])
+                if total is None:
+                    total = empty_tally(self.scenarios, variant)
+                total.merge(unit.tallies[k])
                 for chunk in unit.available.values():
                     total.merge(chunk.tallies[k])
-                return total
-        raise KeyError(variant)
+        if total is None:
+            raise KeyError(variant)
+        return total
 
     def pairs(self, unit: tuple[int, ...]) -> Counter:
         found = self._unit_of[tuple(unit)]
@@ -431,10 +465,10 @@ class Study:
         }
 
     def requested(self, variant: int) -> int:
-        for unit in self.units:
-            if variant in unit.variants:
-                return max(unit.target, self.settings.battles)
-        raise KeyError(variant)
+        targets = [u.target for u in self.units if variant in u.variants]
+        if not targets:
+            raise KeyError(variant)
+        return max(*targets, self.settings.battles)
 
     def rows(self, variant: int, kind: str) -> Iterator[dict[str, Any]]:
         """Without a folder: the variant's kept records of ``kind`` (``battles`` or
@@ -508,8 +542,12 @@ class Study:
         self._refuse_missing(expected)
 
     def _expected_files(self, variant: int, kind: str) -> list[tuple[Path, int]]:
-        unit = next(u for u in self.units if variant in u.variants)
-        spans = sorted(unit.spans + [(c.task.start, c.stop) for c in unit.available.values()])
+        spans = sorted(
+            span
+            for unit in self.units
+            if variant in unit.variants
+            for span in unit.spans + [(c.task.start, c.stop) for c in unit.available.values()]
+        )
         if kind == "combatants":  # a chunk whose battles had no combatant rows has no file
             return [
                 (self._chunk_file(variant, kind, a, b), b - a)
@@ -565,17 +603,32 @@ class Study:
                 if number == len(lines):
                     continue  # the last line of a run killed while writing it
                 raise _damaged(out, f"line {number} of {JOURNAL} is not JSON") from None
-            try:
-                chunk = self._chunk_from(entry)
-            except (KeyError, TypeError, ValueError, AttributeError) as err:
-                raise _damaged(
-                    out, f"line {number} of {JOURNAL} does not fit this run ({err})"
-                ) from None
-            if chunk is None:
+            variants = entry.get("variants") if isinstance(entry, dict) else None
+            key = tuple(variants) if isinstance(variants, list) else None
+            if (
+                self._pairing is not None
+                and key is not None
+                and key not in self._unit_of
+                and all(type(v) is int and 0 <= v < len(self.scenarios) for v in key)
+            ):  # a unit a later round adds (``extend``)
+                self._pending.setdefault(key, []).append((number, entry))
                 continue
-            kept = self._expected_chunk_files(chunk)
-            if all(path.is_file() for path in kept):
-                self._unit_of[chunk.task.variants].available[chunk.task.start] = chunk
+            self._take(number, entry)
+
+    def _take(self, number: int, entry: Any) -> None:
+        """Journal line ``number``, read, as a finished chunk of its unit."""
+        out, _ = self._folder()
+        try:
+            chunk = self._chunk_from(entry)
+        except (KeyError, TypeError, ValueError, AttributeError) as err:
+            raise _damaged(
+                out, f"line {number} of {JOURNAL} does not fit this run ({err})"
+            ) from None
+        if chunk is None:
+            return
+        kept = self._expected_chunk_files(chunk)
+        if all(path.is_file() for path in kept):
+            self._unit_of[chunk.task.variants].available[chunk.task.start] = chunk
 
     def _chunk_from(self, entry: Any) -> Chunk | None:
         """A journal entry as a chunk, checked against this run's units and scenarios."""

@@ -9,6 +9,7 @@ the pools.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ..levers import Lever, armor_lever, number_lever
 from .models import Armor, Attributes, Sheet, Skills
@@ -26,3 +27,13 @@ def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
     # armor jacket (5/3), not to the vest with plates (4/3), which only adds Impact.
     found.append(armor_lever(sheet, armors, lambda armor: armor.ballistic))
     return [lever for lever in found if lever is not None]
+
+
+def unread(spec: Any, instant_karma: bool) -> frozenset[str]:
+    """See ``RuleSystem.unread``: the fields of ``levers`` no battle of these options reads."""
+    found = set()
+    if not instant_karma:
+        found.add("karma")
+    if not any(w.kind == "grenade" and not w.launcher for w in spec.weapons):
+        found.add("skills.throwing")
+    return frozenset(found)

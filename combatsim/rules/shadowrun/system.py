@@ -247,6 +247,12 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
         return sr_levers.levers(sheet, armors)
 
+    def unread(self, spec: Any) -> frozenset[str]:
+        """The Karma pool with Instant Karma off (``_state_values`` reads it only when on), and
+        Throwing for a member with no thrown grenade (only ``throw_grenade`` and ``threat``
+        read it, for the member's own grenades; a launcher fires with Firearms)."""
+        return sr_levers.unread(spec, self.options.instant_karma)
+
     def autofire_sweeps(self, fighter: C) -> bool:
         """Ruling 8, when the fighter's tactics ask for it (``sweep``, kept by the state: the
         tactics ask at every shot they plan)."""

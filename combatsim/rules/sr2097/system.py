@@ -259,6 +259,11 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         self._profiles = SpecCache()  # spec -> its Profile
 
     # --- state ----------------------------------------------------------------------------
+    def unread(self, spec: Any) -> frozenset[str]:
+        """Edge with the option ``edge`` off: the profile (the only reader) then starts
+        everyone at 0 Edge."""
+        return frozenset() if self.options.edge else frozenset({"edge"})
+
     def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Edge, armor grades (``levers.py``)."""
         return sr2097_levers.levers(sheet, armors)
