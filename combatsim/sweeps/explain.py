@@ -504,17 +504,7 @@ def _rows(levers, steps, pairs: Counter, base_rate, sequential) -> list[dict[str
         if not done:
             continue
         lever = item.lever
-        row: dict[str, Any] = {
-            "side": item.side_name,
-            "member": item.member_name,
-            "lever": lever.label,
-            "title": item.title,
-            "kind": lever.kind,
-            "unit": lever.unit,
-            "path": item.path,
-            "value": label_of(lever.value) if lever.value is not None else "none",
-            "rate": base_rate,
-        }
+        row = _row_head(item, base_rate)
         for way in ("down", "up"):
             k, d = done.get(way, (None, None))
             value = getattr(lever, way)
@@ -547,10 +537,10 @@ def _rows(levers, steps, pairs: Counter, base_rate, sequential) -> list[dict[str
     return rows
 
 
-def _unused_row(item: MemberLever, base_rate) -> dict[str, Any]:
-    """A lever no battle reads: each step's difference is exactly 0, without a battle run."""
+def _row_head(item: MemberLever, base_rate) -> dict[str, Any]:
+    """What a lever's row says of the lever itself, run or not."""
     lever = item.lever
-    row: dict[str, Any] = {
+    return {
         "side": item.side_name,
         "member": item.member_name,
         "lever": lever.label,
@@ -560,8 +550,14 @@ def _unused_row(item: MemberLever, base_rate) -> dict[str, Any]:
         "path": item.path,
         "value": label_of(lever.value) if lever.value is not None else "none",
         "rate": base_rate,
-        "battles": 0,
     }
+
+
+def _unused_row(item: MemberLever, base_rate) -> dict[str, Any]:
+    """A lever no battle reads: each step's difference is exactly 0, without a battle run."""
+    lever = item.lever
+    row = _row_head(item, base_rate)
+    row["battles"] = 0
     for way in ("down", "up"):
         value = getattr(lever, way)
         there = value is not None
