@@ -43,6 +43,21 @@ class Outcome:
     attacker_damage: int = 0
     attacker_down: bool = False
 
+    @classmethod
+    def of(cls, system: Any, attacker: Fighter, target: Fighter) -> Outcome:
+        """What an attack left behind, read off the two fighters after it (an exact path's
+        and a sampled battle's alike)."""
+        return cls(
+            attacker.hits > 0,
+            target.damage_taken,
+            system.condition(target),
+            system.status(target),
+            not target.can_act,
+            bool(attacker.lose_next_action),
+            attacker.damage_taken,
+            not attacker.can_act,
+        )
+
 
 @dataclass(frozen=True)
 class Question:
@@ -151,16 +166,7 @@ def one_attack(rig: Rig, question: Question, choose: Choose) -> Outcome:
         system.melee_attack(battle, a, t, weapon)
     else:
         system.ranged_attack(battle, a, t, weapon, question.shots)
-    return Outcome(
-        a.hits > 0,
-        t.damage_taken,
-        system.condition(t),
-        system.status(t),
-        not t.can_act,
-        bool(a.lose_next_action),
-        a.damage_taken,
-        not a.can_act,
-    )
+    return Outcome.of(system, a, t)
 
 
 def ask(

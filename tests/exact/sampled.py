@@ -32,18 +32,7 @@ def first_attacks(scenario, attacker: str, battles: int, seed: int = 1) -> Count
         def run(battle, a, t, *args, **kwargs):
             attack(battle, a, t, *args, **kwargs)
             if a.name == attacker:
-                seen[
-                    Outcome(
-                        a.hits > 0,
-                        t.damage_taken,
-                        system.condition(t),
-                        system.status(t),
-                        not t.can_act,
-                        bool(a.lose_next_action),
-                        a.damage_taken,
-                        not a.can_act,
-                    )
-                ] += 1
+                seen[Outcome.of(system, a, t)] += 1
             raise _Stop
 
         return run

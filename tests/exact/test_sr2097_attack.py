@@ -87,14 +87,7 @@ class _FirstAttack(Exception):
 
 def outcome_of(system: Any, attacker: Any, target: Any) -> Outcome:
     """What ``combatsim.exact.attack.one_attack`` reads after the attack, read the same way."""
-    return Outcome(
-        attacker.hits > 0,
-        target.damage_taken,
-        system.condition(target),
-        system.status(target),
-        not target.can_act,
-        bool(attacker.lose_next_action),
-    )
+    return Outcome.of(system, attacker, target)
 
 
 def first_attacks(scenario: Scenario, attacker: str, target: str, battles: int) -> Counter:
