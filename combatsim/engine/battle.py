@@ -47,7 +47,7 @@ from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
-from .simpy_parts import Alarm, At, release
+from .simpy_parts import Alarm, At, advance, release
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
@@ -647,10 +647,14 @@ class Battle:
                         break
                     f.waiting_shift = shift
                     delay = ends - score - env.now
-                    try:
-                        yield At(env, delay if delay > 0.0 else 0.0, f.priority)
-                    except simpy.Interrupt:
-                        continue  # the action moved earlier: time it again
+                    delay = delay if delay > 0.0 else 0.0
+                    # no event when nothing else comes first (``advance``): no wound can
+                    # then move this action while it waits
+                    if not advance(env, delay, f.priority):
+                        try:
+                            yield At(env, delay, f.priority)
+                        except simpy.Interrupt:
+                            continue  # the action moved earlier: time it again
                     acting = f.can_act and not self.over
                     score = score if acting else 0
                     # wounds moved the action down while it waited: wait again, for the new

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 import simpy
 from simpy.events import PENDING, Event
 
-__all__ = ["At", "Alarm", "release"]
+__all__ = ["At", "Alarm", "advance", "release"]
 
 
 class At(Event):
@@ -66,6 +66,26 @@ class Alarm(Event):
         self.callbacks = []
         self._value = PENDING
         return self
+
+
+def advance(env: simpy.Environment, delay: float, priority: int) -> bool:
+    """Move the clock on by ``delay`` at once, without an event, when an event made now at
+    ``delay`` and ``priority`` would be the next one processed (nothing else queued is due
+    before it, nor at the same time and priority or higher: those were made first); False,
+    and the clock left alone, otherwise.
+
+    What a process that would ``yield At(env, delay, priority)`` does in its place: the same
+    order of everything (the events queued keep theirs, simpy's counter only orders ties),
+    without the event's making, queueing and processing (about a tenth of a battle's events,
+    measured). The time is computed as ``Environment.schedule`` does (``now + delay``)."""
+    at = env._now + delay  # type: ignore[attr-defined]
+    queue = env._queue  # type: ignore[attr-defined]
+    if queue:
+        head = queue[0]
+        if head[0] < at or (head[0] == at and head[1] <= priority):
+            return False
+    env._now = at  # type: ignore[attr-defined]
+    return True
 
 
 def release(env: simpy.Environment, processes: Iterable[simpy.Process | None]) -> None:

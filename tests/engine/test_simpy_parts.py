@@ -19,7 +19,7 @@ import pytest
 import simpy
 from simpy.events import NORMAL, PENDING, Event
 
-from combatsim.engine.simpy_parts import Alarm, At, release
+from combatsim.engine.simpy_parts import Alarm, At, advance, release
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -232,3 +232,47 @@ def test_simpy_is_pinned_to_a_range_that_holds_the_version_tested_here():
 @pytest.mark.parametrize("cls", [At, Alarm])
 def test_the_engine_events_are_simpy_events(cls):
     assert issubclass(cls, Event)
+
+
+@pytest.mark.parametrize("use_advance", [False, True])
+def test_advance_keeps_the_order_of_everything(use_advance):
+    """Processes that wait with ``advance`` where they can (and ``At`` where they cannot) see
+    the same times in the same order as with ``At`` alone, and some waits skip their event."""
+    env = simpy.Environment()
+    seen, skipped = [], []
+
+    def fighter(name, waits):
+        for delay, priority in waits:
+            if use_advance and advance(env, delay, priority):
+                skipped.append(name)
+            else:
+                yield At(env, delay, priority)
+            seen.append((env.now, name))
+
+    env.process(fighter("a", [(1.0, NORMAL + 1), (0.0, NORMAL + 1), (2.0, NORMAL + 2)]))
+    env.process(fighter("b", [(1.0, NORMAL + 2), (1.5, NORMAL + 1), (0.5, NORMAL + 1)]))
+    env.process(fighter("c", [(3.0, NORMAL + 1), (0.0, NORMAL + 3)]))
+    env.run()
+    assert seen == [
+        (1.0, "a"),
+        (1.0, "a"),
+        (1.0, "b"),
+        (2.5, "b"),
+        (3.0, "c"),  # made at 0, priority NORMAL + 1
+        (3.0, "b"),  # made at 2.5, NORMAL + 1
+        (3.0, "a"),  # NORMAL + 2
+        (3.0, "c"),  # NORMAL + 3
+    ]
+    assert skipped == (["a", "b"] if use_advance else [])
+
+
+def test_advance_gives_way_to_an_event_due_at_the_same_time_and_priority():
+    env = simpy.Environment()
+    At(env, 4.0, NORMAL + 1)
+    assert not advance(env, 5.0, NORMAL + 1)  # due earlier
+    assert not advance(env, 4.0, NORMAL + 1)  # same time, same priority: made first
+    assert not advance(env, 4.0, NORMAL + 2)  # same time, lower priority
+    assert env.now == 0.0
+    assert advance(env, 4.0, NORMAL)  # same time, higher priority: this one goes first
+    assert env.now == 4.0
+    assert advance(env, 0.0, NORMAL + 9) is False  # the queued event is due now, first
