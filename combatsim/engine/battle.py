@@ -619,15 +619,15 @@ class Battle:
         top = self.system.initiative_top
         alarm = f.alarm = Alarm(env)
         while True:
-            while True:
+            due: bool | None = None
+            while due is None:
                 try:
                     yield alarm
                     due = True  # the first action's time, as timed at the turn's start
-                    break
                 except simpy.Interrupt:
-                    due = False  # its first action moved earlier: time it again
-                    if alarm.triggered:  # else no turn under way for this fighter yet
-                        break
+                    # its first action moved earlier: time it again (None: no turn under way
+                    # for this fighter yet)
+                    due = False if alarm.triggered else None
             ends = f.turn_ends_at
             for base in f.scores:
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
@@ -646,8 +646,7 @@ class Battle:
                         self._fell_below(f, base, shift)
                         break
                     f.waiting_shift = shift
-                    delay = ends - score - env.now
-                    delay = delay if delay > 0.0 else 0.0
+                    delay = max(ends - score - env.now, 0.0)
                     # no event when nothing else comes first (``advance``): no wound can
                     # then move this action while it waits
                     if not advance(env, delay, f.priority):
