@@ -78,13 +78,13 @@ def advance(env: simpy.Environment, delay: float, priority: int) -> bool:
     order of everything (the events queued keep theirs, simpy's counter only orders ties),
     without the event's making, queueing and processing (about a tenth of a battle's events,
     measured). The time is computed as ``Environment.schedule`` does (``now + delay``)."""
-    at = env._now + delay  # type: ignore[attr-defined]
-    queue = env._queue  # type: ignore[attr-defined]
+    at = env._now + delay
+    queue = env._queue
     if queue:
         head = queue[0]
         if head[0] < at or (head[0] == at and head[1] <= priority):
             return False
-    env._now = at  # type: ignore[attr-defined]
+    env._now = at
     return True
 
 
