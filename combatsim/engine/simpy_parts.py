@@ -9,7 +9,9 @@ battle by reference counting (``release``), which is about 3% of a battle's time
 Each does what simpy's own ``Timeout.__init__``, ``Event.succeed`` and
 ``Environment.schedule`` do, writing the same attributes: ``Event._ok``, ``Event._value``
 (``PENDING`` until triggered), ``Event.callbacks`` (``None`` once processed),
-``Process._generator`` and ``Environment._queue``.
+``Process._generator`` and ``Environment._queue``; ``At`` and ``Alarm`` push onto the queue
+what ``Environment.schedule`` pushes (``(_now + delay, priority, next(_eid), event)``, one
+Python call less per event), and ``advance`` moves ``Environment._now`` on as ``step`` does.
 
 Tested on simpy 4.1.0, 4.1.1 and 4.1.2 (``tests/engine/test_simpy_parts.py`` checks that
 these attributes exist and behave as relied on); ``pyproject.toml`` pins simpy to
@@ -19,6 +21,7 @@ these attributes exist and behave as relied on); ``pyproject.toml`` pins simpy t
 from __future__ import annotations
 
 from collections.abc import Iterable
+from heapq import heappush
 
 import simpy
 from simpy.events import PENDING, Event
@@ -41,7 +44,8 @@ class At(Event):
         self.callbacks = []
         self._ok = True
         self._value = None
-        env.schedule(self, priority, delay)  # type: ignore[arg-type]  # a NewType of int
+        # ``env.schedule(self, priority, delay)``, inline: once per action
+        heappush(env._queue, (env._now + delay, priority, next(env._eid), self))  # type: ignore[misc]
 
 
 class Alarm(Event):
@@ -56,7 +60,8 @@ class Alarm(Event):
         """Trigger it (successfully, with no value) to be processed ``delay`` from now."""
         self._ok = True
         self._value = None
-        self.env.schedule(self, priority, delay)  # type: ignore[arg-type]  # a NewType of int
+        env = self.env  # ``env.schedule(self, priority, delay)``, inline: once per fighter-turn
+        heappush(env._queue, (env._now + delay, priority, next(env._eid), self))  # type: ignore[misc]
 
     def again(self) -> Alarm:
         """This alarm, ready to be waited on and set off again once it has gone off (simpy

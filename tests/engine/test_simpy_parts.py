@@ -39,6 +39,9 @@ def test_the_private_attributes_relied_on_exist():
     process = env.process(idle())
     assert hasattr(process, "_generator") and process.target is not None
     assert isinstance(env._queue, list) and env._queue  # the process's start is queued
+    # what ``schedule`` pushes, by which ``At`` and ``Alarm`` push the same
+    assert env._queue[0][:3] == (env._now, simpy.events.URGENT, 1) and env._queue[0][3] is not None
+    assert next(env._eid) == 2  # the counter of events queued, simpy's tie-break
 
 
 def test_at_fires_after_its_delay_with_no_value_and_orders_ties_by_priority():
