@@ -47,7 +47,7 @@ from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
-from .simpy_parts import Alarm, At, advance, release
+from .simpy_parts import Alarm, At, advance, release, run_until
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
@@ -535,7 +535,7 @@ class Battle:
         for f in self.fighters:
             f.process = self.env.process(self._fighter(f))
         turns = self.env.process(self._turns())
-        self.env.run(until=self.decided)
+        run_until(self.env, self.decided)
         # ``decided`` succeeds only with an end reason (TURN_LIMIT, VICTORY or MUTUAL)
         result = self._result(cast(str, self.decided.value))
         self._tear_down(turns)

@@ -21,12 +21,13 @@ these attributes exist and behave as relied on); ``pyproject.toml`` pins simpy t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from heapq import heappush
+from heapq import heappop, heappush
+from typing import Any
 
 import simpy
 from simpy.events import PENDING, Event
 
-__all__ = ["At", "Alarm", "advance", "release"]
+__all__ = ["At", "Alarm", "advance", "release", "run_until"]
 
 
 class At(Event):
@@ -91,6 +92,31 @@ def advance(env: simpy.Environment, delay: float, priority: int) -> bool:
             return False
     env._now = at
     return True
+
+
+def run_until(env: simpy.Environment, until: Event) -> Any:
+    """``env.run(until=until)`` for an event ``until`` not yet processed: the events in the
+    same order, up to and including ``until``, and its value; ``Environment.step`` inline
+    (one Python call less per event, a battle's every event). A failed event nobody defused
+    raises as ``step`` raises it; an empty queue before ``until`` as ``run`` does."""
+    queue = env._queue
+    while True:
+        try:
+            env._now, _, _, event = heappop(queue)
+        except IndexError:
+            raise RuntimeError(
+                f'No scheduled events left but "until" event was not triggered: {until}'
+            ) from None
+        callbacks, event.callbacks = event.callbacks, None  # type: ignore[assignment]
+        for callback in callbacks:
+            callback(event)
+        if not event._ok and not hasattr(event, "_defused"):
+            failure = event._value
+            exc = type(failure)(*failure.args)
+            exc.__cause__ = failure
+            raise exc
+        if event is until:
+            return until._value
 
 
 def release(env: simpy.Environment, processes: Iterable[simpy.Process | None]) -> None:

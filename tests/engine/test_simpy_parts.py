@@ -19,7 +19,7 @@ import pytest
 import simpy
 from simpy.events import NORMAL, PENDING, Event
 
-from combatsim.engine.simpy_parts import Alarm, At, advance, release
+from combatsim.engine.simpy_parts import Alarm, At, advance, release, run_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -279,3 +279,49 @@ def test_advance_gives_way_to_an_event_due_at_the_same_time_and_priority():
     assert advance(env, 4.0, NORMAL)  # same time, higher priority: this one goes first
     assert env.now == 4.0
     assert advance(env, 0.0, NORMAL + 9) is False  # the queued event is due now, first
+
+
+def _busy_simulation(seen: list):
+    """Three processes at mixed times and priorities, and an event that ends it at 3."""
+    env = simpy.Environment()
+    until = env.event()
+
+    def fighter(name, waits):
+        for delay, priority in waits:
+            yield At(env, delay, priority)
+            seen.append((env.now, name))
+            if env.now >= 3.0 and not until.triggered:
+                until.succeed(name)
+
+    env.process(fighter("a", [(1.0, NORMAL + 1), (2.0, NORMAL + 2), (5.0, NORMAL + 1)]))
+    env.process(fighter("b", [(1.0, NORMAL + 2), (2.0, NORMAL + 1), (1.0, NORMAL + 1)]))
+    env.process(fighter("c", [(3.0, NORMAL + 1)]))
+    return env, until
+
+
+def test_run_until_processes_what_env_run_does_in_the_same_order():
+    ran, stepped = [], []
+    env, until = _busy_simulation(ran)
+    value = run_until(env, until)
+    reference, reference_until = _busy_simulation(stepped)
+    assert value == reference.run(until=reference_until) == "c"
+    assert ran == stepped and env.now == reference.now == 3.0
+    # what is still due stays queued (simpy's run queues ``until`` again, at priority -1)
+    left = sorted(entry[:2] for entry in env._queue)
+    assert left == sorted(
+        entry[:2] for entry in reference._queue if entry[3] is not reference_until
+    )
+
+
+def test_run_until_raises_a_process_failure_and_an_empty_queue():
+    env = simpy.Environment()
+
+    def broken():
+        yield env.timeout(1)
+        raise ValueError("rule bug")
+
+    env.process(broken())
+    with pytest.raises(ValueError, match="rule bug"):
+        run_until(env, env.event())
+    with pytest.raises(RuntimeError, match="No scheduled events left"):
+        run_until(env, env.event())
