@@ -561,45 +561,48 @@ class Battle:
 
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
-        system, env = self.system, self.env
+        system, env, fighters = self.system, self.env, self.fighters
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
-        penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
-        slowed = system.initiative_penalties
+        penalty = system.initiative_penalty if system.initiative_penalties else None
+        draw_ties = self.roll.taker(0, TIES - 1)
         top = system.initiative_top  # scores run from top down to 1 within a turn
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             # After anything else due at the same moment (a grenade landing as the turn ends
             # bursts in this turn), before the next turn starts.
             turn_end = At(env, top, NORMAL + 1)
-            acting, rolls = [], []
-            for f in self.fighters:
+            acting = []
+            for f in fighters:
                 f.ran_this_turn = f.running = False
                 f.moved_this_turn = 0.0
                 f.actions_this_turn = 0
-                f.scores = []
                 if f.can_act:  # initiative, in the fighters' order
                     acting.append(f)
-                    rolls.append(initiative(self, f))
+                    f.scores = initiative(self, f)
+                else:
+                    f.scores = ()
             # one tie-break draw per fighter, in order (the same numbers as one at a time);
             # higher tiebreak first, then the lower draw: one integer key, as the draws are
             # below TIES; the position in ``acting`` settles what the draws leave equal
             ties = draw_ties(len(acting))
             keys = [tie - tiebreak(f) * TIES for f, tie in zip(acting, ties, strict=True)]
             ends = self.turn_start + top
-            for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
+            priority = NORMAL + 1  # by rank
+            for i in sorted(range(len(acting)), key=keys.__getitem__):
                 f = acting[i]
-                f.penalty_at_roll = penalty(f) if slowed else 0
+                f.penalty_at_roll = penalty(f) if penalty is not None else 0
                 f.shift = 0
                 f.turn_ends_at = ends
-                f.scores = scores = rolls[i]
-                f.priority = NORMAL + 1 + rank
+                f.priority = priority
+                scores = f.scores
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
                     first = scores[0]
                     # every fighter's process made its alarm before the first turn began
                     f.alarm.set(  # type: ignore[union-attr]
-                        top - first if first < top else 0, f.priority
+                        top - first if first < top else 0, priority
                     )
+                priority += 1
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
