@@ -47,7 +47,7 @@ from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
-from .simpy_parts import Alarm, At, advance, release, run_until
+from .simpy_parts import Alarm, At, advance, release, run_until, started
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
@@ -532,8 +532,8 @@ class Battle:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> BattleResult:
-        for f in self.fighters:
-            f.process = self.env.process(self._fighter(f))
+        for f in self.fighters:  # each waits for its first turn's alarm at once (``started``)
+            f.process = started(self.env, self._fighter(f))
         turns = self.env.process(self._turns())
         run_until(self.env, self.decided)
         # ``decided`` succeeds only with an end reason (TURN_LIMIT, VICTORY or MUTUAL)

@@ -11,23 +11,32 @@ Each does what simpy's own ``Timeout.__init__``, ``Event.succeed`` and
 (``PENDING`` until triggered), ``Event.callbacks`` (``None`` once processed),
 ``Process._generator`` and ``Environment._queue``; ``At`` and ``Alarm`` push onto the queue
 what ``Environment.schedule`` pushes (``(_now + delay, priority, next(_eid), event)``, one
-Python call less per event), and ``advance`` moves ``Environment._now`` on as ``step`` does.
+Python call less per event).
+
+Three more do what simpy does with fewer events or calls, in the same order, because a
+battle is mostly events (a tenth to a fifth of its time, measured): ``started`` runs a new
+process to its first ``yield`` at once, as its ``Initialize`` event would (writing
+``Process._target`` and ``Environment._active_proc`` as ``Process._resume`` does);
+``advance`` moves ``Environment._now`` on, as ``Environment.step`` would, when the event a
+process would wait on would be the next one processed anyway; ``run_until`` is
+``Environment.run(until=event)`` with ``step`` inline.
 
 Tested on simpy 4.1.0, 4.1.1 and 4.1.2 (``tests/engine/test_simpy_parts.py`` checks that
-these attributes exist and behave as relied on); ``pyproject.toml`` pins simpy to
+these attributes exist and behave as relied on; ``started``, ``advance`` and ``run_until``
+against what ``env.process`` and ``env.run`` do); ``pyproject.toml`` pins simpy to
 ``>=4.1,<4.2`` accordingly. A new simpy version must pass those tests before the pin moves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from heapq import heappop, heappush
 from typing import Any
 
 import simpy
 from simpy.events import PENDING, Event
 
-__all__ = ["At", "Alarm", "advance", "release", "run_until"]
+__all__ = ["At", "Alarm", "advance", "release", "run_until", "started"]
 
 
 class At(Event):
@@ -72,6 +81,26 @@ class Alarm(Event):
         self.callbacks = []
         self._value = PENDING
         return self
+
+
+def started(env: simpy.Environment, generator: Generator[Event, Any, Any]) -> simpy.Process:
+    """``env.process(generator)`` already run to its first ``yield`` (which must give an event
+    not yet processed), as its ``Initialize`` event would run it first thing: without that
+    event (one per fighter a battle). Call it before anything else is queued at the current
+    time, so that nothing the process would have come after is passed over."""
+    process = simpy.Process.__new__(simpy.Process)
+    process.env = env
+    process.callbacks = []
+    process._value = PENDING
+    process._generator = generator
+    env._active_proc = process  # as ``Process._resume`` runs it
+    try:
+        event = next(generator)
+    finally:
+        env._active_proc = None
+    event.callbacks.append(process._resume)
+    process._target = event
+    return process
 
 
 def advance(env: simpy.Environment, delay: float, priority: int) -> bool:

@@ -19,7 +19,7 @@ import pytest
 import simpy
 from simpy.events import NORMAL, PENDING, Event
 
-from combatsim.engine.simpy_parts import Alarm, At, advance, release, run_until
+from combatsim.engine.simpy_parts import Alarm, At, advance, release, run_until, started
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -325,3 +325,48 @@ def test_run_until_raises_a_process_failure_and_an_empty_queue():
         run_until(env, env.event())
     with pytest.raises(RuntimeError, match="No scheduled events left"):
         run_until(env, env.event())
+
+
+def _two_waiters(start, seen: list):
+    """Two processes that wait on alarms set off by a third, one of them interrupted."""
+    env = simpy.Environment()
+    alarms = {}
+
+    def waiter(name):
+        alarm = alarms[name] = Alarm(env)
+        try:
+            yield alarm
+            seen.append((env.now, name, "woken"))
+        except simpy.Interrupt as interrupt:
+            seen.append((env.now, name, interrupt.cause))
+
+    waiters = [start(env, waiter(name)) for name in ("a", "b")]
+
+    def setter():
+        alarms["a"].set(2.0, NORMAL + 1)
+        yield env.timeout(1)
+        waiters[1].interrupt("wounded")
+
+    env.process(setter())
+    env.run()
+    return waiters
+
+
+def test_started_processes_run_as_env_process_runs_them():
+    seen, reference = [], []
+    waiters = _two_waiters(started, seen)
+    _two_waiters(lambda env, generator: env.process(generator), reference)
+    assert seen == reference == [(1.0, "b", "wounded"), (2.0, "a", "woken")]
+    assert not any(w.is_alive for w in waiters)
+
+
+def test_a_started_process_is_released_like_any_other():
+    env = simpy.Environment()
+
+    def idle():
+        yield Alarm(env)
+
+    process = started(env, idle())
+    assert process.is_alive and process.target is not None and process.target.callbacks
+    release(env, [process])
+    assert process.target.callbacks is None and process._generator.gi_frame is None
