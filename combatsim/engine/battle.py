@@ -47,7 +47,7 @@ from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
-from .simpy_parts import Alarm, At, release
+from .simpy_parts import Alarm, At, advance, release, run_until, started
 
 TIES = 1 << 20  # initiative tie-breaks are random draws from 0 .. TIES - 1
 _distance = math.dist
@@ -532,10 +532,10 @@ class Battle:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> BattleResult:
-        for f in self.fighters:
-            f.process = self.env.process(self._fighter(f))
+        for f in self.fighters:  # each waits for its first turn's alarm at once (``started``)
+            f.process = started(self.env, self._fighter(f))
         turns = self.env.process(self._turns())
-        self.env.run(until=self.decided)
+        run_until(self.env, self.decided)
         # ``decided`` succeeds only with an end reason (TURN_LIMIT, VICTORY or MUTUAL)
         result = self._result(cast(str, self.decided.value))
         self._tear_down(turns)
@@ -561,45 +561,48 @@ class Battle:
 
     def _turns(self):
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
-        system, env = self.system, self.env
+        system, env, fighters = self.system, self.env, self.fighters
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
-        penalty, draw_ties = system.initiative_penalty, self.roll.taker(0, TIES - 1)
-        slowed = system.initiative_penalties
+        penalty = system.initiative_penalty if system.initiative_penalties else None
+        draw_ties = self.roll.taker(0, TIES - 1)
         top = system.initiative_top  # scores run from top down to 1 within a turn
         for turn in range(1, self.scenario.turn_limit + 1):
             self.turn, self.score, self.turn_start = turn, None, env.now
             # After anything else due at the same moment (a grenade landing as the turn ends
             # bursts in this turn), before the next turn starts.
             turn_end = At(env, top, NORMAL + 1)
-            acting, rolls = [], []
-            for f in self.fighters:
+            acting = []
+            for f in fighters:
                 f.ran_this_turn = f.running = False
                 f.moved_this_turn = 0.0
                 f.actions_this_turn = 0
-                f.scores = []
                 if f.can_act:  # initiative, in the fighters' order
                     acting.append(f)
-                    rolls.append(initiative(self, f))
+                    f.scores = initiative(self, f)
+                else:
+                    f.scores = ()
             # one tie-break draw per fighter, in order (the same numbers as one at a time);
             # higher tiebreak first, then the lower draw: one integer key, as the draws are
             # below TIES; the position in ``acting`` settles what the draws leave equal
             ties = draw_ties(len(acting))
             keys = [tie - tiebreak(f) * TIES for f, tie in zip(acting, ties, strict=True)]
             ends = self.turn_start + top
-            for rank, i in enumerate(sorted(range(len(acting)), key=keys.__getitem__)):
+            priority = NORMAL + 1  # by rank
+            for i in sorted(range(len(acting)), key=keys.__getitem__):
                 f = acting[i]
-                f.penalty_at_roll = penalty(f) if slowed else 0
+                f.penalty_at_roll = penalty(f) if penalty is not None else 0
                 f.shift = 0
                 f.turn_ends_at = ends
-                f.scores = scores = rolls[i]
-                f.priority = NORMAL + 1 + rank
+                f.priority = priority
+                scores = f.scores
                 if scores:  # wake the fighter at its first action
                     f.waiting_shift = 0
                     first = scores[0]
                     # every fighter's process made its alarm before the first turn began
                     f.alarm.set(  # type: ignore[union-attr]
-                        top - first if first < top else 0, f.priority
+                        top - first if first < top else 0, priority
                     )
+                priority += 1
             yield turn_end
             if self.holders:  # held actions not triggered this turn are wasted now
                 self._wake_holders("turn end")
@@ -619,15 +622,15 @@ class Battle:
         top = self.system.initiative_top
         alarm = f.alarm = Alarm(env)
         while True:
-            while True:
+            due: bool | None = None
+            while due is None:
                 try:
                     yield alarm
                     due = True  # the first action's time, as timed at the turn's start
-                    break
                 except simpy.Interrupt:
-                    due = False  # its first action moved earlier: time it again
-                    if alarm.triggered:  # else no turn under way for this fighter yet
-                        break
+                    # its first action moved earlier: time it again (None: no turn under way
+                    # for this fighter yet)
+                    due = False if alarm.triggered else None
             ends = f.turn_ends_at
             for base in f.scores:
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
@@ -646,11 +649,14 @@ class Battle:
                         self._fell_below(f, base, shift)
                         break
                     f.waiting_shift = shift
-                    delay = ends - score - env.now
-                    try:
-                        yield At(env, delay if delay > 0.0 else 0.0, f.priority)
-                    except simpy.Interrupt:
-                        continue  # the action moved earlier: time it again
+                    delay = max(ends - score - env.now, 0.0)
+                    # no event when nothing else comes first (``advance``): no wound can
+                    # then move this action while it waits
+                    if not advance(env, delay, f.priority):
+                        try:
+                            yield At(env, delay, f.priority)
+                        except simpy.Interrupt:
+                            continue  # the action moved earlier: time it again
                     acting = f.can_act and not self.over
                     score = score if acting else 0
                     # wounds moved the action down while it waited: wait again, for the new

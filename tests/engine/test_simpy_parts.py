@@ -19,7 +19,7 @@ import pytest
 import simpy
 from simpy.events import NORMAL, PENDING, Event
 
-from combatsim.engine.simpy_parts import Alarm, At, release
+from combatsim.engine.simpy_parts import Alarm, At, advance, release, run_until, started
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +39,9 @@ def test_the_private_attributes_relied_on_exist():
     process = env.process(idle())
     assert hasattr(process, "_generator") and process.target is not None
     assert isinstance(env._queue, list) and env._queue  # the process's start is queued
+    # what ``schedule`` pushes, by which ``At`` and ``Alarm`` push the same
+    assert env._queue[0][:3] == (env._now, simpy.events.URGENT, 1) and env._queue[0][3] is not None
+    assert next(env._eid) == 2  # the counter of events queued, simpy's tie-break
 
 
 def test_at_fires_after_its_delay_with_no_value_and_orders_ties_by_priority():
@@ -232,3 +235,138 @@ def test_simpy_is_pinned_to_a_range_that_holds_the_version_tested_here():
 @pytest.mark.parametrize("cls", [At, Alarm])
 def test_the_engine_events_are_simpy_events(cls):
     assert issubclass(cls, Event)
+
+
+@pytest.mark.parametrize("use_advance", [False, True])
+def test_advance_keeps_the_order_of_everything(use_advance):
+    """Processes that wait with ``advance`` where they can (and ``At`` where they cannot) see
+    the same times in the same order as with ``At`` alone, and some waits skip their event."""
+    env = simpy.Environment()
+    seen, skipped = [], []
+
+    def fighter(name, waits):
+        for delay, priority in waits:
+            if use_advance and advance(env, delay, priority):
+                skipped.append(name)
+            else:
+                yield At(env, delay, priority)
+            seen.append((env.now, name))
+
+    env.process(fighter("a", [(1.0, NORMAL + 1), (0.0, NORMAL + 1), (2.0, NORMAL + 2)]))
+    env.process(fighter("b", [(1.0, NORMAL + 2), (1.5, NORMAL + 1), (0.5, NORMAL + 1)]))
+    env.process(fighter("c", [(3.0, NORMAL + 1), (0.0, NORMAL + 3)]))
+    env.run()
+    assert seen == [
+        (1.0, "a"),
+        (1.0, "a"),
+        (1.0, "b"),
+        (2.5, "b"),
+        (3.0, "c"),  # made at 0, priority NORMAL + 1
+        (3.0, "b"),  # made at 2.5, NORMAL + 1
+        (3.0, "a"),  # NORMAL + 2
+        (3.0, "c"),  # NORMAL + 3
+    ]
+    assert skipped == (["a", "b"] if use_advance else [])
+
+
+def test_advance_gives_way_to_an_event_due_at_the_same_time_and_priority():
+    env = simpy.Environment()
+    At(env, 4.0, NORMAL + 1)
+    assert not advance(env, 5.0, NORMAL + 1)  # due earlier
+    assert not advance(env, 4.0, NORMAL + 1)  # same time, same priority: made first
+    assert not advance(env, 4.0, NORMAL + 2)  # same time, lower priority
+    assert env.now == 0.0
+    assert advance(env, 4.0, NORMAL)  # same time, higher priority: this one goes first
+    assert env.now == 4.0
+    assert advance(env, 0.0, NORMAL + 9) is False  # the queued event is due now, first
+
+
+def _busy_simulation(seen: list):
+    """Three processes at mixed times and priorities, and an event that ends it at 3."""
+    env = simpy.Environment()
+    until = env.event()
+
+    def fighter(name, waits):
+        for delay, priority in waits:
+            yield At(env, delay, priority)
+            seen.append((env.now, name))
+            if env.now >= 3.0 and not until.triggered:
+                until.succeed(name)
+
+    env.process(fighter("a", [(1.0, NORMAL + 1), (2.0, NORMAL + 2), (5.0, NORMAL + 1)]))
+    env.process(fighter("b", [(1.0, NORMAL + 2), (2.0, NORMAL + 1), (1.0, NORMAL + 1)]))
+    env.process(fighter("c", [(3.0, NORMAL + 1)]))
+    return env, until
+
+
+def test_run_until_processes_what_env_run_does_in_the_same_order():
+    ran, stepped = [], []
+    env, until = _busy_simulation(ran)
+    value = run_until(env, until)
+    reference, reference_until = _busy_simulation(stepped)
+    assert value == reference.run(until=reference_until) == "c"
+    assert ran == stepped and env.now == reference.now == 3.0
+    # what is still due stays queued (simpy's run queues ``until`` again, at priority -1)
+    left = sorted(entry[:2] for entry in env._queue)
+    assert left == sorted(
+        entry[:2] for entry in reference._queue if entry[3] is not reference_until
+    )
+
+
+def test_run_until_raises_a_process_failure_and_an_empty_queue():
+    env = simpy.Environment()
+
+    def broken():
+        yield env.timeout(1)
+        raise ValueError("rule bug")
+
+    env.process(broken())
+    with pytest.raises(ValueError, match="rule bug"):
+        run_until(env, env.event())
+    with pytest.raises(RuntimeError, match="No scheduled events left"):
+        run_until(env, env.event())
+
+
+def _two_waiters(start, seen: list):
+    """Two processes that wait on alarms set off by a third, one of them interrupted."""
+    env = simpy.Environment()
+    alarms = {}
+
+    def waiter(name):
+        alarm = alarms[name] = Alarm(env)
+        try:
+            yield alarm
+            seen.append((env.now, name, "woken"))
+        except simpy.Interrupt as interrupt:
+            seen.append((env.now, name, interrupt.cause))
+
+    waiters = [start(env, waiter(name)) for name in ("a", "b")]
+
+    def setter():
+        alarms["a"].set(2.0, NORMAL + 1)
+        yield env.timeout(1)
+        waiters[1].interrupt("wounded")
+
+    env.process(setter())
+    env.run()
+    return waiters
+
+
+def test_started_processes_run_as_env_process_runs_them():
+    seen, reference = [], []
+    waiters = _two_waiters(started, seen)
+    _two_waiters(lambda env, generator: env.process(generator), reference)
+    assert seen == reference == [(1.0, "b", "wounded"), (2.0, "a", "woken")]
+    assert not any(w.is_alive for w in waiters)
+
+
+def test_a_started_process_is_released_like_any_other():
+    env = simpy.Environment()
+
+    def idle():
+        yield Alarm(env)
+
+    process = started(env, idle())
+    assert process.is_alive and process.target is not None and process.target.callbacks
+    release(env, [process])
+    assert process.target.callbacks is None and process._generator.gi_frame is None

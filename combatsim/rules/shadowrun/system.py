@@ -367,11 +367,12 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         st = fighter.state
         if st.overflow > fighter.spec.sheet.attributes.body:
             return "dead"
-        if st.physical >= MONITOR_BOXES:
+        physical, stun = st._physical, st._stun
+        if physical >= MONITOR_BOXES:
             return "dying"
-        if st.stun >= MONITOR_BOXES:
+        if stun >= MONITOR_BOXES:
             return "unconscious"
-        return "wounded" if st.physical or st.stun else "unhurt"
+        return "wounded" if physical or stun else "unhurt"
 
     def movement(self, fighter: C) -> tuple[float, float]:
         """Seed 002 Movement: walk Quickness meters; run Quickness x the racial modifier."""
@@ -403,8 +404,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     def record(self, fighter: C) -> dict:
         st = fighter.state
         return {
-            "physical_boxes": st.physical,
-            "stun_boxes": st.stun,
+            "physical_boxes": st._physical,
+            "stun_boxes": st._stun,
             "overflow": st.overflow,
             "karma_spent": st.karma_spent,
             "fumbles": st.fumbles,
@@ -735,7 +736,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 dodge_successes, fumble = roll(spend, tn)
                 if fumble:
                     st.fumbles += 1  # ruling 2: every fumble is recorded
-            if dice.dodges(attack_successes, dodge_successes):  # as the exact odds decide
+            # ``dice.dodges`` inline (once per hit), the rule the exact odds decide by
+            if dodge_successes > attack_successes:
                 if tracing:
                     battle.trace(
                         "miss",
