@@ -353,9 +353,12 @@ class Battle:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
-        in_reach = grid.count_within(me.side, here, reach)
-        if in_reach is None:
-            in_reach = _count_within(here, enemies, reach)
+        if grid.apart(me.side, here) > reach:  # no enemy can stand in reach
+            in_reach = 0
+        else:
+            in_reach = grid.count_within(me.side, here, reach)
+            if in_reach is None:
+                in_reach = _count_within(here, enemies, reach)
         radius = nearest_d if nearest_d > reach else reach
         me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
         return _remember(me, layout, enemies, meters, nearest, in_reach)
@@ -375,14 +378,13 @@ class Battle:
             nearest, nearest_d = None, math.inf
         if not enemies:
             return None, math.inf
-        _, positions, _, where = enemies.arrays()
-        # numpy squares of the distances find the candidates (within a few ulps of math.dist);
-        # the answer is math.dist's
-        dx = where[:, 0] - here[0]
-        dy = where[:, 1] - here[1]
-        d2 = dx * dx + dy * dy
-        low = float(d2.min())
-        for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
+        kept = enemies.arrays()
+        positions = kept[1]
+        # numpy's meters (hypot of the complex differences, within an ulp or two of
+        # math.dist) find the candidates; the answer is math.dist's
+        meters = np.abs(kept[4] - complex(here[0], here[1]))
+        low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
+        for k in (meters <= low).nonzero()[0].tolist():
             d = math.dist(here, positions[k])
             if d < nearest_d:
                 nearest, nearest_d = enemies[k], d
@@ -452,6 +454,7 @@ class Battle:
                 if slot is not None:
                     kept[1][slot] = at
                     kept[3][slot] = at
+                    kept[4][slot] = complex(at[0], at[1])
         self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
@@ -1097,7 +1100,7 @@ class _Meters(dict):
             return None
         if not enemies:
             return []
-        indexes, _, _, where = self.enemies.arrays()
+        indexes, _, _, where, _ = self.enemies.arrays()
         dx = where[:, 0] - self.here[0]
         dy = where[:, 1] - self.here[1]
         d2 = dx * dx + dy * dy
@@ -1158,16 +1161,18 @@ class _Standing(list):
         )
 
     def arrays(self) -> tuple:
-        """``(indexes, positions, index -> slot, positions as a numpy array)`` of these
-        fighters, made when first needed after the list changed; a move updates the
-        positions in place (``Battle._moved``)."""
+        """``(indexes, positions, index -> slot, positions as a numpy array, the same as
+        complex numbers)`` of these fighters, made when first needed after the list changed;
+        a move updates the positions in place (``Battle._moved``)."""
         kept = self.kept
         if kept is None:
             indexes = [f.index for f in self]
             positions = [f.position for f in self]
             slots = {i: k for k, i in enumerate(indexes)}
             where = np.array(positions, dtype=float).reshape(len(positions), 2)
-            kept = self.kept = (indexes, positions, slots, where)
+            points = np.empty(len(positions), dtype=complex)
+            points.real, points.imag = where[:, 0], where[:, 1]
+            kept = self.kept = (indexes, positions, slots, where, points)
         return kept
 
 
@@ -1180,7 +1185,7 @@ def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
     numpy."""
     if not enemies:
         return 0
-    _, positions, _, where = enemies.arrays()
+    _, positions, _, where, _ = enemies.arrays()
     dx = where[:, 0] - here[0]
     dy = where[:, 1] - here[1]
     d2 = dx * dx + dy * dy
@@ -1195,6 +1200,7 @@ def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
 CELL = 16.0  # meters a side of a grid cell (big fights)
 NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller looks at all)
 RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
+RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (and a hint's)
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 
@@ -1229,12 +1235,14 @@ class _Grid:
     it was found in stay the same (``footing``, ``holds``). The cover points are listed by
     cell too."""
 
-    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points")
+    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points", "extent")
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
         # side -> cell key -> [stamp, the side's standing fighters in the cell]
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
+        self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
         self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
@@ -1262,6 +1270,10 @@ class _Grid:
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
+            box = self.extent[side]
+            x, y = f.position
+            if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
+                box[:] = min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)
         self.placed[index] = new
         self.changes[side] += 1
 
@@ -1283,6 +1295,24 @@ class _Grid:
             return None
         return x0, x1, y0, y1
 
+    def apart(self, side: str, here: Point) -> float:
+        """Meters, less ``SLACK``, from ``here`` to the box around every place the enemies of
+        ``side`` stood in since the battle began (``extent``, 0 within it, infinite if none
+        ever stood): no standing enemy is nearer. Sides far apart skip the cells near
+        ``here``, all empty."""
+        x, y = here
+        low = math.inf
+        for s in self.foes[side]:
+            x0, x1, y0, y1 = self.extent[s]
+            if x0 > x1:
+                continue  # none of the side ever stood
+            dx = x0 - x if x < x0 else (x - x1 if x > x1 else 0.0)
+            dy = y0 - y if y < y0 else (y - y1 if y > y1 else 0.0)
+            d = math.hypot(dx, dy)
+            if d < low:
+                low = d
+        return low - SLACK
+
     def nearest(
         self, side: str, here: Point, hint: Fighter | None = None
     ) -> tuple[Fighter | None, float]:
@@ -1293,6 +1323,8 @@ class _Grid:
         ``hint``, a fighter that may be near, bounds the search first: every enemy within
         its meters is in the cells within them, so the nearest of those, if as near, is the
         nearest of all (a stale hint finds none, and the rings decide)."""
+        if self.apart(side, here) > RING_REACH:  # no enemy in the cells looked in
+            return None, math.inf
         dist = math.dist
         if hint is not None:
             bound = dist(here, hint.position)
