@@ -344,16 +344,17 @@ class Battle:
             return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
         hint = seen.nearest
-        far = False
-        if hint is not None:  # most often the nearest again, or one as near: one look around
+        apart = grid.apart(me.side, here)
+        far = apart > RING_REACH  # no enemy in the cells around: no use looking there
+        if hint is not None and not far:  # most often the nearest again, or one as near
             near = grid.measure(me.side, here, hint, reach)
             if near is FAR:
-                far = True  # no use looking in the rings of cells around
+                far = True
             elif near is not None:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
-        if grid.apart(me.side, here) > reach:  # no enemy can stand in reach
+        if apart > reach:  # no enemy can stand in reach
             in_reach = 0
         else:
             in_reach = grid.count_within(me.side, here, reach)
@@ -378,11 +379,9 @@ class Battle:
             nearest, nearest_d = None, math.inf
         if not enemies:
             return None, math.inf
-        kept = enemies.arrays()
-        positions = kept[1]
-        # numpy's meters (hypot of the complex differences, within an ulp or two of
-        # math.dist) find the candidates; the answer is math.dist's
-        meters = np.abs(kept[4] - complex(here[0], here[1]))
+        _, positions, _, points = enemies.arrays()
+        # numpy's meters find the candidates; the answer is math.dist's
+        meters = _meters_to(points, here)
         low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
         for k in (meters <= low).nonzero()[0].tolist():
             d = math.dist(here, positions[k])
@@ -453,8 +452,7 @@ class Battle:
                 slot = kept[2].get(index)
                 if slot is not None:
                     kept[1][slot] = at
-                    kept[3][slot] = at
-                    kept[4][slot] = complex(at[0], at[1])
+                    kept[3][slot] = complex(at[0], at[1])
         self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
@@ -944,17 +942,19 @@ class Battle:
         margin = INTERCEPT_DISTANCE + 1e-6
         middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
         half = max(abs(end[0] - start[0]), abs(end[1] - start[1])) / 2
-        grid = self.grid
-        near = grid.near(grid.foes[f.side], middle, half + margin)  # type: ignore[union-attr]
+        grid = cast(_Grid, self.grid)
+        if grid.apart(f.side, middle) > 1.5 * half + margin:  # the way's box is far from all
+            return []
+        near = grid.near(grid.foes[f.side], middle, half + margin)
         if near is not None:
             return near
         enemies = self._standing_enemies_of(f.side)
         if not enemies:
             return []
-        where = enemies.arrays()[3]
+        points = enemies.arrays()[3]
         x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
         y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
-        xs, ys = where[:, 0], where[:, 1]
+        xs, ys = points.real, points.imag
         box = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
         return [enemies[k] for k in np.flatnonzero(box).tolist()]
 
@@ -1100,16 +1100,13 @@ class _Meters(dict):
             return None
         if not enemies:
             return []
-        indexes, _, _, where, _ = self.enemies.arrays()
-        dx = where[:, 0] - self.here[0]
-        dy = where[:, 1] - self.here[1]
-        d2 = dx * dx + dy * dy
-        r2 = reach * reach
-        low, high = r2 * (1 - CLOSE), r2 * (1 + CLOSE)
+        indexes, _, _, points = self.enemies.arrays()
+        meters = _meters_to(points, self.here)
+        low, high = reach * (1 - CLOSE), reach * (1 + CLOSE)
         return [
             enemies[k]
-            for k in np.flatnonzero(d2 <= high).tolist()
-            if d2[k] < low or self[indexes[k]] <= reach
+            for k in (meters <= high).nonzero()[0].tolist()
+            if meters[k] < low or self[indexes[k]] <= reach
         ]
 
     def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
@@ -1161,9 +1158,9 @@ class _Standing(list):
         )
 
     def arrays(self) -> tuple:
-        """``(indexes, positions, index -> slot, positions as a numpy array, the same as
-        complex numbers)`` of these fighters, made when first needed after the list changed;
-        a move updates the positions in place (``Battle._moved``)."""
+        """``(indexes, positions, index -> slot, positions as a numpy array of complex
+        numbers: east + north j)`` of these fighters, made when first needed after the list
+        changed; a move updates the positions in place (``Battle._moved``)."""
         kept = self.kept
         if kept is None:
             indexes = [f.index for f in self]
@@ -1172,7 +1169,7 @@ class _Standing(list):
             where = np.array(positions, dtype=float).reshape(len(positions), 2)
             points = np.empty(len(positions), dtype=complex)
             points.real, points.imag = where[:, 0], where[:, 1]
-            kept = self.kept = (indexes, positions, slots, where, points)
+            kept = self.kept = (indexes, positions, slots, points)
         return kept
 
 
@@ -1185,16 +1182,20 @@ def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
     numpy."""
     if not enemies:
         return 0
-    _, positions, _, where, _ = enemies.arrays()
-    dx = where[:, 0] - here[0]
-    dy = where[:, 1] - here[1]
-    d2 = dx * dx + dy * dy
-    r2 = reach * reach
-    count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
-    for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
+    _, positions, _, points = enemies.arrays()
+    meters = _meters_to(points, here)
+    low, high = reach * (1 - CLOSE), reach * (1 + CLOSE)
+    count = int(np.count_nonzero(meters < low))
+    for k in ((meters >= low) & (meters <= high)).nonzero()[0].tolist():
         if math.dist(here, positions[k]) <= reach:
             count += 1
     return count
+
+
+def _meters_to(points: np.ndarray, here: Point) -> np.ndarray:
+    """numpy's meters from ``here`` to ``points`` (complex: east + north j): the hypot of
+    the differences, within an ulp or two of math.dist's (``CLOSE`` covers that)."""
+    return np.abs(points - complex(here[0], here[1]))
 
 
 CELL = 16.0  # meters a side of a grid cell (big fights)
