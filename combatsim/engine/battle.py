@@ -344,15 +344,16 @@ class Battle:
             return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
         hint = seen.nearest
-        apart = grid.apart(me.side, here)
-        far = apart > RING_REACH  # no enemy in the cells around: no use looking there
-        if hint is not None and not far:  # most often the nearest again, or one as near
+        far = False
+        if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
             if near is FAR:
-                far = True
+                far = True  # no use looking in the rings of cells around
             elif near is not None:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
+        apart = grid.apart(me.side, here)
+        far = far or apart > RING_REACH  # no enemy in the cells around
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
         if apart > reach:  # no enemy can stand in reach
             in_reach = 0
@@ -1087,7 +1088,6 @@ class _Meters(dict):
     __slots__ = ("battle", "here", "enemies", "misses", "nearest")
 
     def __init__(self, battle: Battle, here: Point, enemies: _Standing):
-        super().__init__()
         self.battle, self.here, self.enemies = battle, here, enemies
         self.misses = 0
         self.nearest: Fighter | None = None  # the nearest from ``here``, once known
@@ -1236,17 +1236,31 @@ class _Grid:
     it was found in stay the same (``footing``, ``holds``). The cover points are listed by
     cell too."""
 
-    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points", "extent")
+    __slots__ = (
+        "cells",
+        "changes",
+        "made",
+        "placed",
+        "foes",
+        "foe_cells",
+        "sides",
+        "cover",
+        "cover_points",
+        "extent",
+    )
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
-        # side -> cell key -> [stamp, the side's standing fighters in the cell]
+        # side -> cell key -> [stamp, the side's standing fighters in the cell]: an entry,
+        # once made, stays (a footing holds the entries themselves)
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        self.made = 0  # counts the entries made so far
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
         self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
+        self.foe_cells = {s: [self.cells[o] for o in self.foes[s]] for s in sides}
         self.cover_points = cover_points
         self.cover: dict[int, list[int]] = {}  # cell key -> the cover points in it
         for k, (at, _) in enumerate(cover_points):
@@ -1267,7 +1281,10 @@ class _Grid:
             if new != old:
                 entry[1].remove(f)
         if new is not None:
-            entry = cells.setdefault(new, [0, []])
+            entry = cells.get(new)
+            if entry is None:
+                entry = cells[new] = [0, []]
+                self.made += 1
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
@@ -1376,13 +1393,15 @@ class _Grid:
             return FAR
         x0, x1, y0, y1 = span
         best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
-        for s in self.foes[side]:
-            get = self.cells[s].get
+        entries = []
+        for cells in self.foe_cells[side]:
+            get = cells.get
             for i in range(x0, x1 + 1):
                 column = i * SHIFT
                 for key in range(column + y0, column + y1 + 1):
                     entry = get(key)
                     if entry is not None:
+                        entries.append(entry)
                         total += entry[0]
                         for e in entry[1]:
                             d = dist(here, e.position)
@@ -1392,7 +1411,7 @@ class _Grid:
                                 best, best_d, best_i = e, d, e.index
         if best_d > bound:
             return None
-        return best, count, (here, span, total)
+        return best, count, (here, entries, total, self.made)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1452,32 +1471,37 @@ class _Grid:
 
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
-        the cells within ``radius`` and the sum of their stamps (all of the enemies'
-        changes when that is too many cells)."""
+        ``(here, the enemies' cell entries within radius, the sum of their stamps, made)``;
+        with too many cells, ``(here, None, all of the enemies' changes, made)``."""
         span = self.span(here, radius) if radius < math.inf else None
-        return (here, span, self._stamp(side, span))
-
-    def holds(self, side: str, footing: tuple, here: Point) -> bool:
-        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
-        ``here``: it has not moved and no enemy entered, left, moved or fell in its cells
-        (stamps only grow: an equal sum is every stamp the same)."""
-        return footing[0] == here and self._stamp(side, footing[1]) == footing[2]
-
-    def _stamp(self, side: str, span: Span | None) -> int:
-        foes = self.foes[side]
         if span is None:
-            return sum(self.changes[s] for s in foes)
+            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made)
         x0, x1, y0, y1 = span
-        total = 0
-        for s in foes:
-            get = self.cells[s].get
+        entries = []
+        for cells in self.foe_cells[side]:
+            get = cells.get
             for i in range(x0, x1 + 1):
                 column = i * SHIFT
                 for key in range(column + y0, column + y1 + 1):
                     entry = get(key)
                     if entry is not None:
-                        total += entry[0]
-        return total
+                        entries.append(entry)
+        return (here, entries, sum([entry[0] for entry in entries]), self.made)
+
+    def holds(self, side: str, footing: tuple, here: Point) -> bool:
+        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
+        ``here``: it has not moved, no cell entry was made (an enemy in a cell empty till
+        then) and no enemy entered, left, moved or fell in its cells (stamps only grow: an
+        equal sum is every stamp the same)."""
+        if footing[0] != here or footing[3] != self.made:
+            return False
+        entries = footing[1]
+        if entries is None:
+            return sum(self.changes[s] for s in self.foes[side]) == footing[2]
+        total = 0
+        for entry in entries:
+            total += entry[0]
+        return total == footing[2]
 
 
 def _remember(
