@@ -507,7 +507,7 @@ class Battle:
             if on_its_way and holder is not me:
                 continue  # someone still on its way there
             if grid is not None:
-                if not grid.occupied(at, me):
+                if not grid.occupied(k, me):
                     best, best_k, best_d = point, k, d
                 continue
             for o in self.fighters:
@@ -1246,6 +1246,8 @@ class _Grid:
         "sides",
         "cover",
         "cover_points",
+        "cover_found",
+        "cover_cells",
         "extent",
     )
 
@@ -1263,8 +1265,12 @@ class _Grid:
         self.foe_cells = {s: [self.cells[o] for o in self.foes[s]] for s in sides}
         self.cover_points = cover_points
         self.cover: dict[int, list[int]] = {}  # cell key -> the cover points in it
+        self.cover_found: dict[Span, list[int]] = {}  # ``cover_near``'s answers
+        # per cover point, the entries of every side's cells within half a meter of it
+        self.cover_cells: list[list[list]] = []
         for k, (at, _) in enumerate(cover_points):
             self.cover.setdefault(_key(at), []).append(k)
+            self.cover_cells.append(self._entries(self.sides, cast(Span, self.span(at, 0.5))))
         for f in fighters:
             self.place(f)
 
@@ -1440,33 +1446,54 @@ class _Grid:
         dist = math.dist
         return sum(1 for e in found if dist(here, e.position) <= reach)
 
-    def occupied(self, at: Point, me: Fighter) -> bool:
+    def _entries(self, sides: list[str], span: Span) -> list[list]:
+        """The entries of ``sides``' cells in ``span``, made (empty) where none was yet."""
+        x0, x1, y0, y1 = span
+        entries = []
+        for s in sides:
+            cells = self.cells[s]
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = cells.get(key)
+                    if entry is None:
+                        entry = cells[key] = [0, []]
+                        self.made += 1
+                    entries.append(entry)
+        return entries
+
+    def occupied(self, k: int, me: Fighter) -> bool:
         """Whether someone able to act other than ``me`` stands within half a meter of
-        ``at`` (a cover point)."""
+        cover point ``k`` (in the cells around it: ``cover_cells``)."""
         dist = math.dist
-        for e in self.near(self.sides, at, 0.5) or ():
-            if e is not me and dist(e.position, at) < 0.5:
-                return True
+        at = self.cover_points[k][0]
+        for entry in self.cover_cells[k]:
+            for e in entry[1]:
+                if e is not me and dist(e.position, at) < 0.5:
+                    return True
         return False
 
     def cover_near(self, at: Point, radius: float) -> list[int]:
         """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
-        all of them when that is too many cells."""
+        all of them when that is too many cells. Kept by block of cells: the points stay."""
         cover = self.cover
         if not cover:
             return []
         span = self.span(at, radius)
         if span is None:
             return list(range(len(self.cover_points)))
-        x0, x1, y0, y1 = span
-        found = []
-        for i in range(x0, x1 + 1):
-            column = i * SHIFT
-            for key in range(column + y0, column + y1 + 1):
-                points = cover.get(key)
-                if points is not None:
-                    found.extend(points)
-        found.sort()
+        found = self.cover_found.get(span)
+        if found is None:
+            x0, x1, y0, y1 = span
+            found = []
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    points = cover.get(key)
+                    if points is not None:
+                        found.extend(points)
+            found.sort()
+            self.cover_found[span] = found
         return found
 
     def footing(self, side: str, here: Point, radius: float) -> tuple:
