@@ -1287,10 +1287,11 @@ class _Grid:
             if new != old:
                 entry[1].remove(f)
         if new is not None:
-            entry = cells.get(new)
-            if entry is None:
-                entry = cells[new] = [0, []]
+            made = cells.get(new)
+            if made is None:
+                made = cells[new] = [0, []]
                 self.made += 1
+            entry = made
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
