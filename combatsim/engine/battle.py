@@ -340,9 +340,14 @@ class Battle:
         here = me.position
         meters = _Meters(self, here, enemies)
         footing = me.seen_from
-        if footing is not None and grid.holds(me.side, footing, here):
-            return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
+        if footing is not None:
+            again = grid.again(me.side, footing, here, reach)
+            if again is HOLDS:
+                return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
+            if again is not None:
+                nearest, in_reach, me.seen_from = again
+                return _remember(me, layout, enemies, meters, nearest, in_reach)
         hint = seen.nearest
         far = False
         if hint is not None:  # most often the nearest again, or one as near: one look around
@@ -1204,6 +1209,7 @@ RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 c
 RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (and a hint's)
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
+HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
 
 
 SHIFT = 1 << 16  # a cell's key: its column * SHIFT + its row (rows within +-2**15)
@@ -1393,13 +1399,13 @@ class _Grid:
         (math.dist, ties to the lower index), how many stand within ``reach``, and the
         ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
         when that is too many cells."""
-        dist = math.dist
-        bound = dist(here, hint.position)
-        span = self.span(here, bound if bound > reach else reach)
+        bound = math.dist(here, hint.position)
+        radius = bound if bound > reach else reach
+        span = self.span(here, radius)
         if span is None:
             return FAR
         x0, x1, y0, y1 = span
-        best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
+        total = 0
         entries = []
         for cells in self.foe_cells[side]:
             get = cells.get
@@ -1410,15 +1416,10 @@ class _Grid:
                     if entry is not None:
                         entries.append(entry)
                         total += entry[0]
-                        for e in entry[1]:
-                            d = dist(here, e.position)
-                            if d <= reach:
-                                count += 1
-                            if d < best_d or (d == best_d and e.index < best_i):
-                                best, best_d, best_i = e, d, e.index
+        best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, count, (here, entries, total, self.made)
+        return best, count, (here, entries, total, self.made, radius)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1503,7 +1504,7 @@ class _Grid:
         with too many cells, ``(here, None, all of the enemies' changes, made)``."""
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
-            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made)
+            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made, radius)
         x0, x1, y0, y1 = span
         entries = []
         for cells in self.foe_cells[side]:
@@ -1514,22 +1515,47 @@ class _Grid:
                     entry = get(key)
                     if entry is not None:
                         entries.append(entry)
-        return (here, entries, sum([entry[0] for entry in entries]), self.made)
+        return (here, entries, sum([entry[0] for entry in entries]), self.made, radius)
 
-    def holds(self, side: str, footing: tuple, here: Point) -> bool:
-        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
-        ``here``: it has not moved, no cell entry was made (an enemy in a cell empty till
-        then) and no enemy entered, left, moved or fell in its cells (stamps only grow: an
-        equal sum is every stamp the same)."""
+    def again(self, side: str, footing: tuple, here: Point, reach: float) -> tuple | None:
+        """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
+        without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
+        in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
+        in_reach, footing)`` from the enemies in them when that nearest stands within the
+        footing's radius (every enemy as near is in its cells); else None (look afresh). Only
+        while the fighter has not moved and no cell entry was made (an enemy in a cell empty
+        till then)."""
         if footing[0] != here or footing[3] != self.made:
-            return False
+            return None
         entries = footing[1]
         if entries is None:
-            return sum(self.changes[s] for s in self.foes[side]) == footing[2]
+            same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
+            return HOLDS if same else None
         total = 0
         for entry in entries:
             total += entry[0]
-        return total == footing[2]
+        if total == footing[2]:
+            return HOLDS
+        radius = footing[4]
+        best, best_d, count = _nearest_in(entries, here, reach)
+        if best_d > radius:
+            return None
+        return best, count, (here, entries, total, self.made, radius)
+
+
+def _nearest_in(entries: list[list], here: Point, reach: float) -> tuple[Any, float, int]:
+    """The first of the nearest fighters (math.dist, ties to the lower index) of the cell
+    ``entries``, its meters, and how many stand within ``reach`` of ``here``."""
+    dist = math.dist
+    best, best_d, best_i, count = None, math.inf, -1, 0
+    for entry in entries:
+        for e in entry[1]:
+            d = dist(here, e.position)
+            if d <= reach:
+                count += 1
+            if d < best_d or (d == best_d and e.index < best_i):
+                best, best_d, best_i = e, d, e.index
+    return best, best_d, count
 
 
 def _remember(
