@@ -1026,7 +1026,11 @@ class Battle:
         if self.over or not self.fallen:
             return
         self.fallen = False
-        standing = {f.side for f in self.fighters if f.can_act}
+        grid = self.grid
+        if grid is not None:  # a big fight's grid counts who stands, side by side
+            standing = {side for side, n in grid.standing.items() if n}
+        else:
+            standing = {f.side for f in self.fighters if f.can_act}
         if len(standing) <= 1:
             self.over = True
             self.decided.succeed(VICTORY if standing else MUTUAL)
@@ -1126,7 +1130,10 @@ class _Meters(dict):
         enemies = self.enemies
         fighters = enemies.fighters
         f = fighters[index] if 0 <= index < len(fighters) else None
-        if f is None or f not in enemies:
+        # ``f in enemies`` (``_Standing``), without the call while the list is current
+        if f is None or not (
+            (f.can_act and f.side != enemies.side) if enemies.current else f in enemies
+        ):
             raise KeyError(index)
         self.misses = misses = self.misses + 1
         if misses > 8:
@@ -1246,6 +1253,7 @@ class _Grid:
         "cells",
         "changes",
         "made",
+        "standing",
         "placed",
         "foes",
         "foe_cells",
@@ -1263,6 +1271,7 @@ class _Grid:
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
         self.made = 0  # counts the entries made so far
+        self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
@@ -1292,6 +1301,10 @@ class _Grid:
             entry[0] += 1
             if new != old:
                 entry[1].remove(f)
+            if new is None:
+                self.standing[side] -= 1
+        elif new is not None:
+            self.standing[side] += 1
         if new is not None:
             made = cells.get(new)
             if made is None:

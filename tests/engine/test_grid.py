@@ -104,6 +104,8 @@ def _check(b: Battle, me, dest):
         assert {e.index: from_dest[e.index] for e in enemies} == meters_there
     expected = _brute_cover(b, me, 10.0)
     assert b.free_cover_point(me, 10.0) is expected
+    for side, standing in b.grid.standing.items():  # what ``check_victory`` reads
+        assert standing == sum(1 for f in b.fighters if f.can_act and f.side == side)
 
 
 @settings(
