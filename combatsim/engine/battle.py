@@ -341,14 +341,16 @@ class Battle:
         meters = _Meters(self, here, enemies)
         footing = me.seen_from
         reach = self.melee_range
+        hint = seen.nearest
         if footing is not None:
             again = grid.again(me.side, footing, here, reach)
             if again is HOLDS:
-                return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
-            if again is not None:
+                return _remember(me, layout, enemies, meters, hint, seen.in_reach)
+            if again is BEYOND:
+                hint = None  # no one left as near as the hint was: the rings look farther
+            elif again is not None:
                 nearest, in_reach, me.seen_from = again
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
-        hint = seen.nearest
         far = False
         if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
@@ -1217,6 +1219,7 @@ RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
+BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
 
 SHIFT = 1 << 16  # a cell's key: its column * SHIFT + its row (rows within +-2**15)
@@ -1535,9 +1538,9 @@ class _Grid:
         without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
         in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
         in_reach, footing)`` from the enemies in them when that nearest stands within the
-        footing's radius (every enemy as near is in its cells); else None (look afresh). Only
-        while the fighter has not moved and no cell entry was made (an enemy in a cell empty
-        till then)."""
+        footing's radius (every enemy as near is in its cells), ``BEYOND`` when none does;
+        else None (look afresh). Only while the fighter has not moved and no cell entry was
+        made (an enemy in a cell empty till then)."""
         if footing[0] != here or footing[3] != self.made:
             return None
         entries = footing[1]
@@ -1552,7 +1555,7 @@ class _Grid:
         radius = footing[4]
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > radius:
-            return None
+            return BEYOND
         return best, count, (here, entries, total, self.made, radius)
 
 
