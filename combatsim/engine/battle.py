@@ -1002,7 +1002,8 @@ class Battle:
                 status=status,
             )
         was_acting = target.can_act
-        target.can_act = acting = system.can_act(target)
+        # a fighter that fled stays out of the fight, whatever a blast does to it after
+        target.can_act = acting = system.can_act(target) and not target.fled
         if was_acting != acting:
             self.layout += 1
             self.roster += 1
