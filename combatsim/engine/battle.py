@@ -198,7 +198,7 @@ class Fighter:
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
-        # what that memo stood on in a big fight: (position, cells, stamps) (``_Grid.footing``)
+        # what that memo stood on in a big fight (``_Grid.footing``)
         self.seen_from: tuple | None = None
         self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
         # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
@@ -1250,8 +1250,9 @@ class _Grid:
     whenever one of the side enters, leaves, moves or falls in it. Queries look only in the
     cells near a point (the nearest enemy, those in melee reach, who stands at a cover point
     or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
-    it was found in stay the same (``footing``, ``holds``). The cover points are listed by
-    cell too."""
+    it was found in stay the same, or is looked for again in those cells only (``footing``,
+    ``again``). A box around where each side stood (``apart``) tells when no enemy can be
+    near at all. The cover points are listed by cell too."""
 
     __slots__ = (
         "cells",
@@ -1301,20 +1302,19 @@ class _Grid:
         new = _key(f.position) if (f.can_act if standing is None else standing) else None
         cells = self.cells[side]
         if old is not None:
-            entry = cells[old]
-            entry[0] += 1
+            left = cells[old]
+            left[0] += 1
             if new != old:
-                entry[1].remove(f)
+                left[1].remove(f)
             if new is None:
                 self.standing[side] -= 1
         elif new is not None:
             self.standing[side] += 1
         if new is not None:
-            made = cells.get(new)
-            if made is None:
-                made = cells[new] = [0, []]
+            entry = cells.get(new)
+            if entry is None:
+                entry = cells[new] = [0, []]
                 self.made += 1
-            entry = made
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
@@ -1421,22 +1421,11 @@ class _Grid:
         span = self.span(here, radius)
         if span is None:
             return FAR
-        x0, x1, y0, y1 = span
-        total = 0
-        entries = []
-        for cells in self.foe_cells[side]:
-            get = cells.get
-            for i in range(x0, x1 + 1):
-                column = i * SHIFT
-                for key in range(column + y0, column + y1 + 1):
-                    entry = get(key)
-                    if entry is not None:
-                        entries.append(entry)
-                        total += entry[0]
+        entries = self._foe_entries(side, span)
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, count, (here, entries, total, self.made, radius)
+        return best, count, (here, entries, _stamps(entries), self.made, radius)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1522,6 +1511,11 @@ class _Grid:
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
             return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made, radius)
+        entries = self._foe_entries(side, span)
+        return (here, entries, _stamps(entries), self.made, radius)
+
+    def _foe_entries(self, side: str, span: Span) -> list[list]:
+        """The entries of the cells of ``side``'s enemies in ``span`` (those made)."""
         x0, x1, y0, y1 = span
         entries = []
         for cells in self.foe_cells[side]:
@@ -1532,7 +1526,7 @@ class _Grid:
                     entry = get(key)
                     if entry is not None:
                         entries.append(entry)
-        return (here, entries, sum([entry[0] for entry in entries]), self.made, radius)
+        return entries
 
     def again(self, side: str, footing: tuple, here: Point, reach: float) -> tuple | None:
         """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
@@ -1548,9 +1542,7 @@ class _Grid:
         if entries is None:
             same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
             return HOLDS if same else None
-        total = 0
-        for entry in entries:
-            total += entry[0]
+        total = _stamps(entries)
         if total == footing[2]:
             return HOLDS
         radius = footing[4]
@@ -1558,6 +1550,15 @@ class _Grid:
         if best_d > radius:
             return BEYOND
         return best, count, (here, entries, total, self.made, radius)
+
+
+def _stamps(entries: list[list]) -> int:
+    """The sum of the stamps of cell ``entries`` (each only grows: an equal sum is every
+    stamp the same)."""
+    total = 0
+    for entry in entries:
+        total += entry[0]
+    return total
 
 
 def _nearest_in(entries: list[list], here: Point, reach: float) -> tuple[Any, float, int]:
