@@ -198,7 +198,7 @@ class Fighter:
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
         # ``Battle.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
-        # what that memo stood on in a big fight: (position, cells, stamps) (``_Grid.footing``)
+        # what that memo stood on in a big fight (``_Grid.footing``)
         self.seen_from: tuple | None = None
         self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
         # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
@@ -340,10 +340,17 @@ class Battle:
         here = me.position
         meters = _Meters(self, here, enemies)
         footing = me.seen_from
-        if footing is not None and grid.holds(me.side, footing, here):
-            return _remember(me, layout, enemies, meters, seen.nearest, seen.in_reach)
         reach = self.melee_range
         hint = seen.nearest
+        if footing is not None:
+            again = grid.again(me.side, footing, here, reach)
+            if again is HOLDS:
+                return _remember(me, layout, enemies, meters, hint, seen.in_reach)
+            if again is BEYOND:
+                hint = None  # no one left as near as the hint was: the rings look farther
+            elif again is not None:
+                nearest, in_reach, me.seen_from = again
+                return _remember(me, layout, enemies, meters, nearest, in_reach)
         far = False
         if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
@@ -352,10 +359,15 @@ class Battle:
             elif near is not None:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
+        apart = grid.apart(me.side, here)
+        far = far or apart > RING_REACH  # no enemy in the cells around
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
-        in_reach = grid.count_within(me.side, here, reach)
-        if in_reach is None:
-            in_reach = _count_within(here, enemies, reach)
+        if apart > reach:  # no enemy can stand in reach
+            in_reach = 0
+        else:
+            in_reach = grid.count_within(me.side, here, reach)
+            if in_reach is None:
+                in_reach = _count_within(here, enemies, reach)
         radius = nearest_d if nearest_d > reach else reach
         me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
         return _remember(me, layout, enemies, meters, nearest, in_reach)
@@ -375,14 +387,11 @@ class Battle:
             nearest, nearest_d = None, math.inf
         if not enemies:
             return None, math.inf
-        _, positions, _, where = enemies.arrays()
-        # numpy squares of the distances find the candidates (within a few ulps of math.dist);
-        # the answer is math.dist's
-        dx = where[:, 0] - here[0]
-        dy = where[:, 1] - here[1]
-        d2 = dx * dx + dy * dy
-        low = float(d2.min())
-        for k in np.flatnonzero(d2 <= low * (1 + CLOSE) + 1e-300).tolist():
+        _, positions, _, points = enemies.arrays()
+        # numpy's meters find the candidates; the answer is math.dist's
+        meters = _meters_to(points, here)
+        low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
+        for k in (meters <= low).nonzero()[0].tolist():
             d = math.dist(here, positions[k])
             if d < nearest_d:
                 nearest, nearest_d = enemies[k], d
@@ -451,7 +460,7 @@ class Battle:
                 slot = kept[2].get(index)
                 if slot is not None:
                     kept[1][slot] = at
-                    kept[3][slot] = at
+                    kept[3][slot] = complex(at[0], at[1])
         self.grid.place(f)  # type: ignore[union-attr]
 
     def situation(
@@ -505,7 +514,7 @@ class Battle:
             if on_its_way and holder is not me:
                 continue  # someone still on its way there
             if grid is not None:
-                if not grid.occupied(at, me):
+                if not grid.occupied(k, me):
                     best, best_k, best_d = point, k, d
                 continue
             for o in self.fighters:
@@ -947,17 +956,19 @@ class Battle:
         margin = INTERCEPT_DISTANCE + 1e-6
         middle = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2)
         half = max(abs(end[0] - start[0]), abs(end[1] - start[1])) / 2
-        grid = self.grid
-        near = grid.near(grid.foes[f.side], middle, half + margin)  # type: ignore[union-attr]
+        grid = cast(_Grid, self.grid)
+        if grid.apart(f.side, middle) > 1.5 * half + margin:  # the way's box is far from all
+            return []
+        near = grid.near(grid.foes[f.side], middle, half + margin)
         if near is not None:
             return near
         enemies = self._standing_enemies_of(f.side)
         if not enemies:
             return []
-        where = enemies.arrays()[3]
+        points = enemies.arrays()[3]
         x0, x1 = (start[0], end[0]) if start[0] <= end[0] else (end[0], start[0])
         y0, y1 = (start[1], end[1]) if start[1] <= end[1] else (end[1], start[1])
-        xs, ys = where[:, 0], where[:, 1]
+        xs, ys = points.real, points.imag
         box = (xs >= x0 - margin) & (xs <= x1 + margin) & (ys >= y0 - margin) & (ys <= y1 + margin)
         return [enemies[k] for k in np.flatnonzero(box).tolist()]
 
@@ -997,7 +1008,8 @@ class Battle:
                 status=status,
             )
         was_acting = target.can_act
-        target.can_act = acting = system.can_act(target)
+        # a fighter that fled stays out of the fight, whatever a blast does to it after
+        target.can_act = acting = system.can_act(target) and not target.fled
         if was_acting != acting:
             self.layout += 1
             self.roster += 1
@@ -1023,7 +1035,11 @@ class Battle:
         if self.over or not self.fallen:
             return
         self.fallen = False
-        standing = {f.side for f in self.fighters if f.can_act}
+        grid = self.grid
+        if grid is not None:  # a big fight's grid counts who stands, side by side
+            standing = {side for side, n in grid.standing.items() if n}
+        else:
+            standing = {f.side for f in self.fighters if f.can_act}
         if len(standing) <= 1:
             self.over = True
             self.decided.succeed(VICTORY if standing else MUTUAL)
@@ -1090,7 +1106,6 @@ class _Meters(dict):
     __slots__ = ("battle", "here", "enemies", "misses", "nearest")
 
     def __init__(self, battle: Battle, here: Point, enemies: _Standing):
-        super().__init__()
         self.battle, self.here, self.enemies = battle, here, enemies
         self.misses = 0
         self.nearest: Fighter | None = None  # the nearest from ``here``, once known
@@ -1103,16 +1118,13 @@ class _Meters(dict):
             return None
         if not enemies:
             return []
-        indexes, _, _, where = self.enemies.arrays()
-        dx = where[:, 0] - self.here[0]
-        dy = where[:, 1] - self.here[1]
-        d2 = dx * dx + dy * dy
-        r2 = reach * reach
-        low, high = r2 * (1 - CLOSE), r2 * (1 + CLOSE)
+        indexes, _, _, points = self.enemies.arrays()
+        meters = _meters_to(points, self.here)
+        low, high = reach * (1 - CLOSE), reach * (1 + CLOSE)
         return [
             enemies[k]
-            for k in np.flatnonzero(d2 <= high).tolist()
-            if d2[k] < low or self[indexes[k]] <= reach
+            for k in (meters <= high).nonzero()[0].tolist()
+            if meters[k] < low or self[indexes[k]] <= reach
         ]
 
     def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
@@ -1127,7 +1139,10 @@ class _Meters(dict):
         enemies = self.enemies
         fighters = enemies.fighters
         f = fighters[index] if 0 <= index < len(fighters) else None
-        if f is None or f not in enemies:
+        # ``f in enemies`` (``_Standing``), without the call while the list is current
+        if f is None or not (
+            (f.can_act and f.side != enemies.side) if enemies.current else f in enemies
+        ):
             raise KeyError(index)
         self.misses = misses = self.misses + 1
         if misses > 8:
@@ -1164,16 +1179,18 @@ class _Standing(list):
         )
 
     def arrays(self) -> tuple:
-        """``(indexes, positions, index -> slot, positions as a numpy array)`` of these
-        fighters, made when first needed after the list changed; a move updates the
-        positions in place (``Battle._moved``)."""
+        """``(indexes, positions, index -> slot, positions as a numpy array of complex
+        numbers: east + north j)`` of these fighters, made when first needed after the list
+        changed; a move updates the positions in place (``Battle._moved``)."""
         kept = self.kept
         if kept is None:
             indexes = [f.index for f in self]
             positions = [f.position for f in self]
             slots = {i: k for k, i in enumerate(indexes)}
             where = np.array(positions, dtype=float).reshape(len(positions), 2)
-            kept = self.kept = (indexes, positions, slots, where)
+            points = np.empty(len(positions), dtype=complex)
+            points.real, points.imag = where[:, 0], where[:, 1]
+            kept = self.kept = (indexes, positions, slots, points)
         return kept
 
 
@@ -1186,23 +1203,30 @@ def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
     numpy."""
     if not enemies:
         return 0
-    _, positions, _, where = enemies.arrays()
-    dx = where[:, 0] - here[0]
-    dy = where[:, 1] - here[1]
-    d2 = dx * dx + dy * dy
-    r2 = reach * reach
-    count = int(np.count_nonzero(d2 < r2 * (1 - CLOSE)))
-    for k in np.flatnonzero((d2 >= r2 * (1 - CLOSE)) & (d2 <= r2 * (1 + CLOSE))).tolist():
+    _, positions, _, points = enemies.arrays()
+    meters = _meters_to(points, here)
+    low, high = reach * (1 - CLOSE), reach * (1 + CLOSE)
+    count = int(np.count_nonzero(meters < low))
+    for k in ((meters >= low) & (meters <= high)).nonzero()[0].tolist():
         if math.dist(here, positions[k]) <= reach:
             count += 1
     return count
 
 
+def _meters_to(points: np.ndarray, here: Point) -> np.ndarray:
+    """numpy's meters from ``here`` to ``points`` (complex: east + north j): the hypot of
+    the differences, within an ulp or two of math.dist's (``CLOSE`` covers that)."""
+    return np.abs(points - complex(here[0], here[1]))
+
+
 CELL = 16.0  # meters a side of a grid cell (big fights)
 NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller looks at all)
 RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
+RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (and a hint's)
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
+HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
+BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
 
 SHIFT = 1 << 16  # a cell's key: its column * SHIFT + its row (rows within +-2**15)
@@ -1232,22 +1256,47 @@ class _Grid:
     whenever one of the side enters, leaves, moves or falls in it. Queries look only in the
     cells near a point (the nearest enemy, those in melee reach, who stands at a cover point
     or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
-    it was found in stay the same (``footing``, ``holds``). The cover points are listed by
-    cell too."""
+    it was found in stay the same, or is looked for again in those cells only (``footing``,
+    ``again``). A box around where each side stood (``apart``) tells when no enemy can be
+    near at all. The cover points are listed by cell too."""
 
-    __slots__ = ("cells", "changes", "placed", "foes", "sides", "cover", "cover_points")
+    __slots__ = (
+        "cells",
+        "changes",
+        "made",
+        "standing",
+        "placed",
+        "foes",
+        "foe_cells",
+        "sides",
+        "cover",
+        "cover_points",
+        "cover_found",
+        "cover_cells",
+        "extent",
+    )
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
-        # side -> cell key -> [stamp, the side's standing fighters in the cell]
+        # side -> cell key -> [stamp, the side's standing fighters in the cell]: an entry,
+        # once made, stays (a footing holds the entries themselves)
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        self.made = 0  # counts the entries made so far
+        self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
+        # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
+        self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
         self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
+        self.foe_cells = {s: [self.cells[o] for o in self.foes[s]] for s in sides}
         self.cover_points = cover_points
         self.cover: dict[int, list[int]] = {}  # cell key -> the cover points in it
+        self.cover_found: dict[Span, list[int]] = {}  # ``cover_near``'s answers
+        # per cover point, the entries of every side's cells within half a meter of it
+        self.cover_cells: list[list[list]] = []
         for k, (at, _) in enumerate(cover_points):
             self.cover.setdefault(_key(at), []).append(k)
+            self.cover_cells.append(self._entries(self.sides, cast(Span, self.span(at, 0.5))))
         for f in fighters:
             self.place(f)
 
@@ -1259,15 +1308,26 @@ class _Grid:
         new = _key(f.position) if (f.can_act if standing is None else standing) else None
         cells = self.cells[side]
         if old is not None:
-            entry = cells[old]
-            entry[0] += 1
+            left = cells[old]
+            left[0] += 1
             if new != old:
-                entry[1].remove(f)
+                left[1].remove(f)
+            if new is None:
+                self.standing[side] -= 1
+        elif new is not None:
+            self.standing[side] += 1
         if new is not None:
-            entry = cells.setdefault(new, [0, []])
+            entry = cells.get(new)
+            if entry is None:
+                entry = cells[new] = [0, []]
+                self.made += 1
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
+            box = self.extent[side]
+            x, y = f.position
+            if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
+                box[:] = min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)
         self.placed[index] = new
         self.changes[side] += 1
 
@@ -1289,6 +1349,24 @@ class _Grid:
             return None
         return x0, x1, y0, y1
 
+    def apart(self, side: str, here: Point) -> float:
+        """Meters, less ``SLACK``, from ``here`` to the box around every place the enemies of
+        ``side`` stood in since the battle began (``extent``, 0 within it, infinite if none
+        ever stood): no standing enemy is nearer. Sides far apart skip the cells near
+        ``here``, all empty."""
+        x, y = here
+        low = math.inf
+        for s in self.foes[side]:
+            x0, x1, y0, y1 = self.extent[s]
+            if x0 > x1:
+                continue  # none of the side ever stood
+            dx = x0 - x if x < x0 else (x - x1 if x > x1 else 0.0)
+            dy = y0 - y if y < y0 else (y - y1 if y > y1 else 0.0)
+            d = math.hypot(dx, dy)
+            if d < low:
+                low = d
+        return low - SLACK
+
     def nearest(
         self, side: str, here: Point, hint: Fighter | None = None
     ) -> tuple[Fighter | None, float]:
@@ -1299,6 +1377,8 @@ class _Grid:
         ``hint``, a fighter that may be near, bounds the search first: every enemy within
         its meters is in the cells within them, so the nearest of those, if as near, is the
         nearest of all (a stale hint finds none, and the rings decide)."""
+        if self.apart(side, here) > RING_REACH:  # no enemy in the cells looked in
+            return None, math.inf
         dist = math.dist
         if hint is not None:
             bound = dist(here, hint.position)
@@ -1342,30 +1422,16 @@ class _Grid:
         (math.dist, ties to the lower index), how many stand within ``reach``, and the
         ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
         when that is too many cells."""
-        dist = math.dist
-        bound = dist(here, hint.position)
-        span = self.span(here, bound if bound > reach else reach)
+        bound = math.dist(here, hint.position)
+        radius = bound if bound > reach else reach
+        span = self.span(here, radius)
         if span is None:
             return FAR
-        x0, x1, y0, y1 = span
-        best, best_d, best_i, count, total = None, math.inf, -1, 0, 0
-        for s in self.foes[side]:
-            get = self.cells[s].get
-            for i in range(x0, x1 + 1):
-                column = i * SHIFT
-                for key in range(column + y0, column + y1 + 1):
-                    entry = get(key)
-                    if entry is not None:
-                        total += entry[0]
-                        for e in entry[1]:
-                            d = dist(here, e.position)
-                            if d <= reach:
-                                count += 1
-                            if d < best_d or (d == best_d and e.index < best_i):
-                                best, best_d, best_i = e, d, e.index
+        entries = self._foe_entries(side, span)
+        best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, count, (here, span, total)
+        return best, count, (here, entries, _stamps(entries), self.made, radius)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1394,63 +1460,126 @@ class _Grid:
         dist = math.dist
         return sum(1 for e in found if dist(here, e.position) <= reach)
 
-    def occupied(self, at: Point, me: Fighter) -> bool:
+    def _entries(self, sides: list[str], span: Span) -> list[list]:
+        """The entries of ``sides``' cells in ``span``, made (empty) where none was yet."""
+        x0, x1, y0, y1 = span
+        entries = []
+        for s in sides:
+            cells = self.cells[s]
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    entry = cells.get(key)
+                    if entry is None:
+                        entry = cells[key] = [0, []]
+                        self.made += 1
+                    entries.append(entry)
+        return entries
+
+    def occupied(self, k: int, me: Fighter) -> bool:
         """Whether someone able to act other than ``me`` stands within half a meter of
-        ``at`` (a cover point)."""
+        cover point ``k`` (in the cells around it: ``cover_cells``)."""
         dist = math.dist
-        for e in self.near(self.sides, at, 0.5) or ():
-            if e is not me and dist(e.position, at) < 0.5:
-                return True
+        at = self.cover_points[k][0]
+        for entry in self.cover_cells[k]:
+            for e in entry[1]:
+                if e is not me and dist(e.position, at) < 0.5:
+                    return True
         return False
 
     def cover_near(self, at: Point, radius: float) -> list[int]:
         """The cover points (indexes, in order) in the cells within ``radius`` of ``at``:
-        all of them when that is too many cells."""
+        all of them when that is too many cells. Kept by block of cells: the points stay."""
         cover = self.cover
         if not cover:
             return []
         span = self.span(at, radius)
         if span is None:
             return list(range(len(self.cover_points)))
-        x0, x1, y0, y1 = span
-        found = []
-        for i in range(x0, x1 + 1):
-            column = i * SHIFT
-            for key in range(column + y0, column + y1 + 1):
-                points = cover.get(key)
-                if points is not None:
-                    found.extend(points)
-        found.sort()
+        found = self.cover_found.get(span)
+        if found is None:
+            x0, x1, y0, y1 = span
+            found = []
+            for i in range(x0, x1 + 1):
+                column = i * SHIFT
+                for key in range(column + y0, column + y1 + 1):
+                    points = cover.get(key)
+                    if points is not None:
+                        found.extend(points)
+            found.sort()
+            self.cover_found[span] = found
         return found
 
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
-        the cells within ``radius`` and the sum of their stamps (all of the enemies'
-        changes when that is too many cells)."""
+        ``(here, the enemies' cell entries within radius, the sum of their stamps, made)``;
+        with too many cells, ``(here, None, all of the enemies' changes, made)``."""
         span = self.span(here, radius) if radius < math.inf else None
-        return (here, span, self._stamp(side, span))
-
-    def holds(self, side: str, footing: tuple, here: Point) -> bool:
-        """Whether a measure on ``footing`` still holds for a fighter of ``side`` at
-        ``here``: it has not moved and no enemy entered, left, moved or fell in its cells
-        (stamps only grow: an equal sum is every stamp the same)."""
-        return footing[0] == here and self._stamp(side, footing[1]) == footing[2]
-
-    def _stamp(self, side: str, span: Span | None) -> int:
-        foes = self.foes[side]
         if span is None:
-            return sum(self.changes[s] for s in foes)
+            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made, radius)
+        entries = self._foe_entries(side, span)
+        return (here, entries, _stamps(entries), self.made, radius)
+
+    def _foe_entries(self, side: str, span: Span) -> list[list]:
+        """The entries of the cells of ``side``'s enemies in ``span`` (those made)."""
         x0, x1, y0, y1 = span
-        total = 0
-        for s in foes:
-            get = self.cells[s].get
+        entries = []
+        for cells in self.foe_cells[side]:
+            get = cells.get
             for i in range(x0, x1 + 1):
                 column = i * SHIFT
                 for key in range(column + y0, column + y1 + 1):
                     entry = get(key)
                     if entry is not None:
-                        total += entry[0]
-        return total
+                        entries.append(entry)
+        return entries
+
+    def again(self, side: str, footing: tuple, here: Point, reach: float) -> tuple | None:
+        """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
+        without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
+        in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
+        in_reach, footing)`` from the enemies in them when that nearest stands within the
+        footing's radius (every enemy as near is in its cells), ``BEYOND`` when none does;
+        else None (look afresh). Only while the fighter has not moved and no cell entry was
+        made (an enemy in a cell empty till then)."""
+        if footing[0] != here or footing[3] != self.made:
+            return None
+        entries = footing[1]
+        if entries is None:
+            same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
+            return HOLDS if same else None
+        total = _stamps(entries)
+        if total == footing[2]:
+            return HOLDS
+        radius = footing[4]
+        best, best_d, count = _nearest_in(entries, here, reach)
+        if best_d > radius:
+            return BEYOND
+        return best, count, (here, entries, total, self.made, radius)
+
+
+def _stamps(entries: list[list]) -> int:
+    """The sum of the stamps of cell ``entries`` (each only grows: an equal sum is every
+    stamp the same)."""
+    total = 0
+    for entry in entries:
+        total += entry[0]
+    return total
+
+
+def _nearest_in(entries: list[list], here: Point, reach: float) -> tuple[Any, float, int]:
+    """The first of the nearest fighters (math.dist, ties to the lower index) of the cell
+    ``entries``, its meters, and how many stand within ``reach`` of ``here``."""
+    dist = math.dist
+    best, best_d, best_i, count = None, math.inf, -1, 0
+    for entry in entries:
+        for e in entry[1]:
+            d = dist(here, e.position)
+            if d <= reach:
+                count += 1
+            if d < best_d or (d == best_d and e.index < best_i):
+                best, best_d, best_i = e, d, e.index
+    return best, best_d, count
 
 
 def _remember(

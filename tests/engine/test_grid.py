@@ -104,6 +104,8 @@ def _check(b: Battle, me, dest):
         assert {e.index: from_dest[e.index] for e in enemies} == meters_there
     expected = _brute_cover(b, me, 10.0)
     assert b.free_cover_point(me, 10.0) is expected
+    for side, standing in b.grid.standing.items():  # what ``check_victory`` reads
+        assert standing == sum(1 for f in b.fighters if f.can_act and f.side == side)
 
 
 @settings(
@@ -161,3 +163,115 @@ def test_passers_by_hold_everyone_a_way_passes(three_sides, monkeypatch, start, 
     found = b._passers_by(me, a, z)
     assert passing <= {e.index for e in found}
     assert all(e.can_act and e.side != me.side for e in found)
+
+
+# sides far apart (each its own offset, as in the 2,000 apart benchmark), on a lattice: equal
+# distances (ties) between far fighters, and moves that bring one near or take it far again
+offset = st.sampled_from([0.0, 50_000.0, -50_000.0, 99_000.0])
+far_point = st.tuples(lattice, lattice)
+far_step = st.one_of(
+    st.tuples(st.just("move"), st.integers(0, 11), point),
+    st.tuples(st.just("move"), st.integers(0, 11), far_point),
+    st.tuples(st.just("fall"), st.integers(0, 11), st.just((0.0, 0.0))),
+    st.tuples(st.just("look"), st.integers(0, 11), far_point),
+)
+
+
+def _bound_holds(b: Battle) -> None:
+    """``_Grid.apart`` is a lower bound of the meters to every standing enemy."""
+    for me in b.fighters:
+        enemies = [e for e in b.fighters if e.can_act and e.side != me.side]
+        nearest = min((math.dist(me.position, e.position) for e in enemies), default=math.inf)
+        assert b.grid.apart(me.side, me.position) <= nearest
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    offsets=st.tuples(offset, offset, offset),
+    start=st.lists(far_point, min_size=12, max_size=12),
+    steps=st.lists(far_step, max_size=30),
+)
+def test_far_sides_get_what_a_scan_gets(three_sides, monkeypatch, offsets, start, steps):
+    """Sides kilometres apart: the nearest (the first of equals, found among all with numpy
+    and decided by math.dist), the count in reach, the meters within any reach, from where
+    a fighter stands and from where it walks to, as brute force has them; and the extent's
+    bound is never above the meters to a standing enemy."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    sides = {s: k for k, s in enumerate(b.sides)}
+    for f, (x, y) in zip(b.fighters, start, strict=True):
+        f.position = (offsets[sides[f.side]] + x, y)
+        b._moved(f)
+    b.layout += 1
+    _bound_holds(b)
+    for kind, index, at in steps:
+        f = b.fighters[index]
+        if kind == "move":
+            # a lattice point moves near the fighter's side; others land where they say
+            far = at[0] == int(at[0]) and abs(at[0]) <= 3
+            f.position = (offsets[sides[f.side]] + at[0], at[1]) if far else at
+            b._moved(f)
+            b.layout += 1
+        elif kind == "fall":
+            f.can_act = not f.can_act
+            b.layout += 1
+            b.roster += 1
+            b._roster_changed(f)
+        elif f.can_act:
+            _check(b, f, (offsets[sides[f.side]] + at[0], at[1]))
+        _bound_holds(b)
+    for f in b.fighters:
+        if f.can_act:
+            _check(b, f, f.position)
+
+
+def test_far_nearest_ties_go_to_the_first_in_fighter_order(three_sides, monkeypatch):
+    """Enemies 50 km off at exactly equal meters (mirror images across the line of sight,
+    and the same point twice): the first of them in fighter order is the nearest, whatever
+    numpy's hypot makes of them."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    me.position = (0.0, 0.0)
+    b._moved(me)
+    for k, e in enumerate(enemies):  # pairs at (50 km, +-y): equal meters, the later first
+        y = float(7 - k // 2)
+        e.position = (50_000.0, y if k % 2 else -y)
+        b._moved(e)
+    b.layout += 1
+    _check(b, me, (0.0, 1e-9))
+    view = b.enemies_in_view(me)
+    assert view.nearest is enemies[-2]  # the last pair is the nearest: its first member
+    assert view.in_reach == 0
+    for e in enemies:  # every one at the very same point
+        e.position = (50_000.0, 3.0)
+        b._moved(e)
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[0]
+    _check(b, me, (-3.0, 3.0))
+
+
+def test_an_enemy_entering_an_empty_cell_is_seen(three_sides, monkeypatch):
+    """A memo stands on the cells it was found in; an enemy that walks into a cell no one
+    stood in till then (a cell entry made after the memo) must still be seen."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    me.position = (-200.0, -200.0)  # away from the cover points' cells
+    b._moved(me)
+    for k, e in enumerate(enemies):
+        e.position = (-185.0, -200.0) if k == 0 else (5_000.0 + k, 5_000.0)
+        b._moved(e)
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[0]
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[0]  # the memo stands
+    enemies[1].position = (-195.0, -200.0)  # into a cell empty till now
+    b._moved(enemies[1])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[1]
+    _check(b, me, (-190.0, -190.0))
