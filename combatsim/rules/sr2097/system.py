@@ -257,6 +257,8 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         self._smartlink = condition("smartlink", o.smartlink)
         self._scope = condition("scope", o.scope)
         self._profiles = SpecCache()  # spec -> its Profile
+        # armor that a stopped hit wears down (option, off by default): asked per stopped hit
+        self._degrades = bool(o.armor_degradation_pt or o.armor_degradation_dr)
 
     # --- state ----------------------------------------------------------------------------
     def unread(self, spec: Any) -> frozenset[str]:
@@ -764,8 +766,10 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         if battle.tracing:
             dice_from = (code.dice, mos_dice, burst, edge)
             _trace_damage(battle, attacker, target, weapon, dice_from, faces, strength, dealt)
-        if dealt == 0:
-            self._stopped(battle, target)
+        if dealt == 0:  # the armor stopped the whole hit (below PT); it may degrade (options)
+            st.stopped += 1
+            if self._degrades:
+                self._degrade(battle, target)
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
@@ -779,20 +783,18 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 why += f" (expected {expected:g} below PT {pt})"
         self._spend(battle, attacker, "damage", why)
 
-    def _stopped(self, battle: Battle[C], target: C) -> None:
-        """The armor stopped the whole hit (below PT); it may degrade (options)."""
+    def _degrade(self, battle: Battle[C], target: C) -> None:
+        """A hit the armor stopped wears it down (``armor_degradation_pt``/``_dr``)."""
         st = target.state
-        st.stopped += 1
         o = self.options
-        if o.armor_degradation_pt or o.armor_degradation_dr:
-            st.pt = max(0, st.pt - o.armor_degradation_pt)
-            st.dr = max(0, st.dr - o.armor_degradation_dr)
-            if battle.tracing:
-                battle.trace(
-                    "armor",
-                    f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
-                    actor=target,
-                )
+        st.pt = max(0, st.pt - o.armor_degradation_pt)
+        st.dr = max(0, st.dr - o.armor_degradation_dr)
+        if battle.tracing:
+            battle.trace(
+                "armor",
+                f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
+                actor=target,
+            )
 
     def injure(
         self, battle: Battle[C], attacker: C | None, target: C, damage: int, stun: bool
