@@ -128,8 +128,9 @@ def condition(why: str, effect: models.Effect) -> Condition:
 class PendingDisadvantage:
     """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
     ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
-    ``dice.ANY`` (the next check of any kind). Never changed once made; not a frozen dataclass
-    only because one is made on every significant failure and frozen ones build slower."""
+    ``dice.ANY`` (the next check of any kind). Never changed once made (``pending_after``
+    shares one per kind and MoS); not a frozen dataclass only because frozen ones build
+    slower."""
 
     scope: str
     kind: str
@@ -593,15 +594,17 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             else:
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         # ruling 23: a bad enough failure may leave a Disadvantage pending
-        failed_badly = mos < _PENDING_BELOW and self._failure_disadvantage
-        scope = _leave_pending(st, kind, mos) if failed_badly else None
+        left = None
+        if mos < _PENDING_BELOW and self._failure_disadvantage:
+            left = pending_after(kind, mos)
+            if left is not None:
+                st.pending = left
         st.checks += 1
         if mos >= 0:
             st.successes += 1
         if double:
             st.doubles += 1
         if why is not None:
-            left = st.pending if scope is not None else None  # left by this check's failure
             self._trace_check(battle, attacker, skill, faces, bonus, tn, mode, use, what, why, left)
         return mos
 
@@ -924,14 +927,15 @@ _PENDING_BELOW = min(
 Explained = tuple[list[str], list, list[str], list[str]]
 
 
-def _leave_pending(st: State, kind: str, mos: int) -> str | None:
-    """Ruling 23: a failure's tier may leave a Disadvantage pending for the next related
-    check (or any); its scope, or None."""
+@lru_cache(maxsize=1024)
+def pending_after(kind: str, mos: int) -> PendingDisadvantage | None:
+    """Ruling 23: the Disadvantage a failure of ``mos`` on a ``kind`` check leaves pending for
+    the next related check (or any), or None. One record per (kind, MoS), shared by every
+    check that leaves it: a ``PendingDisadvantage`` is never changed once made, and making
+    one (with the tier looked up twice) cost a fifth of a bad failure's check."""
     tier = dice.mos_tier(mos)
     scope = dice.failure_disadvantage(tier)
-    if scope is not None:
-        st.pending = PendingDisadvantage(scope, kind, tier, mos)
-    return scope
+    return None if scope is None else PendingDisadvantage(scope, kind, tier, mos)
 
 
 def _trace_damage(
