@@ -63,7 +63,7 @@ EDGE_USES = ("attack", "damage", "initiative", "lessen")
 @lru_cache(maxsize=4096)
 def hit_chance(margin: int, mode: str, edge: bool = False) -> float:
     """P(success) of a check with bonus - TN = ``margin`` (exact, from the dice layer)."""
-    return float(dice.p_success(margin, 0, mode, edge))
+    return float(dice.success_chance(margin, 0, mode, edge))
 
 
 @lru_cache(maxsize=4096)
