@@ -613,44 +613,6 @@ def test_each_rolls_effect_in_battle_is_the_options_effect_of_its_combination():
             assert table[faces] == (r.total, r.degree, r.kind, want), faces
 
 
-def test_the_ease_is_the_same_traced_and_untraced_in_every_situation():
-    """Untraced, ``_ease`` adds only the modifiers that apply; traced, ``_ease_traced`` names
-    them all for the trace: the two must agree on every situation (range, cover, aiming, a
-    running target, a moving attacker, an enemy in reach, wounds, melee, a throw at a point)."""
-    import random
-
-    from combatsim.engine.battle import Battle, battle_rng
-
-    scenario = load_scenario(SCENARIOS / "4d8-temple-guardians.yaml")
-    system = scenario.system
-    battle = Battle(scenario, battle_rng(1, 0))
-    rng = random.Random(7)
-    covers = ["none", *system._cover_ease]
-    checked: Counter = Counter()
-    for _ in range(1500):
-        attacker, target = rng.sample(battle.fighters, 2)
-        for f in battle.fighters:
-            f.position = (rng.uniform(-40, 40), rng.uniform(-40, 40))
-        battle.layout += 1
-        target.cover = rng.choice(covers)
-        target.running = rng.random() < 0.3
-        attacker.moved_this_action = rng.choice([0.0, 2.5])
-        attacker.state.prev_target = rng.choice([None, target])
-        attacker.state.wounded = rng.random() < 0.4
-        weapon = rng.choice([*attacker.spec.weapons, None])
-        arms = attacker.state.arms[id(weapon)]
-        ranged = arms.ranges is not None
-        aim = (1.0, 2.0) if ranged and rng.random() < 0.2 else None
-        who = None if aim is not None else target
-        notes: list[str] = []
-        traced = system._ease(battle, attacker, who, arms, ranged, aim, notes)
-        assert system._ease(battle, attacker, who, arms, ranged, aim, None) == traced
-        assert notes
-        checked[(ranged, who is None, traced == d8.MAX_EASE)] += 1
-    assert checked[(True, False, False)] > 100 and checked[(False, False, False)] > 300
-    assert checked[(True, True, False)] > 25
-
-
 @pytest.mark.parametrize("policy", d8.OVER32 + ("best",))
 def test_a_traced_battle_is_the_untraced_battle(policy):
     """The temple fight (grenades, melee, interception, staggers) with easy shots so that
