@@ -352,6 +352,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         if ranged:
             s = battle.situation(attacker, target, at)
             ease += self._range_ease[band_of(arms.ranges, s.distance)]  # type: ignore[arg-type]
+            # the same situation Lost Souls' ``circumstances`` adds up inline: one shared
+            # method cost a call per attack (+1.5% of a battle here, +2% there, measured)
             moved = attacker.moved_this_action > 0
             if target is not None:
                 cover = target.cover
