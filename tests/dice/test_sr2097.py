@@ -353,6 +353,18 @@ def test_advantage_and_edge_raise_the_professionals_chances():
     assert base < adv < edge
 
 
+@pytest.mark.parametrize(("mode", "edge"), MODE_EDGE)
+def test_success_chance_counts_what_p_success_sums(mode, edge):
+    """``success_chance`` (the integer count a battle's Edge policy reads) is ``p_success``
+    (the exact joint table's sum), fraction for fraction, at every margin from always failing
+    to always succeeding; so are their floats, which the policy compares."""
+    for d in range(-35, 16):
+        counted = sr.success_chance(d, 0, mode, edge)
+        assert counted == sr.p_success(d, 0, mode, edge), d
+        assert float(counted) == float(sr.p_success(20 + d, 20, mode, edge)), d
+    assert sr.success_chance(-35, 0, mode, edge) == 0 and sr.success_chance(15, 0, mode, edge) == 1
+
+
 def test_without_edge_doubles_never_change_success():
     for bonus, tn in BONUS_TN:
         assert sr.p_success(bonus, tn) == Dist.dice_sum(2, 10, bonus).at_least(tn)

@@ -172,19 +172,18 @@ def test_4d8_names_the_range_ease_before_the_modifiers():
     assert seen > 20
 
 
-def test_lost_souls_counts_the_same_dice_traced_and_untraced():
-    """Untraced, ``circumstances`` adds only the dice that apply; traced, it lists them all
-    for the trace (``_values``): the two must agree on every situation."""
+def shuffled_situations(path: Path, seed: int, times: int):
+    """``times`` random situations of an attack in a battle of the scenario at ``path``: the
+    fighters placed anew, then an attacker and a target with a random cover, running, moving
+    and aim (the attacker's ``prev_target``); yields ``(battle, attacker, target, rng)`` for
+    the caller to draw the rest (weapon, wounds) from ``rng``."""
     import random
 
-    scenario = load_scenario(ROOT / "scenarios" / "lost-souls-warehouse-raid.yaml")
-    system = scenario.system
+    scenario = load_scenario(path)
     battle = Battle(scenario, battle_rng(1, 0))
-    system._arm(battle)
-    rng = random.Random(5)
-    covers = ["none", *system._cover]
-    checked = 0
-    for _ in range(400):
+    rng = random.Random(seed)
+    covers = ["none", "partial", "full", "hidden"]
+    for _ in range(times):
         attacker, target = rng.sample(battle.fighters, 2)
         for f in battle.fighters:
             f.position = (rng.uniform(-30, 30), rng.uniform(-30, 30))
@@ -193,6 +192,18 @@ def test_lost_souls_counts_the_same_dice_traced_and_untraced():
         target.running = rng.random() < 0.3
         attacker.moved_this_action = rng.choice([0.0, 2.5])
         attacker.state.prev_target = rng.choice([None, target])
+        yield battle, attacker, target, rng
+
+
+def test_lost_souls_counts_the_same_dice_traced_and_untraced():
+    """Untraced, ``circumstances`` adds only the dice that apply; traced, it lists them all
+    for the trace (``_values``): the two must agree on every situation."""
+    checked = 0
+    raid = ROOT / "scenarios" / "lost-souls-warehouse-raid.yaml"
+    for battle, attacker, target, rng in shuffled_situations(raid, 5, 400):
+        system = battle.system
+        if attacker.state.profile is None:  # the battle's first roll would arm it
+            system._arm(battle)
         attacker.state.life = rng.randint(1, attacker.state.max_life)
         weapon = rng.choice([*attacker.spec.weapons, None])
         kit = system._kit(battle, attacker, weapon)
@@ -210,3 +221,27 @@ def test_lost_souls_counts_the_same_dice_traced_and_untraced():
         )
         checked += 1
     assert checked > 300
+
+
+def test_4d8_adds_the_same_ease_traced_and_untraced():
+    """Untraced, ``_ease`` adds only the modifiers that apply; traced, ``_ease_traced`` names
+    them all for the trace: the two must agree on every situation (range, cover, aiming, a
+    running target, a moving attacker, an enemy in reach, wounds, melee, a throw at a point)."""
+    from collections import Counter
+
+    checked: Counter = Counter()
+    temple = ROOT / "scenarios" / "4d8-temple-guardians.yaml"
+    for battle, attacker, target, rng in shuffled_situations(temple, 7, 1500):
+        attacker.state.wounded = rng.random() < 0.4
+        weapon = rng.choice([*attacker.spec.weapons, None])
+        arms = attacker.state.arms[id(weapon)]
+        ranged = arms.ranges is not None
+        aim = (1.0, 2.0) if ranged and rng.random() < 0.2 else None
+        who = None if aim is not None else target
+        notes: list[str] = []
+        traced = battle.system._ease(battle, attacker, who, arms, ranged, aim, notes)
+        assert battle.system._ease(battle, attacker, who, arms, ranged, aim, None) == traced
+        assert notes
+        checked[(ranged, who is None)] += 1
+    assert checked[(True, False)] > 100 and checked[(False, False)] > 300
+    assert checked[(True, True)] > 25

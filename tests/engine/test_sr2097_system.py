@@ -23,7 +23,12 @@ from combatsim.dice import sr2097 as dice
 from combatsim.engine.battle import Battle
 from combatsim.errors import ScenarioError
 from combatsim.rules.sr2097 import models
-from combatsim.rules.sr2097.system import action_scores, injury_step, injury_thresholds
+from combatsim.rules.sr2097.system import (
+    action_scores,
+    injury_step,
+    injury_thresholds,
+    pending_after,
+)
 from combatsim.scenario import load_catalogue
 from tests import helpers
 from tests.helpers import DrawScript, events, fighter
@@ -393,6 +398,23 @@ def test_a_critically_injured_fighter_has_disadvantage():
 
 
 # --- failure consequences (seed "Magnitude of Success/Failure", ruling 23) ---------------------
+
+
+def test_the_shared_pending_disadvantage_is_the_dice_layers_for_every_failure():
+    """``pending_after`` keeps one record per (kind, MoS) instead of making one per failed
+    check: for every failing MoS it says what ``dice.mos_tier`` and
+    ``dice.failure_disadvantage`` say, and a record is the same object each time it is left."""
+    for kind in ("attack", "melee"):
+        for mos in range(-45, 0):
+            tier = dice.mos_tier(mos)
+            scope = dice.failure_disadvantage(tier)
+            left = pending_after(kind, mos)
+            if scope is None:
+                assert left is None, mos
+            else:
+                assert (left.scope, left.kind, left.tier, left.mos) == (scope, kind, tier, mos)
+                assert pending_after(kind, mos) is left
+
 
 # A +12 shooter at 20 m (long, TN 25) with Reflexes 24 and no initiative dice acts at 24, 14
 # and 4: three attack checks in one turn against a target that never acts.

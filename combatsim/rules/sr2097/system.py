@@ -63,7 +63,7 @@ EDGE_USES = ("attack", "damage", "initiative", "lessen")
 @lru_cache(maxsize=4096)
 def hit_chance(margin: int, mode: str, edge: bool = False) -> float:
     """P(success) of a check with bonus - TN = ``margin`` (exact, from the dice layer)."""
-    return float(dice.p_success(margin, 0, mode, edge))
+    return float(dice.success_chance(margin, 0, mode, edge))
 
 
 @lru_cache(maxsize=4096)
@@ -128,8 +128,9 @@ def condition(why: str, effect: models.Effect) -> Condition:
 class PendingDisadvantage:
     """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
     ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
-    ``dice.ANY`` (the next check of any kind). Never changed once made; not a frozen dataclass
-    only because one is made on every significant failure and frozen ones build slower."""
+    ``dice.ANY`` (the next check of any kind). Never changed once made (``pending_after``
+    shares one per kind and MoS); not a frozen dataclass only because frozen ones build
+    slower."""
 
     scope: str
     kind: str
@@ -257,6 +258,8 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         self._smartlink = condition("smartlink", o.smartlink)
         self._scope = condition("scope", o.scope)
         self._profiles = SpecCache()  # spec -> its Profile
+        # armor that a stopped hit wears down (option, off by default): asked per stopped hit
+        self._degrades = bool(o.armor_degradation_pt or o.armor_degradation_dr)
 
     # --- state ----------------------------------------------------------------------------
     def unread(self, spec: Any) -> frozenset[str]:
@@ -591,15 +594,17 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
             else:
                 mos, double = dice.check_outcome(faces, bonus - tn, mode, edge)
         # ruling 23: a bad enough failure may leave a Disadvantage pending
-        failed_badly = mos < _PENDING_BELOW and self._failure_disadvantage
-        scope = _leave_pending(st, kind, mos) if failed_badly else None
+        left = None
+        if mos < _PENDING_BELOW and self._failure_disadvantage:
+            left = pending_after(kind, mos)
+            if left is not None:
+                st.pending = left
         st.checks += 1
         if mos >= 0:
             st.successes += 1
         if double:
             st.doubles += 1
         if why is not None:
-            left = st.pending if scope is not None else None  # left by this check's failure
             self._trace_check(battle, attacker, skill, faces, bonus, tn, mode, use, what, why, left)
         return mos
 
@@ -764,8 +769,10 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         if battle.tracing:
             dice_from = (code.dice, mos_dice, burst, edge)
             _trace_damage(battle, attacker, target, weapon, dice_from, faces, strength, dealt)
-        if dealt == 0:
-            self._stopped(battle, target)
+        if dealt == 0:  # the armor stopped the whole hit (below PT); it may degrade (options)
+            st.stopped += 1
+            if self._degrades:
+                self._degrade(battle, target)
             return
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
@@ -779,20 +786,18 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 why += f" (expected {expected:g} below PT {pt})"
         self._spend(battle, attacker, "damage", why)
 
-    def _stopped(self, battle: Battle[C], target: C) -> None:
-        """The armor stopped the whole hit (below PT); it may degrade (options)."""
+    def _degrade(self, battle: Battle[C], target: C) -> None:
+        """A hit the armor stopped wears it down (``armor_degradation_pt``/``_dr``)."""
         st = target.state
-        st.stopped += 1
         o = self.options
-        if o.armor_degradation_pt or o.armor_degradation_dr:
-            st.pt = max(0, st.pt - o.armor_degradation_pt)
-            st.dr = max(0, st.dr - o.armor_degradation_dr)
-            if battle.tracing:
-                battle.trace(
-                    "armor",
-                    f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
-                    actor=target,
-                )
+        st.pt = max(0, st.pt - o.armor_degradation_pt)
+        st.dr = max(0, st.dr - o.armor_degradation_dr)
+        if battle.tracing:
+            battle.trace(
+                "armor",
+                f"{target.name}'s armor degrades to PT {st.pt}/DR {st.dr}",
+                actor=target,
+            )
 
     def injure(
         self, battle: Battle[C], attacker: C | None, target: C, damage: int, stun: bool
@@ -922,14 +927,15 @@ _PENDING_BELOW = min(
 Explained = tuple[list[str], list, list[str], list[str]]
 
 
-def _leave_pending(st: State, kind: str, mos: int) -> str | None:
-    """Ruling 23: a failure's tier may leave a Disadvantage pending for the next related
-    check (or any); its scope, or None."""
+@lru_cache(maxsize=1024)
+def pending_after(kind: str, mos: int) -> PendingDisadvantage | None:
+    """Ruling 23: the Disadvantage a failure of ``mos`` on a ``kind`` check leaves pending for
+    the next related check (or any), or None. One record per (kind, MoS), shared by every
+    check that leaves it: a ``PendingDisadvantage`` is never changed once made, and making
+    one (with the tier looked up twice) cost a fifth of a bad failure's check."""
     tier = dice.mos_tier(mos)
     scope = dice.failure_disadvantage(tier)
-    if scope is not None:
-        st.pending = PendingDisadvantage(scope, kind, tier, mos)
-    return scope
+    return None if scope is None else PendingDisadvantage(scope, kind, tier, mos)
 
 
 def _trace_damage(
