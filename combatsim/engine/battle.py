@@ -288,6 +288,8 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
+        self.foes: dict[str, list[Fighter]] = {}  # side -> ``_foes`` (small fights)
+        self.foes_roster = 0  # the ``roster`` the lists in ``foes`` were made at
         # the standing fighters by cell (big fights): what an action looks at near it
         self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
@@ -389,22 +391,20 @@ class Battle:
         return nearest, nearest_d
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
-        """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
-        side, here, dist = me.side, me.position, math.dist
+        """``enemies_in_view`` in one pass over the side's ``_foes``: faster in a small
+        fight."""
+        here, dist = me.position, math.dist
         reach = self.melee_range
-        enemies = []
+        enemies = self._foes(me.side)
         meters = {}
         nearest, nearest_d = None, math.inf
         in_reach = 0
-        for f in self.fighters:
-            if f.can_act and f.side != side:
-                d = dist(here, f.position)
-                enemies.append(f)
-                meters[f.index] = d
-                if d < nearest_d:
-                    nearest, nearest_d = f, d
-                if d <= reach:
-                    in_reach += 1
+        for f in enemies:
+            d = meters[f.index] = dist(here, f.position)
+            if d < nearest_d:
+                nearest, nearest_d = f, d
+            if d <= reach:
+                in_reach += 1
         seen = me.enemies_seen
         if seen is NOT_SEEN:  # its first measure this battle: its own, every field set below
             seen = me.enemies_seen = _blank(EnemiesInView)
@@ -415,6 +415,18 @@ class Battle:
         seen.nearest = nearest
         seen.in_reach = in_reach
         return seen
+
+    def _foes(self, side: str) -> list[Fighter]:
+        """The standing fighters of the sides other than ``side`` in fighter order, in a
+        small fight: one list serves the side's fighters and their memos (never changed in
+        place: made again once someone left or rejoined the fight, the battle's ``roster``)."""
+        if self.foes_roster != self.roster:
+            self.foes.clear()
+            self.foes_roster = self.roster
+        foes = self.foes.get(side)
+        if foes is None:
+            foes = self.foes[side] = [f for f in self.fighters if f.can_act and f.side != side]
+        return foes
 
     def _standing_enemies_of(self, side: str) -> _Standing:
         """The standing enemies of a side, in fighter order (``_Standing``): one list serves
@@ -899,7 +911,7 @@ class Battle:
             )
         # (where along the way, opponent): interceptions happen in that order
         passed: list[tuple[float, int, Fighter]] = []
-        for enemy in self._passers_by(f, start, end) if big else self.standing_enemies(f):
+        for enemy in self._passers_by(f, start, end) if big else self._passed_by(f, moved):
             along = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
             if along is not None:
                 passed.append((along, enemy.index, enemy))
@@ -932,6 +944,17 @@ class Battle:
             if math.dist(at, position) < 0.5:
                 return point.cover
         return "none"
+
+    def _passed_by(self, f: Fighter, moved: float) -> list[Fighter]:
+        """A small fight's ``_passers_by``: the standing enemies of ``f``, which has just
+        moved ``moved`` meters, that might stand within ``INTERCEPT_DISTANCE`` of its way: no
+        farther from where it stopped than the way and a meter (and a little more for
+        rounding). ``f`` measures its enemies from there at once (``enemies_in_view``): its
+        attack after the walk reads the same memo."""
+        seen = self._enemies_measured(f)
+        meters = seen.meters
+        within = moved + INTERCEPT_DISTANCE + 1e-6
+        return [e for e in seen.enemies if meters[e.index] <= within]
 
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
         """The standing enemies of ``f`` that might stand within ``INTERCEPT_DISTANCE`` of
