@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import C, grenade_rules
-from ..rules.situation import blast_distance
+from ..rules.situation import WHOLE_METER_SLACK, blast_distance
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView
@@ -517,8 +517,12 @@ class _Caught:
         in_blast, weapon, reach = self.in_blast, self.weapon, self.reach
         caught = 0
         for f in fighters:
-            at = f.position
-            if _dist(aim, at) <= reach and in_blast(weapon, blast_distance(aim, at)):
+            d = _dist(aim, f.position)
+            if d > reach:
+                continue
+            # ``blast_distance(aim, f.position)`` inline, from the meters just measured
+            whole = round(d)
+            if in_blast(weapon, float(whole) if abs(d - whole) <= WHOLE_METER_SLACK else d):
                 caught += 1
                 if caught >= enough:
                     break
