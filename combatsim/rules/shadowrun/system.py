@@ -1052,9 +1052,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
                 actor=victim,
             )
-        body = self.test(
+        body = self.count(
             battle, victim, victim.spec.sheet.attributes.body, self.resist_tn(victim, power), "Body"
-        ).successes
+        )[0]
         self.apply_attack(
             battle,
             thrower,
