@@ -395,7 +395,9 @@ class Battle:
         fight."""
         here, dist = me.position, math.dist
         reach = self.melee_range
-        enemies = self._foes(me.side)
+        enemies = self.foes.get(me.side) if self.foes_roster == self.roster else None
+        if enemies is None:
+            enemies = self._foes(me.side)
         meters = {}
         nearest, nearest_d = None, math.inf
         in_reach = 0
@@ -952,8 +954,10 @@ class Battle:
         rounding). ``f`` measures its enemies from there at once (``enemies_in_view``): its
         attack after the walk reads the same memo."""
         seen = self._enemies_measured(f)
-        meters = seen.meters
+        meters, nearest = seen.meters, seen.nearest
         within = moved + INTERCEPT_DISTANCE + 1e-6
+        if nearest is None or meters[nearest.index] > within:
+            return []  # the most often: not even the nearest is that near
         return [e for e in seen.enemies if meters[e.index] <= within]
 
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
