@@ -288,7 +288,8 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
-        self.foes: dict[str, list[Fighter]] = {}  # side -> ``_foes`` (small fights)
+        # side -> its standing (allies, foes) (``_sides_of``, small fights)
+        self.foes: dict[str, tuple[list[Fighter], list[Fighter]]] = {}
         self.foes_roster = 0  # the ``roster`` the lists in ``foes`` were made at
         # the standing fighters by cell (big fights): what an action looks at near it
         self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
@@ -395,9 +396,8 @@ class Battle:
         fight."""
         here, dist = me.position, math.dist
         reach = self.melee_range
-        enemies = self.foes.get(me.side) if self.foes_roster == self.roster else None
-        if enemies is None:
-            enemies = self._foes(me.side)
+        sides = self.foes.get(me.side) if self.foes_roster == self.roster else None
+        enemies = (sides if sides is not None else self._sides_of(me.side))[1]
         meters = {}
         nearest, nearest_d = None, math.inf
         in_reach = 0
@@ -418,17 +418,23 @@ class Battle:
         seen.in_reach = in_reach
         return seen
 
-    def _foes(self, side: str) -> list[Fighter]:
-        """The standing fighters of the sides other than ``side`` in fighter order, in a
-        small fight: one list serves the side's fighters and their memos (never changed in
-        place: made again once someone left or rejoined the fight, the battle's ``roster``)."""
+    def _sides_of(self, side: str) -> tuple[list[Fighter], list[Fighter]]:
+        """The standing fighters of ``side`` and those of the other sides, in fighter order,
+        in a small fight: one pair of lists serves the side's fighters and their memos (never
+        changed in place: made again once someone left or rejoined the fight, the battle's
+        ``roster``)."""
         if self.foes_roster != self.roster:
             self.foes.clear()
             self.foes_roster = self.roster
-        foes = self.foes.get(side)
-        if foes is None:
-            foes = self.foes[side] = [f for f in self.fighters if f.can_act and f.side != side]
-        return foes
+        lists = self.foes.get(side)
+        if lists is None:
+            allies: list[Fighter] = []
+            foes: list[Fighter] = []
+            for f in self.fighters:
+                if f.can_act:
+                    (allies if f.side == side else foes).append(f)
+            lists = self.foes[side] = (allies, foes)
+        return lists
 
     def _standing_enemies_of(self, side: str) -> _Standing:
         """The standing enemies of a side, in fighter order (``_Standing``): one list serves
@@ -895,6 +901,7 @@ class Battle:
         end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)
         moved = length * t
         f.position = end
+        before = self.layout
         self.layout += 1
         big = self.big
         if big:
@@ -913,7 +920,7 @@ class Battle:
             )
         # (where along the way, opponent): interceptions happen in that order
         passed: list[tuple[float, int, Fighter]] = []
-        for enemy in self._passers_by(f, start, end) if big else self._passed_by(f, moved):
+        for enemy in self._passers_by(f, start, end) if big else self._passed_by(f, moved, before):
             along = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
             if along is not None:
                 passed.append((along, enemy.index, enemy))
@@ -947,12 +954,20 @@ class Battle:
                 return point.cover
         return "none"
 
-    def _passed_by(self, f: Fighter, moved: float) -> list[Fighter]:
+    def _passed_by(self, f: Fighter, moved: float, before: int) -> list[Fighter]:
         """A small fight's ``_passers_by``: the standing enemies of ``f``, which has just
         moved ``moved`` meters, that might stand within ``INTERCEPT_DISTANCE`` of its way: no
         farther from where it stopped than the way and a meter (and a little more for
-        rounding). ``f`` measures its enemies from there at once (``enemies_in_view``): its
+        rounding). The memos the move leaves as they were stay current: those of ``f``'s
+        allies that were current at the ``layout`` ``before`` it (nothing an ally measures
+        moved). ``f`` measures its enemies where it stopped at once (``enemies_in_view``): its
         attack after the walk reads the same memo."""
+        if f.can_act:
+            layout = self.layout
+            for ally in self._sides_of(f.side)[0]:
+                kept = ally.enemies_seen
+                if kept.layout == before:
+                    kept.layout = layout
         seen = self._enemies_measured(f)
         meters, nearest = seen.meters, seen.nearest
         within = moved + INTERCEPT_DISTANCE + 1e-6
