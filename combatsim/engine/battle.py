@@ -289,8 +289,8 @@ class Battle:
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
         # side -> its standing (allies, foes) (``_sides_of``, small fights)
-        self.foes: dict[str, tuple[list[Fighter], list[Fighter]]] = {}
-        self.foes_roster = 0  # the ``roster`` the lists in ``foes`` were made at
+        self.standing_sides: dict[str, tuple[list[Fighter], list[Fighter]]] = {}
+        self.standing_roster = 0  # the ``roster`` the lists in ``standing_sides`` were made at
         # the standing fighters by cell (big fights): what an action looks at near it
         self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
@@ -392,11 +392,11 @@ class Battle:
         return nearest, nearest_d
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
-        """``enemies_in_view`` in one pass over the side's ``_foes``: faster in a small
-        fight."""
+        """``enemies_in_view`` in one pass over the side's standing foes (``_sides_of``):
+        faster in a small fight."""
         here, dist = me.position, math.dist
         reach = self.melee_range
-        sides = self.foes.get(me.side) if self.foes_roster == self.roster else None
+        sides = self.standing_sides.get(me.side) if self.standing_roster == self.roster else None
         enemies = (sides if sides is not None else self._sides_of(me.side))[1]
         meters = {}
         nearest, nearest_d = None, math.inf
@@ -423,17 +423,17 @@ class Battle:
         in a small fight: one pair of lists serves the side's fighters and their memos (never
         changed in place: made again once someone left or rejoined the fight, the battle's
         ``roster``)."""
-        if self.foes_roster != self.roster:
-            self.foes.clear()
-            self.foes_roster = self.roster
-        lists = self.foes.get(side)
+        if self.standing_roster != self.roster:
+            self.standing_sides.clear()
+            self.standing_roster = self.roster
+        lists = self.standing_sides.get(side)
         if lists is None:
             allies: list[Fighter] = []
             foes: list[Fighter] = []
             for f in self.fighters:
                 if f.can_act:
                     (allies if f.side == side else foes).append(f)
-            lists = self.foes[side] = (allies, foes)
+            lists = self.standing_sides[side] = (allies, foes)
         return lists
 
     def _standing_enemies_of(self, side: str) -> _Standing:

@@ -356,7 +356,7 @@ def choose_target(
     score = battle.system.harm if policy == "weakest" else battle.system.threat
     within = getattr(dist, "within", None)  # a big fight's meters list them faster
     if within is None and policy != "random":
-        # those in reach looked at in the same pass, without listing them
+        # a small fight: those in reach looked at in the same pass, without listing them
         limit = reach if tactics.target_in_reach else math.inf
         best = _highest(enemies, score, dist, limit)
         return best if best is not None else _highest(enemies, score, dist, math.inf)  # type: ignore[return-value]
