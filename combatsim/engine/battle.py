@@ -957,18 +957,22 @@ class Battle:
     def _passed_by(self, f: Fighter, moved: float, before: int) -> list[Fighter]:
         """A small fight's ``_passers_by``: the standing enemies of ``f``, which has just
         moved ``moved`` meters, that might stand within ``INTERCEPT_DISTANCE`` of its way: no
-        farther from where it stopped than the way and a meter (and a little more for
-        rounding). The memos the move leaves as they were stay current: those of ``f``'s
-        allies that were current at the ``layout`` ``before`` it (nothing an ally measures
-        moved). ``f`` measures its enemies where it stopped at once (``enemies_in_view``): its
-        attack after the walk reads the same memo."""
+        farther from either end of it than the way and a meter (and a little more for
+        rounding). Read from ``f``'s memo as its plan left it, measured where the move began
+        (the ``layout`` ``before`` it), without a measure; from a new one where it stopped
+        when that memo was stale. The memos of ``f``'s allies current before the move stay
+        current (nothing an ally measures moved); ``f``'s own is measured again when next
+        read (an attack at range reads it at once, a blow in melee does not)."""
+        seen = f.enemies_seen
+        measured_before = seen.layout == before
         if f.can_act:
             layout = self.layout
             for ally in self._sides_of(f.side)[0]:
                 kept = ally.enemies_seen
-                if kept.layout == before:
+                if kept.layout == before and ally is not f:
                     kept.layout = layout
-        seen = self._enemies_measured(f)
+        if not measured_before:
+            seen = self._enemies_measured(f)
         meters, nearest = seen.meters, seen.nearest
         within = moved + INTERCEPT_DISTANCE + 1e-6
         if nearest is None or meters[nearest.index] > within:

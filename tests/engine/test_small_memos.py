@@ -1,8 +1,8 @@
 """A small fight's memo of each fighter's enemies (``Battle.enemies_in_view``) is kept across
-moves without measuring again where nothing it measured changed (a mover measures itself
-where it stops). Whatever the route, a memo the battle calls current must hold what a full
-measure from scratch gives: the same enemies in fighter order, math.dist's meters to each
-(bit for bit), the first of the nearest and the count in melee reach."""
+moves where nothing it measured changed (a move leaves the mover's allies' memos current).
+Whatever the route, a memo the battle calls current must hold what a full measure from
+scratch gives: the same enemies in fighter order, math.dist's meters to each (bit for bit),
+the first of the nearest and the count in melee reach."""
 
 from __future__ import annotations
 
@@ -74,9 +74,13 @@ def test_every_current_memo_is_what_a_full_measure_gives(name):
     assert CheckedBattle.checked > 100  # memos were current after moves and wounds
 
 
-def test_a_mover_measures_where_it_stops_and_passes_by_an_enemy_within_a_meter():
-    """A mover's memo is current after its move (its attack reads it), and the enemy it
-    passes within a meter of is still asked to intercept (the nearer ones only)."""
+@pytest.mark.parametrize("measured_before", [True, False])
+def test_a_move_asks_the_enemy_it_passes_within_a_meter_to_intercept(measured_before):
+    """The enemies a move might pass within a meter of are read from the mover's memo as
+    its plan left it (measured where the move began), or from a measure where it stopped
+    when that memo is stale: either way the enemy within a meter of the way is asked to
+    intercept, the one farther off is not, and the mover's memo after the move is what a
+    full measure gives."""
     scenario = load_scenario(ROOT / "scenarios" / "sr-bar-brawl.yaml")
     battle = CheckedBattle(scenario, battle_rng(1, 0))
     me = battle.fighters[0]
@@ -87,11 +91,17 @@ def test_a_mover_measures_where_it_stops_and_passes_by_an_enemy_within_a_meter()
     enemies[0].position = (3.0, 0.9)  # a meter or less off the way
     enemies[1].position = (3.0, 1.2)  # farther off it
     battle.layout += 1
+    if measured_before:  # as its plan leaves it
+        assert battle.enemies_in_view(me).nearest is enemies[0]
     asked = []
     battle.system.melee_attack = lambda b, attacker, target, weapon, interception=False: (
         asked.append((attacker, target, interception))
     )
     battle.move(me, (6.0, 0.0), 10.0)
     assert asked == [(enemies[0], me, True)]
-    assert me.enemies_seen.layout == battle.layout
-    assert me.enemies_seen.nearest is enemies[0]
+    seen = battle.enemies_in_view(me)
+    enemies_now, meters, nearest, in_reach = measured_from_scratch(battle, me)
+    assert seen.enemies == enemies_now
+    assert [seen.meters[e.index] for e in enemies_now] == [meters[e.index] for e in enemies_now]
+    assert seen.nearest is nearest is enemies[0]
+    assert seen.in_reach == in_reach
