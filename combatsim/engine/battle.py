@@ -288,6 +288,9 @@ class Battle:
         self.roster = 0  # counts the departures from (and returns to) the fight so far
         self.big = len(fighters) >= SHARED_LISTS  # lists a side's standing enemies once for all
         self.enemy_lists: dict[str, _Standing] = {}  # side -> ``_standing_enemies_of``
+        # side -> its standing (allies, foes) (``_sides_of``, small fights)
+        self.standing_sides: dict[str, tuple[list[Fighter], list[Fighter]]] = {}
+        self.standing_roster = 0  # the ``roster`` the lists in ``standing_sides`` were made at
         # the standing fighters by cell (big fights): what an action looks at near it
         self.grid = _Grid(self.sides, fighters, self.cover_points) if self.big else None
 
@@ -398,22 +401,21 @@ class Battle:
         return nearest, nearest_d
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
-        """``enemies_in_view`` in one pass over the fighters: faster in a small fight."""
-        side, here, dist = me.side, me.position, math.dist
+        """``enemies_in_view`` in one pass over the side's standing foes (``_sides_of``):
+        faster in a small fight."""
+        here, dist = me.position, math.dist
         reach = self.melee_range
-        enemies = []
+        sides = self.standing_sides.get(me.side) if self.standing_roster == self.roster else None
+        enemies = (sides if sides is not None else self._sides_of(me.side))[1]
         meters = {}
         nearest, nearest_d = None, math.inf
         in_reach = 0
-        for f in self.fighters:
-            if f.can_act and f.side != side:
-                d = dist(here, f.position)
-                enemies.append(f)
-                meters[f.index] = d
-                if d < nearest_d:
-                    nearest, nearest_d = f, d
-                if d <= reach:
-                    in_reach += 1
+        for f in enemies:
+            d = meters[f.index] = dist(here, f.position)
+            if d < nearest_d:
+                nearest, nearest_d = f, d
+            if d <= reach:
+                in_reach += 1
         seen = me.enemies_seen
         if seen is NOT_SEEN:  # its first measure this battle: its own, every field set below
             seen = me.enemies_seen = _blank(EnemiesInView)
@@ -424,6 +426,24 @@ class Battle:
         seen.nearest = nearest
         seen.in_reach = in_reach
         return seen
+
+    def _sides_of(self, side: str) -> tuple[list[Fighter], list[Fighter]]:
+        """The standing fighters of ``side`` and those of the other sides, in fighter order,
+        in a small fight: one pair of lists serves the side's fighters and their memos (never
+        changed in place: made again once someone left or rejoined the fight, the battle's
+        ``roster``)."""
+        if self.standing_roster != self.roster:
+            self.standing_sides.clear()
+            self.standing_roster = self.roster
+        lists = self.standing_sides.get(side)
+        if lists is None:
+            allies: list[Fighter] = []
+            foes: list[Fighter] = []
+            for f in self.fighters:
+                if f.can_act:
+                    (allies if f.side == side else foes).append(f)
+            lists = self.standing_sides[side] = (allies, foes)
+        return lists
 
     def _standing_enemies_of(self, side: str) -> _Standing:
         """The standing enemies of a side, in fighter order (``_Standing``): one list serves
@@ -896,6 +916,7 @@ class Battle:
         end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)
         moved = length * t
         f.position = end
+        before = self.layout
         self.layout += 1
         big = self.big
         if big:
@@ -914,7 +935,7 @@ class Battle:
             )
         # (where along the way, opponent): interceptions happen in that order
         passed: list[tuple[float, int, Fighter]] = []
-        for enemy in self._passers_by(f, start, end) if big else self.standing_enemies(f):
+        for enemy in self._passers_by(f, start, end) if big else self._passed_by(f, moved, before):
             along = _passing_at(start, end, enemy.position, INTERCEPT_DISTANCE)
             if along is not None:
                 passed.append((along, enemy.index, enemy))
@@ -947,6 +968,31 @@ class Battle:
             if math.dist(at, position) < 0.5:
                 return point.cover
         return "none"
+
+    def _passed_by(self, f: Fighter, moved: float, before: int) -> list[Fighter]:
+        """A small fight's ``_passers_by``: the standing enemies of ``f``, which has just
+        moved ``moved`` meters, that might stand within ``INTERCEPT_DISTANCE`` of its way: no
+        farther from either end of it than the way and a meter (and a little more for
+        rounding). Read from ``f``'s memo as its plan left it, measured where the move began
+        (the ``layout`` ``before`` it), without a measure; from a new one where it stopped
+        when that memo was stale. The memos of ``f``'s allies current before the move stay
+        current (nothing an ally measures moved); ``f``'s own is measured again when next
+        read (an attack at range reads it at once, a blow in melee does not)."""
+        seen = f.enemies_seen
+        measured_before = seen.layout == before
+        if f.can_act:
+            layout = self.layout
+            for ally in self._sides_of(f.side)[0]:
+                kept = ally.enemies_seen
+                if kept.layout == before and ally is not f:
+                    kept.layout = layout
+        if not measured_before:
+            seen = self._enemies_measured(f)
+        meters, nearest = seen.meters, seen.nearest
+        within = moved + INTERCEPT_DISTANCE + 1e-6
+        if nearest is None or meters[nearest.index] > within:
+            return []  # the most often: not even the nearest is that near
+        return [e for e in seen.enemies if meters[e.index] <= within]
 
     def _passers_by(self, f: Fighter, start: Point, end: Point) -> list[Fighter]:
         """The standing enemies of ``f`` that might stand within ``INTERCEPT_DISTANCE`` of

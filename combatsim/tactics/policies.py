@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import C, grenade_rules
-from ..rules.situation import blast_distance
+from ..rules.situation import WHOLE_METER_SLACK, blast_distance
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView
@@ -352,9 +352,16 @@ def choose_target(
         return focus  # the usual case of focus: the side's target, standing and in reach
     if policy == "focus":
         return _focus(battle, me, enemies, dist, nearest, reach, focus)
+    # weakest and most_dangerous: the highest score, then the nearest, then the first
+    score = battle.system.harm if policy == "weakest" else battle.system.threat
+    within = getattr(dist, "within", None)  # a big fight's meters list them faster
+    if within is None and policy != "random":
+        # a small fight: those in reach looked at in the same pass, without listing them
+        limit = reach if tactics.target_in_reach else math.inf
+        best = _highest(enemies, score, dist, limit)
+        return best if best is not None else _highest(enemies, score, dist, math.inf)  # type: ignore[return-value]
     pool = enemies
     if tactics.target_in_reach:
-        within = getattr(dist, "within", None)  # a big fight's meters list them faster
         in_reach = within(enemies, reach) if within is not None else None
         if in_reach is None:
             in_reach = [e for e in enemies if dist[e.index] <= reach]
@@ -362,12 +369,25 @@ def choose_target(
             pool = in_reach
     if policy == "random":
         return pool[battle.roll.below(len(pool))]
-    if policy == "weakest":
-        harm = battle.system.harm
-        return max(pool, key=lambda e: (harm(e), -dist[e.index]))
-    # most_dangerous
-    threat = battle.system.threat
-    return max(pool, key=lambda e: (threat(e), -dist[e.index]))
+    return _highest(pool, score, dist, math.inf)  # type: ignore[return-value]
+
+
+def _highest(
+    enemies: Sequence[C], score: Callable[[C], float], dist: dict[int, float], limit: float
+) -> C | None:
+    """Of the ``enemies`` no farther than ``limit`` meters (``dist``), the one of the highest
+    ``score``, then the nearest, then the first: what ``max(pool, key=lambda e: (score(e),
+    -dist[e.index]))`` picks, without a tuple per enemy; None when none is that near."""
+    best = None
+    best_score = best_d = 0.0
+    for e in enemies:
+        d = dist[e.index]
+        if d > limit:
+            continue
+        s = score(e)
+        if best is None or s > best_score or (s == best_score and d < best_d):
+            best, best_score, best_d = e, s, d
+    return best
 
 
 def _focus(
@@ -497,8 +517,12 @@ class _Caught:
         in_blast, weapon, reach = self.in_blast, self.weapon, self.reach
         caught = 0
         for f in fighters:
-            at = f.position
-            if _dist(aim, at) <= reach and in_blast(weapon, blast_distance(aim, at)):
+            d = _dist(aim, f.position)
+            if d > reach:
+                continue
+            # ``blast_distance(aim, f.position)`` inline, from the meters just measured
+            whole = round(d)
+            if in_blast(weapon, float(whole) if abs(d - whole) <= WHOLE_METER_SLACK else d):
                 caught += 1
                 if caught >= enough:
                     break

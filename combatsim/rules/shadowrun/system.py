@@ -951,7 +951,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             return
         winner, loser = (attacker, target) if a > d else (target, attacker)
         net = a - d if a > d else d - a
-        w_weapon = weapon if winner is attacker else melee_weapon(winner)
+        w_weapon = weapon if winner is attacker else winner.melee  # its first melee weapon
         code = w_weapon.code if w_weapon is not None else UNARMED
         stun = w_weapon.stun if w_weapon is not None else True  # ruling 9: unarmed is Stun
         power = code.power_for(winner.spec.sheet.attributes.strength)
@@ -982,7 +982,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         st = fighter.state
         if intercepting:
             skills = fighter.spec.sheet.skills
-            armed = melee_weapon(fighter) is not None
+            armed = fighter.melee is not None  # a melee weapon on the sheet
             skill = skills.armed_combat if armed else skills.unarmed_combat
         else:
             skill = st.melee_skill
@@ -1054,9 +1054,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 f"{victim.name} is {distance:.1f} m from the blast: Power {power}",
                 actor=victim,
             )
-        body = self.test(
+        body = self.count(
             battle, victim, victim.spec.sheet.attributes.body, self.resist_tn(victim, power), "Body"
-        ).successes
+        )[0]
         self.apply_attack(
             battle,
             thrower,
@@ -1181,10 +1181,6 @@ def _trace_aim(
         tn=tn,
         shots=count,
     )
-
-
-def melee_weapon(fighter: Combatant) -> models.Weapon | None:
-    return next((w for w in fighter.spec.weapons if w.kind == "melee"), None)
 
 
 def _faces(chains: Sequence[Sequence[int]]) -> str:
