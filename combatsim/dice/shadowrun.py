@@ -63,7 +63,7 @@ class PoolDice:
         return max(tn, self.tn_floor)
 
 
-D6 = PoolDice("d6", low=1, top=6, tn_floor=2)
+D6: PoolDice = PoolDice("d6", low=1, top=6, tn_floor=2)
 D8 = PoolDice("d8", low=0, top=7, tn_floor=1)
 D8_CAPPED = PoolDice("d8", low=0, top=7, tn_floor=1, tn_cap=21)
 

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, cast
 
 import numpy as np
 import simpy
+from mypy_extensions import mypyc_attr
 from simpy.events import NORMAL, Event
 
 from ..rng import battle_rng
@@ -1143,6 +1144,9 @@ SHARED_LISTS = 96  # fighters from which a battle keeps a grid (``_Grid``): fewe
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
+# a compiled build (benchmarks/compiled.py) keeps it a Python class: mypyc's native classes
+# cannot subclass a builtin
+@mypyc_attr(native_class=False)
 class _Meters(dict):
     """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
     math.dist, from ``here`` to where the enemies stand) as they are read: the nearest-target
@@ -1199,6 +1203,9 @@ class _Meters(dict):
         return d
 
 
+# a compiled build (benchmarks/compiled.py) keeps it a Python class: mypyc's native classes
+# cannot subclass a builtin
+@mypyc_attr(native_class=False)
 class _Standing(list):
     """A side's standing enemies in fighter order (``Battle._standing_enemies_of``), kept
     in place. While it is the battle's current list (``current``) it answers ``in`` at once

@@ -37,7 +37,7 @@ from . import levers as fourd8_levers
 from . import models
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from ..base import Battle, C
     from ..levers import Lever
@@ -131,15 +131,16 @@ class FourD8State:
         self.arms = kit.arms  # id(weapon) -> Arms
         self.initiative = kit.initiative
         self.tiebreak = kit.tiebreak
-        self.take = None  # the battle's d8s (``battle.roll.taker(1, 8)``), once first asked for
+        # the battle's d8s (``battle.roll.taker(1, 8)``), once first asked for
+        self.take: Callable[[int], list[int]] | None = None
         self.lucky_breaks = 0  # four alike on a success
         self.triples = 0
         self.snake_eyes = 0
         self.staggered_others = 0
         self.without_required = 0  # rolls taken at -8 for a missing required ability
         self.over32: dict[str, int] = {}  # over-32 choice -> times made
-        self.prev_target = None  # whom the previous action shot at (for aiming)
-        self.this_target = None
+        self.prev_target: object = None  # whom the previous action shot at (for aiming)
+        self.this_target: object = None
 
 
 @dataclass(frozen=True)

@@ -187,8 +187,10 @@ class SRState:
         self.threat = threat  # ``threat``: how dangerous the sheet's best weapon makes it
         self.vision_tn: int | None = None  # the Visibility Table's TN, looked up at first use
         self.smart, self.initiative_dice = smart, initiative_dice
-        self.take = None  # the battle's draw of the pool dice, kept at the first test
-        self.count = None  # and the test counter bound to it (dice.counter)
+        # the battle's draw of the pool dice, kept at the first test, and the test counter
+        # bound to it (dice.counter)
+        self.take: Callable[[int], list[int]] | None = None
+        self.count: Callable[[int, int], tuple[int, bool]] | None = None
 
     @property
     def physical(self) -> int:
@@ -228,7 +230,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     Tactics = models.Tactics
     tactics_at_top = models.Tactics.AT_TOP
     running_stops_shooting = True  # seed 002 Weapon Modifiers
-    dice_kind = dice.D6
+    dice_kind: dice.PoolDice = dice.D6
 
     def __init__(self, options: models.Options):
         super().__init__(options)

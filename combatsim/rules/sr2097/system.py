@@ -51,7 +51,7 @@ from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from ..base import Battle, C, Combatant
     from ..levers import Lever
@@ -205,9 +205,10 @@ class State:
         self.pt = p.pt
         self.dr = p.dr
         self.checks = self.successes = self.doubles = self.stopped = 0
-        self.pending = None
+        self.pending: Any = None  # a bad failure's Disadvantage still to come (``pending_after``)
         self.failure_disadvantages = 0
-        self.d10 = self.d6 = None
+        self.d10: Callable[[int], list[int]] | None = None
+        self.d6: Callable[[int], list[int]] | None = None
 
     @property
     def total(self) -> int:
