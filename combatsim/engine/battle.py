@@ -322,8 +322,7 @@ class Battle:
         return f.can_act
 
     def standing_enemies(self, me: Fighter) -> list[Fighter]:
-        side = me.side
-        return [f for f in self.fighters if f.can_act and f.side != side]
+        return list(self._sides_of(me.side)[1])  # a copy: the shared list stays as it is
 
     def enemies_in_view(self, me: Fighter) -> EnemiesInView:
         """The standing enemies of ``me`` (``EnemiesInView``): the meters to each by index,
@@ -429,10 +428,10 @@ class Battle:
         return seen
 
     def _sides_of(self, side: str) -> tuple[list[Fighter], list[Fighter]]:
-        """The standing fighters of ``side`` and those of the other sides, in fighter order,
-        in a small fight: one pair of lists serves the side's fighters and their memos (never
-        changed in place: made again once someone left or rejoined the fight, the battle's
-        ``roster``)."""
+        """The standing fighters of ``side`` and those of the other sides, in fighter order:
+        one pair of lists serves the side's fighters, their memos in a small fight and
+        ``standing_enemies`` (never changed in place: made again once someone left or rejoined
+        the fight, the battle's ``roster``)."""
         if self.standing_roster != self.roster:
             self.standing_sides.clear()
             self.standing_roster = self.roster

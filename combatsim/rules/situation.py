@@ -44,7 +44,12 @@ def blast_distance(burst: Sequence[float], position: Sequence[float]) -> float:
     A distance within ``WHOLE_METER_SLACK`` of a whole number is that number (coordinates are
     bounded by ``bounds.MAX_COORDINATE``, where floating point errs by far less than that).
     """
-    distance = math.dist(burst, position)
+    return whole_meters(math.dist(burst, position))
+
+
+def whole_meters(distance: float) -> float:
+    """``distance`` as ruling 25 counts it (``blast_distance``): a whole number of meters when
+    within ``WHOLE_METER_SLACK`` of one. For a caller that has measured the meters already."""
     whole = round(distance)
     return float(whole) if abs(distance - whole) <= WHOLE_METER_SLACK else distance
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import C, grenade_rules
-from ..rules.situation import WHOLE_METER_SLACK, blast_distance
+from ..rules.situation import blast_distance, whole_meters
 
 if TYPE_CHECKING:
     from ..rules.base import BattleView
@@ -520,9 +520,8 @@ class _Caught:
             d = _dist(aim, f.position)
             if d > reach:
                 continue
-            # ``blast_distance(aim, f.position)`` inline, from the meters just measured
-            whole = round(d)
-            if in_blast(weapon, float(whole) if abs(d - whole) <= WHOLE_METER_SLACK else d):
+            # ``blast_distance(aim, f.position)``, from the meters just measured
+            if in_blast(weapon, whole_meters(d)):
                 caught += 1
                 if caught >= enough:
                     break
