@@ -1,4 +1,4 @@
-"""A compiled copy of the modules a battle spends its time in, to measure what compiling buys.
+"""A compiled copy of the checkout, as ``pip install .`` compiles it, to measure and test.
 
 Run from the repository root::
 
@@ -6,45 +6,41 @@ Run from the repository root::
     python benchmarks/compiled.py --out /tmp/fast     # somewhere else
     cd build/compiled && python benchmarks/bench_battles.py --references   # measures it
 
-It copies the package, the benchmarks and the scenarios to ``OUT``, compiles the hot modules
-(``HOT``: the engine's battle loop and dice, the tactics, the two Shadowrun systems' battle
-code and dice) with mypyc, mypy's compiler to C extensions (needs ``pip install mypy``, gcc
-and the Python headers: Debian's ``python3-dev``), then checks that every shipped scenario
-gives the same results in the copy as in this checkout, battle for battle (exit 1 if not).
-The package as installed stays pure Python: the copy is what the benchmarks README's
-compiled column measures.
+It copies the package, the benchmarks and the scenarios to ``OUT``, compiles the modules
+setup.py compiles (``COMPILED``: the engine's battle loop and dice, the tactics, the two
+Shadowrun systems' battle code and dice) with mypyc, mypy's compiler to C extensions (needs
+``pip install mypy``, gcc and the Python headers: Debian's ``python3-dev``), then checks that
+every shipped scenario gives the same results in the copy as in this checkout, battle for
+battle (exit 1 if not). A checkout installed for editing (``pip install -e .``) runs its
+Python source; the copy is how to measure or test the compiled build beside it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-HOT = (
-    "combatsim/engine/battle.py",
-    "combatsim/engine/roll.py",
-    "combatsim/tactics/policies.py",
-    "combatsim/rules/shadowrun/system.py",
-    "combatsim/rules/sr2097/system.py",
-    "combatsim/dice/shadowrun.py",
-)
-# Not compiled: the other systems' dice modules, whose dataclasses name numpy types that a
-# module imports only for the type checker (numpy loads lazily, for a quick start-up), and
-# rules/situation.py, whose records the engine makes blank with ``object.__new__``; Lost
-# Souls' and 4D8's systems, whose ``ranged_attack`` is another method under a second name
-# (a native class's methods are its own)
-# The project's mypy settings that the compile needs (pyproject.toml's [tool.mypy] also warns
-# about unused sections, which mypyc takes as an error)
-MYPY_CONFIG = """[mypy]
-python_version = 3.11
-plugins = pydantic.mypy
-[mypy-pandas,yaml,tqdm.*]
-ignore_missing_imports = true
-"""
+
+
+def _setup() -> ModuleType:
+    """setup.py, whose lists this copy compiles as the install does (its ``setup()`` runs
+    only as a script)."""
+    spec = importlib.util.spec_from_file_location("combatsim_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SETUP = _setup()
+HOT = SETUP.COMPILED
+MYPY_CONFIG = SETUP.MYPYC_CONFIG
 # Prints one digest of the first battles of every shipped scenario, and where the battle
 # module was loaded from (a compiled copy's is a shared object)
 DIGEST = """

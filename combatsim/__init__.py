@@ -30,7 +30,19 @@ _LAZY = {
     "load_scenario": "scenario",
 }
 
-__all__ = [*_LAZY, "__version__"]
+__all__ = [*_LAZY, "__version__", "build_kind"]
+
+
+def build_kind() -> str:
+    """``"compiled"`` when the modules a battle spends its time in were installed compiled
+    (setup.py: mypyc's C extensions, which play every battle the same), else
+    ``"pure Python"``. Looked up on disk, without importing the engine."""
+    import os
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    engine = os.path.join(os.path.dirname(__file__), "engine")
+    found = any(os.path.exists(os.path.join(engine, f"battle{s}")) for s in EXTENSION_SUFFIXES)
+    return "compiled" if found else "pure Python"
 
 
 def __getattr__(name: str):

@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from . import __version__
+from . import __version__, build_kind
 from .commands import balance as balance_command
 from .commands import compare as compare_command
 from .commands import examples
@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
             "combatsim COMMAND --help   # the options and examples of one command",
         ),
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} ({build_kind()})"
+    )
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=Parser
     )

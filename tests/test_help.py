@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import glob
 import shlex
+from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,19 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
     assert exit_.value.code == 0
-    assert capsys.readouterr().out.strip() == f"combatsim {combatsim.__version__}"
+    answer = f"combatsim {combatsim.__version__} ({combatsim.build_kind()})"
+    assert capsys.readouterr().out.strip() == answer
+
+
+def test_the_build_kind_is_found_on_disk(tmp_path, monkeypatch):
+    """A compiled install has ``engine/battle`` as an extension module beside the source."""
+    package = tmp_path / "combatsim"
+    (package / "engine").mkdir(parents=True)
+    (package / "engine" / "battle.py").write_text("")
+    monkeypatch.setattr(combatsim, "__file__", str(package / "__init__.py"))
+    assert combatsim.build_kind() == "pure Python"
+    (package / "engine" / f"battle{EXTENSION_SUFFIXES[0]}").write_bytes(b"")
+    assert combatsim.build_kind() == "compiled"
 
 
 def _examples() -> list[str]:

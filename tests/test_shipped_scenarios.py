@@ -15,7 +15,7 @@ import pytest
 
 from combatsim.engine import run_battle
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY
-from combatsim.rules.shadowrun.system import ClassicShadowrun
+from combatsim.rules.shadowrun.system import ClassicShadowrun, ShadowrunD8
 from combatsim.scenario import is_catalogue, load_catalogue, load_scenario
 
 SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -70,7 +70,8 @@ def test_every_battle_ends_by_victory_turn_limit_or_mutual(path):
 @by_name
 def test_condition_monitors_never_exceed_ten_boxes(path):
     scenario = load_scenario(path)
-    if not isinstance(scenario.system, ClassicShadowrun):  # and its D8 variant
+    # by name, not isinstance: a compiled build's ABC cache may answer for a base class
+    if scenario.system.name not in (ClassicShadowrun.name, ShadowrunD8.name):
         pytest.skip("condition monitors are a Shadowrun rule (ruling 7)")
     for index in range(BATTLES):
         for row in run_battle(scenario, scenario.seed, index).combatants:

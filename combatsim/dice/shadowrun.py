@@ -22,7 +22,7 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsInt
 
 from ..errors import UsageError
 from .exact import Dist
@@ -42,6 +42,10 @@ class PoolDice:
     top: int  # the face that is rolled again (Rule of Six / Seven)
     tn_floor: int
     tn_cap: int | None = None  # TNs above this are impossible (D8 house rule)
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        """Pickled by its fields: a compiled build has no ``__dict__`` to restore."""
+        return (PoolDice, (self.name, self.low, self.top, self.tn_floor, self.tn_cap))
 
     @property
     def sides(self) -> int:
@@ -84,6 +88,9 @@ class PoolResult:
     successes: int
     fumble: bool
     totals: tuple[int, ...] = ()
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return (PoolResult, (self.successes, self.fumble, self.totals))
 
 
 # --- pure resolution from given faces ---------------------------------------------------------
@@ -487,7 +494,7 @@ def sample(
 
 
 def roll_chains(
-    draw: Callable[[int], Sequence[int]], n: int, tn: int, dice: PoolDice = D6
+    draw: Callable[[int], Sequence[SupportsInt]], n: int, tn: int, dice: PoolDice = D6
 ) -> list[tuple[int, ...]]:
     """Roll ``n`` dice as chains of faces from ``draw(k)`` (k faces), for traces and battles.
 
@@ -498,8 +505,8 @@ def roll_chains(
     target = dice.effective_tn(tn)
     top = dice.top
     chains: list[tuple[int, ...]] = []
-    for face in draw(n):
-        face = int(face)  # plain ints in traces, whatever the draw returns (e.g. numpy)
+    for drawn in draw(n):
+        face = int(drawn)  # plain ints in traces, whatever the draw returns (e.g. numpy)
         if face != top:
             chains.append((face,))
             continue

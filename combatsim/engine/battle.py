@@ -79,6 +79,7 @@ class StaticParts(NamedTuple):
     full_loads: tuple[int, ...]  # rounds per load of each weapon (0: needs none)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Fighter:
     """A combatant's mutable state in one battle; the immutable spec stays in ``spec``.
 
@@ -235,6 +236,7 @@ class Fighter:
         return self.weapon_names.get(id(weapon), "weapon")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Battle:
     """One run of a scenario: the ``BattleView`` the rule system and the tactics are handed."""
 
@@ -1029,10 +1031,16 @@ class Battle:
             self.roster += 1
             if self.grid is not None:
                 self._roster_changed(f)
-            f.knocked_out_turn = self.turn
+            f.knocked_out_turn = self.record_turn()
             if self.tracing:
                 self.trace("status", f"{f.name} has fled the fight", actor=f)
             self.check_victory()
+
+    def record_turn(self) -> int:
+        """The turn number as the engine writes it into a record (the turn a fighter fell):
+        a read that decides nothing, which exact answers (``exact/fight.py``) tell apart from
+        the rules' reads by overriding this."""
+        return self.turn
 
     # --- damage and victory ---------------------------------------------------------------------
     def damage_dealt(
@@ -1062,7 +1070,7 @@ class Battle:
             if self.grid is not None:
                 self._roster_changed(target)
         if was_acting and not acting:
-            target.knocked_out_turn = self.turn
+            target.knocked_out_turn = self.record_turn()
             self.fallen = True
         elif acting and target.scores and system.initiative_penalties:
             # wounds move initiative only here: the fighter's shift is kept for its waits

@@ -19,12 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 BLOCK = 512
 
 Taker = Callable[[int], list[int]]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Roller:
     """Dice for one battle. Subclasses that script faces override ``_take`` (and get takers
     that route through it)."""

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -145,23 +144,22 @@ class _Decided:
         self.value = value
 
 
-# The engine's own reads of the turn number that only fill in records (the turn a fighter fell).
-_RECORD_READS = {Battle.damage_dealt.__code__, Battle._check_escape.__code__}
-
-
 class _Battle(Battle):
     """A battle that notices whether the rules read the turn number (``turn_read``): a step
-    whose rules did not is the same in every turn, and is worked out once."""
+    whose rules did not is the same in every turn, and is worked out once. The engine's own
+    reads that only fill in records (the turn a fighter fell) go through ``record_turn``."""
 
     @property
     def turn(self) -> int:
-        if sys._getframe(1).f_code not in _RECORD_READS:
-            self.turn_read = True
+        self.turn_read = True
         return self._turn
 
     @turn.setter
     def turn(self, value: int) -> None:
         self._turn = value
+
+    def record_turn(self) -> int:
+        return self._turn
 
 
 class Chain:

@@ -68,12 +68,16 @@ def freeze(value: Any, depth: int = 0) -> Hashable:
     return (type(value).__name__, _fields(value, deeper))
 
 
+def declared_fields(cls: type) -> tuple[str, ...]:
+    """The fields a class itself declares: its ``__slots__``, or a compiled class's
+    ``__mypyc_attrs__`` (a class compiled with mypyc has no slots)."""
+    slots = cls.__dict__.get("__slots__", ()) or cls.__dict__.get("__mypyc_attrs__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
+
+
 def _fields(value: Any, depth: int) -> Hashable:
     """An object's attributes, from its slots (all of its classes') and its ``__dict__``."""
-    names: list[str] = []
-    for cls in type(value).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        names.extend((slots,) if isinstance(slots, str) else slots)
+    names = [name for cls in type(value).__mro__ for name in declared_fields(cls)]
     items = [(n, getattr(value, n)) for n in names if n != "__dict__" and hasattr(value, n)]
     items += sorted(getattr(value, "__dict__", {}).items())
     try:

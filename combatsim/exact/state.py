@@ -34,9 +34,12 @@ from collections.abc import Iterator
 from fractions import Fraction
 from functools import cache
 from operator import attrgetter
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..errors import Described, UsageError
+from .freeze import declared_fields
 
 # Engine fields that last between actions (the rest is per action, a memo or a counter).
 LASTING = ("cover", "ammo", "can_act", "lose_next_action", "fled")
@@ -77,11 +80,11 @@ def frozen(value: Any, where: str) -> Any:
 
 
 def fields(state: Any) -> Iterator[tuple[str, Any]]:
-    """The fields of a rule system's state object: its slots (every class's) and its dict."""
+    """The fields of a rule system's state object: its slots (every class's) and its dict.
+    A compiled class names its fields in ``__mypyc_attrs__`` instead (``declared_fields``)."""
     seen: set[str] = set()
     for cls in type(state).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
+        for name in declared_fields(cls):
             if name not in seen and name not in ("__dict__", "__weakref__"):
                 seen.add(name)
                 if hasattr(state, name):
@@ -105,8 +108,18 @@ def record_only(system_class: type) -> frozenset[str]:
     for module in modules:
         if module is None or module.__name__.split(".")[0] != "combatsim":
             continue
-        _uses(ast.parse(textwrap.dedent(inspect.getsource(module))), written, read)
+        _uses(ast.parse(textwrap.dedent(_source(module))), written, read)
     return frozenset(written - read)
+
+
+def _source(module: ModuleType) -> str:
+    """A module's source, also when it is compiled (its ``.py`` lies beside the extension)."""
+    try:
+        return inspect.getsource(module)
+    except OSError:
+        assert module.__file__ is not None
+        name = module.__name__.rsplit(".", 1)[-1]
+        return (Path(module.__file__).parent / f"{name}.py").read_text(encoding="utf-8")
 
 
 def _uses(tree: ast.AST, written: set[str], read: set[str]) -> None:

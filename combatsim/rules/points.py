@@ -8,7 +8,7 @@ names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its per-bat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,22 +18,34 @@ if TYPE_CHECKING:
 
 class PointPoolRules:
     """Mixin for a ``RuleSystem`` whose fighters' state has ``<pool>``, ``max_<pool>``,
-    ``armor``, ``prev_target`` and ``this_target``, and which resolves every attack in
-    ``_attack(battle, attacker, target, weapon, shots=1, sweep=(), *, ranged=True,
-    interception=False)``: that is its ``ranged_attack`` (``ranged_attack = _attack`` in the
-    subclass, one call less per shot; it remembers the target for an aimed follow-up) and
-    the mixin's ``melee_attack`` calls it. A grenade's points come from ``blast_points``.
+    ``armor``, ``prev_target`` and ``this_target``, and which resolves every attack in its
+    ``ranged_attack(battle, attacker, target, weapon, shots=1, sweep=(), *, ranged=True,
+    interception=False)`` (it remembers the target for an aimed follow-up); the mixin's
+    ``melee_attack`` calls it with ``ranged=False``. A grenade's points come from
+    ``blast_points``.
 
     Everything else a pool system answers the same way is here: who can act and its status,
     harm, movement, armor against a hit (``hurt``) and against a blast (``grenade_blast``)."""
 
     pool: ClassVar[str]
     options: Any
-    # the subclass's: every attack; a grenade's points, the armor they pierce and (for the
-    # trace) how they come about, the same for everyone inside the blast
-    _attack: Callable[..., None]
-
     if TYPE_CHECKING:  # declared for the checker only: the subclass and __init_subclass__ set them
+        # every attack, ranged or not
+        def ranged_attack(
+            self,
+            battle: Battle[C],
+            attacker: C,
+            target: C,
+            weapon: Any,
+            shots: int = 1,
+            sweep: Sequence[tuple[C, int]] = (),
+            *,
+            ranged: bool = True,
+            interception: bool = False,
+        ) -> None: ...
+
+        # a grenade's points, the armor they pierce and (for the trace) how they come about,
+        # the same for everyone inside the blast
 
         def blast_points(self, battle: Battle[C], weapon: Any) -> tuple[int, int, str]: ...
 
@@ -86,7 +98,9 @@ class PointPoolRules:
     def melee_attack(
         self, battle: Battle[C], attacker: C, target: C, weapon: Any, interception: bool = False
     ) -> None:
-        self._attack(battle, attacker, target, weapon, ranged=False, interception=interception)
+        self.ranged_attack(
+            battle, attacker, target, weapon, ranged=False, interception=interception
+        )
 
     def blast_radius(self, weapon: Any) -> float:
         return weapon.blast_radius

@@ -130,12 +130,15 @@ def run_scripted(
     sc: Scenario,
     faces: Iterable[int] = (),
     prepare: Callable[[Battle], None] | None = None,
+    battle_type: type[Battle] = Battle,
     **roller_kw: Any,
 ) -> tuple[Battle, BattleResult, ScriptedRoller]:
     """Run one traced battle on scripted dice; returns the battle (for its final state too).
-    ``prepare`` changes the battle before it starts (a wound)."""
+    ``prepare`` changes the battle before it starts (a wound); ``battle_type`` a subclass
+    that watches it (a method patched on ``Battle`` itself is not seen by a compiled
+    engine)."""
     roller = ScriptedRoller(faces, **roller_kw)
-    battle = Battle(sc, rng=None, index=0, trace=True, roller=roller)
+    battle = battle_type(sc, rng=None, index=0, trace=True, roller=roller)
     if prepare is not None:
         prepare(battle)
     return battle, battle.run(), roller

@@ -16,6 +16,10 @@ from combatsim.scenario.loader import load_scenario
 SCENARIOS = Path(__file__).parents[2] / "scenarios"
 
 
+class Watched(Battle):
+    """A battle that can be referred to weakly (a compiled ``Battle`` cannot itself)."""
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -33,7 +37,7 @@ def test_a_finished_battle_is_freed_without_the_garbage_collector(name):
     try:
         refs = []
         for index in range(5):
-            battle = Battle(scenario, battle_rng(3, index), index=index)
+            battle = Watched(scenario, battle_rng(3, index), index=index)
             result = battle.run()
             assert result.end_reason  # the battle ran to an end
             refs.append(weakref.ref(battle))

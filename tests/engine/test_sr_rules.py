@@ -950,20 +950,20 @@ def grenadier(weapon=None, throwing=3, firearms=1):
         ),
     ],
 )
-def test_grenade_deviation(weapon, test, deviation, text, angle, lands, monkeypatch):
+def test_grenade_deviation(weapon, test, deviation, text, angle, lands):
     skills = {"throwing": 1, "firearms": 3} if weapon.get("launcher") else {}
     sc = grenadier(weapon, **skills)
     landed = []
-    land = Battle.land
 
-    def recording_land(*args):
-        landed.append(land(*args))
-        return landed[-1]
+    class Recording(Battle):
+        def land(self, *args):
+            landed.append(super().land(*args))
+            return landed[-1]
 
-    monkeypatch.setattr(Battle, "land", recording_land)
     kind, faces = test
     body = [2, 2, 2] if math.dist(lands, (10, 0)) < 3 else []  # the target caught in the blast
-    battle, result, roller = run_scripted(sc, [1, 1, *faces, *deviation, *body], angles=[angle])
+    faces = [1, 1, *faces, *deviation, *body]
+    battle, result, roller = run_scripted(sc, faces, battle_type=Recording, angles=[angle])
     assert roller.left() == [], dump(result)
     (throw_roll,) = rolls(result, kind, "Grenadier")
     assert throw_roll.data["tn"] == 5 and len(throw_roll.data["dice"]) == 3

@@ -164,7 +164,7 @@ class Chance:
 class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
-    The hot path (``_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
+    The hot path (``ranged_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
     constants worked out once: per fighter spec (``Kit``), per system (the ease tables, the
     degree's damage by degree, every roll's combination and its effect by faces).
 
@@ -540,7 +540,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         return success, total, degree, kind, effect
 
     # --- attacks ------------------------------------------------------------------------------
-    def _attack(
+    def ranged_attack(
         self,
         battle: Battle[C],
         attacker: C,
@@ -554,9 +554,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     ) -> None:
         """One attack: chance, over-32 choice, test, and on a success the damage (ruling 22).
 
-        It is ``ranged_attack`` itself (one call less per shot): one roll whatever the rounds
-        (a burst is one attack), and the target is remembered so that a follow-up shot at it
-        can count as aimed. ``melee_attack`` calls it with ``ranged=False``."""
+        Ranged, one roll whatever the rounds (a burst is one attack), and the target is
+        remembered so that a follow-up shot at it can count as aimed. ``melee_attack`` calls
+        it with ``ranged=False``."""
         tracing = battle.tracing
         notes: list[str] | None = [] if tracing else None
         if ranged:
@@ -615,8 +615,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     def _drained(self, state: FourD8State) -> None:
         """The wounded modifier follows health (kept here, read by every test)."""
         state.wounded = state.max_health - state.health >= state.wounded_loss
-
-    ranged_attack = _attack
 
     # --- grenades -----------------------------------------------------------------------------
     def throw_grenade(

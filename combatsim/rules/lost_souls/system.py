@@ -117,8 +117,8 @@ class LSState:
     assisted: int = 0
     called_shot_dice: int = 0
     catastrophes: int = 0
-    prev_target: object = None  # whom the previous action shot at (for aiming)
-    this_target: object = None
+    prev_target: Any = None  # whom the previous action shot at (for aiming)
+    this_target: Any = None
     # set by LostSouls._arm when the battle first rolls:
     profile: Profile | None = None
     take10: Callable[[int], list[int]] | None = None  # the battle's d10 faces
@@ -667,7 +667,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         return die
 
     # --- attacks ------------------------------------------------------------------------------
-    def _attack(
+    def ranged_attack(
         self,
         battle: Battle[C],
         attacker: C,
@@ -679,9 +679,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         ranged: bool = True,
         interception: bool = False,
     ) -> None:
-        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage. It is
-        ``ranged_attack`` (one roll whatever the rounds; the target is remembered for an aimed
-        follow-up); ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice are a
+        """One attack roll: circumstances, called shot, assistant, Karma; tier; damage. Ranged,
+        one roll whatever the rounds, and the target is remembered for an aimed follow-up;
+        ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice are a
         running total and the roll goes from the faces to the tier's rank (``roll_rank``)."""
         st = attacker.state
         if ranged:
@@ -745,8 +745,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             f"{self.table(battle).tiers[rank].name} hit" if tracing else "",
             f"{points} x {multiplier}" if tracing else "",
         )
-
-    ranged_attack = _attack
 
     def _karma(self, battle: Battle[C], fighter: C, total: int, parts: list | None) -> int:
         """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most

@@ -12,6 +12,8 @@ import functools
 import math
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from ...dice import shadowrun as dice
 from ..base import Grenades, RuleSystem, SpecCache
 from ..levers import field_bounds
@@ -218,6 +220,21 @@ class SRState:
             self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
+@mypyc_attr(native_class=False)
+class _LastCounter:
+    """The last battle's ``take`` and its ``dice.counter``, kept by the system: every fighter
+    of a battle draws from the same dice. Pickled (to worker processes) empty: the counter
+    is a closure over one battle's dice."""
+
+    def __init__(self) -> None:
+        self.take: Callable[[int], Sequence[int]] | None = None
+        self.roll: Callable[[int, int], tuple[int, bool]] | None = None
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return (_LastCounter, ())
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
@@ -237,13 +254,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
         self._full_meters = options.blast_distance == "full_meters"  # ruling 25's rule
-        self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
+        self._last_counter = _LastCounter()  # the last battle's take and its dice.counter:
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
-
-    def __getstate__(self) -> dict:
-        """Pickled (to worker processes) without the last battle's dice counter."""
-        return {**self.__dict__, "_last_counter": None}
 
     def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
@@ -536,11 +549,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         made at the fighter's first test and kept by its state."""
         take = self._take(battle, fighter)
         last = self._last_counter  # every fighter of a battle draws from the same dice
-        if last is not None and last[0] is take:
-            roll = last[1]
-        else:
-            roll = dice.counter(take, self.kind)
-            self._last_counter = (take, roll)
+        if last.take is not take or last.roll is None:
+            last.take, last.roll = take, dice.counter(take, self.kind)
+        roll = last.roll
         if fighter is not None:
             fighter.state.count = roll
         return roll
@@ -1082,6 +1093,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return sheet.skills.firearms
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ShadowrunD8(ClassicShadowrun):
     """``sr-d8``: seed 000's eight-sided dice (ruling 12), with its house rules as options."""
 

@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
 from ..situation import band_of, labelled, signed
@@ -219,6 +221,7 @@ class State:
         return injury_step(self.physical + self.stun, self.thresholds)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
 
