@@ -23,6 +23,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
+# What else stays Python, and why (measured): docs/development.md, "The compiled build"
 COMPILED = (
     "combatsim/engine/battle.py",
     "combatsim/engine/roll.py",
