@@ -79,7 +79,6 @@ class StaticParts(NamedTuple):
     full_loads: tuple[int, ...]  # rounds per load of each weapon (0: needs none)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Fighter:
     """A combatant's mutable state in one battle; the immutable spec stays in ``spec``.
 

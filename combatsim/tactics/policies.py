@@ -12,8 +12,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from mypy_extensions import mypyc_attr
-
 from ..rules.base import C, grenade_rules
 from ..rules.situation import blast_distance, whole_meters
 
@@ -25,7 +23,6 @@ _dist = math.dist
 BLAST_SLACK = 1e-6  # meters: a margin past a blast's radius, far above floating point's error
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Plan(Generic[C]):
     """What one action does. ``reason`` is the trace's words for it: built only when the
     battle is traced (an empty string otherwise)."""
