@@ -356,10 +356,13 @@ class Battle:
                 nearest, in_reach, me.seen_from = again
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
         far = False
+        borrowed = hint is None
+        if borrowed:  # its first look, or its nearest fell: a neighbour's nearest is near too
+            hint = self._neighbours_nearest(me)
         if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
             if near is FAR:
-                far = True  # no use looking in the rings of cells around
+                far = not borrowed  # no use looking in the rings of cells around
             elif near is not None:
                 nearest, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach)
@@ -375,6 +378,20 @@ class Battle:
         radius = nearest_d if nearest_d > reach else reach
         me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
         return _remember(me, layout, enemies, meters, nearest, in_reach)
+
+    def _neighbours_nearest(self, me: Fighter) -> Fighter | None:
+        """The nearest enemy a fighter of ``me``'s side next to it in the roster last found
+        (a side's members are listed as they stand, side by side): a bound for ``me``'s own
+        look (``_Grid.measure``) that finds it in fewer cells than the rings."""
+        fighters = self.fighters
+        for k in (me.index - 1, me.index + 1):
+            if 0 <= k < len(fighters):
+                ally = fighters[k]
+                if ally.side == me.side:
+                    nearest = ally.enemies_seen.nearest
+                    if nearest is not None and nearest.can_act:
+                        return nearest
+        return None
 
     def _nearest_from(
         self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
