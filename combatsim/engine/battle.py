@@ -348,13 +348,14 @@ class Battle:
         hint = seen.nearest
         if footing is not None:
             again = grid.again(me.side, footing, here, reach)
-            if again is HOLDS:
-                return _remember(me, layout, enemies, meters, hint, seen.in_reach)
+            if again is HOLDS:  # ``hint`` stands where it stood, as ``me`` does
+                d = seen.meters.get(hint.index) if hint is not None else None
+                return _remember(me, layout, enemies, meters, hint, seen.in_reach, d)
             if again is BEYOND:
                 hint = None  # no one left as near as the hint was: the rings look farther
             elif again is not None:
-                nearest, in_reach, me.seen_from = again
-                return _remember(me, layout, enemies, meters, nearest, in_reach)
+                nearest, nearest_d, in_reach, me.seen_from = again
+                return _remember(me, layout, enemies, meters, nearest, in_reach, nearest_d)
         far = False
         borrowed = hint is None
         if borrowed:  # its first look, or its nearest fell: a neighbour's nearest is near too
@@ -364,8 +365,8 @@ class Battle:
             if near is FAR:
                 far = not borrowed  # no use looking in the rings of cells around
             elif near is not None:
-                nearest, in_reach, me.seen_from = near
-                return _remember(me, layout, enemies, meters, nearest, in_reach)
+                nearest, nearest_d, in_reach, me.seen_from = near
+                return _remember(me, layout, enemies, meters, nearest, in_reach, nearest_d)
         apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
@@ -377,7 +378,7 @@ class Battle:
                 in_reach = _count_within(here, enemies, reach)
         radius = nearest_d if nearest_d > reach else reach
         me.seen_from = grid.footing(me.side, here, radius if nearest is not None else math.inf)
-        return _remember(me, layout, enemies, meters, nearest, in_reach)
+        return _remember(me, layout, enemies, meters, nearest, in_reach, nearest_d)
 
     def _neighbours_nearest(self, me: Fighter) -> Fighter | None:
         """The nearest enemy a fighter of ``me``'s side next to it in the roster last found
@@ -1203,9 +1204,11 @@ class _Meters(dict):
     def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
         """The meters from ``at`` instead (where a walk will take the fighter) and the first
         of the nearest enemies from there, as ``policies._measured_from`` finds them."""
-        nearest, _ = self.battle._nearest_from(at, self.enemies, self.nearest)
+        nearest, nearest_d = self.battle._nearest_from(at, self.enemies, self.nearest)
         meters = _Meters(self.battle, at, self.enemies)
         meters.nearest = nearest
+        if nearest is not None:
+            meters[nearest.index] = nearest_d
         return meters, nearest
 
     def __missing__(self, index):
@@ -1493,9 +1496,9 @@ class _Grid:
         return None, math.inf
 
     def measure(self, side: str, here: Point, hint: Fighter, reach: float) -> tuple | None:
-        """``(nearest, in_reach, footing)`` of ``side``'s enemies from ``here`` in one look
-        at the cells within ``hint``'s meters (or ``reach``, if farther): the nearest
-        (math.dist, ties to the lower index), how many stand within ``reach``, and the
+        """``(nearest, its meters, in_reach, footing)`` of ``side``'s enemies from ``here``
+        in one look at the cells within ``hint``'s meters (or ``reach``, if farther): the
+        nearest (math.dist, ties to the lower index), how many stand within ``reach``, and the
         ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
         when that is too many cells."""
         bound = math.dist(here, hint.position)
@@ -1507,7 +1510,7 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, count, (here, entries, _stamps(entries), self.made, radius)
+        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1614,10 +1617,10 @@ class _Grid:
         """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
         without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
         in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
-        in_reach, footing)`` from the enemies in them when that nearest stands within the
-        footing's radius (every enemy as near is in its cells), ``BEYOND`` when none does;
-        else None (look afresh). Only while the fighter has not moved and no cell entry was
-        made (an enemy in a cell empty till then)."""
+        its meters, in_reach, footing)`` from the enemies in them when that nearest stands
+        within the footing's radius (every enemy as near is in its cells), ``BEYOND`` when
+        none does; else None (look afresh). Only while the fighter has not moved and no cell
+        entry was made (an enemy in a cell empty till then)."""
         if footing[0] != here or footing[3] != self.made:
             return None
         entries = footing[1]
@@ -1631,7 +1634,7 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > radius:
             return BEYOND
-        return best, count, (here, entries, total, self.made, radius)
+        return best, best_d, count, (here, entries, total, self.made, radius)
 
 
 def _stamps(entries: list[list]) -> int:
@@ -1665,12 +1668,16 @@ def _remember(
     meters: _Meters,
     nearest: Fighter | None,
     in_reach: int,
+    nearest_d: float | None,
 ) -> EnemiesInView:
-    """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure."""
+    """Keep what ``me`` sees in its own ``EnemiesInView``, made at its first measure, and
+    the meters to its nearest when known (``nearest_d``): the tactics read them at once."""
     seen = me.enemies_seen
     if seen is NOT_SEEN:
         seen = me.enemies_seen = _blank(EnemiesInView)
     meters.nearest = nearest
+    if nearest is not None and nearest_d is not None:
+        meters[nearest.index] = nearest_d
     seen.layout = layout
     seen.enemies = enemies
     seen.meters = meters
