@@ -357,9 +357,12 @@ class Battle:
                 nearest, nearest_d, in_reach, me.seen_from = again
                 return _remember(me, layout, enemies, meters, nearest, in_reach, nearest_d)
         far = False
+        apart = -1.0  # not measured yet
         borrowed = hint is None
         if borrowed:  # its first look, or its nearest fell: a neighbour's nearest is near too
-            hint = self._neighbours_nearest(me)
+            apart = grid.apart(me.side, here)
+            if apart <= RING_REACH:  # (else no enemy is near: no use looking around)
+                hint = self._neighbours_nearest(me)
         if hint is not None:  # most often the nearest again, or one as near: one look around
             near = grid.measure(me.side, here, hint, reach)
             if near is FAR:
@@ -367,7 +370,8 @@ class Battle:
             elif near is not None:
                 nearest, nearest_d, in_reach, me.seen_from = near
                 return _remember(me, layout, enemies, meters, nearest, in_reach, nearest_d)
-        apart = grid.apart(me.side, here)
+        if apart < 0.0:
+            apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
         nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
         if apart > reach:  # no enemy can stand in reach
