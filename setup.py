@@ -1,7 +1,7 @@
 """The build's one job beyond pyproject.toml: compile the modules a battle spends its time in.
 
 ``COMPILED`` are compiled with mypyc (mypy's compiler from typed Python to C extensions),
-which plays every battle the same and about a third faster (benchmarks/README.md). The
+which plays every battle the same at about a third less cost (benchmarks/README.md). The
 Python source stays the reference: it is installed beside the extensions, the tests check
 both, and Python is what you get
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from setuptools import setup
@@ -56,7 +55,8 @@ def _extensions() -> list:
     except ImportError:
         _warn("mypyc is not installed")
         return []
-    config = Path(tempfile.mkdtemp(prefix="combatsim-mypyc-")) / "mypyc.ini"
+    config = Path("build") / "mypyc.ini"  # beside the C files mypyc writes to build/
+    config.parent.mkdir(exist_ok=True)
     config.write_text(MYPYC_CONFIG)
     try:
         return mypycify(["--config-file", str(config), *COMPILED], opt_level="3")
