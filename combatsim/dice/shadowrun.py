@@ -44,7 +44,8 @@ class PoolDice:
     tn_cap: int | None = None  # TNs above this are impossible (D8 house rule)
 
     def __reduce__(self) -> tuple[type, tuple]:
-        """Pickled by its fields: a compiled build has no ``__dict__`` to restore."""
+        """Pickled by its fields: compiled (setup.py), pickle would set them again through
+        the frozen ``__setattr__``, which refuses."""
         return (PoolDice, (self.name, self.low, self.top, self.tn_floor, self.tn_cap))
 
     @property

@@ -1183,8 +1183,8 @@ SHARED_LISTS = 48 if _compiled() else 96
 PREPARED_FIGHTERS = 4000  # fighters of the scenarios kept prepared (two of the largest)
 
 
-# a compiled build (benchmarks/compiled.py) keeps it a Python class: mypyc's native classes
-# cannot subclass a builtin
+# the compiled build (setup.py) keeps it a Python class: mypyc's native classes cannot
+# subclass a builtin
 @mypyc_attr(native_class=False)
 class _Meters(dict):
     """``enemies_in_view``'s meters to each enemy by index in a big fight, measured (with
@@ -1244,8 +1244,8 @@ class _Meters(dict):
         return d
 
 
-# a compiled build (benchmarks/compiled.py) keeps it a Python class: mypyc's native classes
-# cannot subclass a builtin
+# the compiled build (setup.py) keeps it a Python class: mypyc's native classes cannot
+# subclass a builtin
 @mypyc_attr(native_class=False)
 class _Standing(list):
     """A side's standing enemies in fighter order (``Battle._standing_enemies_of``), kept
