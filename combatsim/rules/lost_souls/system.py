@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from mypy_extensions import mypyc_attr
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
@@ -57,6 +59,12 @@ KARMA_PER_DIE = dice.KARMA_PER_BONUS_DIE
 FIRST_SUCCESS = dice.FIRST_SUCCESS_RANK
 
 
+def _by_fields(record: Any) -> tuple[type, tuple]:
+    """How a frozen record below pickles and copies: made again from its fields. Compiled
+    (setup.py), pickle would set them through the frozen ``__setattr__``, which refuses."""
+    return type(record), tuple(getattr(record, f.name) for f in fields(record))
+
+
 @dataclass(slots=True, frozen=True)
 class Kit:
     """What an attack with one weapon (None: bare hands) needs, worked out once per combatant
@@ -71,6 +79,9 @@ class Kit:
     multiplier: int  # damage multiplier before a called shot
     piercing: int  # armor points it ignores
 
+    def __reduce__(self) -> tuple[type, tuple]:
+        return _by_fields(self)
+
 
 @dataclass(slots=True, frozen=True)
 class CircumstanceDice:
@@ -82,6 +93,9 @@ class CircumstanceDice:
     attacker_moving: int
     engaged: int
     wounded: int
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return _by_fields(self)
 
 
 @dataclass(slots=True, frozen=True)
@@ -100,6 +114,14 @@ class Profile:
     assist: str
     kits: dict[int, Kit]  # by id(weapon); id(None) is bare hands
     threat: float  # LostSouls.threat, asked per enemy and action by a most_dangerous policy
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        return _by_fields(self)
+
+
+def _unarmed(k: int) -> list[int]:
+    """An ``LSState``'s dice before ``LostSouls._arm`` gives it the battle's."""
+    raise RuntimeError("a Lost Souls state rolled before its battle armed it")
 
 
 @dataclass(slots=True)
@@ -121,8 +143,8 @@ class LSState:
     this_target: Any = None
     # set by LostSouls._arm when the battle first rolls:
     profile: Profile | None = None
-    take10: Callable[[int], list[int]] | None = None  # the battle's d10 faces
-    take_initiative: Callable[[int], list[int]] | None = None  # its initiative die's faces
+    take10: Callable[[int], list[int]] = _unarmed  # the battle's d10 faces
+    take_initiative: Callable[[int], list[int]] = _unarmed  # its initiative die's faces
     light: int = 0  # visibility dice on its rolls (none when it sees in the dark)
     helpers: list | None = None  # the allies whose tactics let them assist this fighter
     # an untraced roll's tier rank from its faces; ``exact_dice`` puts a choice of the rank here
@@ -167,6 +189,7 @@ def _capped(total: int) -> int:
     return dice.cap_net_dice(total)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
@@ -266,13 +289,22 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         light = self._visibility[battle.environment.visibility]
         fighters = battle.fighters
         for f in fighters:
-            st = f.state
+            st: LSState = f.state
             st.profile = pf = self._profile(battle, f)
             st.take10, st.take_initiative = take10, take_initiative
             st.light = 0 if pf.sees_in_dark else light
         assisters = [f for f in fighters if f.state.profile.assist != "never"]
         for f in fighters:
             f.state.helpers = [a for a in assisters if a is not f and a.side == f.side]
+
+    def _armed(self, battle: Battle[C], st: LSState) -> Profile:
+        """``st``'s profile, arming every combatant of the battle first if this is its first
+        roll."""
+        pf = st.profile
+        if pf is None:
+            self._arm(battle)
+            pf = cast(Profile, st.profile)
+        return pf
 
     def _profile(self, battle: Battle[C], fighter: C) -> Profile:
         """The fighter's ``Profile``, made on its first battle (a spec is immutable)."""
@@ -301,10 +333,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     def _kit(self, battle: Battle[C], fighter: C, weapon: models.Weapon | None) -> Kit:
         """The fighter's ``Kit`` for ``weapon`` in this battle."""
-        st = fighter.state
-        if st.profile is None:
-            self._arm(battle)
-        kit = st.profile.kits.get(id(weapon))
+        st: LSState = fighter.state
+        kit = self._armed(battle, st).kits.get(id(weapon))
         if kit is None:  # not one of its own weapons: worked out on the spot
             kit = self._make_kit(self.table(battle), fighter, weapon)
         return kit
@@ -326,11 +356,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
     def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn, at Reflexes + 1d10 (``initiative_die``)."""
-        st = fighter.state
-        if st.profile is None:
-            self._arm(battle)
+        st: LSState = fighter.state
+        reflexes = self._armed(battle, st).reflexes
         die = st.take_initiative(1)[0]
-        reflexes = st.profile.reflexes
         score = reflexes + die
         if score < 1:
             score = 1
@@ -354,7 +382,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
-        st = fighter.state
+        st: LSState = fighter.state
         st.prev_target, st.this_target = st.this_target, None
         if st.assist_owed is not None:  # the action was promised to an ally (ruling 19)
             fighter.lose_next_action = f"spent assisting {st.assist_owed}"
@@ -383,7 +411,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         return best
 
     def record(self, fighter: C) -> dict:
-        st = fighter.state
+        st: LSState = fighter.state
         return {
             "life_left": st.life,
             "karma_spent": st.karma_spent,
@@ -401,7 +429,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
     def condition(self, fighter: C) -> str:
         """Status and life left, and the dice its wounds now cost: "wounded: 4/11 life, -1
         dice for wounds"."""
-        st = fighter.state
+        st: LSState = fighter.state
         text = f"{self.status(fighter)}: {st.life}/{st.max_life} life"
         dice_for_wounds = self._c.wounded
         if fighter.can_act and dice_for_wounds and st.life <= self._wounded_life(st.max_life):
@@ -463,8 +491,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         (dice, reason), in the order the trace shows them; untraced only the sum is worked out.
         """
         c = self._c
-        st = attacker.state
-        pf = st.profile
+        st: LSState = attacker.state
+        pf = cast(Profile, st.profile)  # armed by the roll's kit (``_kit``)
         s = battle.situation(attacker, target, at) if ranged else None
         if parts is not None:  # traced: the same dice, as values in the trace's order
             values = self._values(attacker, target, kit, s)
@@ -508,7 +536,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         (``_labels``): range, cover, aiming, target running, attacker moving, enemy in
         reach, visibility, wounded (the first six for a ranged roll only)."""
         c, st = self._c, attacker.state
-        wounded = c.wounded if st.life <= st.profile.wounded_life else 0
+        wounded = c.wounded if st.life <= cast(Profile, st.profile).wounded_life else 0
         if s is None:
             return (st.light, wounded)
         band = self._band(kit, s)
@@ -548,7 +576,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         """Roll d% with the dice (``total``, capped; ruling 17) and read the kit's column: the
         tier's rank. Traced (``parts`` a list), the faces and the dice go into the trace."""
         if parts is None:  # the same faces, no record of them
-            st = fighter.state
+            st: LSState = fighter.state
             return st.roll_rank(st.take10, _capped(total), kit.grid)
         d = NetDice(tuple(p for p in parts if p[0]), total)
         column = kit.column
@@ -584,7 +612,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         table = self.table(battle)
         best, best_value = None, -math.inf
         for ally in lead.state.helpers:  # same side, tactics that allow it
-            st = ally.state
+            st: LSState = ally.state
             if (
                 not ally.can_act
                 or st.actions_left <= 0
@@ -600,7 +628,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             parts: list[tuple[int, str]] | None = [] if battle.tracing else None
             total = self.circumstances(battle, ally, target, kit, ranged, parts=parts)
             value = self._coop_value(table, kit.column, _capped(total))
-            if st.profile.assist == "when_helpful" and value <= 0:
+            if cast(Profile, st.profile).assist == "when_helpful" and value <= 0:
                 continue
             if value > best_value:
                 best, best_value = (ally, weapon, kit, total, parts), value
@@ -645,7 +673,7 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         if found is None:
             return 0
         ally, weapon, kit, total, ally_parts = found
-        st = ally.state
+        st: LSState = ally.state
         st.actions_left -= 1
         st.assist_owed = lead.name
         st.assists += 1
@@ -683,13 +711,12 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         one roll whatever the rounds, and the target is remembered for an aimed follow-up;
         ``melee_attack`` calls it with ``ranged=False``. Untraced, the dice are a
         running total and the roll goes from the faces to the tier's rank (``roll_rank``)."""
-        st = attacker.state
+        st: LSState = attacker.state
         if ranged:
             st.this_target = target
         pf = st.profile
         if pf is None:
-            self._arm(battle)
-            pf = st.profile
+            pf = self._armed(battle, st)
         kit = pf.kits.get(id(weapon)) or self._kit(battle, attacker, weapon)
         tracing = battle.tracing
         parts: list[tuple[int, str]] | None = [] if tracing else None
@@ -751,9 +778,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         ``karma_dice``, as the fighter's tactics say; never more than would pass the cap of 5.
         Returns the dice with those bought; the caller has checked that the tactics buy for
         this roll and that 2 Karma are left."""
-        st = fighter.state
+        st: LSState = fighter.state
         room = MAX_NET - total
-        n = min(st.profile.karma_dice, st.karma // KARMA_PER_DIE, room)
+        n = min(cast(Profile, st.profile).karma_dice, st.karma // KARMA_PER_DIE, room)
         if n <= 0:
             return total
         points = n * KARMA_PER_DIE  # one bonus die per 2 points (dice.karma_bonus_dice)

@@ -313,7 +313,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
         """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
-        st = fighter.state
+        st: SRState = fighter.state
         st.dodge, st.defense = st.dodge_pool, st.defense_pool
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
@@ -328,7 +328,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         The dice are summed as they fall: no Rule of Six on initiative (seed 002), nor a
         Rule of Seven in sr-d8 (seed 000) unless its house rule says so. Both roll the pool's
         own dice (d6, or the d8's 0-7), so one draw serves every variant."""
-        st = fighter.state
+        st: SRState = fighter.state
         take = st.take or self._take(battle, fighter)
         faces = take(st.initiative_dice)
         if self.initiative_explodes:
@@ -373,13 +373,13 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
 
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: C) -> bool:
-        st = fighter.state
+        st: SRState = fighter.state
         return st._physical < MONITOR_BOXES and st._stun < MONITOR_BOXES
 
     def status(self, fighter: C) -> str:
         """Ruling 7: dead past Body in Physical overflow; dying on a full Physical monitor;
         unconscious on a full Stun monitor."""
-        st = fighter.state
+        st: SRState = fighter.state
         if st.overflow > fighter.spec.sheet.attributes.body:
             return "dead"
         physical, stun = st._physical, st._stun
@@ -412,12 +412,12 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return best
 
     def harm(self, fighter: C) -> float:
-        st = fighter.state
+        st: SRState = fighter.state
         physical, stun = st._physical, st._stun  # (``weakest`` asks of every enemy in reach)
         return (physical if physical > stun else stun) / MONITOR_BOXES
 
     def record(self, fighter: C) -> dict:
-        st = fighter.state
+        st: SRState = fighter.state
         return {
             "physical_boxes": st._physical,
             "stun_boxes": st._stun,
@@ -444,7 +444,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
     def exact_key(self, fighter: C) -> tuple:
         """The monitors, the pools and Karma left, the armor left: all a later test reads
         (the rest of the state is the sheet's, or counters for combatants.csv)."""
-        st = fighter.state
+        st: SRState = fighter.state
         return (
             st._physical,
             st._stun,
@@ -458,7 +458,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         )
 
     def condition(self, fighter: C) -> str:
-        st = fighter.state
+        st: SRState = fighter.state
         dead = f", {st.overflow} past the monitor" if st.overflow else ""
         return f"{self.status(fighter)}: {st.physical} Physical, {st.stun} Stun{dead}"
 
@@ -662,7 +662,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         )
         gun = weapon.firing
         power = gun.power + 1 if shots > 1 else gun.power  # ruling 8: autofire adds 1 to Power
-        st = attacker.state
+        st: SRState = attacker.state
         env = battle.environment
         # What the attacker brings to every target's TN. Ruling 8: recoil +1 per shot, less
         # recoil compensation and gyro, never below 0. Moving: +1, +2 on difficult ground.
@@ -733,7 +733,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         Dodge successes alone above the attack's are a clean miss; otherwise all the defender's
         successes stage the wound down (ruling 6). ``gun`` is the weapon's ``firing``.
         """
-        st = target.state
+        st: SRState = target.state
         tracing = battle.tracing
         # untraced, the Dodge and Body tests (no Karma) count straight from the fighter's dice
         roll = None if tracing else st.count or self._counter(battle, target)
@@ -818,7 +818,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         counted = attack_successes - 1 if beyond_first and attack_successes else attack_successes
         up = counted // staging if stage_up else 0
         down, bought = defense_successes // staging, 0
-        st = target.state
+        st: SRState = target.state
         if st.karma and st.karma_policy in ("survive", "both"):
             down, bought = self._karma_survive(
                 battle, target, level, staging, up, down, defense_successes, stun
@@ -863,7 +863,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Ruling 11: 2 Karma buy one success; spent when the wound would take the fighter out,
         and only when the Karma left buys enough successes to keep it in the fight (nothing is
         spent on a wound that drops the fighter anyway)."""
-        st = target.state
+        st: SRState = target.state
         bought, staged_down = 0, down
         while True:
             final, _ = stage(level, up, staged_down)
@@ -885,7 +885,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return down, bought
 
     def _would_drop(self, target: C, level: str, stun: bool) -> bool:
-        st = target.state
+        st: SRState = target.state
         boxes = BOXES[level]
         if stun:
             return st.stun + boxes >= MONITOR_BOXES
@@ -895,7 +895,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         self, battle: Battle[C], attacker: C | None, target: C, level: str, stun: bool
     ) -> None:
         """Ruling 7: fill boxes; Stun overflow goes to Physical; Physical overflow to death."""
-        st = target.state
+        st: SRState = target.state
         boxes = BOXES[level]
         physical, stun_boxes, overflow = st._physical, st._stun, st.overflow
         before = physical + stun_boxes + overflow
@@ -992,7 +992,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool, as
         ``(successes, fumble)``. An interceptor uses Armed Combat with a weapon ready, else
         Unarmed (seed 002 Interception)."""
-        st = fighter.state
+        st: SRState = fighter.state
         if intercepting:
             skills = fighter.spec.sheet.skills
             armed = fighter.melee is not None  # a melee weapon on the sheet

@@ -342,7 +342,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     # --- Edge -----------------------------------------------------------------------------
     def _spend(self, battle: Battle[C], fighter: C, use: str, why: str) -> None:
         """Spend one Edge point on ``use``; ``why`` is read only when tracing (else "")."""
-        st = fighter.state
+        st: State = fighter.state
         st.edge -= 1
         st.spent[use] += 1
         if battle.tracing:
@@ -357,7 +357,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     # --- initiative -----------------------------------------------------------------------
     def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn (seed "Edge" 2)."""
-        st = fighter.state
+        st: State = fighter.state
         p = st.profile
         d6 = st.d6
         if d6 is None:
@@ -421,14 +421,14 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         battle's hot path is untouched: a normal battle fetches the roller's takers at the
         first roll, as before. ``tests/exact/test_sr2097_attack.py`` holds the choices to
         the face-by-face enumeration."""
-        st = fighter.state
+        st: State = fighter.state
         st.d10 = _chooser(choose, dice.exact_check_faces)
         st.d6 = _chooser(choose, dice.exact_damage_faces)
 
     def condition(self, fighter: C) -> str:
         """The injury step (or dead) and the damage of the health: "serious: 17/30 damage
         (3 Stun)", or "unhurt"."""
-        st = fighter.state
+        st: State = fighter.state
         if not st.total:
             return injury_name(st)
         stun = f" ({st.stun} Stun)" if st.stun else ""
@@ -436,12 +436,12 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     # --- status ---------------------------------------------------------------------------
     def can_act(self, fighter: C) -> bool:
-        st = fighter.state
+        st: State = fighter.state
         # down (step DOWN) from the last threshold on
         return st.physical < st.dead_at and st.physical + st.stun < st.thresholds[-1]
 
     def status(self, fighter: C) -> str:
-        st = fighter.state
+        st: State = fighter.state
         if st.physical >= st.dead_at:
             return "dead"
         if st.step >= DOWN:
@@ -465,12 +465,12 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         return best
 
     def harm(self, fighter: C) -> float:
-        st = fighter.state
+        st: State = fighter.state
         share = (st.physical + st.stun) / st.thresholds[-1]
         return share if share < 1.0 else 1.0
 
     def record(self, fighter: C) -> dict:
-        st = fighter.state
+        st: State = fighter.state
         spent = st.spent
         return {
             "health": st.health,
@@ -504,7 +504,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         list the caller made for this check) and sum them up: (TN modifier, any Advantage, any
         Disadvantage, why the visibility's condition was removed or None); ``explain`` names
         them for the trace."""
-        st = attacker.state
+        st: State = attacker.state
         p = st.profile
         visibility = battle.environment.visibility
         known = p.sights.get(visibility)
@@ -547,7 +547,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         2d10/3d10 + bonus; the MoS after doubles (a hit at 0 or more). ``why``: the conditions
         named (``explain``), only when traced. ``kind``: which checks are related for ruling
         23 (a pending Disadvantage joins the conditions and is spent; a failure may leave one)."""
-        st = attacker.state
+        st: State = attacker.state
         p = st.profile
         pending = st.pending
         # a pending Disadvantage applies to any check (ANY) or one of its own kind (RELATED)
@@ -689,7 +689,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         tn = self._range_tns[band]
         dodge = target.state.profile.dodge if self._dodge and target.can_act else 0
         tn += dodge
-        st = attacker.state
+        st: State = attacker.state
         p = st.profile
         # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
@@ -754,7 +754,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         # dice.mos_damage_dice inline (ruling 14): +1d6 on MoS 5-9, +2d6 on 10 or more
         mos_dice = 0 if mos < 5 else 1 if mos < 10 else 2
         n = code.dice + mos_dice + (dice.BURST_DICE if burst else 0)
-        st = target.state
+        st: State = target.state
         edge = False
         policy = p.policy
         if policy.damage != "never" and self._edge and ast.edge > policy.reserve:
@@ -792,7 +792,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     def _degrade(self, battle: Battle[C], target: C) -> None:
         """A hit the armor stopped wears it down (``armor_degradation_pt``/``_dr``)."""
-        st = target.state
+        st: State = target.state
         o = self.options
         st.pt = max(0, st.pt - o.armor_degradation_pt)
         st.dr = max(0, st.dr - o.armor_degradation_dr)
@@ -807,7 +807,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         self, battle: Battle[C], attacker: C | None, target: C, damage: int, stun: bool
     ) -> None:
         """Ruling 16 health and injury, with Edge to lessen an injury or burn to survive."""
-        st = target.state
+        st: State = target.state
         policy = st.profile.policy
         tracing = battle.tracing
         note = ""
@@ -955,7 +955,7 @@ def _trace_damage(
     """The traced damage roll (``hit``): where the dice come from (``dice_from``: the
     weapon's, the MoS's, a burst, Edge), the faces, Strength and what the armor did."""
     weapon_dice, mos_dice, burst, edge = dice_from
-    st = target.state
+    st: State = target.state
     parts = [f"{weapon_dice} weapon"]
     if mos_dice:
         parts.append(f"{mos_dice} MoS")
