@@ -611,7 +611,7 @@ class Battle:
         self.holders.clear()
         self.system.end_battle(self)
 
-    def _turns(self):
+    def _turns(self) -> Generator[Event, Any, None]:
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env, fighters = self.system, self.env, self.fighters
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
@@ -1226,7 +1226,7 @@ class _Meters(dict):
             meters[nearest.index] = nearest_d
         return meters, nearest
 
-    def __missing__(self, index):
+    def __missing__(self, index: int) -> float:
         enemies = self.enemies
         fighters = enemies.fighters
         f = fighters[index] if 0 <= index < len(fighters) else None

@@ -182,7 +182,7 @@ class SpecCache:
     def __len__(self) -> int:
         return len(self._kept)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple]:
         return SpecCache, ()
 
 

@@ -188,7 +188,7 @@ def scenario_value(value: Any) -> Any:
     return None if isinstance(value, _NoArmor) else value
 
 
-def _tighter(a, b, pick):
+def _tighter(a: Any, b: Any, pick: Callable[[Any, Any], Any]) -> Any:
     if a is None:
         return b
     if b is None:
