@@ -31,6 +31,7 @@ COMPILED = (
     "combatsim/rules/sr2097/system.py",
     "combatsim/dice/shadowrun.py",
     "combatsim/rules/lost_souls/system.py",
+    "combatsim/rules/fourd8/system.py",
 )
 # What mypyc type-checks them with: the project's own settings that matter to the compile.
 # Modules not installed where the build runs are taken as untyped (their values as ``Any``,

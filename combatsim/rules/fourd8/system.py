@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from mypy_extensions import mypyc_attr
+
 from ...dice import fourd8 as dice
 from ..base import Grenades, RuleSystem, SpecCache
 from ..points import PointPoolRules
@@ -161,6 +163,7 @@ class Chance:
         return " ".join(parts[:1]) + "".join(f", {p}" for p in parts[1:]) + f" = {self.chance}"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
@@ -239,7 +242,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
 
     def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
         """One action per turn at ``initiative_base`` + the initiative ability's bonus + 1d8."""
-        st = fighter.state
+        st: FourD8State = fighter.state
         take = st.take
         if take is None:
             take = st.take = battle.roll.taker(1, dice.SIDES)
@@ -265,7 +268,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         return fighter.state.tiebreak
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
-        st = fighter.state
+        st: FourD8State = fighter.state
         st.prev_target, st.this_target = st.this_target, None
 
     def threat(self, fighter: C) -> float:
@@ -274,7 +277,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     def condition(self, fighter: C) -> str:
         """Status and health left, the ease its wounds cost and an action it will lose (a
         social combination's stagger): "wounded: 5/12 health, -2 ease for wounds, staggered"."""
-        st = fighter.state
+        st: FourD8State = fighter.state
         text = f"{self.status(fighter)}: {st.health}/{st.max_health} health"
         if fighter.can_act:
             ease = self.options.difficulty.wounded
@@ -286,7 +289,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         return text
 
     def record(self, fighter: C) -> dict:
-        st = fighter.state
+        st: FourD8State = fighter.state
         return {
             "health_left": st.health,
             "lucky_breaks": st.lucky_breaks,
@@ -346,7 +349,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         situation (``tests/engine/test_situation.py``)."""
         if notes is not None:
             return self._ease_traced(battle, attacker, target, arms, ranged, at, notes)
-        st = attacker.state
+        st: FourD8State = attacker.state
         ease = arms.ease + self._visibility_ease[battle.environment.visibility]
         if st.wounded:
             ease += self._wounded_ease
@@ -385,7 +388,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         """``_ease`` with each part that applies named in ``notes``, in the trace's order
         (``situation.labelled``)."""
         diff = self.options.difficulty
-        st = attacker.state
+        st: FourD8State = attacker.state
         vis, seen = self._visibility[battle.environment.visibility]
         wounded = diff.wounded if st.wounded else 0
         if ranged:
@@ -475,7 +478,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         A normal or doubles roll is looked up by its faces (``dice.face_table``, with the
         effects: ``_faces_table``); a bonus roll and an automatic success follow
         ``dice.resolve``'s rules for them here, and the trace shows ``dice.resolve``'s result."""
-        st = fighter.state
+        st: FourD8State = fighter.state
         if arms.missing:
             st.without_required += 1
         faces = None
