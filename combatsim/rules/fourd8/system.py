@@ -208,11 +208,10 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         self._degree_damage = [self.degree_bonus(d) for d in range(4 * dice.MAX_EASE + 1)]
         self._faces: dict | None = None  # faces -> (total, degree, kind, effect): first battle
 
-    def __getstate__(self) -> dict:
-        """Ship the options, not the caches (a worker rebuilds them at its first battle)."""
-        state = self.__dict__.copy()
-        state["_faces"] = None
-        return state
+    def __reduce__(self) -> tuple[type, tuple]:
+        """Ship the options, not the caches: a worker rebuilds them at its first battle.
+        (Compiled, setup.py, the system has no ``__dict__`` to copy.)"""
+        return type(self), (self.options,)
 
     def _faces_table(self) -> dict:
         """``dice.face_table`` with each roll's combination effect (``rules.options.effects``;
