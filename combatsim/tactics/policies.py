@@ -96,7 +96,9 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
         cover = battle.free_cover_point(me, tactics.cover_within)
         if cover is not None:
             dest = _toward(here, cover.position, walk_left)
-            from_dest = getattr(dist, "measured_from", None)  # a big fight's: what is near
+            # a big fight's meters measure what is near (a plain dict: a small fight's, and no
+            # getattr, which raises and catches an AttributeError when compiled)
+            from_dest = None if type(dist) is dict else getattr(dist, "measured_from", None)
             dist, nearest = (
                 from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
             )
@@ -354,7 +356,8 @@ def choose_target(
         return _focus(battle, me, enemies, dist, nearest, reach, focus)
     # weakest and most_dangerous: the highest score, then the nearest, then the first
     score = battle.system.harm if policy == "weakest" else battle.system.threat
-    within = getattr(dist, "within", None)  # a big fight's meters list them faster
+    # a big fight's meters list them faster (a small fight's plain dict: see plan_action)
+    within = None if type(dist) is dict else getattr(dist, "within", None)
     if within is None and policy != "random":
         # a small fight: those in reach looked at in the same pass, without listing them
         limit = reach if tactics.target_in_reach else math.inf
