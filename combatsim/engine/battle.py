@@ -797,7 +797,7 @@ class Battle:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             seen = self.enemies_in_view(f)
-            in_range = [e for e in seen.enemies if seen.meters[e.index] <= weapon.max_range]
+            in_range = self._in_range(seen, weapon.max_range)
             if in_range:
                 target = choose_target(self, f, in_range, seen.meters)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
@@ -808,6 +808,21 @@ class Battle:
                     self.trace("held", f"{f.name}: fire - {why}", actor=f)
                 return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
+
+    @staticmethod
+    def _in_range(seen: EnemiesInView, reach: float) -> list[Fighter]:
+        """The enemies ``seen`` within ``reach`` (by their meters), in order: none when the
+        nearest is farther (a holder with no enemy near is woken by every move of the battle,
+        and must not measure all of them each time); in a big fight numpy finds them."""
+        nearest = seen.nearest
+        meters = seen.meters
+        if nearest is None or meters[nearest.index] > reach:
+            return []
+        within = getattr(meters, "within", None)
+        found = within(seen.enemies, reach) if within is not None else None
+        if found is None:
+            found = [e for e in seen.enemies if meters[e.index] <= reach]
+        return found
 
     def _wake_holders(self, cause: str) -> None:
         holders, self.holders = self.holders, []
