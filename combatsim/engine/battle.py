@@ -24,6 +24,7 @@ plain records.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from collections.abc import Generator, Iterable, Sequence
 from types import FunctionType, SimpleNamespace
@@ -373,7 +374,10 @@ class Battle:
         if apart < 0.0:
             apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
-        nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
+        if far:  # (``hint``, if any, bounds the search: it may stand near)
+            nearest, nearest_d = grid.nearest_anywhere(me.side, here, hint)
+        else:
+            nearest, nearest_d = self._nearest_from(here, enemies)
         if apart > reach:  # no enemy can stand in reach
             in_reach = 0
         else:
@@ -402,15 +406,17 @@ class Battle:
         self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
     ) -> tuple[Fighter | None, float]:
         """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
-        meters (math.dist): from the grid when one is near (``hint``: who was the nearest
-        before; ``rings``: False when none is), else from all of them."""
+        meters (math.dist): from the rings of grid cells when one is near (``hint``: who was
+        the nearest before; ``rings``: False when none is), else from its coarser levels;
+        without a grid, from all of them."""
         grid = self.grid
-        if rings and grid is not None:
-            nearest, nearest_d = grid.nearest(enemies.side, here, hint)
-            if nearest is not None:
-                return nearest, nearest_d
-        else:
-            nearest, nearest_d = None, math.inf
+        if grid is not None:
+            if rings:
+                nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+                if nearest is not None:
+                    return nearest, nearest_d
+            return grid.nearest_anywhere(enemies.side, here)
+        nearest, nearest_d = None, math.inf
         if not enemies:
             return None, math.inf
         _, positions, _, points = enemies.arrays()
@@ -1356,6 +1362,28 @@ def _ring(r: int) -> list[int]:
 
 
 RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
+FANOUT_BITS = 3  # a coarser level's cell is 2**3 x 2**3 cells of the level below
+LEVELS = 5  # coarser levels above the cells: 128 m to 524,288 m a side (all of +-2**15 rows)
+HALF_SHIFT = SHIFT >> 1
+
+
+def _parent(key: int) -> int:
+    """The key of the cell one level coarser that holds the cell ``key``."""
+    column = (key + HALF_SHIFT) >> 16
+    row = key - (column << 16)
+    return (column >> FANOUT_BITS) * SHIFT + (row >> FANOUT_BITS)
+
+
+def _cell_gap(key: int, size: float, here: Point) -> float:
+    """Meters, less ``SLACK``, from ``here`` to the cell ``key`` of a level of cells of
+    ``size`` meters: no one in it is nearer (math.dist)."""
+    column = (key + HALF_SHIFT) >> 16
+    row = key - (column << 16)
+    x0, y0 = column * size, row * size
+    x, y = here
+    dx = x0 - x if x < x0 else (x - x0 - size if x > x0 + size else 0.0)
+    dy = y0 - y if y < y0 else (y - y0 - size if y > y0 + size else 0.0)
+    return math.hypot(dx, dy) - SLACK
 Span = tuple[int, int, int, int]  # the columns x0..x1 and rows y0..y1 of a block of cells
 
 
@@ -1383,6 +1411,7 @@ class _Grid:
         "cover_found",
         "cover_cells",
         "extent",
+        "levels",
     )
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
@@ -1395,6 +1424,11 @@ class _Grid:
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
+        # side -> per coarser level (``LEVELS``), cell key -> the keys of its cells one level
+        # finer that hold one of the side's standing fighters: only such cells are listed
+        self.levels: dict[str, list[dict[int, set[int]]]] = {
+            s: [{} for _ in range(LEVELS)] for s in sides
+        }
         self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
         self.foe_cells = {s: [self.cells[o] for o in self.foes[s]] for s in sides}
@@ -1421,6 +1455,8 @@ class _Grid:
             left[0] += 1
             if new != old:
                 left[1].remove(f)
+                if not left[1]:
+                    self._emptied(side, old)
             if new is None:
                 self.standing[side] -= 1
         elif new is not None:
@@ -1433,6 +1469,8 @@ class _Grid:
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
+                if len(entry[1]) == 1:
+                    self._filled(side, new)
             box = self.extent[side]
             x, y = f.position
             if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
@@ -1442,6 +1480,83 @@ class _Grid:
 
     def take_out(self, f: Fighter) -> None:
         self.place(f, standing=False)
+
+    def _filled(self, side: str, key: int) -> None:
+        """The cell ``key`` of ``side`` has its first fighter: list it in the coarser
+        levels (each coarser cell newly holding one is listed in turn)."""
+        child = key
+        for children in self.levels[side]:
+            parent = _parent(child)
+            listed = children.get(parent)
+            if listed is not None:
+                listed.add(child)
+                return
+            children[parent] = {child}
+            child = parent
+
+    def _emptied(self, side: str, key: int) -> None:
+        """The cell ``key`` of ``side`` has no fighter left: drop it from the coarser
+        levels (and each coarser cell left empty in turn)."""
+        child = key
+        for children in self.levels[side]:
+            parent = _parent(child)
+            listed = children[parent]
+            listed.discard(child)
+            if listed:
+                return
+            del children[parent]
+            child = parent
+
+    def nearest_anywhere(
+        self, side: str, here: Point, hint: Fighter | None = None
+    ) -> tuple[Fighter | None, float]:
+        """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
+        ties to the lower index), however far: from the cells of the coarser levels
+        (``levels``), nearest first, each opened only while it may hold one as near as the
+        best so far. For what is beyond the rings: a pass over every enemy cost more as the
+        battle grew. ``hint``, an enemy that may be near, bounds it first (``nearest``)."""
+        if hint is not None:
+            bound = math.dist(here, hint.position)
+            best, best_d = self._nearest_within(side, here, bound)
+            if best is not None:
+                return best, best_d
+        return self._nearest_within(side, here, math.inf)
+
+    def _nearest_within(
+        self, side: str, here: Point, bound: float
+    ) -> tuple[Fighter | None, float]:
+        """``nearest_anywhere`` among the enemies within ``bound`` meters: the cells farther
+        than the best so far (or ``bound``) are never opened (``_cell_gap``). None, inf when
+        no enemy is that near."""
+        dist = math.dist
+        foes = self.foes[side]
+        level = LEVELS
+        size = CELL * (1 << (FANOUT_BITS * level))
+        pending: list[tuple[float, int, int, int]] = []
+        for s, foe in enumerate(foes):
+            for key in self.levels[foe][level - 1]:
+                gap = _cell_gap(key, size, here)
+                if gap <= bound:
+                    pending.append((gap, level, key, s))
+        heapq.heapify(pending)
+        best, best_d, best_i = None, bound, len(self.placed)  # (one at ``bound`` will do)
+        while pending:
+            gap, level, key, s = heapq.heappop(pending)
+            if gap > best_d:
+                break  # every cell left is farther than the best
+            if level == 0:
+                for e in self.cells[foes[s]][key][1]:
+                    d = dist(here, e.position)
+                    if d < best_d or (d == best_d and e.index < best_i):
+                        best, best_d, best_i = e, d, e.index
+                continue
+            level -= 1
+            size = CELL * (1 << (FANOUT_BITS * level))
+            for child in self.levels[foes[s]][level][key]:
+                gap = _cell_gap(child, size, here)
+                if gap <= best_d:
+                    heapq.heappush(pending, (gap, level, child, s))
+        return (best, best_d) if best is not None else (None, math.inf)
 
     @staticmethod
     def span(at: Point, radius: float) -> Span | None:
