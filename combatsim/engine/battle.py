@@ -374,10 +374,11 @@ class Battle:
         if apart < 0.0:
             apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
-        if far:  # (``hint``, if any, bounds the search: it may stand near)
-            nearest, nearest_d = grid.nearest_anywhere(me.side, here, hint)
-        else:
-            nearest, nearest_d = self._nearest_from(here, enemies)
+        nearest, nearest_d = None, math.inf
+        if not far:
+            nearest, nearest_d = grid.nearest(me.side, here)
+        if nearest is None:  # (``hint``, if any, bounds the search: it may stand near)
+            nearest, nearest_d = self._nearest_beyond(here, enemies, hint, apart)
         if apart > reach:  # no enemy can stand in reach
             in_reach = 0
         else:
@@ -403,31 +404,32 @@ class Battle:
         return None
 
     def _nearest_from(
-        self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
+        self, here: Point, enemies: _Standing, hint: Fighter | None = None
     ) -> tuple[Fighter | None, float]:
         """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
         meters (math.dist): from the rings of grid cells when one is near (``hint``: who was
-        the nearest before; ``rings``: False when none is), else from its coarser levels;
-        without a grid, from all of them."""
+        the nearest before), else beyond them (``_nearest_beyond``)."""
         grid = self.grid
-        if grid is not None:
-            if rings:
-                nearest, nearest_d = grid.nearest(enemies.side, here, hint)
-                if nearest is not None:
-                    return nearest, nearest_d
-            return grid.nearest_anywhere(enemies.side, here)
-        nearest, nearest_d = None, math.inf
-        if not enemies:
-            return None, math.inf
-        _, positions, _, points = enemies.arrays()
-        # numpy's meters find the candidates; the answer is math.dist's
-        meters = _meters_to(points, here)
-        low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
-        for k in (meters <= low).nonzero()[0].tolist():
-            d = math.dist(here, positions[k])
-            if d < nearest_d:
-                nearest, nearest_d = enemies[k], d
-        return nearest, nearest_d
+        if grid is None:
+            return _nearest_of_all(here, enemies)
+        nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+        if nearest is not None:
+            return nearest, nearest_d
+        return self._nearest_beyond(here, enemies, hint, grid.apart(enemies.side, here))
+
+    def _nearest_beyond(
+        self, here: Point, enemies: _Standing, hint: Fighter | None, apart: float
+    ) -> tuple[Fighter | None, float]:
+        """``_nearest_from`` when the rings found none: from the grid's coarser levels
+        (``_Grid.nearest_anywhere``, bounded by ``hint``) while the enemies are within
+        ``LEVELS_REACH`` (by ``hint``'s meters, else ``apart``: the least they can be), else
+        from all of them with numpy: far off, the cells that may hold one as near are many
+        (at 50 km, every cell within a kilometer or so of the nearest)."""
+        grid = cast(_Grid, self.grid)
+        about = math.dist(here, hint.position) if hint is not None else apart
+        if about <= LEVELS_REACH:
+            return grid.nearest_anywhere(enemies.side, here, hint)
+        return _nearest_of_all(here, enemies)
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the side's standing foes (``_sides_of``):
@@ -1313,6 +1315,22 @@ def _index(f: Fighter) -> int:
     return f.index
 
 
+def _nearest_of_all(here: Point, enemies: _Standing) -> tuple[Fighter | None, float]:
+    """The first of the nearest of ``enemies`` to ``here`` and its meters (math.dist), in one
+    pass over all of them: numpy's meters find the candidates, math.dist decides."""
+    if not enemies:
+        return None, math.inf
+    _, positions, _, points = enemies.arrays()
+    meters = _meters_to(points, here)
+    low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
+    nearest, nearest_d = None, math.inf
+    for k in (meters <= low).nonzero()[0].tolist():
+        d = math.dist(here, positions[k])
+        if d < nearest_d:
+            nearest, nearest_d = enemies[k], d
+    return nearest, nearest_d
+
+
 def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
     """How many of ``enemies`` stand within ``reach`` of ``here`` (math.dist), found with
     numpy."""
@@ -1365,6 +1383,9 @@ RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
 FANOUT_BITS = 3  # a coarser level's cell is 2**3 x 2**3 cells of the level below
 LEVELS = 5  # coarser levels above the cells: 128 m to 524,288 m a side (all of +-2**15 rows)
 HALF_SHIFT = SHIFT >> 1
+# meters within which the nearest enemy beyond the rings is looked for in the coarser levels
+# (farther, a pass over all: see ``Battle._nearest_beyond``)
+LEVELS_REACH = 2048.0
 
 
 def _parent(key: int) -> int:
