@@ -374,11 +374,7 @@ class Battle:
         if apart < 0.0:
             apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
-        nearest, nearest_d = None, math.inf
-        if not far:
-            nearest, nearest_d = grid.nearest(me.side, here)
-        if nearest is None:  # (``hint``, if any, bounds the search: it may stand near)
-            nearest, nearest_d = self._nearest_beyond(here, enemies, hint, apart)
+        nearest, nearest_d = self._nearest_seen(here, enemies, hint, apart, far)
         if apart > reach:  # no enemy can stand in reach
             in_reach = 0
         else:
@@ -402,6 +398,18 @@ class Battle:
                     if nearest is not None and nearest.can_act:
                         return nearest
         return None
+
+    def _nearest_seen(
+        self, here: Point, enemies: _Standing, hint: Fighter | None, apart: float, far: bool
+    ) -> tuple[Fighter | None, float]:
+        """``enemies_in_view``'s nearest when one look around did not find it: in the rings
+        of grid cells unless ``far`` (none is near), else beyond them (``hint``, if any,
+        bounds that search: it may stand near)."""
+        if not far:
+            nearest, nearest_d = cast(_Grid, self.grid).nearest(enemies.side, here)
+            if nearest is not None:
+                return nearest, nearest_d
+        return self._nearest_beyond(here, enemies, hint, apart)
 
     def _nearest_from(
         self, here: Point, enemies: _Standing, hint: Fighter | None = None
@@ -1405,6 +1413,8 @@ def _cell_gap(key: int, size: float, here: Point) -> float:
     dx = x0 - x if x < x0 else (x - x0 - size if x > x0 + size else 0.0)
     dy = y0 - y if y < y0 else (y - y0 - size if y > y0 + size else 0.0)
     return math.hypot(dx, dy) - SLACK
+
+
 Span = tuple[int, int, int, int]  # the columns x0..x1 and rows y0..y1 of a block of cells
 
 
@@ -1543,9 +1553,7 @@ class _Grid:
                 return best, best_d
         return self._nearest_within(side, here, math.inf)
 
-    def _nearest_within(
-        self, side: str, here: Point, bound: float
-    ) -> tuple[Fighter | None, float]:
+    def _nearest_within(self, side: str, here: Point, bound: float) -> tuple[Fighter | None, float]:
         """``nearest_anywhere`` among the enemies within ``bound`` meters: the cells farther
         than the best so far (or ``bound``) are never opened (``_cell_gap``). None, inf when
         no enemy is that near."""
