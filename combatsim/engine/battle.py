@@ -1367,6 +1367,7 @@ RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
+TRAIL_LOOK = 32  # changes of a side a far fighter's measure looks through (``changed_beyond``)
 BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
 
@@ -1430,7 +1431,8 @@ class _Grid:
 
     __slots__ = (
         "cells",
-        "changes",
+        "trails",
+        "placed_at",
         "made",
         "standing",
         "placed",
@@ -1449,12 +1451,15 @@ class _Grid:
         # side -> cell key -> [stamp, the side's standing fighters in the cell]: an entry,
         # once made, stays (a footing holds the entries themselves)
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
-        self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        # side -> every change of the side, anywhere, in order: (where the fighter stood
+        # before, where it stands after; None when not standing) (``footing``)
+        self.trails: dict[str, list[tuple[Point | None, Point | None]]] = {s: [] for s in sides}
         self.made = 0  # counts the entries made so far
         self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
+        self.placed_at: list[Point | None] = [None] * len(fighters)  # and where it stood
         # side -> per coarser level (``LEVELS``), cell key -> the keys of its cells one level
         # finer that hold one of the side's standing fighters: only such cells are listed
         self.levels: dict[str, list[dict[int, set[int]]]] = {
@@ -1507,7 +1512,9 @@ class _Grid:
             if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
                 box[:] = min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)
         self.placed[index] = new
-        self.changes[side] += 1
+        at = f.position if new is not None else None
+        self.trails[side].append((self.placed_at[index], at))
+        self.placed_at[index] = at
 
     def take_out(self, f: Fighter) -> None:
         self.place(f, standing=False)
@@ -1765,11 +1772,13 @@ class _Grid:
 
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
-        ``(here, the enemies' cell entries within radius, the sum of their stamps, made)``;
-        with too many cells, ``(here, None, all of the enemies' changes, made)``."""
+        ``(here, the enemies' cell entries within radius, the sum of their stamps, made,
+        radius)``; with too many cells, ``(here, None, how long each enemy side's trail was,
+        made, radius)`` (``changed_beyond``)."""
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
-            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made, radius)
+            seen = [len(self.trails[s]) for s in self.foes[side]]
+            return (here, None, seen, self.made, radius)
         entries = self._foe_entries(side, span)
         return (here, entries, _stamps(entries), self.made, radius)
 
@@ -1794,13 +1803,15 @@ class _Grid:
         its meters, in_reach, footing)`` from the enemies in them when that nearest stands
         within the footing's radius (every enemy as near is in its cells), ``BEYOND`` when
         none does; else None (look afresh). Only while the fighter has not moved and no cell
-        entry was made (an enemy in a cell empty till then)."""
-        if footing[0] != here or footing[3] != self.made:
+        entry was made (an enemy in a cell empty till then). A footing of too many cells
+        holds while every change was beyond its radius (``changed_beyond``)."""
+        if footing[0] != here:
             return None
         entries = footing[1]
         if entries is None:
-            same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
-            return HOLDS if same else None
+            return HOLDS if self.changed_beyond(side, footing[2], here, footing[4]) else None
+        if footing[3] != self.made:
+            return None
         total = _stamps(entries)
         if total == footing[2]:
             return HOLDS
@@ -1809,6 +1820,29 @@ class _Grid:
         if best_d > radius:
             return BEYOND
         return best, best_d, count, (here, entries, total, self.made, radius)
+
+    def changed_beyond(self, side: str, seen: list[int], here: Point, radius: float) -> bool:
+        """Whether every change of ``side``'s enemies since their trails were ``seen`` long
+        was farther than ``radius`` from ``here`` (math.dist), where the fighter stood before
+        and after: nothing within the radius changed, so a measure of it holds (``seen`` is
+        brought up to date). False after more than ``TRAIL_LOOK`` changes of a side: a look
+        afresh costs less. A far fighter's measure stands on too many cells to watch their
+        stamps, and every move in the battle used to make it measure again."""
+        dist = math.dist
+        for k, foe in enumerate(self.foes[side]):
+            trail = self.trails[foe]
+            end = len(trail)
+            if end - seen[k] > TRAIL_LOOK:
+                return False
+            for i in range(seen[k], end):
+                before, after = trail[i]
+                if before is not None and dist(here, before) <= radius:
+                    return False
+                if after is not None and dist(here, after) <= radius:
+                    return False
+        for k, foe in enumerate(self.foes[side]):
+            seen[k] = len(self.trails[foe])
+        return True
 
 
 def _stamps(entries: list[list]) -> int:

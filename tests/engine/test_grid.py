@@ -395,3 +395,47 @@ def test_the_coarser_levels_break_ties_to_the_first_in_fighter_order(three_sides
     assert grid.nearest_anywhere(me.side, me.position, first) == (second, 300.0)
     assert b.enemies_in_view(me).nearest is second
     _check(b, me, (0.5, 0.5))
+
+
+def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
+    """A far fighter's memo (its radius spans too many cells to watch) stands while every
+    enemy that moved was beyond its radius, before and after the move; an enemy that comes
+    to the nearest's very meters, earlier in fighter order, is the nearest then, and one that
+    leaves the nearest's place is missed no more than one that falls."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    me.position = (0.5, 0.5)
+    b._moved(me)
+    for k, e in enumerate(enemies):
+        e.position = (1000.5 + 10.0 * k, 0.5)
+        b._moved(e)
+    last = enemies[-1]
+    last.position = (300.5, 0.5)  # the nearest, 300 m off
+    b._moved(last)
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    assert me.seen_from[1] is None  # a memo on too many cells: it watches the trails
+    for k in range(3):  # moves far beyond: the memo stands, and is right
+        enemies[1].position = (1500.5 + k, 0.5)
+        b._moved(enemies[1])
+        b.layout += 1
+        _check(b, me, me.position)
+        assert b.enemies_in_view(me).nearest is last
+    enemies[0].position = (0.5, 300.5)  # the very same meters, earlier in fighter order
+    b._moved(enemies[0])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[0]
+    _check(b, me, me.position)
+    enemies[0].position = (0.5, 900.5)  # it walks away: the other is the nearest again
+    b._moved(enemies[0])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    _check(b, me, me.position)
+    for k in range(battle.TRAIL_LOOK + 1):  # too many changes to look through: afresh
+        enemies[1].position = (1500.5, 0.5 + k)
+        b._moved(enemies[1])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    _check(b, me, me.position)
