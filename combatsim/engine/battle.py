@@ -1367,6 +1367,7 @@ RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
+NOWHERE = (math.inf, math.inf)  # where a fighter not standing is, in ``_Grid.trails``
 TRAIL_LOOK = 32  # changes of a side a far fighter's measure looks through (``changed_beyond``)
 BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
@@ -1431,8 +1432,10 @@ class _Grid:
 
     __slots__ = (
         "cells",
+        "changes",
         "trails",
         "placed_at",
+        "far_kept",
         "made",
         "standing",
         "placed",
@@ -1451,15 +1454,20 @@ class _Grid:
         # side -> cell key -> [stamp, the side's standing fighters in the cell]: an entry,
         # once made, stays (a footing holds the entries themselves)
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
-        # side -> every change of the side, anywhere, in order: (where the fighter stood
-        # before, where it stands after; None when not standing) (``footing``)
-        self.trails: dict[str, list[tuple[Point | None, Point | None]]] = {s: [] for s in sides}
+        self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        # side -> every change of the side, anywhere, in order, four numbers each: where the
+        # fighter stood before (x, y) and where it stands after (inf, inf when not standing)
+        # (``changed_beyond``); numbers, not tuples, that the garbage collector never visits
+        self.trails: dict[str, list[float]] = {s: [] for s in sides}
+        # whether ``levels``, ``trails`` and ``placed_at`` are kept: from the first look
+        # beyond the rings (``keep_far``); a fight that never looks so far never pays for them
+        self.far_kept = False
         self.made = 0  # counts the entries made so far
         self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
-        self.placed_at: list[Point | None] = [None] * len(fighters)  # and where it stood
+        self.placed_at: list[Point] = [NOWHERE] * len(fighters)  # and where (if standing)
         # side -> per coarser level (``LEVELS``), cell key -> the keys of its cells one level
         # finer that hold one of the side's standing fighters: only such cells are listed
         self.levels: dict[str, list[dict[int, set[int]]]] = {
@@ -1486,12 +1494,13 @@ class _Grid:
         old = self.placed[index]
         new = _key(f.position) if (f.can_act if standing is None else standing) else None
         cells = self.cells[side]
+        far_kept = self.far_kept
         if old is not None:
             left = cells[old]
             left[0] += 1
             if new != old:
                 left[1].remove(f)
-                if not left[1]:
+                if far_kept and not left[1]:
                     self._emptied(side, old)
             if new is None:
                 self.standing[side] -= 1
@@ -1505,19 +1514,34 @@ class _Grid:
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
-                if len(entry[1]) == 1:
+                if far_kept and len(entry[1]) == 1:
                     self._filled(side, new)
             box = self.extent[side]
             x, y = f.position
             if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
                 box[:] = min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)
         self.placed[index] = new
-        at = f.position if new is not None else None
-        self.trails[side].append((self.placed_at[index], at))
-        self.placed_at[index] = at
+        self.changes[side] += 1
+        if far_kept:
+            before = self.placed_at[index]
+            at = f.position if new is not None else NOWHERE
+            self.trails[side] += (before[0], before[1], at[0], at[1])
+            self.placed_at[index] = at
 
     def take_out(self, f: Fighter) -> None:
         self.place(f, standing=False)
+
+    def keep_far(self) -> None:
+        """Keep ``levels``, ``trails`` and ``placed_at`` from now on (made from the cells)."""
+        if self.far_kept:
+            return
+        self.far_kept = True
+        for side, cells in self.cells.items():
+            for key, entry in cells.items():
+                if entry[1]:
+                    self._filled(side, key)
+                for f in entry[1]:
+                    self.placed_at[f.index] = f.position
 
     def _filled(self, side: str, key: int) -> None:
         """The cell ``key`` of ``side`` has its first fighter: list it in the coarser
@@ -1564,6 +1588,7 @@ class _Grid:
         """``nearest_anywhere`` among the enemies within ``bound`` meters: the cells farther
         than the best so far (or ``bound``) are never opened (``_cell_gap``). None, inf when
         no enemy is that near."""
+        self.keep_far()
         dist = math.dist
         foes = self.foes[side]
         level = LEVELS
@@ -1691,7 +1716,7 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius)
+        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius, None)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1773,14 +1798,19 @@ class _Grid:
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
         ``(here, the enemies' cell entries within radius, the sum of their stamps, made,
-        radius)``; with too many cells, ``(here, None, how long each enemy side's trail was,
-        made, radius)`` (``changed_beyond``)."""
+        radius, None)``; with too many cells, ``(here, None, all of the enemies' changes,
+        made, radius, how long each enemy side's trail was)``: the trails' lengths when the
+        radius is within ``LEVELS_REACH`` (``changed_beyond``), else None."""
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
-            seen = [len(self.trails[s]) for s in self.foes[side]]
-            return (here, None, seen, self.made, radius)
+            changes = sum(self.changes[s] for s in self.foes[side])
+            seen = None
+            if radius <= LEVELS_REACH:  # (beyond, every change is within reach or near it)
+                self.keep_far()
+                seen = [len(self.trails[s]) for s in self.foes[side]]  # (four numbers a change)
+            return (here, None, changes, self.made, radius, seen)
         entries = self._foe_entries(side, span)
-        return (here, entries, _stamps(entries), self.made, radius)
+        return (here, entries, _stamps(entries), self.made, radius, None)
 
     def _foe_entries(self, side: str, span: Span) -> list[list]:
         """The entries of the cells of ``side``'s enemies in ``span`` (those made)."""
@@ -1808,10 +1838,13 @@ class _Grid:
         if footing[0] != here:
             return None
         entries = footing[1]
-        if entries is None:
-            return HOLDS if self.changed_beyond(side, footing[2], here, footing[4]) else None
+        if entries is None and footing[5] is not None:
+            return HOLDS if self.changed_beyond(side, footing[5], here, footing[4]) else None
         if footing[3] != self.made:
             return None
+        if entries is None:
+            same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
+            return HOLDS if same else None
         total = _stamps(entries)
         if total == footing[2]:
             return HOLDS
@@ -1819,7 +1852,7 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > radius:
             return BEYOND
-        return best, best_d, count, (here, entries, total, self.made, radius)
+        return best, best_d, count, (here, entries, total, self.made, radius, None)
 
     def changed_beyond(self, side: str, seen: list[int], here: Point, radius: float) -> bool:
         """Whether every change of ``side``'s enemies since their trails were ``seen`` long
@@ -1832,13 +1865,10 @@ class _Grid:
         for k, foe in enumerate(self.foes[side]):
             trail = self.trails[foe]
             end = len(trail)
-            if end - seen[k] > TRAIL_LOOK:
+            if end - seen[k] > 4 * TRAIL_LOOK:
                 return False
-            for i in range(seen[k], end):
-                before, after = trail[i]
-                if before is not None and dist(here, before) <= radius:
-                    return False
-                if after is not None and dist(here, after) <= radius:
+            for i in range(seen[k], end, 2):  # where one stood before, then after
+                if dist(here, (trail[i], trail[i + 1])) <= radius:
                     return False
         for k, foe in enumerate(self.foes[side]):
             seen[k] = len(self.trails[foe])

@@ -340,6 +340,8 @@ def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, sta
         f.position = at
         b._moved(f)
     b.layout += 1
+    assert not b.grid.far_kept  # kept from the first look beyond the rings
+    b.grid.keep_far()
     assert b.grid.levels == _levels_from_scratch(b.grid)
     for kind, index, at in steps:
         f = b.fighters[index]
@@ -417,6 +419,7 @@ def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
     b.layout += 1
     assert b.enemies_in_view(me).nearest is last
     assert me.seen_from[1] is None  # a memo on too many cells: it watches the trails
+    assert me.seen_from[5] is not None
     for k in range(3):  # moves far beyond: the memo stands, and is right
         enemies[1].position = (1500.5 + k, 0.5)
         b._moved(enemies[1])
