@@ -432,11 +432,19 @@ class Battle:
         (``_Grid.nearest_anywhere``, bounded by ``hint``) while the enemies are within
         ``LEVELS_REACH`` (by ``hint``'s meters, else ``apart``: the least they can be), else
         from all of them with numpy: far off, the cells that may hold one as near are many
-        (at 50 km, every cell within a kilometer or so of the nearest)."""
+        (at 50 km, every cell within a kilometer or so of the nearest). So too when the
+        levels give up (``LEVELS_WORK``), and for the next ``LEVELS_SKIPS`` looks: in a
+        layout where they give up (two long lines 1.5 km apart), they mostly do."""
         grid = cast(_Grid, self.grid)
         about = math.dist(here, hint.position) if hint is not None else apart
         if about <= LEVELS_REACH:
-            return grid.nearest_anywhere(enemies.side, here, hint)
+            if grid.levels_skipped > 0:  # the levels gave up lately: a pass, a few times
+                grid.levels_skipped -= 1
+            else:
+                found = grid.nearest_anywhere(enemies.side, here, hint)
+                if found is not None:
+                    return found
+                grid.levels_skipped = LEVELS_SKIPS
         return _nearest_of_all(here, enemies)
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
@@ -1368,7 +1376,7 @@ SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates withi
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
 NOWHERE = (math.inf, math.inf)  # where a fighter not standing is, in ``_Grid.trails``
-TRAIL_LOOK = 32  # changes of a side a far fighter's measure looks through (``changed_beyond``)
+TRAIL_LOOK = 8  # changes of a side a far fighter's measure looks through (``changed_beyond``)
 BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
 
@@ -1396,6 +1404,8 @@ HALF_SHIFT = SHIFT >> 1
 # meters within which the nearest enemy beyond the rings is looked for in the coarser levels
 # (farther, a pass over all: see ``Battle._nearest_beyond``)
 LEVELS_REACH = 2048.0
+LEVELS_WORK = 32  # cells and fighters a look in the coarser levels may look at (else a pass)
+LEVELS_SKIPS = 16  # looks that make a pass at once after the levels gave up
 
 
 def _parent(key: int) -> int:
@@ -1436,6 +1446,7 @@ class _Grid:
         "trails",
         "placed_at",
         "far_kept",
+        "levels_skipped",
         "made",
         "standing",
         "placed",
@@ -1462,6 +1473,7 @@ class _Grid:
         # whether ``levels``, ``trails`` and ``placed_at`` are kept: from the first look
         # beyond the rings (``keep_far``); a fight that never looks so far never pays for them
         self.far_kept = False
+        self.levels_skipped = 0  # looks beyond the rings left to make a pass at once
         self.made = 0  # counts the entries made so far
         self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
@@ -1570,24 +1582,31 @@ class _Grid:
             child = parent
 
     def nearest_anywhere(
-        self, side: str, here: Point, hint: Fighter | None = None
-    ) -> tuple[Fighter | None, float]:
+        self, side: str, here: Point, hint: Fighter | None = None, budget: int = -1
+    ) -> tuple[Fighter | None, float] | None:
         """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
         ties to the lower index), however far: from the cells of the coarser levels
         (``levels``), nearest first, each opened only while it may hold one as near as the
         best so far. For what is beyond the rings: a pass over every enemy cost more as the
-        battle grew. ``hint``, an enemy that may be near, bounds it first (``nearest``)."""
+        battle grew. ``hint``, an enemy that may be near, bounds it first. None when it
+        would look at more than ``budget`` cells and fighters (then a pass costs less: many
+        cells may hold one as near when the enemies are far compared with the cells;
+        ``LEVELS_WORK`` unless given)."""
+        if budget < 0:
+            budget = LEVELS_WORK
         if hint is not None:
             bound = math.dist(here, hint.position)
-            best, best_d = self._nearest_within(side, here, bound)
-            if best is not None:
-                return best, best_d
-        return self._nearest_within(side, here, math.inf)
+            found = self._nearest_within(side, here, bound, budget)
+            if found is None or found[0] is not None:
+                return found
+        return self._nearest_within(side, here, math.inf, budget)
 
-    def _nearest_within(self, side: str, here: Point, bound: float) -> tuple[Fighter | None, float]:
+    def _nearest_within(
+        self, side: str, here: Point, bound: float, budget: int
+    ) -> tuple[Fighter | None, float] | None:
         """``nearest_anywhere`` among the enemies within ``bound`` meters: the cells farther
         than the best so far (or ``bound``) are never opened (``_cell_gap``). None, inf when
-        no enemy is that near."""
+        no enemy is that near; None past the ``budget``."""
         self.keep_far()
         dist = math.dist
         foes = self.foes[side]
@@ -1606,14 +1625,20 @@ class _Grid:
             if gap > best_d:
                 break  # every cell left is farther than the best
             if level == 0:
-                for e in self.cells[foes[s]][key][1]:
+                inside = self.cells[foes[s]][key][1]
+                budget -= len(inside)
+                for e in inside:
                     d = dist(here, e.position)
                     if d < best_d or (d == best_d and e.index < best_i):
                         best, best_d, best_i = e, d, e.index
                 continue
             level -= 1
             size = CELL * (1 << (FANOUT_BITS * level))
-            for child in self.levels[foes[s]][level][key]:
+            children = self.levels[foes[s]][level][key]
+            budget -= len(children)
+            if budget < 0:
+                return None
+            for child in children:
                 gap = _cell_gap(child, size, here)
                 if gap <= best_d:
                     heapq.heappush(pending, (gap, level, child, s))

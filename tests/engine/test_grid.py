@@ -313,11 +313,13 @@ def _levels_from_scratch(grid) -> dict:
 
 def _anywhere_is_brute(b: Battle, me, here) -> None:
     """``nearest_anywhere`` from ``here``, with no hint and with every fighter as the hint
-    (near, far, fallen, of any side), is the first of the nearest by math.dist."""
+    (near, far, fallen, of any side), is the first of the nearest by math.dist; on a
+    small budget, that or None (it gave up)."""
     _, meters, nearest, _ = _brute(b, me, here)
     expected = (nearest, meters[nearest.index]) if nearest is not None else (None, math.inf)
     for hint in (None, *b.fighters):
-        assert b.grid.nearest_anywhere(me.side, here, hint) == expected
+        assert b.grid.nearest_anywhere(me.side, here, hint, 10**9) == expected
+        assert b.grid.nearest_anywhere(me.side, here, hint, 3) in (expected, None)
 
 
 @settings(
@@ -335,6 +337,7 @@ def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, sta
         raise AssertionError("a pass over every enemy, within LEVELS_REACH")
 
     monkeypatch.setattr(battle, "_nearest_of_all", no_pass)  # (the Python source only)
+    monkeypatch.setattr(battle, "LEVELS_WORK", 10**9)  # (they never give up)
     b = Battle(three_sides, np.random.default_rng(1))
     for f, at in zip(b.fighters, start, strict=True):
         f.position = at
@@ -442,3 +445,35 @@ def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
     b.layout += 1
     assert b.enemies_in_view(me).nearest is last
     _check(b, me, me.position)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(start=st.lists(mid_point, min_size=12, max_size=12), steps=st.lists(mid_step, max_size=30))
+def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start, steps):
+    """On a budget of a few cells the coarser levels give up, and a pass over every enemy
+    (for the next few looks too) finds what brute force finds."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(battle, "LEVELS_WORK", 2)
+    b = Battle(three_sides, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    b.layout += 1
+    for kind, index, at in steps:
+        f = b.fighters[index]
+        if kind == "move":
+            f.position = at
+            b._moved(f)
+            b.layout += 1
+        elif kind == "fall":
+            f.can_act = not f.can_act
+            b.layout += 1
+            b.roster += 1
+            b._roster_changed(f)
+        elif f.can_act:
+            _check(b, f, at)
+    for f in b.fighters:
+        if f.can_act:
+            _check(b, f, f.position)
