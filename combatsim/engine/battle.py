@@ -1438,7 +1438,9 @@ class _Grid:
     or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
     it was found in stay the same, or is looked for again in those cells only (``footing``,
     ``again``). A box around where each side stood (``apart``) tells when no enemy can be
-    near at all. The cover points are listed by cell too."""
+    near at all. The cover points are listed by cell too. From a battle's first look beyond
+    the rings, coarser levels of cells (``levels``) find the nearest however far, and each
+    side's changes are logged (``trails``) for the memos of fighters far from everyone."""
 
     __slots__ = (
         "cells",
