@@ -24,6 +24,7 @@ plain records.
 from __future__ import annotations
 
 import bisect
+import heapq
 import math
 from collections.abc import Generator, Iterable, Sequence
 from types import FunctionType, SimpleNamespace
@@ -373,7 +374,7 @@ class Battle:
         if apart < 0.0:
             apart = grid.apart(me.side, here)
         far = far or apart > RING_REACH  # no enemy in the cells around
-        nearest, nearest_d = self._nearest_from(here, enemies, rings=not far)
+        nearest, nearest_d = self._nearest_seen(here, enemies, hint, apart, far)
         if apart > reach:  # no enemy can stand in reach
             in_reach = 0
         else:
@@ -398,30 +399,53 @@ class Battle:
                         return nearest
         return None
 
-    def _nearest_from(
-        self, here: Point, enemies: _Standing, hint: Fighter | None = None, rings: bool = True
+    def _nearest_seen(
+        self, here: Point, enemies: _Standing, hint: Fighter | None, apart: float, far: bool
     ) -> tuple[Fighter | None, float]:
-        """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
-        meters (math.dist): from the grid when one is near (``hint``: who was the nearest
-        before; ``rings``: False when none is), else from all of them."""
-        grid = self.grid
-        if rings and grid is not None:
-            nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+        """``enemies_in_view``'s nearest when one look around did not find it: in the rings
+        of grid cells unless ``far`` (none is near), else beyond them (``hint``, if any,
+        bounds that search: it may stand near)."""
+        if not far:
+            nearest, nearest_d = cast(_Grid, self.grid).nearest(enemies.side, here)
             if nearest is not None:
                 return nearest, nearest_d
-        else:
-            nearest, nearest_d = None, math.inf
-        if not enemies:
-            return None, math.inf
-        _, positions, _, points = enemies.arrays()
-        # numpy's meters find the candidates; the answer is math.dist's
-        meters = _meters_to(points, here)
-        low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
-        for k in (meters <= low).nonzero()[0].tolist():
-            d = math.dist(here, positions[k])
-            if d < nearest_d:
-                nearest, nearest_d = enemies[k], d
-        return nearest, nearest_d
+        return self._nearest_beyond(here, enemies, hint, apart)
+
+    def _nearest_from(
+        self, here: Point, enemies: _Standing, hint: Fighter | None = None
+    ) -> tuple[Fighter | None, float]:
+        """The first of the nearest of a side's standing ``enemies`` to ``here`` and its
+        meters (math.dist): from the rings of grid cells when one is near (``hint``: who was
+        the nearest before), else beyond them (``_nearest_beyond``)."""
+        grid = self.grid
+        if grid is None:
+            return _nearest_of_all(here, enemies)
+        nearest, nearest_d = grid.nearest(enemies.side, here, hint)
+        if nearest is not None:
+            return nearest, nearest_d
+        return self._nearest_beyond(here, enemies, hint, grid.apart(enemies.side, here))
+
+    def _nearest_beyond(
+        self, here: Point, enemies: _Standing, hint: Fighter | None, apart: float
+    ) -> tuple[Fighter | None, float]:
+        """``_nearest_from`` when the rings found none: from the grid's coarser levels
+        (``_Grid.nearest_anywhere``, bounded by ``hint``) while the enemies are within
+        ``LEVELS_REACH`` (by ``hint``'s meters, else ``apart``: the least they can be), else
+        from all of them with numpy: far off, the cells that may hold one as near are many
+        (at 50 km, every cell within a kilometer or so of the nearest). So too when the
+        levels give up (``LEVELS_WORK``), and for the next ``LEVELS_SKIPS`` looks: in a
+        layout where they give up (two long lines 1.5 km apart), they mostly do."""
+        grid = cast(_Grid, self.grid)
+        about = math.dist(here, hint.position) if hint is not None else apart
+        if about <= LEVELS_REACH:
+            if grid.levels_skipped > 0:  # the levels gave up lately: a pass, a few times
+                grid.levels_skipped -= 1
+            else:
+                found = grid.nearest_anywhere(enemies.side, here, hint)
+                if found is not None:
+                    return found
+                grid.levels_skipped = LEVELS_SKIPS
+        return _nearest_of_all(here, enemies)
 
     def _enemies_measured(self, me: Fighter) -> EnemiesInView:
         """``enemies_in_view`` in one pass over the side's standing foes (``_sides_of``):
@@ -797,7 +821,7 @@ class Battle:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             seen = self.enemies_in_view(f)
-            in_range = [e for e in seen.enemies if seen.meters[e.index] <= weapon.max_range]
+            in_range = self._in_range(seen, weapon.max_range)
             if in_range:
                 target = choose_target(self, f, in_range, seen.meters)
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
@@ -808,6 +832,22 @@ class Battle:
                     self.trace("held", f"{f.name}: fire - {why}", actor=f)
                 return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
+
+    @staticmethod
+    def _in_range(seen: EnemiesInView, reach: float) -> list[Fighter]:
+        """The enemies ``seen`` within ``reach`` (by their meters), in order: none when the
+        nearest is farther (a holder with no enemy near is woken by every move of the battle,
+        and must not measure all of them each time); in a big fight numpy finds them."""
+        nearest = seen.nearest
+        meters = seen.meters
+        if nearest is None or meters[nearest.index] > reach:
+            return []
+        # a small fight's plain dict has none (no getattr: compiled, it raises and catches)
+        within = None if type(meters) is dict else getattr(meters, "within", None)
+        found = within(seen.enemies, reach) if within is not None else None
+        if found is None:
+            found = [e for e in seen.enemies if meters[e.index] <= reach]
+        return found
 
     def _wake_holders(self, cause: str) -> None:
         holders, self.holders = self.holders, []
@@ -1292,6 +1332,22 @@ def _index(f: Fighter) -> int:
     return f.index
 
 
+def _nearest_of_all(here: Point, enemies: _Standing) -> tuple[Fighter | None, float]:
+    """The first of the nearest of ``enemies`` to ``here`` and its meters (math.dist), in one
+    pass over all of them: numpy's meters find the candidates, math.dist decides."""
+    if not enemies:
+        return None, math.inf
+    _, positions, _, points = enemies.arrays()
+    meters = _meters_to(points, here)
+    low = meters[meters.argmin()] * (1 + CLOSE) + 1e-300
+    nearest, nearest_d = None, math.inf
+    for k in (meters <= low).nonzero()[0].tolist():
+        d = math.dist(here, positions[k])
+        if d < nearest_d:
+            nearest, nearest_d = enemies[k], d
+    return nearest, nearest_d
+
+
 def _count_within(here: Point, enemies: _Standing, reach: float) -> int:
     """How many of ``enemies`` stand within ``reach`` of ``here`` (math.dist), found with
     numpy."""
@@ -1320,6 +1376,8 @@ RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
+NOWHERE = (math.inf, math.inf)  # where a fighter not standing is, in ``_Grid.trails``
+TRAIL_LOOK = 8  # changes of a side a far fighter's measure looks through (``changed_beyond``)
 BEYOND: tuple = ((), ())  # ``_Grid.again``'s when no enemy is left within a footing's radius
 
 
@@ -1341,6 +1399,35 @@ def _ring(r: int) -> list[int]:
 
 
 RING_CELLS = [_ring(r) for r in range(RINGS + 1)]
+FANOUT_BITS = 3  # a coarser level's cell is 2**3 x 2**3 cells of the level below
+LEVELS = 5  # coarser levels above the cells: 128 m to 524,288 m a side (all of +-2**15 rows)
+HALF_SHIFT = SHIFT >> 1
+# meters within which the nearest enemy beyond the rings is looked for in the coarser levels
+# (farther, a pass over all: see ``Battle._nearest_beyond``)
+LEVELS_REACH = 2048.0
+LEVELS_WORK = 32  # cells and fighters a look in the coarser levels may look at (else a pass)
+LEVELS_SKIPS = 16  # looks that make a pass at once after the levels gave up
+
+
+def _parent(key: int) -> int:
+    """The key of the cell one level coarser that holds the cell ``key``."""
+    column = (key + HALF_SHIFT) >> 16
+    row = key - (column << 16)
+    return (column >> FANOUT_BITS) * SHIFT + (row >> FANOUT_BITS)
+
+
+def _cell_gap(key: int, size: float, here: Point) -> float:
+    """Meters, less ``SLACK``, from ``here`` to the cell ``key`` of a level of cells of
+    ``size`` meters: no one in it is nearer (math.dist)."""
+    column = (key + HALF_SHIFT) >> 16
+    row = key - (column << 16)
+    x0, y0 = column * size, row * size
+    x, y = here
+    dx = x0 - x if x < x0 else (x - x0 - size if x > x0 + size else 0.0)
+    dy = y0 - y if y < y0 else (y - y0 - size if y > y0 + size else 0.0)
+    return math.hypot(dx, dy) - SLACK
+
+
 Span = tuple[int, int, int, int]  # the columns x0..x1 and rows y0..y1 of a block of cells
 
 
@@ -1352,11 +1439,17 @@ class _Grid:
     or near a way), and a fighter's ``enemies_in_view`` stands while the stamps of the cells
     it was found in stay the same, or is looked for again in those cells only (``footing``,
     ``again``). A box around where each side stood (``apart``) tells when no enemy can be
-    near at all. The cover points are listed by cell too."""
+    near at all. The cover points are listed by cell too. From a battle's first look beyond
+    the rings, coarser levels of cells (``levels``) find the nearest however far, and each
+    side's changes are logged (``trails``) for the memos of fighters far from everyone."""
 
     __slots__ = (
         "cells",
         "changes",
+        "trails",
+        "placed_at",
+        "far_kept",
+        "levels_skipped",
         "made",
         "standing",
         "placed",
@@ -1368,6 +1461,7 @@ class _Grid:
         "cover_found",
         "cover_cells",
         "extent",
+        "levels",
     )
 
     def __init__(self, sides: list[str], fighters: list[Fighter], cover_points: list[tuple]):
@@ -1375,11 +1469,25 @@ class _Grid:
         # once made, stays (a footing holds the entries themselves)
         self.cells: dict[str, dict[int, list]] = {s: {} for s in sides}
         self.changes = dict.fromkeys(sides, 0)  # every change of a side, anywhere
+        # side -> every change of the side, anywhere, in order, four numbers each: where the
+        # fighter stood before (x, y) and where it stands after (inf, inf when not standing)
+        # (``changed_beyond``); numbers, not tuples, that the garbage collector never visits
+        self.trails: dict[str, list[float]] = {s: [] for s in sides}
+        # whether ``levels``, ``trails`` and ``placed_at`` are kept: from the first look
+        # beyond the rings (``keep_far``); a fight that never looks so far never pays for them
+        self.far_kept = False
+        self.levels_skipped = 0  # looks beyond the rings left to make a pass at once
         self.made = 0  # counts the entries made so far
         self.standing = dict.fromkeys(sides, 0)  # side -> how many of it stand (are placed)
         # side -> [x0, x1, y0, y1]: a box around every place the side stood in (``apart``)
         self.extent = {s: [math.inf, -math.inf, math.inf, -math.inf] for s in sides}
         self.placed: list[int | None] = [None] * len(fighters)  # each fighter's cell key
+        self.placed_at: list[Point] = [NOWHERE] * len(fighters)  # and where (if standing)
+        # side -> per coarser level (``LEVELS``), cell key -> the keys of its cells one level
+        # finer that hold one of the side's standing fighters: only such cells are listed
+        self.levels: dict[str, list[dict[int, set[int]]]] = {
+            s: [{} for _ in range(LEVELS)] for s in sides
+        }
         self.sides = list(sides)
         self.foes = {s: [o for o in sides if o != s] for s in sides}
         self.foe_cells = {s: [self.cells[o] for o in self.foes[s]] for s in sides}
@@ -1401,11 +1509,14 @@ class _Grid:
         old = self.placed[index]
         new = _key(f.position) if (f.can_act if standing is None else standing) else None
         cells = self.cells[side]
+        far_kept = self.far_kept
         if old is not None:
             left = cells[old]
             left[0] += 1
             if new != old:
                 left[1].remove(f)
+                if far_kept and not left[1]:
+                    self._emptied(side, old)
             if new is None:
                 self.standing[side] -= 1
         elif new is not None:
@@ -1418,15 +1529,123 @@ class _Grid:
             entry[0] += 1
             if new != old:
                 entry[1].append(f)
+                if far_kept and len(entry[1]) == 1:
+                    self._filled(side, new)
             box = self.extent[side]
             x, y = f.position
             if not (box[0] <= x <= box[1] and box[2] <= y <= box[3]):
                 box[:] = min(box[0], x), max(box[1], x), min(box[2], y), max(box[3], y)
         self.placed[index] = new
         self.changes[side] += 1
+        if far_kept:
+            before = self.placed_at[index]
+            at = f.position if new is not None else NOWHERE
+            self.trails[side] += (before[0], before[1], at[0], at[1])
+            self.placed_at[index] = at
 
     def take_out(self, f: Fighter) -> None:
         self.place(f, standing=False)
+
+    def keep_far(self) -> None:
+        """Keep ``levels``, ``trails`` and ``placed_at`` from now on (made from the cells)."""
+        if self.far_kept:
+            return
+        self.far_kept = True
+        for side, cells in self.cells.items():
+            for key, entry in cells.items():
+                if entry[1]:
+                    self._filled(side, key)
+                for f in entry[1]:
+                    self.placed_at[f.index] = f.position
+
+    def _filled(self, side: str, key: int) -> None:
+        """The cell ``key`` of ``side`` has its first fighter: list it in the coarser
+        levels (each coarser cell newly holding one is listed in turn)."""
+        child = key
+        for children in self.levels[side]:
+            parent = _parent(child)
+            listed = children.get(parent)
+            if listed is not None:
+                listed.add(child)
+                return
+            children[parent] = {child}
+            child = parent
+
+    def _emptied(self, side: str, key: int) -> None:
+        """The cell ``key`` of ``side`` has no fighter left: drop it from the coarser
+        levels (and each coarser cell left empty in turn)."""
+        child = key
+        for children in self.levels[side]:
+            parent = _parent(child)
+            listed = children[parent]
+            listed.discard(child)
+            if listed:
+                return
+            del children[parent]
+            child = parent
+
+    def nearest_anywhere(
+        self, side: str, here: Point, hint: Fighter | None = None, budget: int = -1
+    ) -> tuple[Fighter | None, float] | None:
+        """The first of the nearest standing enemies of ``side`` to ``here`` (math.dist,
+        ties to the lower index), however far: from the cells of the coarser levels
+        (``levels``), nearest first, each opened only while it may hold one as near as the
+        best so far. For what is beyond the rings: a pass over every enemy cost more as the
+        battle grew. ``hint``, an enemy that may be near, bounds it first. None when it
+        would look at more than ``budget`` cells and fighters (then a pass costs less: many
+        cells may hold one as near when the enemies are far compared with the cells;
+        ``LEVELS_WORK`` unless given)."""
+        if budget < 0:
+            budget = LEVELS_WORK
+        if hint is not None:
+            bound = math.dist(here, hint.position)
+            found = self._nearest_within(side, here, bound, budget)
+            if found is None or found[0] is not None:
+                return found
+        return self._nearest_within(side, here, math.inf, budget)
+
+    def _nearest_within(
+        self, side: str, here: Point, bound: float, budget: int
+    ) -> tuple[Fighter | None, float] | None:
+        """``nearest_anywhere`` among the enemies within ``bound`` meters: the cells farther
+        than the best so far (or ``bound``) are never opened (``_cell_gap``). None, inf when
+        no enemy is that near; None past the ``budget``."""
+        self.keep_far()
+        dist = math.dist
+        foes = self.foes[side]
+        level = LEVELS
+        size = CELL * (1 << (FANOUT_BITS * level))
+        pending: list[tuple[float, int, int, int]] = []
+        for s, foe in enumerate(foes):
+            for key in self.levels[foe][level - 1]:
+                gap = _cell_gap(key, size, here)
+                if gap <= bound:
+                    pending.append((gap, level, key, s))
+        heapq.heapify(pending)
+        best, best_d, best_i = None, bound, len(self.placed)  # (one at ``bound`` will do)
+        while pending:
+            gap, level, key, s = heapq.heappop(pending)
+            if gap > best_d:
+                break  # every cell left is farther than the best
+            if level == 0:
+                inside = self.cells[foes[s]][key][1]
+                budget -= len(inside)
+                for e in inside:
+                    d = dist(here, e.position)
+                    if d < best_d or (d == best_d and e.index < best_i):
+                        best, best_d, best_i = e, d, e.index
+                continue
+            level -= 1
+            size = CELL * (1 << (FANOUT_BITS * level))
+            children = self.levels[foes[s]][level][key]
+            budget -= len(children)
+            if budget < 0:
+                return None
+            for child in children:
+                gap = _cell_gap(child, size, here)
+                if gap <= best_d:
+                    heapq.heappush(pending, (gap, level, child, s))
+        return (best, best_d) if best is not None else (None, math.inf)
 
     @staticmethod
     def span(at: Point, radius: float) -> Span | None:
@@ -1525,7 +1744,7 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > bound:
             return None
-        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius)
+        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius, None)
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1606,13 +1825,20 @@ class _Grid:
 
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
-        ``(here, the enemies' cell entries within radius, the sum of their stamps, made)``;
-        with too many cells, ``(here, None, all of the enemies' changes, made)``."""
+        ``(here, the enemies' cell entries within radius, the sum of their stamps, made,
+        radius, None)``; with too many cells, ``(here, None, all of the enemies' changes,
+        made, radius, how long each enemy side's trail was)``: the trails' lengths when the
+        radius is within ``LEVELS_REACH`` (``changed_beyond``), else None."""
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
-            return (here, None, sum(self.changes[s] for s in self.foes[side]), self.made, radius)
+            changes = sum(self.changes[s] for s in self.foes[side])
+            seen = None
+            if radius <= LEVELS_REACH:  # (beyond, every change is within reach or near it)
+                self.keep_far()
+                seen = [len(self.trails[s]) for s in self.foes[side]]  # (four numbers a change)
+            return (here, None, changes, self.made, radius, seen)
         entries = self._foe_entries(side, span)
-        return (here, entries, _stamps(entries), self.made, radius)
+        return (here, entries, _stamps(entries), self.made, radius, None)
 
     def _foe_entries(self, side: str, span: Span) -> list[list]:
         """The entries of the cells of ``side``'s enemies in ``span`` (those made)."""
@@ -1635,10 +1861,15 @@ class _Grid:
         its meters, in_reach, footing)`` from the enemies in them when that nearest stands
         within the footing's radius (every enemy as near is in its cells), ``BEYOND`` when
         none does; else None (look afresh). Only while the fighter has not moved and no cell
-        entry was made (an enemy in a cell empty till then)."""
-        if footing[0] != here or footing[3] != self.made:
+        entry was made (an enemy in a cell empty till then). A footing of too many cells
+        holds while every change was beyond its radius (``changed_beyond``)."""
+        if footing[0] != here:
             return None
         entries = footing[1]
+        if entries is None and footing[5] is not None:
+            return HOLDS if self.changed_beyond(side, footing[5], here, footing[4]) else None
+        if footing[3] != self.made:
+            return None
         if entries is None:
             same = sum(self.changes[s] for s in self.foes[side]) == footing[2]
             return HOLDS if same else None
@@ -1649,7 +1880,27 @@ class _Grid:
         best, best_d, count = _nearest_in(entries, here, reach)
         if best_d > radius:
             return BEYOND
-        return best, best_d, count, (here, entries, total, self.made, radius)
+        return best, best_d, count, (here, entries, total, self.made, radius, None)
+
+    def changed_beyond(self, side: str, seen: list[int], here: Point, radius: float) -> bool:
+        """Whether every change of ``side``'s enemies since their trails were ``seen`` long
+        was farther than ``radius`` from ``here`` (math.dist), where the fighter stood before
+        and after: nothing within the radius changed, so a measure of it holds (``seen`` is
+        brought up to date). False after more than ``TRAIL_LOOK`` changes of a side: a look
+        afresh costs less. A far fighter's measure stands on too many cells to watch their
+        stamps, and every move in the battle used to make it measure again."""
+        dist = math.dist
+        for k, foe in enumerate(self.foes[side]):
+            trail = self.trails[foe]
+            end = len(trail)
+            if end - seen[k] > 4 * TRAIL_LOOK:
+                return False
+            for i in range(seen[k], end, 2):  # where one stood before, then after
+                if dist(here, (trail[i], trail[i + 1])) <= radius:
+                    return False
+        for k, foe in enumerate(self.foes[side]):
+            seen[k] = len(self.trails[foe])
+        return True
 
 
 def _stamps(entries: list[list]) -> int:

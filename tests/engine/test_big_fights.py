@@ -99,3 +99,20 @@ def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
         for r in (reach, *exact.values()):
             assert meters.within(seen, r) == [e for e in enemies if exact[e.index] <= r]
         assert {e.index: meters[e.index] for e in enemies} == exact
+
+
+def test_copies_far_apart_give_the_same_battles(tmp_path, monkeypatch):
+    """bench_growth's battles with the copies 200 m apart (out of each other's reach): once
+    a copy's fight is over, its winners look for enemies beyond the grid's rings (its
+    coarser levels) and hold their fire while the other copies fight; the battles are the
+    one-pass path's."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    import bench_growth
+
+    monkeypatch.setattr(bench_growth, "COPY_STEP", 200.0)
+    scenario = bench_growth._load(bench_growth.growth_scenario(16), tmp_path, "far")
+    monkeypatch.setattr(battle, "SHARED_LISTS", 10**9)  # the one-pass path
+    one_pass = _battles(scenario)
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path, with its grid
+    assert _battles(scenario) == one_pass
+    assert any(r[0]["turns"] > 3 for r in one_pass)

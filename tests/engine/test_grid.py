@@ -275,3 +275,205 @@ def test_an_enemy_entering_an_empty_cell_is_seen(three_sides, monkeypatch):
     b.layout += 1
     assert b.enemies_in_view(me).nearest is enemies[1]
     _check(b, me, (-190.0, -190.0))
+
+
+# beyond the rings and within LEVELS_REACH: points hundreds of meters apart, on and beside
+# the coarser levels' cell edges (128 m and 1,024 m), on a lattice (ties), none farther apart
+# than LEVELS_REACH (within 700 m of the origin: the levels always answer)
+COARSE_EDGES = [0.0, 128.0, -128.0, 127.99999999, 128.00000001, 384.0, -640.0, 300.0, -300.0]
+mid_coordinate = st.one_of(
+    st.sampled_from(COARSE_EDGES),
+    st.integers(-7, 7).map(lambda v: 100.0 * v),
+    st.floats(-700.0, 700.0, allow_nan=False),
+)
+mid_point = st.tuples(mid_coordinate, mid_coordinate)
+mid_step = st.one_of(
+    st.tuples(st.just("move"), st.integers(0, 11), mid_point),
+    st.tuples(st.just("fall"), st.integers(0, 11), st.just((0.0, 0.0))),
+    st.tuples(st.just("look"), st.integers(0, 11), mid_point),
+)
+
+
+def _levels_from_scratch(grid) -> dict:
+    """What ``_Grid.levels`` must hold: per side and coarser level, the cells one level finer
+    that hold a standing fighter of the side, under the cell that holds them."""
+    levels = {}
+    for side, cells in grid.cells.items():
+        filled = {key for key, entry in cells.items() if entry[1]}
+        per_level = []
+        for _ in range(battle.LEVELS):
+            parents: dict[int, set[int]] = {}
+            for key in filled:
+                parents.setdefault(battle._parent(key), set()).add(key)
+            per_level.append(parents)
+            filled = set(parents)
+        levels[side] = per_level
+    return levels
+
+
+def _anywhere_is_brute(b: Battle, me, here) -> None:
+    """``nearest_anywhere`` from ``here``, with no hint and with every fighter as the hint
+    (near, far, fallen, of any side), is the first of the nearest by math.dist; on a
+    small budget, that or None (it gave up)."""
+    _, meters, nearest, _ = _brute(b, me, here)
+    expected = (nearest, meters[nearest.index]) if nearest is not None else (None, math.inf)
+    for hint in (None, *b.fighters):
+        assert b.grid.nearest_anywhere(me.side, here, hint, 10**9) == expected
+        assert b.grid.nearest_anywhere(me.side, here, hint, 3) in (expected, None)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(start=st.lists(mid_point, min_size=12, max_size=12), steps=st.lists(mid_step, max_size=40))
+def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, start, steps):
+    """Fighters hundreds of meters apart, beyond the rings: the coarser levels list exactly
+    the cells that hold someone, move by move and fall by fall, and the nearest they find
+    (and ``enemies_in_view``'s, from where a fighter stands and where it walks to) is brute
+    force's, ties to the first in fighter order; no pass over all the enemies is made."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+
+    def no_pass(here, enemies):
+        raise AssertionError("a pass over every enemy, within LEVELS_REACH")
+
+    monkeypatch.setattr(battle, "_nearest_of_all", no_pass)  # (the Python source only)
+    monkeypatch.setattr(battle, "LEVELS_WORK", 10**9)  # (they never give up)
+    b = Battle(three_sides, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    b.layout += 1
+    assert not b.grid.far_kept  # kept from the first look beyond the rings
+    b.grid.keep_far()
+    assert b.grid.levels == _levels_from_scratch(b.grid)
+    for kind, index, at in steps:
+        f = b.fighters[index]
+        if kind == "move":
+            f.position = at
+            b._moved(f)
+            b.layout += 1
+        elif kind == "fall":
+            f.can_act = not f.can_act
+            b.layout += 1
+            b.roster += 1
+            b._roster_changed(f)
+        else:
+            _anywhere_is_brute(b, f, at)
+            if f.can_act:
+                _check(b, f, at)
+        assert b.grid.levels == _levels_from_scratch(b.grid)
+    for f in b.fighters:
+        _anywhere_is_brute(b, f, f.position)
+        if f.can_act:
+            _check(b, f, (0.0, 0.0))
+
+
+def test_the_coarser_levels_break_ties_to_the_first_in_fighter_order(three_sides, monkeypatch):
+    """Enemies hundreds of meters off at exactly equal meters (mirror images across the line
+    of sight, in other cells of every level, the later in fighter order on the side looked
+    at first): the first of them in fighter order is the nearest; a hint at the very same
+    meters as the nearest, but later in fighter order, is not taken for it."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    me.position = (0.5, 0.5)
+    b._moved(me)
+    for k, e in enumerate(enemies):  # pairs at (+-(x - 0.5) + 0.5, 0.5): equal meters
+        x = 300.0 + 131.0 * (k // 2)
+        e.position = (0.5 + x if k % 2 else 0.5 - x, 0.5)
+        b._moved(e)
+    b.layout += 1
+    grid = b.grid
+    assert grid.nearest(me.side, me.position) == (None, math.inf)  # beyond the rings
+    first, second = enemies[0], enemies[1]
+    assert math.dist(me.position, first.position) == math.dist(me.position, second.position)
+    assert grid.nearest_anywhere(me.side, me.position) == (first, 300.0)
+    assert grid.nearest_anywhere(me.side, me.position, second) == (first, 300.0)
+    assert grid.nearest_anywhere(me.side, me.position, enemies[-1]) == (first, 300.0)
+    assert b.enemies_in_view(me).nearest is first
+    _check(b, me, (-1.5, 0.5))
+    first.can_act = False  # it falls: the other of the pair is the nearest
+    b.layout += 1
+    b.roster += 1
+    b._roster_changed(first)
+    assert grid.nearest_anywhere(me.side, me.position, first) == (second, 300.0)
+    assert b.enemies_in_view(me).nearest is second
+    _check(b, me, (0.5, 0.5))
+
+
+def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
+    """A far fighter's memo (its radius spans too many cells to watch) stands while every
+    enemy that moved was beyond its radius, before and after the move; an enemy that comes
+    to the nearest's very meters, earlier in fighter order, is the nearest then, and one that
+    leaves the nearest's place is missed no more than one that falls."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    b = Battle(three_sides, np.random.default_rng(1))
+    me = b.fighters[0]
+    enemies = [f for f in b.fighters if f.side != me.side]
+    me.position = (0.5, 0.5)
+    b._moved(me)
+    for k, e in enumerate(enemies):
+        e.position = (1000.5 + 10.0 * k, 0.5)
+        b._moved(e)
+    last = enemies[-1]
+    last.position = (300.5, 0.5)  # the nearest, 300 m off
+    b._moved(last)
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    assert me.seen_from[1] is None  # a memo on too many cells: it watches the trails
+    assert me.seen_from[5] is not None
+    for k in range(3):  # moves far beyond: the memo stands, and is right
+        enemies[1].position = (1500.5 + k, 0.5)
+        b._moved(enemies[1])
+        b.layout += 1
+        _check(b, me, me.position)
+        assert b.enemies_in_view(me).nearest is last
+    enemies[0].position = (0.5, 300.5)  # the very same meters, earlier in fighter order
+    b._moved(enemies[0])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is enemies[0]
+    _check(b, me, me.position)
+    enemies[0].position = (0.5, 900.5)  # it walks away: the other is the nearest again
+    b._moved(enemies[0])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    _check(b, me, me.position)
+    for k in range(battle.TRAIL_LOOK + 1):  # too many changes to look through: afresh
+        enemies[1].position = (1500.5, 0.5 + k)
+        b._moved(enemies[1])
+    b.layout += 1
+    assert b.enemies_in_view(me).nearest is last
+    _check(b, me, me.position)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(start=st.lists(mid_point, min_size=12, max_size=12), steps=st.lists(mid_step, max_size=30))
+def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start, steps):
+    """On a budget of a few cells the coarser levels give up, and a pass over every enemy
+    (for the next few looks too) finds what brute force finds."""
+    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(battle, "LEVELS_WORK", 2)
+    b = Battle(three_sides, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    b.layout += 1
+    for kind, index, at in steps:
+        f = b.fighters[index]
+        if kind == "move":
+            f.position = at
+            b._moved(f)
+            b.layout += 1
+        elif kind == "fall":
+            f.can_act = not f.can_act
+            b.layout += 1
+            b.roster += 1
+            b._roster_changed(f)
+        elif f.can_act:
+            _check(b, f, at)
+    for f in b.fighters:
+        if f.can_act:
+            _check(b, f, f.position)
