@@ -5,11 +5,15 @@ Run from the repository root::
     python benchmarks/bench_growth.py                # 1v1 to 128v128, and 2,000 apart
     python benchmarks/bench_growth.py --rounds 8     # steadier on a busy machine
     python benchmarks/bench_growth.py --check        # exit 1 if a target is missed
+    python benchmarks/bench_growth.py --step 200     # copies out of each other's reach
 
 The battles are copies of the 4v4 firefight (``scenarios/sr-firefight-4v4.yaml``): n against
 n is the first n fighters of each side below 4, and n / 4 copies of the whole 4v4 from 4 up,
 each copy (fighters and cover points) 12 m north of the one before, so that the fighters
-stand as the 4v4's do (3 m apart in a line, 24 m from the other side's line). Each round runs
+stand as the 4v4's do (3 m apart in a line, 24 m from the other side's line): one long
+fight, where a fighter sees about three times the enemies near it that a 4v4 fighter does.
+With ``--step 200`` the copies stand out of each other's reach: many small fights in one
+battle, whose winners then cross to the next copy. Each round runs
 every size once, in an order that turns round after round (interleaved: every size sees the
 same load), a chunk of battles of about the same number of fighter-actions per size; the cost
 is the CPU time of the process (``time.process_time``) per fighter-action (the ``actions`` of
@@ -70,13 +74,13 @@ def _members(side: dict) -> list[dict]:
     return out
 
 
-def growth_scenario(per_side: int) -> dict:
-    """n against n copies of the 4v4 (see the module's docstring)."""
+def growth_scenario(per_side: int, step: float = COPY_STEP) -> dict:
+    """n against n copies of the 4v4, ``step`` meters apart (see the module's docstring)."""
     data = _base()
     copies = max(1, per_side // 4)
     points = data["environment"]["cover_points"]
     data["environment"]["cover_points"] = [
-        dict(p, position=[p["position"][0], p["position"][1] + c * COPY_STEP])
+        dict(p, position=[p["position"][0], p["position"][1] + c * step])
         for c in range(copies)
         for p in points
     ]
@@ -86,7 +90,7 @@ def growth_scenario(per_side: int) -> dict:
             dict(
                 m,
                 name=f"{m['name']} #{c}",
-                position=[m["position"][0], m["position"][1] + c * COPY_STEP],
+                position=[m["position"][0], m["position"][1] + c * step],
             )
             for c in range(copies)
             for m in one_copy
@@ -128,9 +132,9 @@ def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
     return time.process_time() - start, actions
 
 
-def growth(rounds: int, folder: Path) -> dict[int, float]:
+def growth(rounds: int, folder: Path, step: float = COPY_STEP) -> dict[int, float]:
     """Microseconds of CPU per fighter-action, per size, interleaved over ``rounds``."""
-    scenarios = {n: _load(growth_scenario(n), folder, f"growth-{n}") for n in SIZES}
+    scenarios = {n: _load(growth_scenario(n, step), folder, f"growth-{n}") for n in SIZES}
     per_battle = {}
     for n, scenario in scenarios.items():  # warm up and size the chunks
         _, actions = _chunk(scenario, 10**6, 2)
@@ -176,10 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=7, help="turns of the 2,000 apart")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--step", type=float, default=COPY_STEP, help="meters between copies of the 4v4"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        costs = growth(args.rounds, folder)
+        costs = growth(args.rounds, folder, args.step)
         apart = apart_turn(args.repeats, folder)
     four = costs[4]
     print(f"{'size':>9} {'us/action':>10} {'vs 4v4':>7}")

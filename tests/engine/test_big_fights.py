@@ -109,8 +109,7 @@ def test_copies_far_apart_give_the_same_battles(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     import bench_growth
 
-    monkeypatch.setattr(bench_growth, "COPY_STEP", 200.0)
-    scenario = bench_growth._load(bench_growth.growth_scenario(16), tmp_path, "far")
+    scenario = bench_growth._load(bench_growth.growth_scenario(16, 200.0), tmp_path, "far")
     monkeypatch.setattr(battle, "SHARED_LISTS", 10**9)  # the one-pass path
     one_pass = _battles(scenario)
     monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path, with its grid
