@@ -208,19 +208,11 @@ def test_far_sides_get_what_a_scan_gets(three_sides, monkeypatch, offsets, start
     _bound_holds(b)
     for kind, index, at in steps:
         f = b.fighters[index]
-        if kind == "move":
-            # a lattice point moves near the fighter's side; others land where they say
-            far = at[0] == int(at[0]) and abs(at[0]) <= 3
-            f.position = (offsets[sides[f.side]] + at[0], at[1]) if far else at
-            b._moved(f)
-            b.layout += 1
-        elif kind == "fall":
-            f.can_act = not f.can_act
-            b.layout += 1
-            b.roster += 1
-            b._roster_changed(f)
-        elif f.can_act:
-            _check(b, f, (offsets[sides[f.side]] + at[0], at[1]))
+        near_side = (offsets[sides[f.side]] + at[0], at[1])
+        # a lattice point moves near the fighter's side; others land where they say
+        to = near_side if at[0] == int(at[0]) and abs(at[0]) <= 3 else at
+        if _played(b, kind, f, to) and f.can_act:  # a look from near its side
+            _check(b, f, near_side)
         _bound_holds(b)
     for f in b.fighters:
         if f.can_act:
@@ -322,6 +314,33 @@ def _anywhere_is_brute(b: Battle, me, here) -> None:
         assert b.grid.nearest_anywhere(me.side, here, hint, 3) in (expected, None)
 
 
+def _standing_at(scenario, start):
+    """A battle of ``scenario`` with its fighters moved to ``start``, one by one."""
+    b = Battle(scenario, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b._moved(f)
+    b.layout += 1
+    return b
+
+
+def _played(b, kind, f, at):
+    """One step of ``mid_step``: ``f`` moves to ``at`` or falls (or rises) here; a look is
+    the caller's (True)."""
+    if kind == "move":
+        f.position = at
+        b._moved(f)
+        b.layout += 1
+    elif kind == "fall":
+        f.can_act = not f.can_act
+        b.layout += 1
+        b.roster += 1
+        b._roster_changed(f)
+    else:
+        return True
+    return False
+
+
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -338,26 +357,13 @@ def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, sta
 
     monkeypatch.setattr(battle, "_nearest_of_all", no_pass)  # (the Python source only)
     monkeypatch.setattr(battle, "LEVELS_WORK", 10**9)  # (they never give up)
-    b = Battle(three_sides, np.random.default_rng(1))
-    for f, at in zip(b.fighters, start, strict=True):
-        f.position = at
-        b._moved(f)
-    b.layout += 1
+    b = _standing_at(three_sides, start)
     assert not b.grid.far_kept  # kept from the first look beyond the rings
     b.grid.keep_far()
     assert b.grid.levels == _levels_from_scratch(b.grid)
     for kind, index, at in steps:
         f = b.fighters[index]
-        if kind == "move":
-            f.position = at
-            b._moved(f)
-            b.layout += 1
-        elif kind == "fall":
-            f.can_act = not f.can_act
-            b.layout += 1
-            b.roster += 1
-            b._roster_changed(f)
-        else:
+        if _played(b, kind, f, at):  # a look from ``at``
             _anywhere_is_brute(b, f, at)
             if f.can_act:
                 _check(b, f, at)
@@ -456,23 +462,10 @@ def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start,
     (for the next few looks too) finds what brute force finds."""
     monkeypatch.setattr(battle, "SHARED_LISTS", 0)
     monkeypatch.setattr(battle, "LEVELS_WORK", 2)
-    b = Battle(three_sides, np.random.default_rng(1))
-    for f, at in zip(b.fighters, start, strict=True):
-        f.position = at
-        b._moved(f)
-    b.layout += 1
+    b = _standing_at(three_sides, start)
     for kind, index, at in steps:
         f = b.fighters[index]
-        if kind == "move":
-            f.position = at
-            b._moved(f)
-            b.layout += 1
-        elif kind == "fall":
-            f.can_act = not f.can_act
-            b.layout += 1
-            b.roster += 1
-            b._roster_changed(f)
-        elif f.can_act:
+        if _played(b, kind, f, at) and f.can_act:  # a look from ``at``
             _check(b, f, at)
     for f in b.fighters:
         if f.can_act:
