@@ -46,7 +46,14 @@ from ..rules.situation import (
     landing_point,
 )
 from ..scenario.model import FighterSpec, Scenario
-from ..tactics.policies import Plan, burst_size, choose_target, plan_action, shots_now
+from ..tactics.policies import (
+    Plan,
+    burst_size,
+    choose_target,
+    plan_action,
+    shots_now,
+    within_reach,
+)
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 from .simpy_parts import Alarm, At, advance, release, run_until, started
@@ -839,15 +846,9 @@ class Battle:
         nearest is farther (a holder with no enemy near is woken by every move of the battle,
         and must not measure all of them each time); in a big fight numpy finds them."""
         nearest = seen.nearest
-        meters = seen.meters
-        if nearest is None or meters[nearest.index] > reach:
+        if nearest is None or seen.meters[nearest.index] > reach:
             return []
-        # a small fight's plain dict has none (no getattr: compiled, it raises and catches)
-        within = None if type(meters) is dict else getattr(meters, "within", None)
-        found = within(seen.enemies, reach) if within is not None else None
-        if found is None:
-            found = [e for e in seen.enemies if meters[e.index] <= reach]
-        return found
+        return within_reach(seen.enemies, seen.meters, reach)
 
     def _wake_holders(self, cause: str) -> None:
         holders, self.holders = self.holders, []

@@ -9,7 +9,7 @@ battle's own generator).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import C, grenade_rules
@@ -356,23 +356,27 @@ def choose_target(
         return _focus(battle, me, enemies, dist, nearest, reach, focus)
     # weakest and most_dangerous: the highest score, then the nearest, then the first
     score = battle.system.harm if policy == "weakest" else battle.system.threat
-    # a big fight's meters list them faster (a small fight's plain dict: see plan_action)
-    within = None if type(dist) is dict else getattr(dist, "within", None)
-    if within is None and policy != "random":
+    if type(dist) is dict and policy != "random":
         # a small fight: those in reach looked at in the same pass, without listing them
         limit = reach if tactics.target_in_reach else math.inf
         best = _highest(enemies, score, dist, limit)
         return best if best is not None else _highest(enemies, score, dist, math.inf)  # type: ignore[return-value]
     pool = enemies
     if tactics.target_in_reach:
-        in_reach = within(enemies, reach) if within is not None else None
-        if in_reach is None:
-            in_reach = [e for e in enemies if dist[e.index] <= reach]
-        if in_reach:
-            pool = in_reach
+        pool = within_reach(enemies, dist, reach) or enemies
     if policy == "random":
         return pool[battle.roll.below(len(pool))]
     return _highest(pool, score, dist, math.inf)  # type: ignore[return-value]
+
+
+def within_reach(enemies: list[C], dist: Mapping[int, float], reach: float) -> list[C]:
+    """The ``enemies`` no farther than ``reach`` by their meters ``dist``, in order. A big
+    fight's meters list them faster (their ``within``, None when it cannot); a small fight's
+    are a plain dict, told by its type: compiled, a getattr with a default raises and catches
+    an AttributeError each time."""
+    within = None if type(dist) is dict else getattr(dist, "within", None)
+    found = within(enemies, reach) if within is not None else None
+    return found if found is not None else [e for e in enemies if dist[e.index] <= reach]
 
 
 def _highest(
