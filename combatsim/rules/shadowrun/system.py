@@ -220,20 +220,6 @@ class SRState:
             self.penalty = WOUND_MODIFIER[physical] + WOUND_MODIFIER[stun]
 
 
-@mypyc_attr(native_class=False)
-class _LastCounter:
-    """The last battle's ``take`` and its ``dice.counter``, kept by the system: every fighter
-    of a battle draws from the same dice. Pickled (to worker processes) empty: the counter
-    is a closure over one battle's dice."""
-
-    def __init__(self) -> None:
-        self.take: Callable[[int], Sequence[int]] | None = None
-        self.roll: Callable[[int, int], tuple[int, bool]] | None = None
-
-    def __reduce__(self) -> tuple[type, tuple]:
-        return (_LastCounter, ())
-
-
 @mypyc_attr(allow_interpreted_subclasses=True)
 class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
@@ -254,9 +240,15 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
         self._full_meters = options.blast_distance == "full_meters"  # ruling 25's rule
-        self._last_counter = _LastCounter()  # the last battle's take and its dice.counter:
+        self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        """Pickled (to worker processes) as its options, as 4D8's is: the rest is caches and
+        the last battle's dice counter, a closure over that battle's dice (compiled,
+        setup.py, the system has no ``__dict__`` to copy)."""
+        return type(self), (self.options,)
 
     def levers(self, sheet: models.Sheet, armors: Mapping[str, models.Armor]) -> list[Lever]:
         """Attributes, skills, initiative dice, Karma, armor grades (``levers.py``)."""
@@ -549,9 +541,11 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         made at the fighter's first test and kept by its state."""
         take = self._take(battle, fighter)
         last = self._last_counter  # every fighter of a battle draws from the same dice
-        if last.take is not take or last.roll is None:
-            last.take, last.roll = take, dice.counter(take, self.kind)
-        roll = last.roll
+        if last is not None and last[0] is take:
+            roll = last[1]
+        else:
+            roll = dice.counter(take, self.kind)
+            self._last_counter = (take, roll)
         if fighter is not None:
             fighter.state.count = roll
         return roll
