@@ -7,8 +7,8 @@ Run from the repository root::
     cd build/compiled && python benchmarks/bench_battles.py --references   # measures it
 
 It copies the package, the benchmarks and the scenarios to ``OUT``, compiles the modules
-setup.py compiles (``COMPILED``: the engine's battle loop and dice, the tactics, the two
-Shadowrun systems' battle code and dice) with mypyc, mypy's compiler to C extensions (needs
+setup.py compiles (``COMPILED``: the engine's battle loop and dice, the tactics, the rule
+systems' battle code and the Shadowrun dice) with mypyc, mypy's compiler to C extensions (needs
 ``pip install mypy``, gcc and the Python headers: Debian's ``python3-dev``), then checks that
 every shipped scenario gives the same results in the copy as in this checkout, battle for
 battle (exit 1 if not). A checkout installed for editing (``pip install -e .``) runs its
