@@ -193,6 +193,13 @@ def test_set_edits_change_the_fight(client):
 # machine (the designed bounds are a fraction of them: LOOK_EVERY for a cancel, STOP_WITHIN
 # plus CLOSE_WAIT for the server's stop). A CI machine under load once took over 5 s to stop.
 PROMPTLY = 15.0
+# The server as ``python -m combatsim``, with every thread's stack written to its stderr on
+# SIGUSR1: a stop that hangs (once in CI, not reproduced here) then says where.
+DUMPS_ON_USR1 = (
+    "import faulthandler, runpy, signal, sys; "
+    "faulthandler.register(signal.SIGUSR1, all_threads=True); "
+    "sys.argv[0] = 'combatsim'; runpy.run_module('combatsim', run_name='__main__')"
+)
 
 
 def test_a_run_can_be_cancelled_and_its_workers_are_free_at_once(client):
@@ -308,7 +315,7 @@ def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_
     import httpx
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "combatsim", "serve", str(ROOT / "scenarios")]
+    command = [sys.executable, "-c", DUMPS_ON_USR1, "serve", str(ROOT / "scenarios")]
     command += ["--port", "0", "--no-browser", "--workers", "2"]
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
@@ -333,7 +340,7 @@ def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_
         assert len(children) == 2  # the warm pool only: the study runs on it too
         process.send_signal(signal.SIGTERM)
         began = time.monotonic()
-        process.wait(timeout=PROMPTLY)
+        _wait_or_show_stacks(process)
         assert time.monotonic() - began < PROMPTLY
         assert process.stdout.read() == ""  # one line only
         for child in children:
@@ -341,6 +348,19 @@ def test_serve_prints_one_line_serves_and_stops_on_sigterm_with_its_workers(tmp_
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def _wait_or_show_stacks(process: subprocess.Popen) -> None:
+    """Wait ``PROMPTLY`` seconds for ``process`` to end; else fail with its threads' stacks
+    (``DUMPS_ON_USR1``) and the end of what it wrote to stderr."""
+    try:
+        process.wait(timeout=PROMPTLY)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGUSR1)
+        time.sleep(1.0)
+        process.kill()
+        _, err = process.communicate()
+        pytest.fail(f"still serving {PROMPTLY} s after SIGTERM; its stderr:\n{err[-20_000:]}")
 
 
 def _children(pid: int) -> list[int]:
