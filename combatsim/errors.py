@@ -32,6 +32,11 @@ class BackendLost(CombatsimError):
     kept in the run's journal, so ``--resume`` can finish the run, locally if need be."""
 
 
+class Outside(CombatsimError):
+    """A file outside the folder a fence allows (``safeyaml.fenced``): the web server's
+    served folder. Says only the name as given, never what lies there."""
+
+
 class Described(str):
     """A ``found`` that is already a description (``nothing``, ``unknown key 'x'``), shown
     as it is rather than quoted like a value from the file."""

@@ -25,17 +25,19 @@ indexes) to the 1-based line it stands on, so a validation error can say ``file.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, NoReturn
 
 import yaml
 
-from .errors import Described, Problem, ScenarioError, UsageError
+from .errors import Described, Outside, Problem, ScenarioError, UsageError
 
 LineMap = dict[tuple, int]
 
@@ -108,17 +110,66 @@ def check_path(path: str | os.PathLike) -> Path:
     return Path(text)
 
 
+# --- the fence ---------------------------------------------------------------------------------
+
+# The folders ``read_text`` may open files in, and what the refusal calls them; empty: anywhere.
+_FENCE: ContextVar[tuple[tuple[Path, ...], str]] = ContextVar("combatsim_fence", default=((), ""))
+
+
+@contextlib.contextmanager
+def fenced(roots: tuple[str | os.PathLike, ...], called: str) -> Iterator[None]:
+    """Within this block (this thread, and threads that copy its ``contextvars`` context),
+    ``read_text`` opens only files whose real path, every symlink followed, lies inside one
+    of ``roots``; any other is ``Outside`` before it is opened. The web server reads every
+    file through here, so a path that arrives in a scenario, an edit or a rule option meets
+    the one fence (``called`` names the folder in the refusal: "the served folder")."""
+    token = _FENCE.set((tuple(Path(os.path.realpath(r)) for r in roots), called))
+    try:
+        yield
+    finally:
+        _FENCE.reset(token)
+
+
+def check_fence(path: str | os.PathLike) -> None:
+    """``Outside`` when a fence is up and ``path``'s real location is not inside it."""
+    roots, called = _FENCE.get()
+    if roots and not _inside(Path(os.path.realpath(path)), roots):
+        raise Outside(f"{shown(path)}: a file outside {called}")
+
+
+def _inside(real: Path, roots: tuple[Path, ...]) -> bool:
+    return any(real == root or root in real.parents for root in roots)
+
+
+def _check_opened(path: str | os.PathLike, fd: int) -> None:
+    """The file opened is inside the fence too (a link swapped in after the check is caught:
+    the kernel names the file the descriptor holds)."""
+    roots, called = _FENCE.get()
+    if not roots:
+        return
+    try:
+        real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:  # no /proc (not Linux): the check before opening stands alone
+        return
+    if not _inside(real, roots):
+        os.close(fd)
+        raise Outside(f"{shown(path)}: a file outside {called}")  # never where it leads
+
+
 def read_text(path: str | os.PathLike, what: str = "a YAML file") -> str:
     """The UTF-8 text of a regular file of at most ``max_file_bytes()``; never blocks on a
-    FIFO or device and never reads more than the cap."""
+    FIFO or device and never reads more than the cap. Inside ``fenced``, only a file inside
+    the fence is opened."""
     limit = max_file_bytes()
     checked = check_path(path)
+    check_fence(checked)
     try:
         info = os.stat(checked)
         _check_kind(path, info, what, limit)
         # O_NONBLOCK: were the file swapped for a FIFO after the stat, opening it still
         # cannot hang; the fstat below then refuses it.
         fd = os.open(checked, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | os.O_NOCTTY)
+        _check_opened(path, fd)
     except FileNotFoundError:
         raise _file_error(path, Described("no such file"), f"an existing file ({what})") from None
     except OSError as err:

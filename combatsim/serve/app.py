@@ -30,7 +30,7 @@ from ..errors import CombatsimError
 from ..names import for_terminal
 from . import extras, runs
 from .common import cancel_job, errors, get_job, job_events, job_of, read_json, server_of
-from .folder import Outside, Served
+from .folder import FenceMiddleware, Outside, Served
 from .jobs import Busy, Job, Jobs
 from .overview import Overview
 from .pool import WarmPool
@@ -241,5 +241,6 @@ def handlers(server: Server) -> dict:
 def make_app(server: Server) -> Starlette:
     app = Starlette(routes=routes(), exception_handlers=handlers(server))
     app.state.server = server
+    app.add_middleware(FenceMiddleware, served=server.served)  # inside the guard
     app.add_middleware(Guard, server=server)
     return app

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -62,14 +61,8 @@ async def put_scenario(request: Request):
             raise UsageError("file", name, "a name ending in .yaml or .yml")
         text = body.get("yaml")
         server.served.load_text(text)  # only a valid scenario is saved
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            raise Outside("a regular file inside the served folder")
-        if path.exists() and body.get("overwrite") is not True:
+        if not server.served.save(name, text, body.get("overwrite") is True):
             return web.errors(409, f"{name} exists; send overwrite: true to replace it")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.saving")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
         return JSONResponse({"file": name, "saved": True})
 
     return await run_in_threadpool(save)

@@ -2,29 +2,40 @@
 
 A name from a request (``sr-firefight-4v4.yaml``, ``sub/x.yaml``) becomes a path only if,
 with every symlink resolved, it stays inside the folder; anything else is ``Outside`` (the
-routes answer 403 and never say what lies there). A scenario's own references (its
-``catalogues``, a Lost Souls ``rules.options.action_table``) are held to the same rule
-before the loader opens them. Text sent by the page (an edited scenario) goes through the
-same safe YAML reader (``combatsim.safeyaml``) and size cap as a file, and resolves its
-relative catalogue paths against the folder, as if it were saved there.
+routes answer 403 and never say what lies there). Every other file the server reads goes
+through the one fence of ``combatsim.safeyaml`` (``fenced``): while a request, a job or the
+overview works, the safe reader opens only files inside the folder (and the shipped
+catalogues), whether the path was written in the scenario, arrived through a ``set`` edit,
+a sweep's ``vary`` or a rule option, or leads through a symlink. Text sent by the page (an
+edited scenario) goes through the same safe YAML reader and size cap as a file, and
+resolves its relative catalogue paths against the folder, as if it were saved there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import CombatsimError, ScenarioError
-from ..safeyaml import max_file_bytes, parse_yaml, read_text
+from ..errors import CombatsimError, Outside, ScenarioError
+from ..safeyaml import fenced, max_file_bytes, parse_yaml, read_text
 from ..scenario import build_scenario, load_file
 
+__all__ = ["EDITED", "YAML", "Outside", "Served", "FenceMiddleware"]
+
+SAVING = ".saving"  # the end of a save's temporary name (.NAME.RANDOM.saving)
+STALE_SAVE = 60.0  # seconds after which a temporary file of a killed save is removed
 EDITED = "edited.yaml"  # the name an edited scenario's text is given (errors name it)
 YAML = (".yaml", ".yml")
 
 
-class Outside(CombatsimError):
-    """A path that leaves the served folder (``..``, an absolute path, a symlink out)."""
+SHIPPED = Path(__file__).resolve().parents[1] / "data"  # the shipped catalogues and tables
 
 
 class Served:
@@ -44,6 +55,29 @@ class Served:
         if resolved != self.root and self.root not in resolved.parents:
             raise Outside("a file name inside the served folder")
         return candidate
+
+    def save(self, name: str, text: str, overwrite: bool) -> bool:
+        """Write ``text`` as the file ``name`` of the folder, whole or not at all; False when
+        the file exists and ``overwrite`` is not set (nothing written).
+
+        Every folder on the way is opened without following links (``O_NOFOLLOW``, each by
+        the descriptor of the one before), so no link planted or swapped in sends the save
+        outside; the text goes to a new temporary file of a random name created exclusively
+        beside the file, then takes the file's name in one step: ``os.replace`` when
+        overwriting (a link there is replaced, never followed), else ``os.link``, which
+        refuses an existing name, so no other save's file is ever replaced unasked."""
+        self.path(name)  # inside, as named
+        folder = _open_folders(self.root, Path(name).parent.parts)
+        try:
+            return _save_in(folder, Path(name).name, text.encode("utf-8"), overwrite)
+        finally:
+            os.close(folder)
+
+    @contextmanager
+    def fenced(self) -> Iterator[None]:
+        """Within it, every file read stays inside the folder or the shipped data."""
+        with fenced((self.root, SHIPPED), "the served folder"):
+            yield
 
     def relative(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -74,9 +108,8 @@ class Served:
         path = self.path(name)
         if not path.is_file():
             raise LookupError(f"no scenario file {name} in the folder")
-        data, lines = parse_yaml(read_text(path), str(path))
-        self.check_references(data, path.parent)
-        loaded = load_file(path)
+        with self.fenced():
+            loaded = load_file(path)
         if isinstance(loaded, dict):
             raise ScenarioError(str(path), "(file)", "a catalogue", "a scenario file")
         return loaded
@@ -89,24 +122,85 @@ class Served:
         if len(text.encode("utf-8", "surrogatepass")) > limit:
             raise ScenarioError(EDITED, "(file)", "text too long", f"at most {limit:,} bytes")
         source = self.root / EDITED
-        data, lines = parse_yaml(text, str(source))
-        self.check_references(data, self.root)
-        return build_scenario(data, str(source), self.root, lines)
+        with self.fenced():
+            data, lines = parse_yaml(text, str(source))
+            return build_scenario(data, str(source), self.root, lines)
 
-    def check_references(self, data: Any, base: Path) -> None:
-        """Refuse a catalogue or table path that would leave the folder."""
-        if not isinstance(data, dict):
-            return
-        named = (
-            list(data.get("catalogues") or []) if isinstance(data.get("catalogues"), list) else []
-        )
-        rules = data.get("rules")
-        options = rules.get("options") if isinstance(rules, dict) else None
-        if isinstance(options, dict):
-            named += [v for v in options.values() if isinstance(v, str) and v.endswith(YAML)]
-        for name in named:
-            if not isinstance(name, str):
+
+class FenceMiddleware:
+    """ASGI middleware: every request is served inside ``Served.fenced`` (the thread pool
+    and the jobs a request starts copy its context, and with it the fence)."""
+
+    def __init__(self, app, served: Served):
+        self.app, self.served = app, served
+
+    async def __call__(self, scope, receive, send):
+        with self.served.fenced():
+            await self.app(scope, receive, send)
+
+
+def _open_folders(root: Path, parts: tuple[str, ...]) -> int:
+    """A descriptor of ``root/parts...``, made where missing, no link followed on the way."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(root, flags & ~os.O_NOFOLLOW)
+    try:
+        for part in parts:
+            if part in ("", ".", ".."):
+                raise Outside("a file name inside the served folder, with no '..'")
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, dir_fd=fd)
+            try:
+                inner = os.open(part, flags, dir_fd=fd)
+            except OSError:  # a link (ELOOP), a file (ENOTDIR): not a folder of ours
+                raise Outside(f"{part}: a folder inside the served folder (not a link)") from None
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _save_in(folder: int, name: str, data: bytes, overwrite: bool) -> bool:
+    """``Served.save`` inside the open ``folder``."""
+    try:
+        found = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        found = None
+    if found is not None and not stat.S_ISREG(found.st_mode):
+        raise Outside(f"{name}: a regular file inside the served folder (not a link)")
+    if found is not None and not overwrite:
+        return False
+    _remove_stale_saves(folder, name)
+    temporary = f".{name}.{secrets.token_hex(8)}{SAVING}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o666, dir_fd=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if overwrite:
+            os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+            return True
+        try:
+            os.link(temporary, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        except FileExistsError:  # another save took the name meanwhile
+            return False
+        return True
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=folder)
+
+
+def _remove_stale_saves(folder: int, name: str) -> None:
+    """Temporary files a killed save of ``name`` left behind (older than ``STALE_SAVE``)."""
+    prefix, now = f".{name}.", time.time()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if not (entry.name.startswith(prefix) and entry.name.endswith(SAVING)):
                 continue
-            target = (base / name).resolve()
-            if target != self.root and self.root not in target.parents:
-                raise Outside(f"{name}: a file outside the served folder")
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                if not stat.S_ISREG(info.st_mode) or now - info.st_mtime > STALE_SAVE:
+                    os.unlink(entry.name, dir_fd=folder)

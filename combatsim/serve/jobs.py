@@ -9,6 +9,7 @@ and a finished one is dropped ``EXPIRE`` seconds after it was last asked about.
 
 from __future__ import annotations
 
+import contextvars
 import secrets
 import threading
 import time
@@ -55,7 +56,11 @@ class Job:
         self.extra: dict[str, Any] = {}  # what the body keeps for later (a run's study)
         self._body = body
         self._last = 0.0
-        self.thread = threading.Thread(target=self._run, name=f"combatsim-{kind}-{self.id}")
+        # the job works in its starter's context: inside the served folder's fence
+        context = contextvars.copy_context()
+        self.thread = threading.Thread(
+            target=context.run, args=(self._run,), name=f"combatsim-{kind}-{self.id}"
+        )
         self.thread.daemon = True
 
     def publish(self, figures: dict[str, Any], force: bool = False) -> None:

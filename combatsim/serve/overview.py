@@ -64,6 +64,10 @@ class Overview:
         return self._scenarios()
 
     def _refine(self) -> None:
+        with self.served.fenced():
+            self._rounds()
+
+    def _rounds(self) -> None:
         for target in ROUNDS:
             for row in self._list():
                 if self.cancel.cancelled or time.monotonic() - self._asked > WATCHED:
