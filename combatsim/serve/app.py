@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -235,7 +236,16 @@ def handlers(server: Server) -> dict:
     def missing(request, err):
         return errors(404, str(err.args[0]) if err.args else "not found")
 
-    return {Outside: refused, CombatsimError: invalid, Busy: busy, LookupError: missing}
+    def http(request, err: HTTPException):  # no such route, a method it does not take
+        return errors(err.status_code, f"{request.method} {request.url.path}: {err.detail}")
+
+    return {
+        Outside: refused,
+        CombatsimError: invalid,
+        Busy: busy,
+        LookupError: missing,
+        HTTPException: http,
+    }
 
 
 def make_app(server: Server) -> Starlette:
