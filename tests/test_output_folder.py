@@ -300,7 +300,7 @@ def test_a_full_or_read_only_folder_is_one_line_and_resume_gives_the_same_files(
 def test_report_on_a_folder_it_cannot_write_is_one_line(tmp_path, toy, monkeypatch, capsys):
     api.run_one(toy, battles=20, runner=toy_runner, out=tmp_path / "done")
 
-    def refuse(path, binary=False):
+    def refuse(path, binary=False, dir_fd=None):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
     monkeypatch.setattr(folders, "create_exclusive", refuse)
