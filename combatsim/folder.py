@@ -38,6 +38,7 @@ MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
 COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal
 MAX_SCANNED = 10_000  # entries looked at when checking a folder for foreign files
+_NO_LINK_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC  # see ``_walk``
 TEMPORARY = re.compile(r"^\..+\.\d+\.tmp$")  # ``.NAME.PID.tmp``, see ``create_exclusive``
 
 
@@ -398,9 +399,6 @@ def _walk(top: Path, folders: Sequence[str], make: bool = False) -> Iterator[int
         yield fd
     finally:
         os.close(fd)
-
-
-_NO_LINK_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _is_link(name: str, dir_fd: int) -> bool:
