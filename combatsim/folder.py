@@ -25,7 +25,7 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,6 +38,7 @@ MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
 COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal
 MAX_SCANNED = 10_000  # entries looked at when checking a folder for foreign files
+_NO_LINK_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC  # see ``_walk``
 TEMPORARY = re.compile(r"^\..+\.\d+\.tmp$")  # ``.NAME.PID.tmp``, see ``create_exclusive``
 
 
@@ -127,6 +128,8 @@ def writing(
     _HELD[folder] = holder
     try:
         holder.files = _read_manifest(folder)
+        if (folder / STATE).is_symlink():  # the journal is written there from the start
+            raise link_on_the_way(folder, [STATE], True)
         if not force and not resume:
             _refuse_foreign(folder, argument, out, holder.files, force_flag)
         yield holder
@@ -244,8 +247,11 @@ def _read_manifest(folder: Path) -> set[str]:
 
 
 def _inside(relative: str) -> bool:
-    parts = Path(relative).parts
-    return bool(parts) and not Path(relative).is_absolute() and ".." not in parts
+    """Whether ``relative`` is a plain ``a/b/c`` name: no absolute path, no empty, ``.`` or
+    ``..`` component, no backslash or NUL (whether each folder on the way is a real folder is
+    checked when the file is touched, see ``_walk``)."""
+    parts = relative.split("/")
+    return all(p not in ("", ".", "..") and "\\" not in p and "\0" not in p for p in parts)
 
 
 def _refuse_foreign(
@@ -335,7 +341,8 @@ def owns(path: str | os.PathLike) -> bool:
 def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]) -> None:
     """Remove the files the manifest of ``folder`` (held) lists and this run did not write
     (``written``); then the manifest lists only those. Nothing unlisted is touched, nor a
-    listed name that is now a link or a folder; emptied folders go."""
+    listed name that is now a link or a folder, nor anything reached through a link (see
+    ``_walk``); emptied folders go."""
     found = holder_of(Path(folder) / MANIFEST)
     if found is None:
         return
@@ -346,34 +353,91 @@ def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]
         if found is not None and found[0] is holder:
             kept.add(found[1])
     for rel in sorted(holder.files - kept, reverse=True):
-        path = holder.folder / rel
-        with contextlib.suppress(OSError):
-            if stat.S_ISREG(path.lstat().st_mode):
-                path.unlink()
-        parent = path.parent
-        while parent != holder.folder:
+        *folders, name = rel.split("/")
+        with contextlib.suppress(OSError, LinkOnTheWay):
+            _remove_file(holder, folders, name)
+        while folders:  # the folders it emptied, innermost first
+            last = folders.pop()
             try:
-                parent.rmdir()  # only when empty
-            except OSError:
+                with _walk(holder.folder, folders) as fd:
+                    os.rmdir(last, dir_fd=fd)  # only when empty, never through a link
+            except (OSError, LinkOnTheWay):
                 break
-            parent = parent.parent
     holder.files = kept
     holder.save()
+
+
+def _remove_file(holder: Holder, folders: list[str], name: str) -> None:
+    with _walk(holder.folder, folders) as fd:
+        if stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+            os.unlink(name, dir_fd=fd)
+
+
+class LinkOnTheWay(CombatsimError):
+    """A folder inside the output folder that a result would be written through, or an old
+    one removed through, is a link (or a file): combatsim writes only into real folders."""
+
+
+@contextlib.contextmanager
+def _walk(top: Path, folders: Sequence[str], make: bool = False) -> Iterator[int]:
+    """A descriptor of the folder ``top/folders...``, opened one folder at a time relative to
+    the one before and never through a symbolic link (``O_NOFOLLOW``), so nothing can swap a
+    link in on the way; ``make``: the missing ones are created. A link (or a file) on the way
+    is ``LinkOnTheWay``. ``top`` itself is opened as named: the user chose it."""
+    fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for i, name in enumerate(folders):
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o777, dir_fd=fd)
+            try:
+                inner = os.open(name, _NO_LINK_DIR, dir_fd=fd)
+            except NotADirectoryError:
+                raise link_on_the_way(top, folders[: i + 1], _is_link(name, fd)) from None
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def link_on_the_way(top: Path, folders: Sequence[str], linked: bool) -> LinkOnTheWay:
+    """The one-line refusal of a link (or a file) at ``top/folders...`` where a folder of
+    results belongs, saying how to go on."""
+    rel = "/".join(folders)
+    what = "a symbolic link" if linked else "a file"
+    command = unfinished_command(top)
+    then = f"finish the run with: combatsim {command} --resume {top}" if command else "run again"
+    return LinkOnTheWay(
+        f"{top}: {rel} is {what}, not a folder; combatsim writes its results only into "
+        f"folders inside the output folder, never through a link: remove it, then {then}"
+    )
 
 
 # --- files created safely ---------------------------------------------------------------------
 
 
-def create_exclusive(path: Path, binary: bool = False) -> tuple[Path, IO[Any]]:
+def create_exclusive(
+    path: Path, binary: bool = False, dir_fd: int | None = None
+) -> tuple[Path, IO[Any]]:
     """A new temporary file beside ``path`` (``.NAME.PID.tmp``), opened for writing: created
     with ``O_EXCL`` and ``O_NOFOLLOW``, so nothing already there (a link planted to make the
-    run write elsewhere, a leftover) is ever opened. Returns ``(temp_path, file)``."""
+    run write elsewhere, a leftover) is ever opened. With ``dir_fd``, ``path``'s name is taken
+    in that folder. Returns ``(temp_path, file)``."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for attempt in range(100):
         suffix = f".{attempt}" if attempt else ""
         temp = path.with_name(f".{path.name}.{os.getpid()}{suffix}.tmp")
+        where = temp.name if dir_fd is not None else temp
         try:
-            fd = os.open(temp, flags, 0o666)  # the umask applies, as for any new file
+            fd = os.open(where, flags, 0o666, dir_fd=dir_fd)  # the umask applies
         except FileExistsError:
             continue
         if binary:
@@ -384,17 +448,25 @@ def create_exclusive(path: Path, binary: bool = False) -> tuple[Path, IO[Any]]:
 
 def write_atomic(path: Path, write: Callable[[IO[Any]], object], binary: bool = False) -> Path:
     """Write ``path`` whole or not at all: ``write(f)`` fills a new temporary file
-    (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``)."""
+    (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``).
+    In a held folder, the folders on the way are made as needed and never followed through a
+    link (``_walk``), so a result never lands outside the output folder."""
     claim(path)
-    temp, f = create_exclusive(path, binary)
-    try:
-        with f:
-            write(f)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
+    found = holder_of(path)
+    if found is None:
+        top, folders = path.parent, []
+    else:
+        top, folders = found[0].folder, found[1].split("/")[:-1]
+    with _walk(top, folders, make=True) as dir_fd:
+        temp, f = create_exclusive(path, binary, dir_fd)
+        try:
+            with f:
+                write(f)
+            os.replace(temp.name, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp.name, dir_fd=dir_fd)
+            raise
     return path
 
 

@@ -4,7 +4,13 @@ A name (a scenario's, a side's, a member's, a catalogue entry's key) is shown on
 in plots, in HTML pages and in CSV files that spreadsheets open. So a name is refused at load
 unless it is short printable text: at most ``MAX_NAME`` characters, no control or
 bidirectional-override characters (which could rewrite a terminal line or reverse the text
-after them), and no leading ``=``, ``+``, ``-`` or ``@`` (which a spreadsheet runs as a formula).
+after them), and no leading ``=``, ``+``, ``-`` or ``@`` (which a spreadsheet runs as a formula),
+also not behind spaces or quotes nor in another form of these characters (a full-width ``＝``).
+
+Every other text that reaches a cell of a results CSV is held to the same formula rule
+(``cell_problem``): a vary's name and text values, from the command line, a sweep file, Python
+or the page. Refused where it is given, in one line naming where, rather than altered in the
+file: what a table holds is what the user wrote, and reads back as such.
 
 Text that is not a checked name (a file's path, an old results file) is escaped where it is
 shown: ``for_terminal`` on the terminal, ``plain_plot_text`` in plots, ``<bdi>`` in HTML.
@@ -14,6 +20,8 @@ from __future__ import annotations
 
 import functools
 import html
+import re
+import unicodedata
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Annotated, ParamSpec, TypeVar
@@ -28,6 +36,13 @@ NAME_RULE = (
     f"printable text of 1 to {MAX_NAME} characters, without control or bidirectional "
     f"characters, not starting with {', '.join(FORMULA_STARTS)}"
 )
+CELL_RULE = (
+    "printable text without control or bidirectional characters, not starting with "
+    f"{', '.join(FORMULA_STARTS)}"
+)
+# A formula start behind what a spreadsheet or a CSV reader may strip first (spaces, quotes);
+# compared in NFKC form, where a full-width or small = + - @ is the plain one.
+_FORMULA = re.compile(rf"[\s\"'\u2018\u2019\u201c\u201d]*[{re.escape(FORMULA_STARTS)}]")
 
 
 def name_problem(text: str) -> str | None:
@@ -36,11 +51,18 @@ def name_problem(text: str) -> str | None:
         return "empty"
     if len(text) > MAX_NAME:
         return f"{len(text):,} characters"
+    return cell_problem(text)
+
+
+def cell_problem(text: str) -> str | None:
+    """Why ``text`` cannot stand in a cell of a results CSV (any length), or None."""
     bad = next((c for c in text if not c.isprintable()), None)
     if bad is not None:
         return f"{bad!r} is a control or formatting character"
-    if text[0] in FORMULA_STARTS:
+    if text and text[0] in FORMULA_STARTS:
         return f"a spreadsheet reads a leading {text[0]!r} as a formula"
+    if _FORMULA.match(unicodedata.normalize("NFKC", text)):
+        return "a spreadsheet may read it as a formula (its start reads as = + - or @)"
     return None
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import UsageError
+from .folder import write_atomic
 from .names import plots_text_as_written
 from .odds import Grid
 
@@ -174,27 +174,24 @@ PLAIN = {
 
 
 def _save(fig: Figure, path: str | os.PathLike) -> Path:
-    """Write the picture in the format its suffix names, whole or not at all: into a new
-    temporary file beside it, then renamed over it. A file that cannot be written (no such
-    folder possible, no permission, a full disk) is one ``--plot`` error."""
+    """Write the picture in the format its suffix names, whole or not at all, as every result
+    file is (``combatsim.folder.write_atomic``: a new temporary file beside it, renamed over
+    it). A file that cannot be written (no such folder possible, no permission, a read-only or
+    full disk) is one ``--plot`` error, however far the writing got."""
     import matplotlib.pyplot as plt
 
     path = Path(path)
     kind = path.suffix.lower().lstrip(".")
-    temp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.parent / f".plot.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(temp, flags, 0o666), "wb") as out:
-            fig.savefig(out, format=kind, dpi=110, metadata=PLAIN.get(kind))
-        os.replace(temp, path)
-        temp = None
+        write_atomic(
+            path,
+            lambda out: fig.savefig(out, format=kind, dpi=110, metadata=PLAIN.get(kind)),
+            binary=True,
+        )
     except OSError as err:
         why = err.strerror or str(err)
         raise UsageError("--plot", str(path), f"a file that can be written ({why})") from None
     finally:
-        if temp is not None:
-            temp.unlink(missing_ok=True)
         plt.close(fig)
     return path

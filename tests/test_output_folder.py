@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -300,7 +301,7 @@ def test_a_full_or_read_only_folder_is_one_line_and_resume_gives_the_same_files(
 def test_report_on_a_folder_it_cannot_write_is_one_line(tmp_path, toy, monkeypatch, capsys):
     api.run_one(toy, battles=20, runner=toy_runner, out=tmp_path / "done")
 
-    def refuse(path, binary=False):
+    def refuse(path, binary=False, dir_fd=None):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
 
     monkeypatch.setattr(folders, "create_exclusive", refuse)
@@ -365,3 +366,117 @@ def test_a_really_full_disk_is_one_line_and_resume_after_freeing_space_finishes(
         timeout=4 * DEADLINE,
     )
     assert files_of(out) == files_of(reference)
+
+
+# --- every writer on a read-only folder -------------------------------------------------------
+
+READ_ONLY_WRITERS = {
+    "run into a new folder": ["run", "{toy}", "--battles", "5", "--out", "{ro}/new"],
+    "run into an empty folder": ["run", "{toy}", "--battles", "5", "--out", "{ro}/empty"],
+    "run over results": ["run", "{toy}", "--battles", "5", "--out", "{ro}/done"],
+    "run --report": ["run", "{toy}", "--battles", "5", "--report", "--out", "{ro}/done"],
+    "sweep": [
+        "sweep",
+        "{toy}",
+        "--vary",
+        "turn_limit=3,4",
+        "--battles",
+        "5",
+        "--out",
+        "{ro}/empty",
+    ],
+    "compare": ["compare", "{toy}", "{toy}", "--battles", "5", "--out", "{ro}/empty"],
+    "balance": ["balance", "{toy}", "--vary", "turn_limit=3..4", "--side", "runners"]
+    + ["--battles", "5", "--out", "{ro}/empty"],
+    "explain": ["explain", "{toy}", "--battles", "5", "--out", "{ro}/empty"],
+    "report": ["report", "{ro}/done"],
+    "odds --plot": ["odds", "sr", "--dice", "6", "--tn", "5", "--plot", "{ro}/p.png"],
+    "odds --plot in a folder": [
+        "odds",
+        "sr",
+        "--dice",
+        "6",
+        "--tn",
+        "5",
+        "--plot",
+        "{ro}/empty/p.png",
+    ],
+    "odds --plot in a new folder": [
+        "odds",
+        "sr",
+        "--dice",
+        "6",
+        "--tn",
+        "5",
+        "--plot",
+        "{ro}/new/p.png",
+    ],
+}
+
+
+def _mounted_read_only(place: Path, fill) -> bool:
+    """``place`` as a small tmpfs filled by ``fill``, then made read-only: a real read-only
+    file system, which refuses root too. False where mounting is not permitted."""
+    place.mkdir()
+    if (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(place)], capture_output=True
+        ).returncode
+        != 0
+    ):
+        return False
+    fill(place)
+    subprocess.run(["mount", "-o", "remount,ro", str(place)], check=True)
+    return True
+
+
+@pytest.fixture(params=["read-only", "injected"])
+def read_only(request, tmp_path, toy, monkeypatch):
+    """A folder no file can be written in, with ``empty/`` and a finished run's ``done/``.
+    ``read-only``: a read-only tmpfs (else, not as root, a chmod 555 folder; else skipped).
+    ``injected``: every new file and removal refused with EROFS, as such a file system would,
+    wherever the writers get past the folder checks (these run as root anywhere)."""
+    place = tmp_path / "ro"
+
+    def fill(folder: Path) -> None:
+        (folder / "empty").mkdir()
+        api.run_one(toy, battles=5, runner=toy_runner, out=folder / "done")
+
+    if request.param == "injected":
+        place.mkdir()
+        fill(place)
+
+        def refuse(*args, **kwargs):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+
+        monkeypatch.setattr(folders, "create_exclusive", refuse)
+        monkeypatch.setattr(Path, "mkdir", refuse)
+        yield place
+        return
+    if _mounted_read_only(place, fill):
+        yield place
+        subprocess.run(["umount", "-l", str(place)], check=False)
+        return
+    if os.geteuid() == 0:
+        pytest.skip("cannot mount here, and root may write into a chmod 555 folder")
+    fill(place)
+    for folder in (place, place / "empty", place / "done"):
+        folder.chmod(0o555)
+    yield place
+    for folder in (place, place / "empty", place / "done"):
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("writer", READ_ONLY_WRITERS)
+def test_every_writer_on_a_read_only_folder_ends_in_one_line(
+    read_only, toy, monkeypatch, capsys, writer
+):
+    monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)
+    before = files_of(read_only)
+    argv = [a.format(toy=toy, ro=read_only) for a in READ_ONLY_WRITERS[writer]]
+    assert main([*argv, "--quiet"] if argv[0] not in ("odds", "report") else argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert err.startswith("combatsim: error: "), err
+    assert re.search(r"Read-only file system|may write in|Permission denied", err), err
+    assert files_of(read_only) == before

@@ -327,7 +327,7 @@ def parse_vary(spec: str, argument: str = "--vary") -> Vary:
         path = FieldPath.parse(left)
     except UsageError as err:
         raise UsageError(argument, shortened(spec), err.allowed) from None
-    return make_vary(name or path.text, path, parse_values(values, argument))
+    return make_vary(name or path.text, path, parse_values(values, argument), argument)
 
 
 def shortened(text: str, keep: int = 60) -> str:
@@ -337,10 +337,26 @@ def shortened(text: str, keep: int = 60) -> str:
     return Described(f"{text[:keep]!r}... ({len(text):,} characters)")
 
 
-def make_vary(name: str, path: FieldPath | str, values: Sequence[tuple[Any, Any]]) -> Vary:
+def make_vary(
+    name: str,
+    path: FieldPath | str,
+    values: Sequence[tuple[Any, Any]],
+    argument: str = "vary",
+) -> Vary:
+    """A ``Vary``, however it was given (command line, sweep file, Python, the page): its name
+    heads a column of the results' CSV files and its text labels fill cells, so a name keeps
+    the rule of names and a text label the rule of cells (``combatsim.names``), refused here
+    naming ``argument``."""
+    from ..names import CELL_RULE, NAME_RULE, cell_problem, name_problem
+
     if isinstance(path, str):
         path = FieldPath.parse(path)
+    if name != path.text and (problem := name_problem(name)) is not None:
+        raise UsageError(argument, shortened(name), NAME_RULE, problem)
     labels = [label for label, _ in values]
+    for label in labels:
+        if isinstance(label, str) and (problem := cell_problem(label)) is not None:
+            raise UsageError(argument, shortened(label), CELL_RULE, problem)
     if len({json.dumps(v, sort_keys=True, default=str) for v in labels}) != len(labels):
         raise UsageError(name, labels, "each value once")
     return Vary(name, path, tuple(values))
@@ -483,16 +499,6 @@ def _sweep_models():
     return SweepFile
 
 
-def _check_labels(pairs: Sequence[tuple[Any, Any]]) -> None:
-    """A sweep file's text labels go into the results' CSV files and reports as names do:
-    the same rule (see ``combatsim.names``)."""
-    from ..names import NAME_RULE, name_problem
-
-    for label, _ in pairs:
-        if isinstance(label, str) and name_problem(label) is not None:
-            raise UsageError("values", label, NAME_RULE, name_problem(label))
-
-
 @dataclass(frozen=True)
 class SweepSpec:
     """A sweep file: the scenario (a path relative to the working folder), the varies, and
@@ -542,8 +548,7 @@ def load_sweep_file(path: str | Path) -> SweepSpec:
                 pairs = parse_values(entry.values, "values")
             else:
                 pairs = [(label_of(v), v) for v in entry.values]
-            _check_labels(pairs)
-            varies.append(make_vary(entry.name or fp.text, fp, pairs))
+            varies.append(make_vary(entry.name or fp.text, fp, pairs, "values"))
         except UsageError as err:
             key = "path" if err.argument == "field path" else "values"
             raise ScenarioError(

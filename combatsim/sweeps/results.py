@@ -147,8 +147,7 @@ def write_records(study: Study, folder: Path, variants: Sequence[int]) -> list[P
     files = []
     for kind in kinds:
         for i in variants:
-            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"  # folders made as needed
             files.append(concat_csv(study.record_files(i, kind), target))
     return files
 
