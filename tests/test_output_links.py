@@ -117,3 +117,24 @@ def test_a_linked_journal_folder_is_refused_before_anything_is_written(
     assert f"{folders.STATE} is a symbolic link" in one_error_line(capsys)
     assert contents(outside) == before
     assert sorted(p.name for p in out.iterdir()) == [folders.STATE]
+
+
+def test_a_resume_never_appends_to_a_journal_planted_as_a_link(
+    tmp_path, toy, outside, monkeypatch, capsys
+):
+    """An interrupted run's folder is shared: its journal swapped for a link to another file
+    must not make ``--resume`` append to that file."""
+    from tests.test_resume import CtrlCAt
+
+    monkeypatch.setattr(run_command, "battle_runner", lambda: CtrlCAt(150))
+    out = tmp_path / "cut"
+    argv = ["run", str(toy), "--battles", "300", "--quiet", "--workers", "1", "--out", str(out)]
+    assert main(argv) == 130
+    capsys.readouterr()
+    journal = out / folders.STATE / "journal.jsonl"
+    journal.unlink()
+    os.symlink(outside / "victim.txt", journal)
+    monkeypatch.setattr(run_command, "battle_runner", lambda: toy_runner)
+    assert main(["run", "--resume", str(out), "--quiet", "--workers", "1"]) == 2
+    assert len(one_error_line(capsys).splitlines()) == 1
+    assert (outside / "victim.txt").read_text() == "precious"

@@ -258,7 +258,10 @@ class Study:
                     "fingerprint": self._fingerprint,
                 }
                 _write_text(self.state / RUN_FILE, json.dumps(stored, indent=2, sort_keys=True))
-            self._journal = open(self.state / JOURNAL, "a", encoding="utf-8")  # noqa: SIM115
+            # never through a link planted as the journal of an interrupted run
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(self.state / JOURNAL, flags, 0o666)
+            self._journal = os.fdopen(fd, "a", encoding="utf-8")
 
     # --- running ----------------------------------------------------------------------------
 
