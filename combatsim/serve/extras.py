@@ -20,12 +20,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..errors import CombatsimError, ScenarioError, UsageError, all_errors
 from ..safeyaml import max_file_bytes, parse_yaml
 from . import common as web
+from .common import JSON as JSONResponse  # valid JSON even for a NaN a file holds
 from .folder import YAML, Outside
 from .jobs import Job
 from .runs import edited_yaml, scenario_of
