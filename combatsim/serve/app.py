@@ -229,7 +229,8 @@ class Guard:
             kind = headers.get("content-type", "").split(";")[0].strip().lower()
             if kind != "application/json":
                 return "a request that changes something needs Content-Type: application/json"
-        given = token_of(scope, headers).encode()
+        page = headers.get("origin") not in self.server.allow_origins  # the cookie is the page's
+        given = token_of(scope, headers, cookie=page).encode()
         if not secrets.compare_digest(given, self.server.token.encode()):
             return "a valid token is needed (?token=, Authorization: Bearer, or the page's cookie)"
         return None
@@ -240,19 +241,19 @@ def _preflight(scope, headers: dict[str, str]) -> bool:
     return scope["method"] == "OPTIONS" and "access-control-request-method" in headers
 
 
-def token_of(scope, headers: dict[str, str]) -> str:
+def token_of(scope, headers: dict[str, str], cookie: bool = True) -> str:
     """The token a request carries: in its query, a Bearer header, or the page's cookie."""
     given = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
     bearer = headers.get("authorization", "")
     if bearer.lower().startswith("bearer "):
         given = given or bearer[7:].strip()
-    if not given and "cookie" in headers:
-        cookie = SimpleCookie()
+    if not given and cookie and "cookie" in headers:
+        jar = SimpleCookie()
         try:
-            cookie.load(headers["cookie"])
+            jar.load(headers["cookie"])
         except Exception:  # a malformed cookie header is no token
-            cookie = SimpleCookie()
-        given = cookie[COOKIE].value if COOKIE in cookie else ""
+            jar = SimpleCookie()
+        given = jar[COOKIE].value if COOKIE in jar else ""
     return given
 
 
