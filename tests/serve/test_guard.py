@@ -269,8 +269,10 @@ ROUTES = [
     ("POST", "/api/odds"),
     ("PUT", "/api/scenarios/hostile.yaml"),
 ]
-NAN_YAML = (ROOT / "scenarios" / FIREFIGHT).read_text().replace(
-    "turn_limit:", "extra_number: .nan\nturn_limit:", 1
+NAN_YAML = (
+    (ROOT / "scenarios" / FIREFIGHT)
+    .read_text()
+    .replace("turn_limit:", "extra_number: .nan\nturn_limit:", 1)
 )
 
 
@@ -295,8 +297,17 @@ def strict_json(text: str):
         '{"scenario": "' + FIREFIGHT + '", "set": ["name=\\ud83d"]}',
         '{"\\udc80": 1}',
     ],
-    ids=["deep", "deep-set", "nan", "infinity", "minus-infinity", "surrogate-name",
-         "surrogate-yaml", "surrogate-set", "surrogate-key"],
+    ids=[
+        "deep",
+        "deep-set",
+        "nan",
+        "infinity",
+        "minus-infinity",
+        "surrogate-name",
+        "surrogate-yaml",
+        "surrogate-set",
+        "surrogate-key",
+    ],
 )
 def test_a_hostile_body_is_one_line_422_on_every_route(client, server, method, path, body):
     answer = client.request(method, path, content=body.encode("utf-8", "surrogatepass"))
@@ -307,8 +318,10 @@ def test_a_hostile_body_is_one_line_422_on_every_route(client, server, method, p
 @pytest.mark.parametrize("method, path", ROUTES[:4])
 def test_a_nul_in_a_catalogue_or_table_path_of_uploaded_yaml_is_one_line(client, method, path):
     text = (ROOT / "scenarios" / FIREFIGHT).read_text()
-    for hostile in ('catalogues: ["cat\\0alogue.yaml"]\n', 'rules:\n  options:\n'
-                    '    action_table: "t\\0.yaml"\n'):
+    for hostile in (
+        'catalogues: ["cat\\0alogue.yaml"]\n',
+        'rules:\n  options:\n    action_table: "t\\0.yaml"\n',
+    ):
         body = {"yaml": hostile + text, "kind": "sweep", "vary": [f"{GUARDS}=1..2"]}
         answer = client.request(method, path, json=body)
         assert answer.status_code < 500, answer.text
@@ -327,8 +340,20 @@ FIELDS = {
     "/api/runs": ["scenario", "yaml", "set", "battles", "precision", "seed", "page"],
     "/api/check": ["scenario", "yaml", "set"],
     "/api/studies": [
-        "kind", "scenario", "yaml", "set", "vary", "battles", "a_set", "b_set", "target",
-        "side", "metric", "page", "seed", "precision",
+        "kind",
+        "scenario",
+        "yaml",
+        "set",
+        "vary",
+        "battles",
+        "a_set",
+        "b_set",
+        "target",
+        "side",
+        "metric",
+        "page",
+        "seed",
+        "precision",
     ],
     "/api/trace": ["scenario", "yaml", "set", "battle", "seed"],
     "/api/odds": ["calculator", "system", "args"],
@@ -338,13 +363,17 @@ BASES = {
     "/api/runs": {"scenario": FIREFIGHT, "battles": 20, "page": PAGE},
     "/api/check": {"scenario": FIREFIGHT},
     "/api/studies": {
-        "kind": "sweep", "scenario": FIREFIGHT, "vary": [f"{GUARDS}=1..2"], "battles": 20,
+        "kind": "sweep",
+        "scenario": FIREFIGHT,
+        "vary": [f"{GUARDS}=1..2"],
+        "battles": 20,
         "page": PAGE,
     },
     "/api/trace": {"scenario": FIREFIGHT},
     "/api/odds": {"calculator": "sr-opposed", "args": {}},
     "/api/scenarios/typed.yaml": {
-        "yaml": (ROOT / "scenarios" / FIREFIGHT).read_text(), "overwrite": True
+        "yaml": (ROOT / "scenarios" / FIREFIGHT).read_text(),
+        "overwrite": True,
     },
 }
 
