@@ -272,7 +272,8 @@ ROUTES = [
 NAN_YAML = (
     (ROOT / "scenarios" / FIREFIGHT)
     .read_text()
-    .replace("turn_limit:", "extra_number: .nan\nturn_limit:", 1)
+    .replace("turn_limit: 20", "turn_limit: .nan", 1)
+    .replace("archetype: street_samurai,", "archetype: street_samurai, karma: -.inf,", 1)
 )
 
 
@@ -330,9 +331,12 @@ def test_a_nul_in_a_catalogue_or_table_path_of_uploaded_yaml_is_one_line(client,
 
 
 def test_nan_in_uploaded_yaml_comes_back_as_valid_json(client):
+    assert ".nan" in NAN_YAML and "-.inf" in NAN_YAML
     answer = client.post("/api/check", json={"yaml": NAN_YAML})
     assert answer.status_code == 200, answer.text
-    strict_json(answer.text)
+    view = strict_json(answer.text)["view"]
+    assert view["options"]["turn_limit"] is None
+    assert view["sides"][0]["members"][0]["numbers"]["karma"] is None
 
 
 WRONG = [None, True, -1, 1.5, 10**40, "", "x", "../../etc/passwd", [], {}, [1], ["x=1"], {"a": 1}]
