@@ -171,7 +171,7 @@ async def trace(request: Request):
         from ..output import format_trace
 
         scenario = scenario_of(server.served, body)
-        battle = body.get("battle") if body.get("battle") is not None else 0  # null: the first
+        battle = body["battle"] if body.get("battle") is not None else 0  # null: the first
         check_run_arguments(1, battle, None, True, {})  # a battle index: as a seed's bounds
         _, seed, _ = check_run_arguments(1, body.get("seed"), None, True, {})
         seed = scenario.seed if seed is None else seed

@@ -50,25 +50,25 @@ async function call(method, path, body) {
 (async () => {
   try {
     const [listed, rows] = await call("GET", "/api/scenarios");
-    const [checked, check] = await call("POST", "/api/check", {scenario: "%s"});
+    const [checked, check] = await call("POST", "/api/check", {scenario: "SCENARIO"});
     window.result = {listed, files: rows.map((r) => r.file), checked, errors: check.errors};
   } catch (err) {
     window.result = {refused: String(err)};
   }
 })();
-</script>""" % FIREFIGHT
+</script>""".replace("SCENARIO", FIREFIGHT)
 
 # A page that knows no token: it counts on the cookie the browser holds for the server.
 FORM_PAGE = """<!doctype html><title>form</title>
 <form method="post" enctype="text/plain" action="API/api/runs">
-<input name='{"scenario": "%s", "battles": 50000, "x": "' value='"}'></form>
-<script>document.forms[0].submit();</script>""" % FIREFIGHT
+<input name='{"scenario": "SCENARIO", "battles": 50000, "x": "' value='"}'></form>
+<script>document.forms[0].submit();</script>""".replace("SCENARIO", FIREFIGHT)
 
 NO_CORS_PAGE = """<!doctype html><title>no-cors</title><script>
 fetch("API/api/check", {method: "POST", mode: "no-cors", credentials: "include",
-  headers: {"Content-Type": "text/plain"}, body: JSON.stringify({scenario: "%s"})})
+  headers: {"Content-Type": "text/plain"}, body: JSON.stringify({scenario: "SCENARIO"})})
   .then(() => { window.result = "sent"; }, (err) => { window.result = String(err); });
-</script>""" % FIREFIGHT
+</script>""".replace("SCENARIO", FIREFIGHT)
 
 IMG_PAGE = """<!doctype html><title>img</title>
 <img src="API/api/overview" onerror="window.result = 'error'" onload="window.result = 'load'">"""
