@@ -420,11 +420,8 @@ class _Builder:
     # --- values ---------------------------------------------------------------------------------
 
     def scalar(self, event: yaml.ScalarEvent, line: int, path: tuple, as_key: bool = False) -> Any:
-        """The value of a scalar, as ``yaml.safe_load`` would read it; never one holding a NUL
-        (a ``"\\0"`` escape), which no file name nor name of a scenario may carry."""
+        """The value of a scalar, as ``yaml.safe_load`` would read it."""
         value, tag = event.value, event.tag
-        if "\x00" in value:
-            self.fail(line, path, Described("a NUL character (\\0)"), "text without NUL characters")
         if tag is None or tag == "!":
             if not event.implicit[0]:  # quoted: a string
                 return value

@@ -105,7 +105,7 @@ class Served:
         if isinstance(options, dict):
             named += [v for v in options.values() if isinstance(v, str) and v.endswith(YAML)]
         for name in named:
-            if not isinstance(name, str):
+            if not isinstance(name, str) or "\x00" in name:  # the loader refuses a NUL itself
                 continue
             target = (base / name).resolve()
             if target != self.root and self.root not in target.parents:

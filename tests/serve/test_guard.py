@@ -319,15 +319,19 @@ def test_a_hostile_body_is_one_line_422_on_every_route(client, server, method, p
 @pytest.mark.parametrize("method, path", ROUTES[:4])
 def test_a_nul_in_a_catalogue_or_table_path_of_uploaded_yaml_is_one_line(client, method, path):
     text = (ROOT / "scenarios" / FIREFIGHT).read_text()
+    lost = (ROOT / "scenarios" / "lost-souls-junkyard-dogs.yaml").read_text()
+    catalogues = "catalogues: [catalogues/sr-classic.yaml]"
+    rules = "rules:\n  system: lost-souls\n"
+    assert catalogues in text and rules in lost
     for hostile in (
-        'catalogues: ["cat\\0alogue.yaml"]\n',
-        'rules:\n  options:\n    action_table: "t\\0.yaml"\n',
+        text.replace(catalogues, 'catalogues: [catalogues/sr-classic.yaml, "cat\\0.yaml"]'),
+        lost.replace(rules, rules + '  options:\n    action_table: "t\\0.yaml"\n'),
     ):
-        body = {"yaml": hostile + text, "kind": "sweep", "vary": [f"{GUARDS}=1..2"]}
+        body = {"yaml": hostile, "kind": "sweep", "vary": [f"{GUARDS}=1..2"]}
         answer = client.request(method, path, json=body)
         assert answer.status_code < 500, answer.text
         shown = json.dumps(answer.json())
-        assert "NUL" in shown and "embedded null" not in shown
+        assert "NUL" in shown and "embedded null" not in shown, shown
 
 
 def test_nan_in_uploaded_yaml_comes_back_as_valid_json(client):
