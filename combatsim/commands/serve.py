@@ -6,7 +6,10 @@ within a few seconds with its runs and worker processes. The web stack (Starlett
 is imported here, when the command runs, so no other command pays for it.
 
 A ``--host`` other than a loopback address is allowed, with a warning on stderr: the token
-then travels the network in clear text, so use it only on a network you trust.
+then travels the network in clear text, so use it only on a network you trust. Served on every
+address (``0.0.0.0``, ``::``), the printed address is the loopback one and the warning names
+the machine's, as another machine opens it. ``--allow-origin`` lets the pages of exactly those
+origins (a virtual tabletop's) call the API from the browser (CORS), with the token.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import secrets
 import socket
 import sys
 import threading
+from urllib.parse import urlsplit
 
 from ..errors import UsageError
 from ..limits import MAX_WORKERS
@@ -46,6 +50,14 @@ def add_parser(sub) -> None:
     p.add_argument("--token", help="the access token (default: a fresh random one)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core)")
     p.add_argument("--no-browser", action="store_true", help="do not open the page")
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let the pages of ORIGIN (scheme://host[:port], e.g. a virtual tabletop's) call "
+        "the API from the browser, with the token; repeatable (default: none)",
+    )
     p.set_defaults(handler=_serve)
 
 
@@ -60,19 +72,19 @@ def _serve(args: argparse.Namespace) -> int:
     workers = args.workers if args.workers is not None else default_workers()
     if not 1 <= workers <= min(MAX_WORKERS, 64):
         raise UsageError("--workers", workers, "from 1 to 64")
+    origins = tuple(_origin(origin) for origin in args.allow_origin)
     token = args.token or secrets.token_urlsafe(24)
-    if not _loopback(args.host):
-        print(
-            f"combatsim: warning: serving on {args.host}, reachable from other machines; "
-            "the token travels unencrypted",
-            file=sys.stderr,
-        )
     listener = _listen(args.host, args.port)
     port = listener.getsockname()[1]
-    server = Server(args.folder, token, workers, host=args.host, port=port)
+    if not _loopback(args.host):
+        print(
+            f"combatsim: warning: serving on {args.host}, reachable from other machines "
+            f"(as http://{_reached_as(args.host)}:{port}/); the token travels unencrypted",
+            file=sys.stderr,
+        )
+    server = Server(args.folder, token, workers, host=args.host, port=port, allow_origins=origins)
     try:
-        shown = args.host if ":" not in args.host else f"[{args.host}]"
-        url = f"http://{shown}:{port}/?token={token}"
+        url = f"http://{_shown(args.host)}:{port}/?token={token}"
         print(f"combatsim: serving {args.folder} at {url}", flush=True)
         if not args.no_browser:
             threading.Thread(target=_open, args=(url,), daemon=True).start()
@@ -103,6 +115,39 @@ def _listen(host: str, port: int) -> socket.socket:
         raise UsageError("--port", port, f"a port free on {host} ({err.strerror})") from None
     listener.listen(128)
     return listener
+
+
+def _origin(text: str) -> str:
+    """An ``--allow-origin`` value as a browser's ``Origin`` header writes it."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise UsageError("--allow-origin", text, "an origin: scheme://host[:port]")
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
+
+
+def _shown(host: str) -> str:
+    """The address printed (and opened): the loopback one where the server takes every one."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    return host if ":" not in host else f"[{host}]"
+
+
+def _reached_as(host: str) -> str:
+    """How another machine names this one: the machine's name where it takes every address."""
+    return socket.gethostname() if host in ("0.0.0.0", "::", "") else _shown(host)
 
 
 def _loopback(host: str) -> bool:

@@ -19,12 +19,12 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from ..errors import CombatsimError, ScenarioError, UsageError, all_errors
 from ..safeyaml import max_file_bytes, parse_yaml
 from . import common as web
+from .common import JSON as JSONResponse  # valid JSON even for a NaN a file holds
 from .folder import YAML, Outside
 from .jobs import Job
 from .runs import edited_yaml, scenario_of
@@ -164,7 +164,7 @@ async def trace(request: Request):
         from ..output import format_trace
 
         scenario = scenario_of(server.served, body)
-        battle = body.get("battle", 0)
+        battle = body["battle"] if body.get("battle") is not None else 0  # null: the first
         check_run_arguments(1, battle, None, True, {})  # a battle index: as a seed's bounds
         _, seed, _ = check_run_arguments(1, body.get("seed"), None, True, {})
         seed = scenario.seed if seed is None else seed
@@ -236,7 +236,7 @@ async def compute_odds(request: Request):
 
         found = odds_calculators()
         name = body.get("calculator") or body.get("system")
-        if name not in found:
+        if not isinstance(name, str) or name not in found:
             raise UsageError("calculator", name, ", ".join(found))
         calculator = found[name]
         args = body.get("args") or {}

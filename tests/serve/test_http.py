@@ -33,6 +33,7 @@ PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 FIREFIGHT = "sr-firefight-4v4.yaml"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+JSON_BODY = {"Content-Type": "application/json"}  # what a POST, PUT or DELETE must say
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def server(folder):
 @pytest.fixture(scope="module")
 def client(server):
     with TestClient(make_app(server), base_url=BASE) as test_client:
-        test_client.headers.update(AUTH)
+        test_client.headers.update({**AUTH, **JSON_BODY})
         yield test_client
 
 
