@@ -51,7 +51,7 @@ class Server:
         self.host = host
         self.pool = WarmPool(workers)
         self.study_workers = workers
-        self.jobs = Jobs()
+        self.jobs = Jobs(message=self.message)
         self.overview = Overview(
             self.served, self.pool, lambda: scenario_rows(self), busy=self.jobs.busy
         )

@@ -1,0 +1,225 @@
+"""``combatsim serve`` keeps its work bounded: a trace is a job of its own process, refused
+when too big, ended when its client goes or the server stops; a worker that dies fails only
+the work it held and the pool heals; a failed job's error names no absolute path; finished
+runs keep their records on disk, not in memory; a study is checked before it starts."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("starlette")
+httpx = pytest.importorskip("httpx")
+
+with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from combatsim.errors import CombatsimError  # noqa: E402
+from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.jobs import Job  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "test-token"
+PORT = 8766
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+FIREFIGHT = "sr-firefight-4v4.yaml"
+STOP_WITHIN = 5.0  # seconds: what the docs promise for SIGTERM and Ctrl-C, under any load
+
+
+def crowd(per_side: int, turns: int = 20) -> str:
+    """The firefight with ``per_side`` guards on each side (copies of 100 at most)."""
+    data = yaml.safe_load((ROOT / "scenarios" / FIREFIGHT).read_text())
+    for number, side in enumerate(data["sides"]):
+        member = side["members"][-1]
+        entries, left = [], per_side
+        while left:
+            count = min(100, left)
+            at = [number * 24, len(entries) * 2]
+            entries.append(
+                {**member, "name": f"S{number}M{len(entries)}", "count": count, "position": at}
+                | {"spacing": [0.2, 0.01]}
+            )
+            left -= count
+        side["members"] = entries
+    data["turn_limit"] = turns
+    return yaml.safe_dump(data)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    served = tmp_path_factory.mktemp("served") / "scenarios"
+    shutil.copytree(ROOT / "scenarios", served)
+    (served / "crowd-2000.yaml").write_text(crowd(1000))
+    (served / "crowd-500.yaml").write_text(crowd(250, turns=1000))
+    return served
+
+
+@pytest.fixture(scope="module")
+def server(folder):
+    made = Server(folder, TOKEN, workers=2, port=PORT)
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with TestClient(make_app(server), base_url=f"http://127.0.0.1:{PORT}") as test_client:
+        test_client.headers.update(AUTH)
+        yield test_client
+
+
+def finish(client, path: str, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = client.get(path).json()
+        if got["state"] != "running":
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not end")
+
+
+# --- traces -----------------------------------------------------------------------------------
+
+
+def test_a_trace_too_big_to_trace_in_seconds_is_refused_at_once_in_one_line(client):
+    began = time.monotonic()
+    answer = client.post("/api/trace", json={"scenario": "crowd-2000.yaml"})
+    assert time.monotonic() - began < 2.0  # refused, not traced (that takes about 5 s here)
+    assert answer.status_code == 422, answer.text
+    (line,) = answer.json()["errors"]
+    assert "2000 fighters" in line and "at most 500" in line and "\n" not in line
+
+
+def test_a_trace_runs_in_a_process_of_its_own_counted_with_the_jobs(client, server):
+    answer = client.post("/api/trace", json={"scenario": FIREFIGHT, "seed": 3})
+    assert answer.status_code == 200, answer.text
+    assert "seed 3" in answer.json()["text"]
+    assert not server.jobs.busy()  # counted while it ran, forgotten once answered
+
+
+# --- a pool that heals ------------------------------------------------------------------------
+
+
+def test_a_killed_worker_fails_its_run_in_one_line_and_the_next_run_succeeds(client, server, capfd):
+    answer = client.post("/api/runs", json={"scenario": FIREFIGHT, "battles": 50_000, "seed": 1})
+    run_id = answer.json()["id"]
+    waited = time.monotonic() + 30
+    while client.get(f"/api/runs/{run_id}").json()["battles_done"] == 0:
+        assert time.monotonic() < waited, "no battle finished within 30 s"
+        time.sleep(0.05)
+    os.kill(server.pool.pids()[0], signal.SIGKILL)  # as the out-of-memory killer would
+    got = finish(client, f"/api/runs/{run_id}")
+    assert got["state"] == "failed"
+    assert got["errors"] == ["a worker process died (out of memory?); run again"]
+    again = client.post("/api/runs", json={"scenario": FIREFIGHT, "battles": 300, "seed": 1})
+    assert finish(client, f"/api/runs/{again.json()['id']}")["state"] == "done"
+    sweep = {"scenario": FIREFIGHT, "kind": "sweep", "vary": ["seed=1..2"], "battles": 100}
+    study = client.post("/api/studies", json=sweep)
+    assert finish(client, f"/api/studies/{study.json()['id']}")["state"] == "done"
+    time.sleep(0.5)  # the old pool's manager thread has ended by now
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "InvalidStateError" not in err, err
+
+
+def test_a_failed_jobs_error_names_no_absolute_path(server):
+    def body(job: Job) -> dict:
+        raise CombatsimError(f"{server.served.root}/nowhere.yaml: not a scenario")
+
+    job = server.jobs.start(Job("run", body, server.pool))
+    job.thread.join(5)
+    assert job.error == "nowhere.yaml: not a scenario"
+
+
+# --- stopping under load ----------------------------------------------------------------------
+
+
+def serve(folder: Path, tmp_path: Path) -> tuple[subprocess.Popen, str, dict[str, str]]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "combatsim", "serve", str(folder)]
+    command += ["--port", "0", "--no-browser", "--workers", "2"]
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    address, token = process.stdout.readline().strip().rsplit(" ", 1)[1].split("/?token=")
+    return process, address, {"Authorization": f"Bearer {token}"}
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid and stat[0] != "Z":
+                found.add(int(entry.name))
+    return found
+
+
+def post_in_background(address: str, headers: dict[str, str], body: dict, timeout: float):
+    """POST ``body`` to /api/trace from a thread; the client gives up after ``timeout``."""
+
+    def post() -> None:
+        with contextlib.suppress(httpx.HTTPError):  # the client giving up
+            httpx.post(f"{address}/api/trace", headers=headers, json=body, timeout=timeout)
+
+    thread = threading.Thread(target=post, daemon=True)
+    thread.start()
+    return thread
+
+
+def wait_for(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.slow
+def test_a_trace_whose_client_goes_is_ended(folder, tmp_path):
+    process, address, headers = serve(folder, tmp_path)
+    try:
+        pool = children(process.pid)
+        post_in_background(address, headers, {"scenario": "crowd-500.yaml"}, timeout=1.0)
+        assert wait_for(lambda: len(children(process.pid) - pool) == 1, 10.0)
+        assert wait_for(lambda: not children(process.pid) - pool, 5.0), "the trace went on"
+    finally:
+        process.kill()
+        process.communicate()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_the_server_stops_within_5_s_with_three_large_traces_in_flight(folder, tmp_path, stop):
+    process, address, headers = serve(folder, tmp_path)
+    try:
+        pool = children(process.pid)
+        for _ in range(3):
+            post_in_background(address, headers, {"scenario": "crowd-500.yaml"}, timeout=60.0)
+        assert wait_for(lambda: len(children(process.pid) - pool) == 3, 10.0)
+        everyone = children(process.pid)
+        process.send_signal(stop)
+        began = time.monotonic()
+        _, err = process.communicate(timeout=30)
+        assert time.monotonic() - began < STOP_WITHIN, err
+        assert "Traceback" not in err, err
+        assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in everyone), 2.0)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
