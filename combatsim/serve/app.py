@@ -174,7 +174,7 @@ async def start_run(request: Request):
     def prepare() -> Job:
         scenario = runs.scenario_of(server.served, body)
         options = runs.run_options(body)
-        return Job("run", runs.run_body(scenario, options), server.pool)
+        return Job("run", runs.run_body(scenario, options, server.tables), server.pool)
 
     job = await run_in_threadpool(prepare)
     page_id = body.get("page")
@@ -232,10 +232,19 @@ def handlers(server: Server) -> dict:
     def busy(request, err):
         return errors(429, server.message(err))
 
+    def gone(request, err):
+        return errors(410, server.message(err))
+
     def missing(request, err):
         return errors(404, str(err.args[0]) if err.args else "not found")
 
-    return {Outside: refused, CombatsimError: invalid, Busy: busy, LookupError: missing}
+    return {
+        Outside: refused,
+        CombatsimError: invalid,
+        Busy: busy,
+        runs.Dropped: gone,
+        LookupError: missing,
+    }
 
 
 def make_app(server: Server) -> Starlette:

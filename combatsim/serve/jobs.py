@@ -61,6 +61,10 @@ class Job:
         self.thread = threading.Thread(target=self._run, name=f"combatsim-{kind}-{self.id}")
         self.thread.daemon = True
 
+    def due(self) -> bool:
+        """Whether ``publish`` would keep new figures now (so they are worth making)."""
+        return time.monotonic() - self._last >= REFRESH
+
     def publish(self, figures: dict[str, Any], force: bool = False) -> None:
         """Keep ``figures`` as the job's latest (at most every ``REFRESH`` s unless forced)."""
         now = time.monotonic()

@@ -223,3 +223,68 @@ def test_the_server_stops_within_5_s_with_three_large_traces_in_flight(folder, t
         if process.poll() is None:
             process.kill()
             process.communicate()
+
+
+# --- studies ----------------------------------------------------------------------------------
+
+GUARDS = "sides[1].members[1].count"
+
+
+@pytest.mark.parametrize(
+    ("study", "named"),
+    [
+        ({"kind": "sweep", "vary": ["sides[1].members[9].count=1..3"]}, "members[9]"),
+        ({"kind": "sweep", "vary": [f"{GUARDS}=1,500"]}, "500"),
+        ({"kind": "sweep", "vary": ["sides[1].members[1].armor=armor_vest,tinfoil"]}, "tinfoil"),
+        ({"kind": "sweep", "vary": ["seed=1..5000"]}, "5,000 variants"),
+        ({"kind": "sweep", "vary": ["seed=1..200"], "battles": 20_000}, "battles in all"),
+        ({"kind": "balance", "vary": f"{GUARDS}=1..4", "target": "ghosts win 0.5"}, "ghosts"),
+        ({"kind": "compare", "b_set": [f"{GUARDS}=0"]}, "b_set"),
+        ({"kind": "explain", "side": "ghosts"}, "ghosts"),
+        ({"kind": "explain", "metric": "runners happy"}, "happy"),
+    ],
+)
+def test_an_invalid_or_oversized_study_is_refused_before_it_starts(client, server, study, named):
+    answer = client.post("/api/studies", json={"scenario": FIREFIGHT, **study})
+    assert answer.status_code == 422, answer.text
+    (line,) = answer.json()["errors"]
+    assert named in line and "\n" not in line
+    assert not server.jobs.busy()
+
+
+# --- memory -----------------------------------------------------------------------------------
+
+
+def resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    pytest.skip("no /proc/self/status here")
+
+
+def duel() -> str:
+    """One guard against one, a single turn: the cheapest battle with records."""
+    data = yaml.safe_load((ROOT / "scenarios" / FIREFIGHT).read_text())
+    guard = data["sides"][1]["members"][1]
+    for number, side in enumerate(data["sides"]):
+        side["members"] = [{**guard, "name": f"G{number}", "count": 1, "position": [number, 0]}]
+    data["turn_limit"] = 1
+    return yaml.safe_dump(data)
+
+
+@pytest.mark.slow
+def test_ten_finished_50000_battle_runs_leave_the_servers_memory_flat(client, server):
+    import gc
+
+    grown = []
+    for seed in range(10):
+        body = {"yaml": duel(), "battles": 50_000, "seed": seed}
+        run_id = client.post("/api/runs", json=body).json()["id"]
+        assert finish(client, f"/api/runs/{run_id}", timeout=600)["state"] == "done"
+        gc.collect()
+        grown.append(resident_mb())
+    # after the first (imports, the pool's buffers), nine more runs add next to nothing: each
+    # run's records (about 40 MB here) went to the table folder, not into memory
+    assert grown[-1] - grown[0] < 100, grown
+    answer = client.get(f"/api/runs/{run_id}/combatants.csv")
+    assert answer.status_code == 200 and answer.text.count("\n") == 100_001
