@@ -37,7 +37,7 @@ class Busy(CombatsimError):
 
 
 class Job:
-    """One run or study in its thread. ``body(job)`` does the work on ``job.backend``,
+    """One run, study or trace in its thread. ``body(job)`` does the work on ``job.backend``,
     calling ``job.publish(figures)`` as figures come in, and returns the final figures;
     ``kind`` is ``"run"``, ``"trace"`` or the study's kind. ``message`` makes an error's
     line (``Jobs.start`` gives the server's)."""
@@ -54,7 +54,7 @@ class Job:
         self.version = 0
         self.changed = threading.Condition()
         self.seen = time.monotonic()
-        self.extra: dict[str, Any] = {}  # what the body keeps for later (a run's study)
+        self.extra: dict[str, Any] = {}  # what the body keeps for later (a run's tally)
         self.message: Callable[[BaseException], str] = str
         self._body = body
         self._last = 0.0
