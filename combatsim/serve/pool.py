@@ -4,7 +4,9 @@
 starts, and starts a new pool for another job: right for one command, but a page sends a new
 run at every edit, and starting processes costs more than the first figures may take. Here
 the pool starts with the server and lives as long as it; each task carries its job, pickled
-once per run (a few kilobytes) and kept by the workers for the next tasks of the same run.
+once per run (a few kilobytes) and kept by the workers for the next tasks of the same run. A
+bigger job (a study's thousand variants: megabytes) is not carried by every task: it waits in
+a file of the pool's own folder while its run lasts, and each worker reads it once.
 Chunks are the run layer's (``ChunkBuilder``), so every number is what any backend gives.
 
 A run that is cancelled stops handing out tasks and drops those not started; a worker ends
@@ -19,19 +21,23 @@ submitted starts a fresh pool in place of the broken one.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures import process as _process
 from concurrent.futures.process import BrokenProcessPool
 from itertools import count, islice
+from pathlib import Path
 from typing import Any
 
 from ..errors import CombatsimError
@@ -41,6 +47,7 @@ from ..run.chunks import ChunkBuilder
 
 LOOK_EVERY = 0.05  # seconds between looks at a run's Cancel while its chunks run
 KEPT_JOBS = 8  # jobs a worker keeps unpickled (a few runs at once, and their studies)
+INLINE = 64 * 1024  # bytes of a pickled job sent with each task; a bigger one goes in a file
 
 
 class WorkerDied(CombatsimError):
@@ -58,6 +65,7 @@ class WarmPool:
         self._ids = count()
         self._lock = threading.Lock()
         self._closed = False
+        self.folder = Path(tempfile.mkdtemp(prefix="combatsim-pool-"))
         self._executor = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
@@ -74,7 +82,21 @@ class WarmPool:
     def backend(self, cancel: Cancel | None = None) -> Backend:
         return PooledBackend(self, cancel)
 
-    def submit(self, key: int, job: bytes, task: Task) -> Future:
+    @contextlib.contextmanager
+    def shipped(self, key: int, job: bytes) -> Iterator[bytes | str]:
+        """What the tasks of job ``key`` carry while a run lasts: the pickled ``job`` itself
+        if small, else the name of a file holding it (removed when the run ends)."""
+        if len(job) <= INLINE:
+            yield job
+            return
+        path = self.folder / f"job-{key}.pickle"
+        path.write_bytes(job)
+        try:
+            yield str(path)
+        finally:
+            path.unlink(missing_ok=True)
+
+    def submit(self, key: int, job: bytes | str, task: Task) -> Future:
         """Hand ``task`` to a worker; a broken pool (a worker died) is replaced first."""
         with self._lock:
             if self._closed:
@@ -111,6 +133,7 @@ class WarmPool:
             self._closed = True
             executor = self._executor
         _end(executor)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _end(executor: ProcessPoolExecutor) -> None:
@@ -158,11 +181,14 @@ class PooledBackend(Backend):
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
         if job is not self._job:
             self._job, self._key, self._bytes = job, self.pool.next_key(), pickle.dumps(job)
-        queue = iter(tasks)
+        with self.pool.shipped(self._key, self._bytes) as source:
+            return self._stream(source, iter(tasks), on_chunk)
+
+    def _stream(self, source: bytes | str, queue: Iterator[Task], on_chunk: OnChunk) -> bool:
         running: dict[Future, Task] = {}
         try:
             for task in islice(queue, IN_FLIGHT_PER_WORKER * self.workers):
-                running[self.pool.submit(self._key, self._bytes, task)] = task
+                running[self.pool.submit(self._key, source, task)] = task
             while running:
                 done, _ = wait(running, timeout=LOOK_EVERY, return_when=FIRST_COMPLETED)
                 if self.cancel is not None:
@@ -171,7 +197,7 @@ class PooledBackend(Backend):
                     del running[future]
                     on_chunk(_result(future))
                     for task in islice(queue, 1):
-                        running[self.pool.submit(self._key, self._bytes, task)] = task
+                        running[self.pool.submit(self._key, source, task)] = task
         except (Cancelled, KeyboardInterrupt):
             _drop(running)
             return True
@@ -216,10 +242,11 @@ def _ready(_: int) -> int:
     return os.getpid()
 
 
-def _run(key: int, job: bytes, task: Task) -> Chunk:
+def _run(key: int, job: bytes | str, task: Task) -> Chunk:
     found = _JOBS.get(key)
     if found is None:
-        found = _JOBS[key] = pickle.loads(job)
+        # the pickled job, or the name of the pool's own file holding it (``shipped``)
+        found = _JOBS[key] = pickle.loads(job if isinstance(job, bytes) else Path(job).read_bytes())
         while len(_JOBS) > KEPT_JOBS:
             _JOBS.popitem(last=False)
     else:

@@ -29,6 +29,7 @@ MAX_STUDY_BATTLES = 20_000  # per variant, from the page
 MAX_VARIANTS = 1_000  # variants of one study from the page
 MAX_STUDY_TOTAL = 2_000_000  # battles of one study in all (variants x battles per variant)
 CHECKED_VALUES = 12  # a varied field's values each checked up front; a longer list: its ends
+LIVE_ROWS = 100  # variants of a one-field sweep shown row by row while it runs (more: at the end)
 
 
 def study_body(served, body: dict[str, Any], workers: int):
@@ -48,6 +49,8 @@ def study_body(served, body: dict[str, Any], workers: int):
 
     def work(job: Job) -> dict[str, Any]:
         rows = LiveRows(body) if kind == "sweep" else None
+        if rows is not None and rows.vary is not None and len(rows.vary.values) > LIVE_ROWS:
+            rows = None  # its progress only: every row worked out again costs the run time
 
         def watch(update: Update) -> None:
             if rows is not None:
