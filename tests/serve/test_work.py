@@ -211,8 +211,12 @@ def test_a_trace_whose_client_goes_is_ended(folder, tmp_path):
         assert wait_for(lambda: len(children(process.pid) - pool) == 1, 10.0)
         assert wait_for(lambda: not children(process.pid) - pool, 5.0), "the trace went on"
     finally:
-        process.kill()
-        process.communicate()
+        process.terminate()  # stopped as a user stops it: its temporary folders go too
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
 
 
 @pytest.mark.slow
