@@ -109,7 +109,7 @@ def test_a_trace_counts_as_a_job_under_the_cap(client, server):
     ids = [client.post("/api/runs", json={**runs, "page": f"p{n}"}).json()["id"] for n in range(4)]
     try:
         answer = client.post("/api/trace", json={"scenario": FIREFIGHT, "seed": 3})
-        assert answer.status_code == 429, answer.text
+        assert answer.status_code == 429, answer.text[:300]
     finally:
         for run_id in ids:
             client.delete(f"/api/runs/{run_id}")
@@ -286,6 +286,21 @@ def duel() -> str:
         side["members"] = [{**guard, "name": f"G{number}", "count": 1, "position": [number, 0]}]
     data["turn_limit"] = 1
     return yaml.safe_dump(data)
+
+
+def test_a_run_over_the_record_cap_keeps_no_records_and_its_tables_say_so(client, monkeypatch):
+    from combatsim.serve import runs
+
+    monkeypatch.setattr(runs, "MAX_RECORD_ROWS", 100)  # 8 fighters x 50 battles is over it
+    answer = client.post("/api/runs", json={"scenario": FIREFIGHT, "battles": 50, "seed": 1})
+    run_id = answer.json()["id"]
+    assert finish(client, f"/api/runs/{run_id}")["state"] == "done"
+    for name in ("battles.csv", "combatants.parquet"):
+        gone = client.get(f"/api/runs/{run_id}/{name}")
+        assert gone.status_code == 410, gone.text
+        (line,) = gone.json()["errors"]
+        assert "over 100 fighter-battles" in line and "combatsim run" in line
+    assert client.get(f"/api/runs/{run_id}/attacks.csv").status_code == 200  # from its tally
 
 
 @pytest.mark.slow
