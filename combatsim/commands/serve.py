@@ -96,12 +96,27 @@ def _serve(args: argparse.Namespace) -> int:
             lifespan="off",
         )
         with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C, SIGTERM: the way to stop it
-            uvicorn.Server(config).run(sockets=[listener])
+            _runner(config, server).run(sockets=[listener])
     finally:
         server.close()
         listener.close()
     print("combatsim: stopped serving", file=sys.stderr)
     return 0
+
+
+def _runner(config, server):
+    """uvicorn's server, which on Ctrl-C or SIGTERM first cancels every job (and the overview):
+    requests waiting on one (a trace, an event stream) then end at once, within uvicorn's
+    ``STOP_WITHIN``, rather than being cut off with a traceback."""
+    import uvicorn
+
+    class Runner(uvicorn.Server):
+        async def shutdown(self, sockets=None) -> None:
+            server.overview.close()
+            server.jobs.cancel_all()
+            await super().shutdown(sockets)
+
+    return Runner(config)
 
 
 def _listen(host: str, port: int) -> socket.socket:

@@ -97,7 +97,7 @@ class Server:
         self.host = host
         self.pool = WarmPool(workers)
         self.study_workers = workers
-        self.jobs = Jobs()
+        self.jobs = Jobs(message=self.message)
         self.overview = Overview(
             self.served, self.pool, lambda: scenario_rows(self), busy=self.jobs.busy
         )
@@ -316,7 +316,7 @@ async def start_run(request: Request):
     def prepare() -> Job:
         scenario = runs.scenario_of(server.served, body)
         options = runs.run_options(body)
-        return Job("run", runs.run_body(scenario, options), server.pool)
+        return Job("run", runs.run_body(scenario, options, server.tables), server.pool)
 
     job = await run_in_threadpool(prepare)
     page_id = body.get("page")
@@ -374,6 +374,9 @@ def handlers(server: Server) -> dict:
     def busy(request, err):
         return errors(429, server.message(err))
 
+    def gone(request, err):
+        return errors(410, server.message(err))
+
     def missing(request, err):
         return errors(404, str(err.args[0]) if err.args else "not found")
 
@@ -384,6 +387,7 @@ def handlers(server: Server) -> dict:
         Outside: refused,
         CombatsimError: invalid,
         Busy: busy,
+        runs.Dropped: gone,
         LookupError: missing,
         HTTPException: http,
     }

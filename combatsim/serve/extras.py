@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -29,7 +30,10 @@ from .folder import YAML, Outside
 from .jobs import Job
 from .runs import edited_yaml, scenario_of
 from .studies import study_body
+from .traces import trace_body
 from .views import scenario_view
+
+TRACE_LOOK = 0.05  # seconds between a trace request's looks at its job and its client
 
 # --- scenarios --------------------------------------------------------------------------------
 
@@ -154,30 +158,28 @@ async def cancel_study(request: Request):
 
 
 async def trace(request: Request):
+    """A trace as a job of its own process (``traces``): 422 before it starts if it cannot
+    be traced, 429 over the cap, ended when its client goes or the server stops."""
     server = web.server_of(request)
     body = await web.read_json(request)
-
-    def traced() -> dict[str, Any]:
-        from ..api import check_run_arguments
-        from ..engine import run_battle
-        from ..names import for_terminal
-        from ..output import format_trace
-
-        scenario = scenario_of(server.served, body)
-        battle = body["battle"] if body.get("battle") is not None else 0  # null: the first
-        check_run_arguments(1, battle, None, True, {})  # a battle index: as a seed's bounds
-        _, seed, _ = check_run_arguments(1, body.get("seed"), None, True, {})
-        seed = scenario.seed if seed is None else seed
-        result = run_battle(scenario, seed, int(battle), trace=True)
-        head = f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"
-        text = for_terminal(head) + "\n" + for_terminal(format_trace(result, _sides(scenario)))
-        return {"text": text.replace(f"{server.served.root}/", "")}
-
-    return JSONResponse(await run_in_threadpool(traced))
-
-
-def _sides(scenario) -> list[str]:
-    return [side.name for side in scenario.sides]
+    work = await run_in_threadpool(trace_body, server.served, body)
+    job = Job("trace", work, server.pool)
+    page = body.get("page")
+    server.jobs.start(job, f"{page}:trace" if isinstance(page, str) and page else None)
+    try:
+        while job.running:
+            if await request.is_disconnected():
+                break
+            await asyncio.sleep(TRACE_LOOK)
+    finally:
+        job.cancel.cancel()  # a trace ended is not touched; one still going ends now
+    got = job.snapshot()
+    server.jobs.forget(job)  # its text goes with this answer, not kept with the jobs
+    if got["state"] == "failed":
+        return web.errors(422, *got["errors"])
+    if got["state"] != "done":
+        return web.errors(409, "the trace was cancelled")
+    return JSONResponse({"text": got["text"].replace(f"{server.served.root}/", "")})
 
 
 class _Arguments(argparse.ArgumentParser):

@@ -4,7 +4,8 @@ A job runs on the run layer with a ``watch`` (its figures so far, refreshed at m
 ``REFRESH`` seconds and always at the end) and a ``Cancel``. ``Jobs`` holds them: at most
 ``MAX_RUNNING`` at once (beyond it ``Busy``, a 429), a new job from the same page cancels
 that page's previous one, a job nobody has asked about for ``IDLE`` seconds is cancelled,
-and a finished one is dropped ``EXPIRE`` seconds after it was last asked about.
+and a finished one is dropped ``EXPIRE`` seconds after it was last asked about. A failed
+job's error is one line made by the server's ``message`` (paths relative to its folder).
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ class Busy(CombatsimError):
 
 
 class Job:
-    """One run or study in its thread. ``body(job)`` does the work on ``job.backend``,
+    """One run, study or trace in its thread. ``body(job)`` does the work on ``job.backend``,
     calling ``job.publish(figures)`` as figures come in, and returns the final figures;
-    ``kind`` is ``"run"`` or the study's kind."""
+    ``kind`` is ``"run"``, ``"trace"`` or the study's kind. ``message`` makes an error's
+    line (``Jobs.start`` gives the server's)."""
 
     def __init__(self, kind: str, body: Callable[[Job], dict[str, Any]], pool: WarmPool):
         self.id = secrets.token_hex(8)
@@ -53,7 +55,8 @@ class Job:
         self.version = 0
         self.changed = threading.Condition()
         self.seen = time.monotonic()
-        self.extra: dict[str, Any] = {}  # what the body keeps for later (a run's study)
+        self.extra: dict[str, Any] = {}  # what the body keeps for later (a run's tally)
+        self.message: Callable[[BaseException], str] = str
         self._body = body
         self._last = 0.0
         # the job works in its starter's context: inside the served folder's fence
@@ -62,6 +65,10 @@ class Job:
             target=context.run, args=(self._run,), name=f"combatsim-{kind}-{self.id}"
         )
         self.thread.daemon = True
+
+    def due(self) -> bool:
+        """Whether ``publish`` would keep new figures now (so they are worth making)."""
+        return time.monotonic() - self._last >= REFRESH
 
     def publish(self, figures: dict[str, Any], force: bool = False) -> None:
         """Keep ``figures`` as the job's latest (at most every ``REFRESH`` s unless forced)."""
@@ -79,10 +86,11 @@ class Job:
             final = self._body(self)
             state = CANCELLED if self.cancel.cancelled else DONE
         except CombatsimError as err:
-            final, state, self.error = self.figures, FAILED, str(err)
+            final, state, self.error = self.figures, FAILED, self.message(err)
         except Exception as err:  # a bug: say it, keep the server up
             traceback.print_exc()
-            final, state, self.error = self.figures, FAILED, f"{type(err).__name__}: {err}"
+            final, state = self.figures, FAILED
+            self.error = f"{type(err).__name__}: {self.message(err)}"
         with self.changed:
             self.state = state
             self.figures = final
@@ -115,8 +123,13 @@ class Job:
 class Jobs:
     """Every job of the server, bounded (see the module docstring)."""
 
-    def __init__(self, max_running: int = MAX_RUNNING):
+    def __init__(
+        self,
+        max_running: int = MAX_RUNNING,
+        message: Callable[[BaseException], str] = str,
+    ):
         self.max_running = max_running
+        self.message = message
         self._jobs: dict[str, Job] = {}
         self._pages: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -136,6 +149,7 @@ class Jobs:
             if len(running) >= self.max_running:
                 raise Busy(f"{len(running)} runs already going; try again when one ends")
             job.page = page or None
+            job.message = self.message
             if page:
                 self._pages[page] = job.id
             self._jobs[job.id] = job
@@ -148,11 +162,19 @@ class Jobs:
             return any(job.running for job in self._jobs.values())
 
     def get(self, job_id: str, kind: str | None = None) -> Job | None:
+        """The job ``job_id`` if it is of ``kind``: ``"run"``, ``"trace"``, or ``"study"``
+        for any study's kind."""
         with self._lock:
             job = self._jobs.get(job_id)
-        if job is None or (kind == "run") != (job.kind == "run"):
+        if job is None or (kind is not None and _family(job.kind) != kind):
             return None
         return job
+
+    def forget(self, job: Job) -> None:
+        """Drop ``job`` once it has ended (a trace, whose answer went to its request)."""
+        with self._lock:
+            if not job.running and self._jobs.get(job.id) is job:
+                del self._jobs[job.id]
 
     def cancel_all(self, wait: float = 0.0) -> None:
         with self._lock:
@@ -185,6 +207,10 @@ class Jobs:
     def _reap_loop(self) -> None:
         while not self._stop.wait(REAP_EVERY):
             self.reap()
+
+
+def _family(kind: str) -> str:
+    return kind if kind in ("run", "trace") else "study"
 
 
 def _seen(job: Job) -> float:

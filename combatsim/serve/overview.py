@@ -76,13 +76,16 @@ class Overview:
                     self._advance(row, target)
                 except (CombatsimError, LookupError, OSError) as err:
                     # a file that turned invalid, was removed or became unreadable while the
-                    # page was open: its row says why, the other rows go on refining
+                    # page was open, or a worker died under it: its row says why (paths
+                    # relative to the folder), it starts afresh at the next round, and the
+                    # other rows go on refining
+                    self._studies.pop(row["file"], None)
                     with self._lock:
                         self._rows[row["file"]] = {
                             **row,
                             "battles": 0,
                             "sides": [],
-                            "error": str(err),
+                            "error": str(err).replace(f"{self.served.root}/", ""),
                         }
 
     def _advance(self, row: dict[str, Any], target: int) -> None:

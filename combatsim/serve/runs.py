@@ -6,6 +6,11 @@
 ``summarize``), so a finished run's numbers are those of ``combatsim run FILE --battles N
 --seed S``. Its figures are the summary so far, with ``battles_done`` and a plain-language
 ``verdict``; its tables are written as ``combatsim run`` writes them, on demand.
+
+Memory stays bounded: a run keeps its per-battle records while it runs only up to
+``MAX_RECORD_ROWS`` fighter-battles (beyond, its tables answer 410), and when it ends they go
+to the server's table folder as two frames (``spill``) and leave memory: a finished run
+holds its summary and tallies only.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import check_run_arguments
-from ..errors import UsageError
+from ..errors import CombatsimError, UsageError
 from ..limits import DEFAULT_BATTLES
 from ..run import Options, Update, summarize
 from ..sweeps.fields import apply, parse_vary
@@ -23,7 +28,9 @@ from .folder import Served
 from .jobs import Job
 
 CHUNK = 100  # battles per task: first figures sooner, a cancel felt sooner (no number moves)
-MAX_SERVED_BATTLES = 50_000  # per run: every record is kept in memory for the tables
+MAX_SERVED_BATTLES = 50_000  # per run, from the page
+MAX_RECORD_ROWS = 400_000  # fighter-battles a run keeps records of (the 4v4 at 50,000)
+RECORDS = ("battles", "combatants")  # the tables made of per-battle records
 TABLES = {
     f"{name}.{suffix}": None if name == "casualties" else name
     for name in ("battles", "combatants", "casualties", "attacks")
@@ -107,8 +114,14 @@ def run_options(body: dict[str, Any], limit: int = MAX_SERVED_BATTLES) -> dict[s
     return {"battles": battles, "seed": seed, **options}
 
 
-def run_body(scenario, options: dict[str, Any]):
-    """The work of a run job (see the module docstring)."""
+class Dropped(CombatsimError):
+    """A run's tables that were never kept (HTTP 410)."""
+
+
+def run_body(scenario, options: dict[str, Any], tables: Path):
+    """The work of a run job (see the module docstring); its records end in ``tables``."""
+    most = options.get("max_battles", options["battles"])
+    records = "all" if most * len(scenario.fighters) <= MAX_RECORD_ROWS else "none"
 
     def body(job: Job) -> dict[str, Any]:
         requested = options["battles"]
@@ -118,8 +131,7 @@ def run_body(scenario, options: dict[str, Any]):
 
         opts = Options(**options, watch=watch, cancel=job.cancel, chunk_size=CHUNK)
         root = opts.root_seed(scenario)
-        study = opts.study([scenario], "run", root, records="all")
-        job.extra["study"] = study
+        study = opts.study([scenario], "run", root, records=records)
         job.extra["scenario"] = scenario
 
         def figures(tally, complete: bool | None) -> dict[str, Any]:
@@ -136,10 +148,36 @@ def run_body(scenario, options: dict[str, Any]):
         report = study.precision_report()
         if report is not None:
             final["precision"] = report
+        if records != "none":
+            spill(study, tables / job.id)
+        job.extra["tally"] = study.tally(0)
         job.extra["summary"] = final
         return final
 
     return body
+
+
+def spill(study, folder: Path) -> None:
+    """The study's per-battle records as frames in ``folder`` (pickled, so every column's
+    type comes back as it was), for ``write_table``; the study then leaves memory."""
+    from ..output import table
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for kind in RECORDS:
+        table(study.rows(0, kind)).to_pickle(folder / f"{kind}.pickle")
+
+
+def records_of(job: Job, kind: str, folder: Path):
+    """A finished run's ``kind`` records as ``spill`` left them; ``Dropped`` if not kept."""
+    import pandas as pd
+
+    path = folder / job.id / f"{kind}.pickle"
+    if not path.is_file():
+        raise Dropped(
+            f"this run kept no {kind} records (over {MAX_RECORD_ROWS:,} fighter-battles); "
+            "combatsim run FILE --out DIR writes them"
+        )
+    return pd.read_pickle(path)  # our own file, written by ``spill`` in the server's folder
 
 
 def verdict(summary: dict[str, Any]) -> str:
@@ -181,7 +219,7 @@ def exact_attacks(job: Job) -> dict[str, Any]:
         if "exact" not in job.extra:
             summary = job.extra["summary"]
             scenario = job.extra["scenario"]
-            pairs = attack_rows(scenario, job.extra["study"].tally(0).attacks)
+            pairs = attack_rows(scenario, job.extra["tally"].attacks)
             job.extra["exact"] = {
                 "battles": summary.get("battles_completed", 0),
                 "pairs": len(pairs),
@@ -197,7 +235,7 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     Parquet by the writer of its ``casualties.parquet`` (a column mixing numbers and text as
     text)."""
     from ..folder import write_atomic
-    from ..output import _parquet_ready, attack_table, casualty_table, table, write_csv
+    from ..output import _parquet_ready, attack_table, casualty_table, write_csv
 
     path = folder / job.id / name
     if path.exists():
@@ -207,9 +245,9 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     if kind is None:
         frame = casualty_table([job.extra["summary"]])
     elif kind == "attacks":
-        frame = attack_table(job.extra["scenario"], job.extra["study"].tally(0).attacks)
+        frame = attack_table(job.extra["scenario"], job.extra["tally"].attacks)
     else:
-        frame = table(job.extra["study"].rows(0, kind))
+        frame = records_of(job, kind, folder)
     if path.suffix == ".parquet":
         ready = _parquet_ready(frame)
         return write_atomic(path, lambda f: ready.to_parquet(f, index=False), binary=True)

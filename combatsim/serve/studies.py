@@ -6,6 +6,11 @@ one-field sweep's rows too, as they firm up), then its ``rows`` (the result's ta
 intervals), the study's own summary keys (``differences``, ``best``...) and ``verdict``: the
 lines the command prints. Studies run on the server's warm pool (``backend=`` of
 ``combatsim.run.Options``), as runs do, at most ``MAX_STUDY_BATTLES`` battles per variant.
+
+A study is checked in the request, before it starts (``check``): its vary, sets, target,
+side and metric as the command would read them, each varied field at its values (every one
+of a short list, the ends of a long one), and its size: at most ``MAX_VARIANTS`` variants and
+``MAX_STUDY_TOTAL`` battles in all. Anything else is a one-line 422.
 """
 
 from __future__ import annotations
@@ -15,12 +20,16 @@ from typing import Any
 
 from ..errors import UsageError
 from ..run import Update
-from ..sweeps.fields import parse_vary
+from ..sweeps.fields import Vary, apply, parse_vary
 from .jobs import Job
 from .runs import run_options, scenario_of
 
 KINDS = ("sweep", "compare", "balance", "explain")
 MAX_STUDY_BATTLES = 20_000  # per variant, from the page
+MAX_VARIANTS = 1_000  # variants of one study from the page
+MAX_STUDY_TOTAL = 2_000_000  # battles of one study in all (variants x battles per variant)
+CHECKED_VALUES = 12  # a varied field's values each checked up front; a longer list: its ends
+LIVE_ROWS = 100  # variants of a one-field sweep shown row by row while it runs (more: at the end)
 
 
 def study_body(served, body: dict[str, Any], workers: int):
@@ -36,12 +45,21 @@ def study_body(served, body: dict[str, Any], workers: int):
         start = _compare(served.load(body["scenario"]), body, scenario)
     else:
         start = call(scenario, body)
+    check(kind, scenario, body, options.get("max_battles", options["battles"]))
 
     def work(job: Job) -> dict[str, Any]:
+        rows = LiveRows(body) if kind == "sweep" else None
+        if rows is not None and rows.vary is not None and len(rows.vary.values) > LIVE_ROWS:
+            rows = None  # its progress only: every row worked out again costs the run time
+
         def watch(update: Update) -> None:
+            if rows is not None:
+                rows.changed(update)
+            if not job.due():  # figures are made only as often as they are sent
+                return
             figures = {"kind": kind, "battles_done": update.done, "battles_total": update.total}
-            if kind == "sweep":
-                figures["rows"] = live_rows(update, body)
+            if rows is not None:
+                figures["rows"] = rows.now(update)
             job.publish(figures)
 
         result = start(
@@ -102,25 +120,88 @@ def _explain(scenario, body):
     return lambda **options: combatsim.explain(scenario, side, metric, **options)
 
 
-def live_rows(update: Update, body: dict[str, Any]) -> list[dict[str, Any]]:
+class LiveRows:
     """A one-field sweep's rows so far: the value, battles, and each side's win rate with its
-    interval (the columns of the finished table)."""
-    vary = body.get("vary")
-    vary = vary[0] if isinstance(vary, list) and len(vary) == 1 else vary
-    if not isinstance(vary, str):
-        return []
-    parsed = parse_vary(vary)
-    rows = []
-    for variant, (label, _) in enumerate(parsed.values):
-        if variant >= len(update.study.scenarios):
-            break
-        outcomes = update.tally(variant).outcomes()
-        row: dict[str, Any] = {parsed.name: label, "battles": outcomes["battles_completed"]}
-        for side, figures in outcomes["sides"].items():
-            row[f"win_rate_{side}"] = figures["win_rate"]
-            row[f"ci_low_{side}"], row[f"ci_high_{side}"] = figures["ci95"]
-        rows.append(row)
-    return rows
+    interval (the columns of the finished table). Only variants with new battles since the
+    last look are worked out again: a thousand variants cost what their chunks bring."""
+
+    def __init__(self, body: dict[str, Any]):
+        vary = body.get("vary")
+        vary = vary[0] if isinstance(vary, list) and len(vary) == 1 else vary
+        self.vary = parse_vary(vary) if isinstance(vary, str) else None
+        self.rows: dict[int, dict[str, Any]] = {}
+        self.dirty: set[int] = set()
+
+    def changed(self, update: Update) -> None:
+        self.dirty.update(update.variants)
+
+    def now(self, update: Update) -> list[dict[str, Any]]:
+        if self.vary is None:
+            return []
+        labels = self.vary.values
+        for variant in sorted(self.dirty):
+            if variant < min(len(labels), len(update.study.scenarios)):
+                self.rows[variant] = _row(self.vary.name, labels[variant][0], update, variant)
+        self.dirty.clear()
+        return [self.rows[v] for v in sorted(self.rows)]
+
+
+def _row(name: str, label: Any, update: Update, variant: int) -> dict[str, Any]:
+    outcomes = update.tally(variant).outcomes()
+    row: dict[str, Any] = {name: label, "battles": outcomes["battles_completed"]}
+    for side, figures in outcomes["sides"].items():
+        row[f"win_rate_{side}"] = figures["win_rate"]
+        row[f"ci_low_{side}"], row[f"ci_high_{side}"] = figures["ci95"]
+    return row
+
+
+# --- checked before it starts -----------------------------------------------------------------
+
+
+def check(kind: str, scenario, body: dict[str, Any], battles: int) -> None:
+    """Refuse (``UsageError``, a 422) a study that cannot run or is too big, before it starts:
+    what the study's own function would refuse later, read the same way."""
+    from ..metrics import parse_metric
+    from ..sweeps.api import set_fields, varies_from
+    from ..sweeps.targets import check_aim, parse_aim
+
+    variants = 2
+    if kind in ("sweep", "balance"):
+        varies = varies_from(body.get("vary"))
+        if kind == "balance" and len(varies) != 1:
+            raise UsageError("vary", body.get("vary"), "exactly one field to vary")
+        variants = math.prod(len(vary.values) for vary in varies) + 1  # and the baseline
+        for vary in varies:
+            _check_values(scenario, vary)
+        if kind == "balance":
+            check_aim(parse_aim(body.get("target", 0.5), body.get("side")), [scenario])
+    elif kind == "compare":
+        for name in ("a_set", "b_set"):
+            set_fields(scenario, body.get(name) or [], name)
+    else:
+        side, metric = body.get("side"), body.get("metric", "win")
+        if side is not None and not isinstance(side, str):
+            raise UsageError("side", side, "a side's name")
+        if not isinstance(metric, str):
+            raise UsageError("metric", metric, "a rate such as 'win' or 'runners down'")
+        parse_metric(metric, scenario, side)
+    if variants > MAX_VARIANTS + 1:
+        raise UsageError("vary", f"{variants - 1:,} variants", f"at most {MAX_VARIANTS:,}")
+    if variants * battles > MAX_STUDY_TOTAL:
+        raise UsageError(
+            "battles",
+            f"{variants:,} variants x {battles:,}",
+            f"at most {MAX_STUDY_TOTAL:,} battles in all from the page",
+        )
+
+
+def _check_values(scenario, vary: Vary) -> None:
+    """``vary``'s path and values, each applied alone (a long list: its first and last)."""
+    values = list(vary.values)
+    if len(values) > CHECKED_VALUES:
+        values = [values[0], values[-1]]
+    for label, value in values:
+        apply(scenario, [(vary.path, value)], f"{vary.name}={label}")
 
 
 def final_figures(kind: str, result) -> dict[str, Any]:
