@@ -34,7 +34,7 @@ from combatsim.serve.jobs import Job  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
 PORT = 8766
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
+AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 FIREFIGHT = "sr-firefight-4v4.yaml"
 STOP_WITHIN = 5.0  # seconds: what the docs promise for SIGTERM and Ctrl-C, under any load
 
