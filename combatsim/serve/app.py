@@ -144,7 +144,7 @@ class Server:
             process.join(timeout=2)
         shutil.rmtree(self.tables, ignore_errors=True)
 
-    def message(self, err: BaseException) -> str:
+    def message(self, err: object) -> str:
         """One line, with the folder's own path left out (names are relative to it)."""
         text = str(err).replace(f"{self.served.root}/", "")
         return for_terminal(text, one_line=True)
@@ -377,8 +377,8 @@ def handlers(server: Server) -> dict:
     def gone(request, err):
         return errors(410, server.message(err))
 
-    def missing(request, err):
-        return errors(404, str(err.args[0]) if err.args else "not found")
+    def missing(request, err):  # a name from the request may hold anything: one line
+        return errors(404, server.message(err.args[0]) if err.args else "not found")
 
     def http(request, err):  # no such route, a method it does not take
         return errors(err.status_code, str(err.detail))

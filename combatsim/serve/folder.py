@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CombatsimError, Outside, ScenarioError
-from ..safeyaml import fenced, max_file_bytes, parse_yaml, read_text
+from ..safeyaml import check_path, fenced, max_file_bytes, parse_yaml, read_text
 from ..scenario import build_scenario, load_file
 
 __all__ = ["EDITED", "YAML", "Outside", "Served", "FenceMiddleware"]
@@ -50,6 +50,7 @@ class Served:
         """``name`` (relative to the folder) as a path inside it, else ``Outside``."""
         if not isinstance(name, str) or not name or "\x00" in name or len(name) > 4096:
             raise Outside("a file name inside the served folder")
+        check_path(name)  # a name no file can have (too long for the system): one line
         candidate = self.root / name
         resolved = candidate.resolve()
         if resolved != self.root and self.root not in resolved.parents:

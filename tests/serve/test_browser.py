@@ -14,88 +14,33 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = next(
-    (p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and Path(p).exists()), None
-)
 SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
-SERVING = re.compile(r"at (http://\S+?)/\?token=(\S+)")
 WAIT_MS = 30_000  # generous: CI machines are slower than the 1 s the page aims for
-
-
-def _start_server(folder: Path) -> tuple[subprocess.Popen, str, str]:
-    """``combatsim serve FOLDER --port 0``; the URL and token from its one printed line."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "combatsim",
-            "serve",
-            str(folder),
-            "--no-browser",
-            "--port",
-            "0",
-            "--workers",
-            "2",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=folder,
-    )
-    line: list[str] = []
-    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(60)
-    found = SERVING.search(line[0]) if line else None
-    if not found:
-        proc.kill()
-        raise AssertionError(f"serve printed {line!r}; stderr: {proc.stderr.read()[-2000:]}")
-    return proc, found.group(1), found.group(2)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
-        raise AssertionError("combatsim serve did not stop within 10 s of SIGTERM") from None
 
 
 @pytest.fixture
 def served(tmp_path):
     folder = tmp_path / "scenarios"
     shutil.copytree(REPO / "scenarios", folder)
-    proc, url, token = _start_server(folder)
+    proc, url, token = start_server(folder)
     try:
         yield url, token
     finally:
-        _stop(proc)
+        stop_server(proc)
 
 
 @pytest.fixture
 def page():
-    if CHROMIUM is None:
-        pytest.skip("no chromium found (apt-get install chromium; .ci/run does it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    sync_api = chromium()
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 900})

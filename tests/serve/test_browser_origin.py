@@ -14,24 +14,16 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
-import re
 import shutil
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = next(
-    (p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and Path(p).exists()), None
-)
-SERVING = re.compile(r"at (http://\S+?)/\?token=(\S+)")
 WAIT_MS = 30_000
 FIREFIGHT = "sr-firefight-4v4.yaml"
 
@@ -86,32 +78,9 @@ def _static_server(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
 
 
-def _start_server(folder: Path, allowed: str) -> tuple[subprocess.Popen, str, str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    command = [sys.executable, "-m", "combatsim", "serve", str(folder), "--no-browser"]
-    command += ["--port", "0", "--workers", "1", "--allow-origin", allowed]
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=folder
-    )
-    line: list[str] = []
-    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(60)
-    found = SERVING.search(line[0]) if line else None
-    if not found:
-        proc.kill()
-        raise AssertionError(f"serve printed {line!r}; stderr: {proc.stderr.read()[-2000:]}")
-    return proc, found.group(1), found.group(2)
-
-
 @pytest.fixture
 def browser():
-    if CHROMIUM is None:
-        pytest.skip("no chromium found (apt-get install chromium; .ci/run does it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    sync_api = chromium()
     with sync_api.sync_playwright() as p:
         launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
@@ -131,19 +100,14 @@ def sites(tmp_path):
     other_httpd, other = _static_server(tmp_path / "other")
     folder = tmp_path / "scenarios"
     shutil.copytree(REPO / "scenarios", folder)
-    proc, api, token = _start_server(folder, allowed)
+    proc, api, token = start_server(folder, "--allow-origin", allowed, workers=1)
     for name, text in pages.items():
         for site in ("allowed", "other"):
             (tmp_path / site / name).write_text(text.replace("API/", f"{api}/"))
     try:
         yield {"api": api, "token": token, "allowed": allowed, "other": other}
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        stop_server(proc)
         allowed_httpd.shutdown()
         other_httpd.shutdown()
 

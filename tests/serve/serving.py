@@ -1,0 +1,66 @@
+"""A real ``combatsim serve`` in a subprocess, and Debian's chromium, for the serve tests that
+need more than Starlette's test client (a browser, signals, a second local origin)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = next(
+    (p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and Path(p).exists()), None
+)
+SERVING = re.compile(r"at (http://\S+?)/\?token=(\S+)")
+STARTED_WITHIN = 60  # seconds for the one printed line (a loaded CI machine is slow)
+
+
+def start_server(
+    folder: Path, *options: str, workers: int = 2
+) -> tuple[subprocess.Popen, str, str]:
+    """``combatsim serve FOLDER --port 0 OPTIONS``; the process, URL and token from its one
+    printed line (stderr kept in a pipe for the test to read)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    command = [sys.executable, "-m", "combatsim", "serve", str(folder), "--no-browser"]
+    command += ["--port", "0", "--workers", str(workers), *options]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=folder
+    )
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(STARTED_WITHIN)
+    found = SERVING.search(line[0]) if line else None
+    if not found:
+        proc.kill()
+        raise AssertionError(f"serve printed {line!r}; stderr: {proc.stderr.read()[-2000:]}")
+    return proc, found.group(1), found.group(2)
+
+
+def stop_server(proc: subprocess.Popen, within: float = 10) -> None:
+    """SIGTERM, as a user's Ctrl-C or a service manager would; it must end ``within`` s."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(within)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+        raise AssertionError(f"combatsim serve did not stop within {within} s of SIGTERM") from None
+
+
+def chromium():
+    """Debian's chromium under Playwright (never a downloaded browser), or the test skipped."""
+    if CHROMIUM is None:
+        pytest.skip("no chromium found (apt-get install chromium; .ci/run does it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    return sync_api
