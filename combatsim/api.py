@@ -100,6 +100,25 @@ def sweep(
     return _call(api.sweep, args, battles, seed, workers, quiet, options)
 
 
+def chain(
+    chain,
+    battles: int = DEFAULT_BATTLES,
+    *,
+    seed: int | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    **options: Any,
+):
+    """Runs of a chain of encounters (a chain file, or a ``combatsim.chain.Chain``): the
+    carried side keeps its wounds, rounds, grenades and spent Karma or Edge from one fight to
+    the next. Returns a ``combatsim.chain.study.ChainResult``: ``summary`` (the chance to
+    complete the run, per encounter and per member, beside every fight fresh) and ``tables``.
+    ``precision`` stops on the chance to complete the run."""
+    from .chain.study import load, run_chain_study
+
+    return _call(run_chain_study, (load(chain),), battles, seed, workers, quiet, options)
+
+
 def compare(
     a,
     b=None,

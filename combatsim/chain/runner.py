@@ -97,8 +97,6 @@ class _Run:
             if before == "up":
                 m = self.chain.roster.index(name)
                 out.append((k, m, end != "up", end == "dead"))
-            if end == "down" and self.chain.down == "left_behind":
-                end = "left_behind"
             self.status[name] = end
             self.states[name] = carried[name]
             self.specs[name] = specs[name]
@@ -112,6 +110,8 @@ class _Run:
         if self.chain.fresh:
             return
         for name, state in self.states.items():
+            if self.status[name] == "down" and self.chain.down == "left_behind":
+                self.status[name] = "left_behind"  # the side goes on without it
             if self.status[name] in OUT:
                 continue
             healed = replace(
