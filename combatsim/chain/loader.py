@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..bounds import MAX_SEED
-from ..errors import Problem, ScenarioError
+from ..errors import Problem, ScenarioError, UsageError
 from ..limits import MAX_ENCOUNTERS, MAX_HEAL, MAX_SETS
 from ..names import Name
 from ..rules.registry import system_class
@@ -121,6 +121,9 @@ def _encounter(spec: ChainFile, k: int, source: str, base: Path, lines: LineMap)
             scenario = set_fields(scenario, [entry.set[i]], argument).scenario
         except ScenarioError as err:
             raise err.referred_by(source, line_of(lines, at), format_path(at)) from None
+        except UsageError as err:  # a path that names no field: said at the chain's line
+            raise ScenarioError(source, format_path(at), Problem(str(err)),
+                                "PATH=VALUE of a field of the scenario", line_of(lines, at)) from None
     side = next((s for s in scenario.sides if s.name == spec.side), None)
     if side is None:
         names = ", ".join(s.name for s in scenario.sides)
