@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import Described, UsageError, check_range
 from .limits import (
@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from .sweeps.results import Result
 
 __all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
+
+
+Returned = TypeVar("Returned")  # what the entry point ``_call`` runs returns
 
 
 def simulate(
@@ -202,14 +205,14 @@ def explain(
 
 
 def _call(
-    function: Callable[..., Result],
+    function: Callable[..., Returned],
     args: tuple,
     battles: int,
     seed: int | None,
     workers: int | None,
     quiet: bool,
     options: dict[str, Any],
-) -> Result:
+) -> Returned:
     """Run ``function`` with the CLI's defaults: every core, a progress bar unless quiet."""
     from .progress import Progress
 

@@ -97,8 +97,9 @@ def test_an_interrupted_run_resumes_to_the_same_files(tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_chain_study(chain, battles=40, chunk_size=10, out=tmp_path / "b",
-                        progress=stop_after_two)
+        run_chain_study(
+            chain, battles=40, chunk_size=10, out=tmp_path / "b", progress=stop_after_two
+        )
     journal = (tmp_path / "b" / ".combatsim" / "journal.jsonl").read_text().splitlines()
     assert journal and json.loads(journal[0])["tallies"][0]["kind"] == "chain"
     resumed = run_chain_study(chain, battles=40, chunk_size=10, out=tmp_path / "b", resume=True)
@@ -110,29 +111,49 @@ def test_precision_stops_on_the_chance_to_complete_the_run():
     chain = load_chain(CHAINS / "lost-souls-two-raids.yaml")
     summary = run_chain_study(chain, battles=50, precision=0.1, chunk_size=50).summary
     completes = summary["carried"]["completes"]
-    assert max(completes["rate"] - completes["ci95"][0], completes["ci95"][1] - completes["rate"]) <= 0.1
+    assert (
+        max(completes["rate"] - completes["ci95"][0], completes["ci95"][1] - completes["rate"])
+        <= 0.1
+    )
     assert summary["precision"]["reached"]
 
 
 @pytest.mark.parametrize(
     ("text", "where"),
     [
-        ("name: x\nside: runners\nencounters:\n  - scenario: nowhere.yaml\n",
-         "chain.yaml:4: encounters[0].scenario"),
-        ("name: x\nside: nobody\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n",
-         "chain.yaml:4: encounters[0].scenario"),
-        ("name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
-         "    set: ['sides[9].members[0].count=2']\n", "chain.yaml:5: encounters[0].set[0]"),
-        ("name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
-         "  - scenario: SCEN/sr-firefight-4v4.yaml\nrest: {edge: long_rest}\n",
-         "chain.yaml:6: rest.edge"),
-        ("name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
-         "  - scenario: SCEN/sr-firefight-4v4.yaml\nrests:\n  - {after: 5, heal: 1}\n",
-         "chain.yaml:7: rests[0].after"),
-        ("name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
-         "stop: sometimes\n", "chain.yaml:5: stop"),
-        ("name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
-         "  - scenario: SCEN/sr2097-runners-vs-patrol.yaml\n", "chain.yaml:5: encounters[1]"),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: nowhere.yaml\n",
+            "chain.yaml:4: encounters[0].scenario",
+        ),
+        (
+            "name: x\nside: nobody\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n",
+            "chain.yaml:4: encounters[0].scenario",
+        ),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
+            "    set: ['sides[9].members[0].count=2']\n",
+            "chain.yaml:5: encounters[0].set[0]",
+        ),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
+            "  - scenario: SCEN/sr-firefight-4v4.yaml\nrest: {edge: long_rest}\n",
+            "chain.yaml:6: rest.edge",
+        ),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
+            "  - scenario: SCEN/sr-firefight-4v4.yaml\nrests:\n  - {after: 5, heal: 1}\n",
+            "chain.yaml:7: rests[0].after",
+        ),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
+            "stop: sometimes\n",
+            "chain.yaml:5: stop",
+        ),
+        (
+            "name: x\nside: runners\nencounters:\n  - scenario: SCEN/sr-firefight-4v4.yaml\n"
+            "  - scenario: SCEN/sr2097-runners-vs-patrol.yaml\n",
+            "chain.yaml:5: encounters[1]",
+        ),
     ],
 )
 def test_a_bad_chain_file_is_one_line_naming_file_line_and_field(tmp_path, capsys, text, where):
@@ -152,7 +173,11 @@ def test_the_command_writes_the_answers_and_traces_a_run(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["kind"] == "chain" and summary["boss"] == ["Ortiz's patrol"]
     assert {p.name for p in out.glob("*.csv")} == {
-        "encounters.csv", "casualties.csv", "members.csv", "resources.csv"}
+        "encounters.csv",
+        "casualties.csv",
+        "members.csv",
+        "resources.csv",
+    }
     assert "completes the run" in capsys.readouterr().out
     assert main(["chain", path, "--trace", "3"]) == 0
     text = capsys.readouterr().out

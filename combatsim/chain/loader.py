@@ -75,14 +75,17 @@ def build_chain(data: Any, source: str, base_dir: Path, lines: LineMap | None = 
     if not isinstance(data, dict):
         raise ScenarioError(source, "(top level)", type(data).__name__, "a mapping", 1)
     spec = validate(ChainFile, data, source, (), lines)
-    encounters = [
-        _encounter(spec, k, source, base_dir, lines) for k in range(len(spec.encounters))
-    ]
+    encounters = [_encounter(spec, k, source, base_dir, lines) for k in range(len(spec.encounters))]
     system = encounters[0].scenario.system.name
     for k, one in enumerate(encounters):
         if one.scenario.system.name != system:
-            raise _error(source, lines, ("encounters", k, "scenario"), one.scenario.system.name,
-                         f"a scenario of the chain's rule system, {system}")
+            raise _error(
+                source,
+                lines,
+                ("encounters", k, "scenario"),
+                one.scenario.system.name,
+                f"a scenario of the chain's rule system, {system}",
+            )
     _check_names(spec, encounters, source, lines)
     roster, weapons = _roster(spec, encounters, source, lines)
     return Chain(
@@ -122,13 +125,23 @@ def _encounter(spec: ChainFile, k: int, source: str, base: Path, lines: LineMap)
         except ScenarioError as err:
             raise err.referred_by(source, line_of(lines, at), format_path(at)) from None
         except UsageError as err:  # a path that names no field: said at the chain's line
-            raise ScenarioError(source, format_path(at), Problem(str(err)),
-                                "PATH=VALUE of a field of the scenario", line_of(lines, at)) from None
+            raise ScenarioError(
+                source,
+                format_path(at),
+                Problem(str(err)),
+                "PATH=VALUE of a field of the scenario",
+                line_of(lines, at),
+            ) from None
     side = next((s for s in scenario.sides if s.name == spec.side), None)
     if side is None:
         names = ", ".join(s.name for s in scenario.sides)
-        raise _error(source, lines, where, Problem(f"{target} has no side {spec.side!r}"),
-                     f"a scenario with the chain's side (its sides: {names})")
+        raise _error(
+            source,
+            lines,
+            where,
+            Problem(f"{target} has no side {spec.side!r}"),
+            f"a scenario with the chain's side (its sides: {names})",
+        )
     boss = BOSS_EDGE.get(scenario.system.name, 0) if entry.boss else 0
     name = entry.name or f"{k + 1}: {scenario.name}"
     return Encounter(name, scenario, entry.boss, tuple(f.name for f in side.fighters), boss)
@@ -140,16 +153,25 @@ def _check_names(spec: ChainFile, encounters: list[Encounter], source, lines) ->
     seen: set[str] = set()
     for k, one in enumerate(encounters):
         if one.name in seen:
-            raise _error(source, lines, ("encounters", k, "name"), one.name,
-                         "a name no other encounter of the chain has")
+            raise _error(
+                source,
+                lines,
+                ("encounters", k, "name"),
+                one.name,
+                "a name no other encounter of the chain has",
+            )
         seen.add(one.name)
         carried = set(one.members)
         for side in one.scenario.sides:
             clash = [f.name for f in side.fighters if side.name != spec.side and f.name in carried]
             if clash:
-                raise _error(source, lines, ("encounters", k, "scenario"),
-                             Problem(f"{clash[0]!r} fights on both {spec.side} and {side.name}"),
-                             "a carried fighter's name on the carried side only")
+                raise _error(
+                    source,
+                    lines,
+                    ("encounters", k, "scenario"),
+                    Problem(f"{clash[0]!r} fights on both {spec.side} and {side.name}"),
+                    "a carried fighter's name on the carried side only",
+                )
 
 
 def _roster(spec: ChainFile, encounters: list[Encounter], source, lines):
@@ -162,10 +184,16 @@ def _roster(spec: ChainFile, encounters: list[Encounter], source, lines):
                 continue
             count = len(fighter.weapons)
             if weapons.setdefault(fighter.name, count) != count:
-                raise _error(source, lines, ("encounters", k, "scenario"),
-                             Problem(f"{fighter.name!r} carries {count} weapons here and "
-                                     f"{weapons[fighter.name]} before"),
-                             "the same weapons for a carried fighter in every encounter")
+                raise _error(
+                    source,
+                    lines,
+                    ("encounters", k, "scenario"),
+                    Problem(
+                        f"{fighter.name!r} carries {count} weapons here and "
+                        f"{weapons[fighter.name]} before"
+                    ),
+                    "the same weapons for a carried fighter in every encounter",
+                )
     return tuple(weapons), tuple(weapons.values())
 
 
@@ -173,8 +201,13 @@ def _rests(spec: ChainFile, encounters: list[Encounter], system: str, source, li
     """The rest after each encounter but the last: the chain's ``rest``, or the entry of
     ``rests`` naming that encounter."""
     if spec.rest.after is not None:
-        raise _error(source, lines, ("rest", "after"), spec.rest.after,
-                     "nothing: the chain's rest is every gap's (use rests for one gap)")
+        raise _error(
+            source,
+            lines,
+            ("rest", "after"),
+            spec.rest.after,
+            "nothing: the chain's rest is every gap's (use rests for one gap)",
+        )
     gaps: dict[int, tuple[RestSpec, tuple]] = {}
     names = [e.name for e in encounters]
     for i, rest in enumerate(spec.rests):
@@ -199,9 +232,15 @@ def _rest(rest: RestSpec, system: str, source, lines, where: tuple) -> Rest:
     recovers = LONG_REST_EDGE.get(system, 0)
     edge = rest.edge or ("long_rest" if recovers else "none")
     if edge == "long_rest" and not recovers:
-        raise _error(source, lines, (*where, "edge"), edge,
-                     f"none ({system} regains nothing in a rest; heal models first aid)")
-    keys = system_class(system).start_keys
+        raise _error(
+            source,
+            lines,
+            (*where, "edge"),
+            edge,
+            f"none ({system} regains nothing in a rest; heal models first aid)",
+        )
+    found = system_class(system)
+    keys = found.start_keys if found is not None else ()
     for key, value, needs in (("heal", rest.heal, "wounds"), ("heal_stun", rest.heal_stun, "stun")):
         if value and needs not in keys:
             raise _error(source, lines, (*where, key), value, f"0 ({system} has no {needs})")

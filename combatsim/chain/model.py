@@ -16,7 +16,6 @@ from ..scenario import Scenario
 # survivor of the side that defeated it. Every other system gives nothing back.
 LONG_REST_EDGE = {"sr2097": 1}
 BOSS_EDGE = {"sr2097": 1}
-STATUSES = ("up", "down", "dead", "left_behind")  # how a member ends a chain
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,15 @@ from typing import Any
 
 from ..output import _columns, _interval, _pct
 from ..stats import rate_with_interval
-from .model import STATUSES, Chain
-from .tally import RESOURCES, ChainTally
+from .model import Chain
+from .tally import RESOURCES, STATUSES, ChainTally
 
-RESOURCE_NAMES = {"spent": "Karma or Edge spent", "wounds": "wounds", "stun": "stun",
-                  "grenades": "grenades"}
+RESOURCE_NAMES = {
+    "spent": "Karma or Edge spent",
+    "wounds": "wounds",
+    "stun": "stun",
+    "grenades": "grenades",
+}
 
 
 def _rate(count: int, n: int) -> dict[str, Any]:
@@ -53,7 +57,7 @@ def outcomes(tally: ChainTally) -> dict[str, Any]:
     members = []
     for m, member in enumerate(tally.roster):
         end = {status: _rate(tally.end[m][s], n) for s, status in enumerate(STATUSES)}
-        left = {r: list(tally.resources[r][m]) for r in RESOURCES}
+        left: dict[str, Any] = {r: list(tally.resources[r][m]) for r in RESOURCES}
         left["rounds"] = [list(w) for w in tally.rounds[m]]
         left["magazines_full"] = tally.full[m]
         members.append({"member": member, "end": end, "left": left})
@@ -66,8 +70,13 @@ def outcomes(tally: ChainTally) -> dict[str, Any]:
 
 
 def chain_summary(
-    chain: Chain, carried: ChainTally, fresh: ChainTally, seed: int, requested: int,
-    interrupted: bool, precision: dict[str, Any] | None,
+    chain: Chain,
+    carried: ChainTally,
+    fresh: ChainTally,
+    seed: int,
+    requested: int,
+    interrupted: bool,
+    precision: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The JSON-ready summary: the chain, and its answers with and without carry-over."""
     return {
@@ -85,8 +94,13 @@ def chain_summary(
         "encounter_order": [e.name for e in chain.encounters],
         "boss": [e.name for e in chain.encounters if e.boss],
         "rests": [
-            {"after": chain.encounters[k].name, "heal": r.heal, "heal_stun": r.heal_stun,
-             "edge": r.edge, "regain": r.regain}
+            {
+                "after": chain.encounters[k].name,
+                "heal": r.heal,
+                "heal_stun": r.heal_stun,
+                "edge": r.edge,
+                "regain": r.regain,
+            }
             for k, r in enumerate(chain.rests)
         ],
         "carried": outcomes(carried),
@@ -117,14 +131,20 @@ def casualty_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for mode in ("carried", "fresh"):
         for e in summary[mode]["encounters"]:
             for c in e["casualties"]:
-                rows.append({
-                    "mode": mode, "encounter": e["encounter"], "member": c["member"],
-                    "fought": c["fought"],
-                    "down": c["down"]["rate"], "down_low": c["down"]["ci95"][0],
-                    "down_high": c["down"]["ci95"][1],
-                    "dead": c["dead"]["rate"], "dead_low": c["dead"]["ci95"][0],
-                    "dead_high": c["dead"]["ci95"][1],
-                })
+                rows.append(
+                    {
+                        "mode": mode,
+                        "encounter": e["encounter"],
+                        "member": c["member"],
+                        "fought": c["fought"],
+                        "down": c["down"]["rate"],
+                        "down_low": c["down"]["ci95"][0],
+                        "down_high": c["down"]["ci95"][1],
+                        "dead": c["dead"]["rate"],
+                        "dead_low": c["dead"]["ci95"][0],
+                        "dead_high": c["dead"]["ci95"][1],
+                    }
+                )
     return rows
 
 
@@ -134,8 +154,16 @@ def member_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for mode in ("carried", "fresh"):
         for member in summary[mode]["members"]:
             for status, r in member["end"].items():
-                rows.append({"mode": mode, "member": member["member"], "status": status,
-                             "rate": r["rate"], "low": r["ci95"][0], "high": r["ci95"][1]})
+                rows.append(
+                    {
+                        "mode": mode,
+                        "member": member["member"],
+                        "status": status,
+                        "rate": r["rate"],
+                        "low": r["ci95"][0],
+                        "high": r["ci95"][1],
+                    }
+                )
     return rows
 
 
@@ -150,8 +178,15 @@ def resource_rows(summary: dict[str, Any]) -> list[dict[str, Any]]:
             for resource, histogram in named:
                 for value, runs in enumerate(histogram):
                     if runs:
-                        rows.append({"mode": mode, "member": member["member"],
-                                     "resource": resource, "value": value, "runs": runs})
+                        rows.append(
+                            {
+                                "mode": mode,
+                                "member": member["member"],
+                                "resource": resource,
+                                "value": value,
+                                "runs": runs,
+                            }
+                        )
     return rows
 
 
@@ -167,17 +202,23 @@ def format_chain(summary: dict[str, Any]) -> str:
     if summary["interrupted"]:
         runs += f" (interrupted: {n} of {summary['runs_requested']} finished)"
     lines = [head, runs, ""]
-    rows = [("", "completes the run", "95% interval")]
+    rows: list[tuple[str, ...]] = [("", "completes the run", "95% interval")]
     for label, part in (("carried over", carried), ("every fight fresh", fresh)):
         rows.append((label, _pct(part["completes"]["rate"]), _interval(part["completes"]["ci95"])))
     lines += _columns(rows) + [""]
-    rows = [("encounter", "reached", "won once reached", "95% interval", "ends run",
-             "fresh: won")]
+    rows = [("encounter", "reached", "won once reached", "95% interval", "ends run", "fresh: won")]
     for e, f in zip(carried["encounters"], fresh["encounters"], strict=True):
         mark = " <- ends most runs" if e["ends_most_runs"] else ""
-        rows.append((e["encounter"], _pct(e["reach"]["rate"]),
-                     _pct(e["win_once_reached"]["rate"]), _interval(e["win_once_reached"]["ci95"]),
-                     _pct(e["ends_run"]["rate"]) + mark, _pct(f["win_once_reached"]["rate"])))
+        rows.append(
+            (
+                e["encounter"],
+                _pct(e["reach"]["rate"]),
+                _pct(e["win_once_reached"]["rate"]),
+                _interval(e["win_once_reached"]["ci95"]),
+                _pct(e["ends_run"]["rate"]) + mark,
+                _pct(f["win_once_reached"]["rate"]),
+            )
+        )
     lines += _columns(rows) + [""]
     rows = [("member", *STATUSES)]
     for member in carried["members"]:
@@ -191,8 +232,15 @@ def _casualty_lines(part: dict[str, Any]) -> list[str]:
     rows = [("casualties", "member", "down", "95% interval", "dead")]
     for e in part["encounters"]:
         for c in e["casualties"]:
-            rows.append((e["encounter"], c["member"], _pct(c["down"]["rate"]),
-                         _interval(c["down"]["ci95"]), _pct(c["dead"]["rate"])))
+            rows.append(
+                (
+                    e["encounter"],
+                    c["member"],
+                    _pct(c["down"]["rate"]),
+                    _interval(c["down"]["ci95"]),
+                    _pct(c["dead"]["rate"]),
+                )
+            )
     return [*_columns(rows), "  (of the runs in which the member entered the fight standing)"]
 
 
@@ -208,6 +256,5 @@ def _resource_lines(part: dict[str, Any]) -> list[str]:
                 continue
             values = [v for v, c in enumerate(histogram) if c]
             mean = sum(v * c for v, c in enumerate(histogram)) / total
-            rows.append((label, member["member"], f"{mean:.2f}", str(values[0]),
-                         str(values[-1])))
+            rows.append((label, member["member"], f"{mean:.2f}", str(values[0]), str(values[-1])))
     return _columns(rows)

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..stats import half_width, rate_with_interval
-from .model import STATUSES
 
 if TYPE_CHECKING:
     from .model import Chain
     from .runner import ChainRun
 
 RESOURCES = ("wounds", "stun", "spent", "grenades")
+STATUSES = ("up", "down", "dead", "left_behind")  # how a member ends a run
 
 
 @dataclass
@@ -121,8 +121,12 @@ class ChainTally:
             (self.full, other.full),
         ):
             _add_into(mine, theirs)
-        for mine2, theirs2 in ((self.fought, other.fought), (self.down, other.down),
-                               (self.dead, other.dead), (self.end, other.end)):
+        for mine2, theirs2 in (
+            (self.fought, other.fought),
+            (self.down, other.down),
+            (self.dead, other.dead),
+            (self.end, other.end),
+        ):
             for a, b in zip(mine2, theirs2, strict=True):
                 _add_into(a, b)
         for r in RESOURCES:

@@ -63,8 +63,9 @@ def _chain(args: argparse.Namespace) -> int:
     options = run.batch_options(args, "chain", KEYS, out, resumed, None)
     with run.holding(args, out, resumed):
         progress = run.progress_display(args)
-        options.update(progress=progress, battles=args.battles, seed=args.seed,
-                       precision=args.precision)
+        options.update(
+            progress=progress, battles=args.battles, seed=args.seed, precision=args.precision
+        )
         del options["records"], options["runner"]
         try:
             result = run_chain_study(chain, **options)
@@ -77,16 +78,20 @@ def _chain(args: argparse.Namespace) -> int:
         print(for_terminal(f"\nresults in {out}: {run.listing(out, files)}"))
     if result.interrupted:
         done = result.summary["carried"]["runs_completed"]
-        print(for_terminal(f"combatsim: interrupted: wrote the {done} runs that finished to {out}\n"
-                           f"combatsim: continue with: combatsim chain --resume {out}"),
-              file=sys.stderr)
+        print(
+            for_terminal(
+                f"combatsim: interrupted: wrote the {done} runs that finished to {out}\n"
+                f"combatsim: continue with: combatsim chain --resume {out}"
+            ),
+            file=sys.stderr,
+        )
         return run.EXIT_INTERRUPTED
     return 0
 
 
 def _trace(chain, args: argparse.Namespace) -> int:
-    from ..chain.trace import format_run
     from ..chain.runner import run_chain
+    from ..chain.trace import format_run
     from ..errors import check_range
     from ..limits import MAX_BATTLES
 
