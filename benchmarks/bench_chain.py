@@ -17,10 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from combatsim.chain import (
-    load_chain,  # noqa: E402
-    runner,  # noqa: E402
-)
+from combatsim.chain import load_chain, runner  # noqa: E402
 from combatsim.chain.tally import ChainTally  # noqa: E402
 
 TARGET = 1.10
