@@ -8,6 +8,7 @@ is allowed. The engine trusts what it is given.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from ..tactics.spec import FORMER_KEYS, Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .shipped import is_bare_name, shipped_names, shipped_path
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
+from .start import start_of
 from .validation import validate
 from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
 
@@ -231,6 +233,9 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 group=base if member.count > 1 else None,
             )
         )
+    if member.start is not None:  # every copy starts alike
+        start = start_of(member.start, out[0], system, source, path, lines)
+        out = [dataclasses.replace(f, start=start) for f in out]
     return out
 
 
