@@ -22,6 +22,7 @@ _LAZY = {
     "simulate": "api",
     "run_many": "api",
     "sweep": "api",
+    "chain": "api",
     "compare": "api",
     "balance": "api",
     "explain": "api",

@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import Described, UsageError, check_range
 from .limits import (
@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from .sweeps.results import Result
 
 __all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
+
+
+Returned = TypeVar("Returned")  # what the entry point ``_call`` runs returns
 
 
 def simulate(
@@ -98,6 +101,25 @@ def sweep(
 
     args = (_scenario(scenario), _vary(vary))
     return _call(api.sweep, args, battles, seed, workers, quiet, options)
+
+
+def chain(
+    chain,
+    battles: int = DEFAULT_BATTLES,
+    *,
+    seed: int | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    **options: Any,
+):
+    """Runs of a chain of encounters (a chain file, or a ``combatsim.chain.Chain``): the
+    carried side keeps its wounds, rounds, grenades and spent Karma or Edge from one fight to
+    the next. Returns a ``combatsim.chain.study.ChainResult``: ``summary`` (the chance to
+    complete the run, per encounter and per member, beside every fight fresh) and ``tables``.
+    ``precision`` stops on the chance to complete the run."""
+    from .chain.study import load, run_chain_study
+
+    return _call(run_chain_study, (load(chain),), battles, seed, workers, quiet, options)
 
 
 def compare(
@@ -183,14 +205,14 @@ def explain(
 
 
 def _call(
-    function: Callable[..., Result],
+    function: Callable[..., Returned],
     args: tuple,
     battles: int,
     seed: int | None,
     workers: int | None,
     quiet: bool,
     options: dict[str, Any],
-) -> Result:
+) -> Returned:
     """Run ``function`` with the CLI's defaults: every core, a progress bar unless quiet."""
     from .progress import Progress
 

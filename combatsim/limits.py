@@ -27,3 +27,5 @@ MAX_VARIANTS = 10_000  # combinations of a sweep's values; scenarios of one batc
 MAX_SETS = 1_000  # fields set on one side of a comparison
 MAX_DIGITS = 100  # digits of an integer written in an argument (a seed needs 20)
 MAX_PATH_STEPS = 50  # keys and [..] of a field path: as deep as a file may nest
+MAX_ENCOUNTERS = 100  # encounters of one chain file
+MAX_HEAL = 1_000  # what one rest of a chain may heal, in the system's own unit

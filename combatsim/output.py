@@ -174,6 +174,11 @@ def write_attacks(frame: pd.DataFrame, out_dir: str | os.PathLike) -> list[Path]
     return [write_csv(frame, folder / ATTACKS_CSV)]
 
 
+def write_frame(frame: pd.DataFrame, out_dir: str | os.PathLike, stem: str) -> list[Path]:
+    """``STEM.csv`` and ``STEM.parquet`` of ``frame`` in ``out_dir`` (created if missing)."""
+    return _write_both(frame, Path(out_dir), f"{stem}.csv", f"{stem}.parquet")
+
+
 def _write_both(frame: pd.DataFrame, folder: Path, csv_name: str, parquet_name: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = [write_csv(frame, folder / csv_name)]

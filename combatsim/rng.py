@@ -20,3 +20,11 @@ def battle_seed(root_seed: int, index: int) -> np.random.SeedSequence:
 def battle_rng(root_seed: int, index: int) -> np.random.Generator:
     """The generator battle ``index`` uses, independent of batch size and worker count."""
     return np.random.Generator(np.random.PCG64(battle_seed(root_seed, index)))
+
+
+def chain_seed(root_seed: int, chain: int) -> int:
+    """The root seed the fights of chain ``chain`` under ``root_seed`` run under: fight ``k``
+    of the chain is battle ``k`` of it, so its stream is derived from (root, chain, k) alone and
+    chain ``chain`` replays identically whatever ran before it or beside it."""
+    words = battle_seed(root_seed, chain).generate_state(4, np.uint32)
+    return int.from_bytes(words.astype("<u4").tobytes(), "little")

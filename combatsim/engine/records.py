@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.start import Start
+
 # End reasons of a battle.
 VICTORY = "victory"  # exactly one side still has fighters able to act
 TURN_LIMIT = "turn_limit"  # the turn limit was reached with several sides standing: a draw
@@ -35,6 +37,8 @@ class BattleResult:
     sheet; a grenade thrown at a point rather than at a fighter has target -1, bare hands are
     weapon -1, and an autofire sweep is one attack on each fighter it walks across (the first
     with the whole burst). Each fighter counts its own as it acts (``Fighter.attacks``).
+    ``carried``: each fighter's state at the end, by name, as the ``Start`` a next fight of a
+    chain begins it with (its rule system's ``carried``, its magazines and grenades).
     """
 
     index: int
@@ -45,3 +49,4 @@ class BattleResult:
     combatants: list[dict[str, Any]]
     trace: list[TraceEvent] | None = None
     attacks: dict[tuple[int, int, int, int], int] = field(default_factory=dict)
+    carried: dict[str, Start] = field(default_factory=dict)

@@ -37,6 +37,15 @@ What it answers (the abstract methods must be written; the others have defaults)
 * ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
 * ``levers(sheet, armors)``: the knobs of a combatant a game master can turn, for
   ``combatsim explain``; ``record(fighter)``: extra columns of combatants.csv.
+* starting conditions (a fighter that starts a battle wounded, its Karma or Edge spent: a
+  ``combatsim.rules.start.Start``, from a member's ``start:`` or a chain of fights, ruling
+  27): ``start_keys`` (which of ``wounds``, ``stun`` and the spent pool, ``karma_spent`` or
+  ``edge_spent``, the system reads; none by default), ``check_start(spec, start)`` (what is
+  out of bounds, for the loader), ``down_at`` and ``down_wounds`` (when a start is down),
+  ``apply_start(fighter, start)`` (the engine calls it after ``new_state`` when a start sets
+  any of them) and ``carried(fighter)`` (wounds, stun and spent at the battle's end, in the
+  same units: what the next fight of a chain starts from). Rounds and grenades are the
+  engine's.
 
 Capabilities a system may lack are separate abstract classes a system also inherits when it
 has them: ``Grenades`` (how far off a throw lands, what a blast does to a fighter, who it
@@ -66,6 +75,7 @@ if TYPE_CHECKING:
 
     from .levers import Lever
     from .situation import EnemiesInView, Scatter, Situation
+    from .start import Start, StartProblem
 
 
 class Roll(Protocol):
@@ -310,6 +320,41 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     def record(self, fighter: Combatant) -> dict[str, Any]:
         """Extra per-combatant columns for combatants.csv."""
         return {}
+
+    # --- starting conditions (``Start``; ruling 27) ------------------------------------------
+    # The keys of a member's ``start:`` the system reads beyond rounds, grenades and an ``up``
+    # condition: ``wounds`` (its own unit, ``damage_unit``), ``stun``, and its spent pool by
+    # its name (``karma_spent`` or ``edge_spent``). A file's other keys are refused; ``down``
+    # and ``dead`` need ``wounds``.
+    start_keys: ClassVar[tuple[str, ...]] = ()
+
+    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
+        """What of ``start`` is out of bounds for the fighter of ``spec`` (a wound past the
+        monitor, more Karma spent than it has), one ``StartProblem`` per key; the loader makes
+        each a one-line error at ``start.<key>``. Rounds and grenades are the loader's.
+        Default: nothing to check (a system with no ``start_keys`` is never asked)."""
+        return []
+
+    def down_at(self, spec: Any, start: Start) -> bool:
+        """Does a fighter of ``spec`` starting at ``start`` start out of the fight (down, or
+        dead)? The loader holds ``condition: up/down`` to it. Default: only the dead."""
+        return start.dead
+
+    def down_wounds(self, spec: Any) -> int:
+        """The fewest wounds that put a fighter of ``spec`` down: what ``condition: down``
+        without ``wounds`` starts it at. Asked only when ``wounds`` is in ``start_keys``."""
+        raise NotImplementedError(f"{self.name} has no starting wounds")
+
+    def apply_start(self, fighter: Combatant, start: Start) -> None:  # noqa: B027
+        """Set ``fighter.state`` (just made by ``new_state``) to ``start``'s wounds, stun, spent
+        pool and death. Called only when ``start`` sets one of them; the engine then asks
+        ``can_act``, and a fighter that cannot starts out of the fight. Default: nothing."""
+
+    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
+        """Wounds, stun and the spent pool of ``fighter`` now (at a battle's end), in the
+        units ``apply_start`` reads: a ``Start`` of them, fed to the next battle, starts the
+        fighter where this one left it. Default: nothing carried."""
+        return (0, 0, 0)
 
     # --- exact answers (``combatsim odds attack``, ``run --exact``) -------------------------
     def exact_dice(self, fighter: Combatant, choose: Callable[[Any], Any]) -> None:  # noqa: B027

@@ -8,12 +8,16 @@ names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its per-bat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .start import KARMA_SPENT, StartProblem
+
 if TYPE_CHECKING:
-    from .base import Battle, C
+    from .base import Battle, C, Combatant
+    from .start import Start
 
 
 class PointPoolRules:
@@ -78,6 +82,53 @@ class PointPoolRules:
 
     def can_act(self, fighter: C) -> bool:
         return self._pool_of(fighter.state) > 0
+
+    # --- starting conditions (ruling 27): ``wounds`` are points off the pool ----------------
+    def _most(self, spec: Any) -> int:
+        """The pool's maximum for a fighter of ``spec`` (its sheet's)."""
+        return int(getattr(spec.sheet, self.pool))
+
+    def _dead_left(self, most: int) -> int:
+        """The highest pool that is dead (``status``): ``-dead_at`` times the maximum."""
+        return math.floor(-self.options.dead_at * most)
+
+    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
+        """Wounds short of death (the pool above ``-dead_at`` times its maximum)."""
+        most = self._most(spec)
+        alive = most - self._dead_left(most) - 1
+        out = []
+        if start.wounds > alive:
+            allowed = f"at most {alive}: {alive + 1} {self.pool} points off {most} is dead"
+            out.append(StartProblem("wounds", start.wounds, allowed))
+        karma = self._karma_of(spec)
+        if start.spent > karma:
+            out.append(StartProblem(KARMA_SPENT, start.spent, f"at most the Karma, {karma}"))
+        return out
+
+    def down_at(self, spec: Any, start: Start) -> bool:
+        """Down at 0 points left."""
+        return start.dead or start.wounds >= self._most(spec)
+
+    def down_wounds(self, spec: Any) -> int:
+        return self._most(spec)
+
+    def apply_start(self, fighter: Combatant, start: Start) -> None:
+        """The pool less the wounds (the dead at ``-dead_at`` times its maximum)."""
+        st = fighter.state
+        most = self._max_of(st)
+        setattr(st, self.pool, self._dead_left(most) if start.dead else most - start.wounds)
+        self._drained(st)
+        if start.spent:
+            st.karma = st.karma - start.spent if st.karma > start.spent else 0
+            st.karma_spent = start.spent
+
+    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
+        left, most = self._points(fighter)
+        return most - left, 0, getattr(fighter.state, "karma_spent", 0)
+
+    def _karma_of(self, spec: Any) -> int:
+        """The Karma a fighter of ``spec`` has to spend (its sheet's; none without)."""
+        return int(getattr(spec.sheet, "karma", 0))
 
     def status(self, fighter: C) -> str:
         left, most = self._points(fighter)

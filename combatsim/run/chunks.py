@@ -160,9 +160,14 @@ def one_at_a_time(scenarios: Sequence[Any]) -> bool:
 
 
 def empty_tally(scenarios: Sequence[Any], variant: int) -> Tally:
-    """The empty tally of a variant; a sequence built on demand says it without building."""
+    """The empty tally of a variant; a sequence built on demand says it without building, and
+    a variant that is not a scenario (a chain of fights) makes its own kind."""
     make = getattr(scenarios, "empty_tally", None)
-    return make(variant) if make is not None else Tally.empty(scenarios[variant])
+    if make is not None:
+        return make(variant)
+    scenario = scenarios[variant]
+    own = getattr(scenario, "empty_tally", None)  # a chain of fights counts its own tally
+    return own() if own is not None else Tally.empty(scenario)
 
 
 def run_task(job: Job, task: Task) -> Chunk:

@@ -124,6 +124,9 @@ class Unit:
     def precision(self) -> float:
         """How far the widest reported interval reaches from its estimate."""
         if self.pairs is None:
+            own = getattr(self.tallies[0], "precision", None)  # a tally that says it itself
+            if own is not None:
+                return own()
             outcomes = self.tallies[0].outcomes()["sides"].values()
             return max(half_width(s["win_rate"], s["ci95"]) for s in outcomes)
         if self.pairing is not None:
@@ -642,13 +645,14 @@ class Study:
         start, stop = entry["start"], entry["stop"]
         if not all(type(x) is int for x in (start, stop)) or not 0 <= start < stop:
             raise ValueError(f"battles {start!r} to {stop!r}")
-        for data in entry["tallies"]:
-            _check_counts(data)
-        tallies = [Tally.from_json(t) for t in entry["tallies"]]
-        if len(tallies) != len(variants):
-            raise ValueError(f"{len(tallies)} tallies for {len(variants)} variants")
-        for variant, tally in zip(variants, tallies, strict=True):
-            empty = empty_tally(self.scenarios, variant)
+        if len(entry["tallies"]) != len(variants):
+            raise ValueError(f"{len(entry['tallies'])} tallies for {len(variants)} variants")
+        tallies = []
+        for variant, data in zip(variants, entry["tallies"], strict=True):
+            empty = empty_tally(self.scenarios, variant)  # a chain's tally checks its own
+            getattr(empty, "check_json", _check_counts)(data)
+            tally = type(empty).from_json(data)
+            tallies.append(tally)
             if (tally.sides, tally.fighters) != (empty.sides, empty.fighters):
                 raise ValueError(f"a tally of other sides {list(tally.sides)}")
             if tally.battles != stop - start:

@@ -8,6 +8,7 @@ is allowed. The engine trusts what it is given.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from ..tactics.spec import FORMER_KEYS, Tactics
 from .model import FighterSpec, Scenario, SideSpec
 from .shipped import is_bare_name, shipped_names, shipped_path
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
+from .start import start_of
 from .validation import validate
 from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
 
@@ -54,6 +56,13 @@ def is_catalogue(path: str | Path) -> bool:
 def load_file(path: str | Path) -> Scenario | dict[str, dict[str, Any]]:
     """A scenario, or a catalogue's validated sections, from one read of the file."""
     data, lines = load_yaml(path)
+    return file_from_data(data, lines, path)
+
+
+def file_from_data(
+    data: Any, lines: LineMap, path: str | Path
+) -> Scenario | dict[str, dict[str, Any]]:
+    """``load_file`` of YAML already read from ``path``."""
     if _is_catalogue(data):
         return _catalogue(data, str(path), lines)
     return build_scenario(data, str(path), Path(path).parent, lines)
@@ -224,6 +233,9 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 group=base if member.count > 1 else None,
             )
         )
+    if member.start is not None:  # every copy starts alike
+        start = start_of(member.start, out[0], system, source, path, lines)
+        out = [dataclasses.replace(f, start=start) for f in out]
     return out
 
 

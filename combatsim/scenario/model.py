@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..rules.base import RuleSystem
+from ..rules.start import Start
 from ..tactics.spec import Tactics
 from .spec import Environment
 
@@ -26,6 +27,7 @@ class FighterSpec:
     armor: Any | None  # the rule system's Armor model
     rule_tactics: Any = None  # the rule system's Tactics model, if it has one
     group: str | None = None  # the member entry's name when it made several copies
+    start: Start | None = None  # how it starts a battle (``start:``); None: fresh
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from ..bounds import (
     Spacing,
 )
 from ..names import Name
+from .start import StartFile
 
 Visibility = Literal["normal", "full_darkness", "glare", "mist", "reduced_light", "smoke"]
 CoverLevel = Literal["none", "partial", "full", "hidden"]
@@ -70,6 +71,9 @@ class MemberSpec(BaseModel):
     )
     cover: CoverLevel = "none"
     tactics: dict[str, Any] = Field(default_factory=dict)
+    start: StartFile | None = Field(
+        None, description="how its fighters start a battle when not fresh (wounded, spent)"
+    )
 
 
 class SideSpecFile(Strict):

@@ -182,6 +182,8 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     damage_unit = "health points"
     initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
+    # starting conditions (ruling 27, ``PointPoolRules``): wounds are health points lost
+    start_keys = ("wounds",)
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

@@ -40,6 +40,7 @@ from ..situation import (
     labelled,
     weapon_name,
 )
+from ..start import KARMA_SPENT
 from . import levers as ls_levers
 from . import models
 from .models import DEFAULT_ABILITY
@@ -198,6 +199,8 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
     damage_unit = "life points"
     initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
+    # starting conditions (ruling 27, ``PointPoolRules``): wounds are life points lost; spent: Karma
+    start_keys = ("wounds", KARMA_SPENT)
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon

@@ -18,6 +18,7 @@ from ...dice import shadowrun as dice
 from ..base import Grenades, RuleSystem, SpecCache
 from ..levers import field_bounds
 from ..situation import Scatter, Situation, band_of, labelled, range_band, signed, weapon_name
+from ..start import KARMA_SPENT, StartProblem
 from . import levers as sr_levers
 from . import models
 from .models import BOXES, LEVELS, RUN_MULTIPLIER, DamageCode
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..base import Battle, C, Combatant
     from ..levers import Lever
+    from ..start import Start
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
 RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
@@ -420,6 +422,50 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             "ballistic_left": st.ballistic,
             "impact_left": st.impact,
         }
+
+    # --- starting conditions (ruling 27) ---------------------------------------------------
+    # wounds: Physical boxes, then the boxes past the Physical monitor (overflow); stun: Stun
+    # boxes; the spent pool: Instant Karma
+    start_keys = ("wounds", "stun", KARMA_SPENT)
+
+    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
+        """Ruling 7's monitors: 10 Physical boxes and Body's past them (one more is dead),
+        10 Stun boxes; no more Karma spent than the sheet's pool."""
+        body, karma = spec.sheet.attributes.body, spec.sheet.karma
+        out = []
+        if start.wounds > MONITOR_BOXES + body:
+            most = f"at most {MONITOR_BOXES + body}: the {MONITOR_BOXES} Physical boxes and Body"
+            out.append(StartProblem("wounds", start.wounds, f"{most} ({body}) past them"))
+        if start.stun > MONITOR_BOXES:
+            out.append(StartProblem("stun", start.stun, f"at most {MONITOR_BOXES} Stun boxes"))
+        if start.spent > karma:
+            out.append(StartProblem(KARMA_SPENT, start.spent, f"at most the Karma pool, {karma}"))
+        return out
+
+    def down_at(self, spec: Any, start: Start) -> bool:
+        """Down with either monitor full (dying, unconscious), or dead."""
+        return start.dead or start.wounds >= MONITOR_BOXES or start.stun >= MONITOR_BOXES
+
+    def down_wounds(self, spec: Any) -> int:
+        """A full Physical monitor: dying."""
+        return MONITOR_BOXES
+
+    def apply_start(self, fighter: Combatant, start: Start) -> None:
+        """The monitors filled as ``start`` says (the dead one box past Body in overflow) and
+        its Karma already gone; ``karma_spent`` counts it, so ``carried`` hands it on."""
+        st: SRState = fighter.state
+        physical = start.wounds if start.wounds < MONITOR_BOXES else MONITOR_BOXES
+        st.overflow = start.wounds - physical
+        if start.dead:
+            physical = MONITOR_BOXES
+            st.overflow = fighter.spec.sheet.attributes.body + 1
+        st.set_boxes(physical, start.stun if start.stun < MONITOR_BOXES else MONITOR_BOXES)
+        st.karma = st.karma - start.spent if st.karma > start.spent else 0
+        st.karma_spent = start.spent
+
+    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
+        st: SRState = fighter.state
+        return st._physical + st.overflow, st._stun, st.karma_spent
 
     def exact_dice(self, fighter: C, choose: Callable[[Any], Any]) -> None:
         """Every success test of the fighter takes its ``(successes, fumble)`` whole, from the

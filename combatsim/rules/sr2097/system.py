@@ -48,6 +48,7 @@ from mypy_extensions import mypyc_attr
 from ...dice import sr2097 as dice
 from ..base import RuleSystem, SpecCache
 from ..situation import band_of, labelled, signed
+from ..start import EDGE_SPENT, StartProblem
 from . import levers as sr2097_levers
 from . import models
 from .models import CRITICAL, DOWN, FISTS, GRAZED, INJURY_NAMES, MODERATE, SERIOUS, UNHURT
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
     from ..base import Battle, C, Combatant
     from ..levers import Lever
+    from ..start import Start
 
 BANDS = ("short", "medium", "long", "extreme")
 EDGE_USES = ("attack", "damage", "initiative", "lessen")
@@ -468,6 +470,45 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         st: State = fighter.state
         share = (st.physical + st.stun) / st.thresholds[-1]
         return share if share < 1.0 else 1.0
+
+    # --- starting conditions (ruling 27) ---------------------------------------------------
+    # wounds: Physical damage points; stun: Stun damage points; the spent pool: Edge
+    start_keys = ("wounds", "stun", EDGE_SPENT)
+
+    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
+        """Ruling 16's health: Physical damage short of death (``dead_at``), Stun up to the
+        health; no more Edge spent than the sheet's."""
+        p, edge = self.profile(spec), spec.sheet.edge
+        out = []
+        if start.wounds >= p.dead_at:
+            alive = f"at most {p.dead_at - 1}: {p.dead_at} Physical damage is dead"
+            out.append(StartProblem("wounds", start.wounds, alive))
+        if start.stun > p.health:
+            out.append(StartProblem("stun", start.stun, f"at most the health, {p.health}"))
+        if start.spent > edge:
+            out.append(StartProblem(EDGE_SPENT, start.spent, f"at most the sheet's Edge, {edge}"))
+        return out
+
+    def down_at(self, spec: Any, start: Start) -> bool:
+        """Down from the last injury threshold on, Physical and Stun together (``can_act``)."""
+        return start.dead or start.wounds + start.stun >= self.profile(spec).thresholds[-1]
+
+    def down_wounds(self, spec: Any) -> int:
+        """The last threshold in Physical damage: dying."""
+        return self.profile(spec).thresholds[-1]
+
+    def apply_start(self, fighter: Combatant, start: Start) -> None:
+        """The damage taken (the dead at ``dead_at``) and the Edge already spent."""
+        st: State = fighter.state
+        st.physical = st.dead_at if start.dead else start.wounds
+        st.stun = start.stun
+        st.edge = st.edge - start.spent if st.edge > start.spent else 0
+
+    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
+        """The spent Edge as the profile's less what is left (an Edge Burn's point with it;
+        nothing with the option ``edge`` off, when no battle has Edge)."""
+        st: State = fighter.state
+        return st.physical, st.stun, st.profile.edge - st.edge
 
     def record(self, fighter: C) -> dict:
         st: State = fighter.state

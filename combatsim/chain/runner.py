@@ -1,0 +1,174 @@
+"""One run of a chain: its fights in order, the carried side's state handed from one to the
+next (``Start``), the rests between them (ruling 27).
+
+``run_chain(chain, root_seed, index)`` is the run layer's runner for a chain, as
+``run_battle`` is for a scenario: fight ``k`` of run ``index`` is battle ``k`` under the root
+``chain_seed(root_seed, index)``, so run ``index`` draws only from its own stream and replays
+identically alone (``--trace``), in a chunk, on any worker or backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..engine import BattleResult, run_battle
+from ..rng import chain_seed
+from ..rules.start import Start
+from .model import Chain, Encounter, Rest
+
+OUT = ("dead", "left_behind")  # a member in one of these takes no further part
+
+
+@dataclass(frozen=True)
+class Fight:
+    """One fight of a traced run: the encounter, the starts it was given, its result."""
+
+    encounter: int
+    starts: dict[str, Start]
+    result: BattleResult
+
+
+@dataclass
+class ChainRun:
+    """What one run of a chain produced (see ``ChainTally.add``).
+
+    ``won[k]``: whether the side won encounter ``k``, for each encounter reached; ``ended``:
+    the first encounter it did not win (None: it won all it reached); ``casualties``:
+    ``(k, m, down, dead)`` for each roster member ``m`` that entered encounter ``k``
+    standing; ``status[m]``: how member ``m`` ended the run; ``left[m]``: its state at the end
+    (members that fought); ``fights``: each fight, when traced.
+    """
+
+    index: int
+    completed: bool
+    won: list[bool]
+    ended: int | None
+    casualties: list[tuple[int, int, bool, bool]]
+    status: list[str]
+    left: dict[int, Start]
+    fights: list[Fight] | None = None
+    combatants: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def battle(self) -> dict[str, Any]:
+        """One row per run, for a run that keeps records."""
+        return {
+            "run": self.index,
+            "completed": self.completed,
+            "encounters_won": sum(self.won),
+            "ended_at": self.ended,
+        }
+
+
+class _Run:
+    """The state of one run as it goes: each carried fighter's ``Start`` and status."""
+
+    def __init__(self, chain: Chain):
+        self.chain = chain
+        self.states: dict[str, Start] = {}
+        self.status = dict.fromkeys(chain.roster, "up")
+        self.specs: dict[str, Any] = {}  # each member's fighter spec where it last fought
+
+    def starts(self, encounter: Encounter) -> dict[str, Start] | None:
+        """The starts of the carried fighters of ``encounter`` that fought before (None for
+        a fresh chain: every fight as its scenario says)."""
+        if self.chain.fresh:
+            return None
+        out = {}
+        for name in encounter.members:
+            state = self.states.get(name)
+            if state is None:
+                continue
+            out[name] = replace(state, dead=True) if self.status[name] in OUT else state
+        return out
+
+    def fought(self, k: int, encounter: Encounter, result: BattleResult, won: bool):
+        """Take up the fight's end; the casualties of members that entered it standing."""
+        rows = {r["name"]: r for r in result.combatants if r["side"] == self.chain.side}
+        carried = result.carried
+        specs = {f.name: f for f in encounter.scenario.fighters}
+        out = []
+        for name in encounter.members:
+            before = "up" if self.chain.fresh else self.status[name]
+            if before in OUT:
+                continue
+            end = _status(rows[name])
+            if before == "up":
+                m = self.chain.roster.index(name)
+                out.append((k, m, end != "up", end == "dead"))
+            self.status[name] = end
+            self.states[name] = carried[name]
+            self.specs[name] = specs[name]
+            if won and encounter.boss_regain and end != "dead":  # ruling 27: a boss defeated
+                self._regain(name, encounter.boss_regain)
+        return out
+
+    def rest(self, rest: Rest) -> None:
+        """Ruling 27: heal what the rest heals, regain what it regains; the dead stay dead, a
+        down fighter wakes if the rest heals it above the system's threshold."""
+        if self.chain.fresh:
+            return
+        for name, state in self.states.items():
+            if self.status[name] == "down" and self.chain.down == "left_behind":
+                self.status[name] = "left_behind"  # the side goes on without it
+            if self.status[name] in OUT:
+                continue
+            healed = replace(
+                state,
+                wounds=max(0, state.wounds - rest.heal),
+                stun=max(0, state.stun - rest.heal_stun),
+            )
+            self.states[name] = healed
+            if rest.regain:
+                self._regain(name, rest.regain)
+            if self.status[name] == "down" and healed != state:
+                system = self.chain.encounters[0].scenario.system
+                down = system.down_at(self.specs[name], self.states[name])
+                self.status[name] = "down" if down else "up"
+
+    def _regain(self, name: str, amount: int) -> None:
+        state = self.states[name]
+        self.states[name] = replace(state, spent=max(0, state.spent - amount))
+
+
+def _status(row: dict[str, Any]) -> str:
+    """up (a fighter that fled got away), down or dead, from a fighter's row of a battle."""
+    if row["status"] == "dead":
+        return "dead"
+    return "up" if row["standing"] or row["status"] == "fled" else "down"
+
+
+def run_chain(chain: Chain, root_seed: int, index: int, trace: bool = False) -> ChainRun:
+    """Run ``index`` of ``chain`` under ``root_seed``: its encounters in order until the side
+    fails one (``stop: side_down``) or the last."""
+    seed = chain_seed(root_seed, index)
+    run = _Run(chain)
+    won: list[bool] = []
+    casualties: list[tuple[int, int, bool, bool]] = []
+    fights: list[Fight] | None = [] if trace else None
+    ended = None
+    for k, encounter in enumerate(chain.encounters):
+        if k:
+            run.rest(chain.rests[k - 1])
+        starts = run.starts(encounter)
+        result = run_battle(encounter.scenario, seed, k, trace=trace, starts=starts)
+        if fights is not None:
+            fights.append(Fight(k, dict(starts or {}), result))
+        won.append(result.winner == chain.side)
+        casualties += run.fought(k, encounter, result, won[-1])
+        if not won[-1]:
+            ended = k if ended is None else ended
+            if chain.stop == "side_down":
+                break
+    roster = chain.roster
+    return ChainRun(
+        index=index,
+        completed=len(won) == len(chain.encounters) and all(won),
+        won=won,
+        ended=ended,
+        casualties=casualties,
+        status=[run.status[name] for name in roster],
+        left={roster.index(name): state for name, state in run.states.items()},
+        fights=fights,
+    )

@@ -1,0 +1,227 @@
+"""What many runs of one chain come to, as integer counts: a ``ChainTally``.
+
+The run layer treats it as it treats a battle's ``Tally``: added to run by run in the worker,
+merged chunk by chunk, written to the journal as JSON for ``--resume``; merging is exact and
+order-free, so the numbers never depend on workers, chunks or backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..stats import half_width, rate_with_interval
+
+if TYPE_CHECKING:
+    from .model import Chain
+    from .runner import ChainRun
+
+RESOURCES = ("wounds", "stun", "spent", "grenades")
+STATUSES = ("up", "down", "dead", "left_behind")  # how a member ends a run
+
+
+@dataclass
+class ChainTally:
+    """Counts over runs of a chain (``battles``: runs, as the run layer names them).
+
+    Per encounter ``k``: ``reached[k]``, ``won[k]``, ``ended[k]`` (runs whose first encounter
+    not won is ``k``); ``fought[k][m]``, ``down[k][m]``, ``dead[k][m]``: runs in which roster
+    member ``m`` entered encounter ``k`` standing, and ended it out of the fight (down
+    counts the dead too) or dead. Per member: ``end[m][s]``, runs it ended in ``STATUSES[s]``;
+    ``resources[r][m]``: a histogram of resource ``r`` at the run's end (members that fought);
+    ``rounds[m][w]``: of the rounds left in weapon ``w``; ``full[m]``: runs it ended with
+    every magazine full.
+    """
+
+    encounters: tuple[str, ...]
+    roster: tuple[str, ...]
+    weapons: tuple[int, ...]
+    battles: int = 0
+    completed: int = 0
+    reached: list[int] = field(default_factory=list)
+    won: list[int] = field(default_factory=list)
+    ended: list[int] = field(default_factory=list)
+    fought: list[list[int]] = field(default_factory=list)
+    down: list[list[int]] = field(default_factory=list)
+    dead: list[list[int]] = field(default_factory=list)
+    end: list[list[int]] = field(default_factory=list)
+    resources: dict[str, list[list[int]]] = field(default_factory=dict)
+    rounds: list[list[list[int]]] = field(default_factory=list)
+    full: list[int] = field(default_factory=list)
+
+    @classmethod
+    def empty(cls, chain: Chain) -> ChainTally:
+        return cls.blank(tuple(e.name for e in chain.encounters), chain.roster, chain.weapons)
+
+    @classmethod
+    def blank(cls, encounters: tuple[str, ...], roster: tuple[str, ...], weapons) -> ChainTally:
+        n, m = len(encounters), len(roster)
+        return cls(
+            encounters,
+            roster,
+            tuple(weapons),
+            reached=[0] * n,
+            won=[0] * n,
+            ended=[0] * n,
+            fought=[[0] * m for _ in range(n)],
+            down=[[0] * m for _ in range(n)],
+            dead=[[0] * m for _ in range(n)],
+            end=[[0] * len(STATUSES) for _ in range(m)],
+            resources={r: [[] for _ in range(m)] for r in RESOURCES},
+            rounds=[[[] for _ in range(w)] for w in weapons],
+            full=[0] * m,
+        )
+
+    # what the run layer compares to know a journal's tally is one of this chain
+    @property
+    def sides(self) -> tuple[str, ...]:
+        return self.encounters
+
+    @property
+    def fighters(self) -> tuple[int, ...]:
+        return (len(self.roster), *self.weapons)
+
+    def add(self, result: ChainRun) -> None:
+        self.battles += 1
+        self.completed += bool(result.completed)
+        for k, won in enumerate(result.won):
+            self.reached[k] += 1
+            self.won[k] += bool(won)
+        if result.ended is not None:
+            self.ended[result.ended] += 1
+        for k, m, down, dead in result.casualties:
+            self.fought[k][m] += 1
+            self.down[k][m] += bool(down)
+            self.dead[k][m] += bool(dead)
+        for m, status in enumerate(result.status):
+            self.end[m][STATUSES.index(status)] += 1
+        for m, state in result.left.items():
+            for r in RESOURCES:
+                value = getattr(state, r)
+                if value is not None:
+                    _bump(self.resources[r][m], int(value))
+            self.full[m] += state.rounds is None
+            for w, rounds in enumerate(state.rounds or ()):
+                if w < len(self.rounds[m]) and rounds is not None:
+                    _bump(self.rounds[m][w], int(rounds))
+
+    def merge(self, other: ChainTally) -> ChainTally:
+        if (other.encounters, other.roster, other.weapons) != (
+            self.encounters,
+            self.roster,
+            self.weapons,
+        ):
+            raise ValueError("tallies of different chains cannot be merged")
+        self.battles += other.battles
+        self.completed += other.completed
+        for mine, theirs in (
+            (self.reached, other.reached),
+            (self.won, other.won),
+            (self.ended, other.ended),
+            (self.full, other.full),
+        ):
+            _add_into(mine, theirs)
+        for mine2, theirs2 in (
+            (self.fought, other.fought),
+            (self.down, other.down),
+            (self.dead, other.dead),
+            (self.end, other.end),
+        ):
+            for a, b in zip(mine2, theirs2, strict=True):
+                _add_into(a, b)
+        for r in RESOURCES:
+            for a, b in zip(self.resources[r], other.resources[r], strict=True):
+                _add_into(a, b)
+        for mine3, theirs3 in zip(self.rounds, other.rounds, strict=True):
+            for a, b in zip(mine3, theirs3, strict=True):
+                _add_into(a, b)
+        return self
+
+    def precision(self) -> float:
+        """How far the interval of the chance to complete the run reaches (``--precision``)."""
+        rate, interval = rate_with_interval(self.completed, self.battles)
+        return half_width(rate, interval)
+
+    # --- the journal -----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "chain",
+            "encounters": list(self.encounters),
+            "roster": list(self.roster),
+            "weapons": list(self.weapons),
+            "battles": self.battles,
+            "completed": self.completed,
+            "reached": self.reached,
+            "won": self.won,
+            "ended": self.ended,
+            "fought": self.fought,
+            "down": self.down,
+            "dead": self.dead,
+            "end": self.end,
+            "resources": self.resources,
+            "rounds": self.rounds,
+            "full": self.full,
+        }
+
+    @staticmethod
+    def check_json(data: Any) -> None:
+        """A journal's chain tally holds counts only (else ``ValueError``)."""
+        if not isinstance(data, dict) or data.get("kind") != "chain":
+            raise ValueError("not a chain's tally")
+        keys = ("battles", "completed", "reached", "won", "ended", "fought", "down", "dead", "full")
+        parts: list[Any] = [data[k] for k in (*keys, "end", "resources", "rounds", "weapons")]
+        while parts:
+            item = parts.pop()
+            if isinstance(item, dict):
+                parts += item.values()
+            elif isinstance(item, list):
+                parts += item
+            elif type(item) is not int or item < 0:
+                raise ValueError(f"a count of {item!r}")
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ChainTally:
+        blank = cls.blank(tuple(data["encounters"]), tuple(data["roster"]), data["weapons"])
+        counts = ("reached", "won", "ended", "fought", "down", "dead", "end", "resources", "full")
+        read = cls(
+            blank.encounters,
+            blank.roster,
+            blank.weapons,
+            battles=data["battles"],
+            completed=data["completed"],
+            rounds=data["rounds"],
+            **{k: data[k] for k in counts},
+        )
+        return _shaped(blank, read)
+
+
+def _shaped(blank: ChainTally, read: ChainTally) -> ChainTally:
+    """``read``, checked to have the shape of ``blank`` (a damaged journal line: ValueError)."""
+    for name in ("reached", "won", "ended", "fought", "down", "dead", "end", "full"):
+        if _shape(getattr(read, name)) != _shape(getattr(blank, name)):
+            raise ValueError(f"a chain tally whose {name} has another shape")
+    if set(read.resources) != set(RESOURCES) or any(
+        len(read.resources[r]) != len(blank.roster) for r in RESOURCES
+    ):
+        raise ValueError("a chain tally whose resources have another shape")
+    if [len(w) for w in read.rounds] != [len(w) for w in blank.rounds]:
+        raise ValueError("a chain tally whose rounds have another shape")
+    return read
+
+
+def _shape(value: Any) -> Any:
+    return [_shape(v) for v in value] if isinstance(value, list) else None
+
+
+def _bump(histogram: list[int], value: int) -> None:
+    if value >= len(histogram):
+        histogram.extend([0] * (value + 1 - len(histogram)))
+    histogram[max(value, 0)] += 1
+
+
+def _add_into(target: list[int], other: list[int]) -> None:
+    if len(other) > len(target):
+        target.extend([0] * (len(other) - len(target)))
+    for i, count in enumerate(other):
+        target[i] += count
