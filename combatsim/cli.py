@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from . import __version__, build_kind
 from .commands import balance as balance_command
 from .commands import compare as compare_command
+from .commands import design as design_command
 from .commands import examples
 from .commands import explain as explain_command
 from .commands import listing as list_command
@@ -41,6 +42,7 @@ COMMANDS = [
     compare_command,
     balance_command,
     explain_command,
+    design_command,
     report_command,
     serve_command,
 ]
