@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from combatsim.sweeps.race import ALPHA, Goal, Race, screen
+from combatsim.sweeps.race import ALPHA, Goal, Race, exact_interval, screen
 from combatsim.sweeps.targets import Aim
 from tests.stats import ALPHA as BUDGET
 
@@ -98,3 +98,14 @@ def test_candidates_that_surely_miss_stop_early():
     far = [c for c, rates in enumerate(RATES) if rates == (0.3, 0.2)]
     assert all(race.dropped[c][0] <= 2 for c in far)  # 16 or 32 battles of 400
     assert race.ends == [16, 32, 64, 128, 256, 400]
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (5, 10), (10, 10), (37, 400), (399, 400)])
+@pytest.mark.parametrize("confidence", [0.95, 0.995])
+def test_the_exact_interval_is_clopper_pearson(k, n, confidence):
+    low, high = exact_interval(k, n, confidence)
+    tail = (1 - confidence) / 2
+    want_low = 0.0 if k == 0 else stats.beta.ppf(tail, k, n - k + 1)
+    want_high = 1.0 if k == n else stats.beta.ppf(1 - tail, k + 1, n - k)
+    assert low == pytest.approx(want_low, abs=1e-9)
+    assert high == pytest.approx(want_high, abs=1e-9)

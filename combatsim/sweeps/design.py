@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -117,7 +118,10 @@ def side_index(scenario, side: str) -> int:
     return names.index(side)
 
 
-def placement(scenario, index: int, formation: str) -> tuple[tuple[float, float], tuple]:
+Point = tuple[float, float]
+
+
+def placement(scenario, index: int, formation: str) -> tuple[Point, Point]:
     """Where the designed side's first fighter stands and the step to the next: ``layout``
     takes both from the side as written (its first member's position; the spacing of its
     first group, else the step between its first two members, else 2 m apart), ``line``
@@ -125,20 +129,26 @@ def placement(scenario, index: int, formation: str) -> tuple[tuple[float, float]
     if formation not in FORMATIONS:
         raise UsageError("--formation", formation, "one of " + ", ".join(FORMATIONS))
     members = scenario.data["sides"][index]["members"]
-    anchor = tuple(float(x) for x in members[0].get("position", (0, 0)))
+    anchor = _point(members[0].get("position", (0, 0)))
     if formation == "line":
         return anchor, (0.0, 2.0)
     if formation == "column":
-        others = [f.position[0] for i, s in enumerate(scenario.sides) if i != index for f in s.fighters]
+        others = [
+            f.position[0] for i, s in enumerate(scenario.sides) if i != index for f in s.fighters
+        ]
         away = 2.0 if not others or anchor[0] >= sum(others) / len(others) else -2.0
         return anchor, (away, 0.0)
     for member in members:
         if int(member.get("count", 1)) > 1:
-            return anchor, tuple(float(x) for x in member.get("spacing", (0, 2)))
+            return anchor, _point(member.get("spacing", (0, 2)))
     if len(members) > 1:
         second = members[1].get("position", (0, 0))
         return anchor, (float(second[0]) - anchor[0], float(second[1]) - anchor[1])
     return anchor, (0.0, 2.0)
+
+
+def _point(pair) -> Point:
+    return float(pair[0]), float(pair[1])
 
 
 def design_data(base, index: int, kinds: Sequence[Kind], candidate: Candidate, place) -> dict:
@@ -171,7 +181,7 @@ class DesignVariants(Sequence):
     one_at_a_time = True
 
     def __init__(self, base, index: int, kinds, found: Sequence[Candidate], place, slots: int):
-        self.base, self.index, self.kinds = base, index, tuple(kinds)
+        self.base, self.side, self.kinds = base, index, tuple(kinds)
         self.found, self.place, self.slots = tuple(found), place, slots
         self._built: dict[int, Any] = {}
         self._kept = 0
@@ -197,7 +207,7 @@ class DesignVariants(Sequence):
         return built
 
     def data(self, c: int) -> dict:
-        return design_data(self.base, self.index, self.kinds, self.found[c], self.place)
+        return design_data(self.base, self.side, self.kinds, self.found[c], self.place)
 
     def scenario(self, c: int):
         return build(self.base, self.data(c), describe_candidate(self.found[c], self.kinds))
@@ -214,7 +224,7 @@ class DesignVariants(Sequence):
     def recipe(self) -> str:
         """What the run's fingerprint needs besides the base scenario."""
         kinds = [[k.archetype, k.weapon, k.armor] for k in self.kinds]
-        return json.dumps([self.index, kinds, self.found, self.place, self.slots])
+        return json.dumps([self.side, kinds, self.found, self.place, self.slots])
 
 
 @dataclass(frozen=True)
@@ -393,15 +403,16 @@ def _kinds(base, index: int, pool, weapons: Sequence[str], armor: Sequence[str])
             if name not in known[section]:
                 allowed = known[section]
                 raise UsageError(
-                    flag, name, f"one of the {section}: " + ", ".join(allowed[:12]) +
-                    (", ..." if len(allowed) > 12 else ""), did_you_mean(name, allowed)
+                    flag,
+                    name,
+                    f"one of the {section}: "
+                    + ", ".join(allowed[:12])
+                    + (", ..." if len(allowed) > 12 else ""),
+                    did_you_mean(name, allowed),
                 )
-    return [
-        Kind(a, w, r)
-        for a in chosen
-        for w in (list(dict.fromkeys(weapons)) or [None])
-        for r in (list(dict.fromkeys(armor)) or [None])
-    ]
+    carried: list[str | None] = list(dict.fromkeys(weapons)) or [None]
+    worn: list[str | None] = list(dict.fromkeys(armor)) or [None]
+    return [Kind(a, w, r) for a in chosen for w in carried for r in worn]
 
 
 def _blocks(slot: int, count: int, live: Sequence[int]) -> list[tuple[int, ...]]:
@@ -500,7 +511,9 @@ def _summary(base, side, root, opts, race, goals, kinds, found, search, confirme
         **about(base),
         "side": side,
         "seed": root,
-        "targets": [{**g.aim.to_json(), "text": g.text, "low": g.low, "high": g.high} for g in goals],
+        "targets": [
+            {**g.aim.to_json(), "text": g.text, "low": g.low, "high": g.high} for g in goals
+        ],
         "pool": [k.name for k in kinds],
         "candidates": len(found),
         "rule": describe(race),
@@ -541,7 +554,7 @@ def _rate_words(goal: Goal, figure: dict[str, Any]) -> str:
 def _closest_miss(search, goals: Sequence[Goal], found, kinds) -> str:
     """Why nothing hits: a target no candidate's screening estimate reached, with the nearest
     one came; else the targets pull apart."""
-    for g, goal in enumerate(goals):
+    for goal in goals:
         best, where = None, None
         for c, tally in search.screened.items():
             k, n = aim_counts(goal.aim, tally)
@@ -578,7 +591,7 @@ def candidate_table(found, kinds, goals, race, search, confirmed) -> pd.DataFram
                 k, n = aim_counts(goal.aim, confirmed_tally)
                 rate, ci = rate_with_interval(k, n)
             else:
-                rate, ci = None, [None, None]
+                rate, ci = None, [math.nan, math.nan]
             row[f"rate_{g + 1}"] = rate
             row[f"ci_low_{g + 1}"] = ci[0]
             row[f"ci_high_{g + 1}"] = ci[1]
@@ -606,33 +619,9 @@ def write_designs(variants: DesignVariants, designs: Sequence[dict], folder: Pat
             for rel in data.get("catalogues") or []
         ]
         path = folder / entry["file"]
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100)
+        text = yaml.safe_dump(
+            data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
+        )
         replace_text(path, text)
         files.append(path)
     return files
-
-
-def design_text(summary: dict[str, Any]) -> str:
-    """What the command line prints: the designs ranked, with each target's rate and 95%
-    interval, the verdict line, and the stated chance of a wrong "hits"."""
-    rule = summary["rule"]
-    lines = [
-        f"Designs of {summary['side']}: {summary['candidates']} make-ups screened, the best "
-        f"{len(summary['designs'])} confirmed on {rule['confirmation_battles']} fresh battles "
-        "each."
-    ]
-    width = max((len(d["design"]) for d in summary["designs"]), default=0)
-    for d in summary["designs"]:
-        figures = "   ".join(
-            f"{t['target']}: " + (f"{t['rate']:.1%} ({t['ci95'][0]:.1%}-{t['ci95'][1]:.1%})"
-            if t["rate"] is not None else "no battle")
-            for t in d["rates"]
-        )
-        lines.append(f"{d['rank']:>3}. {d['design']:<{width}}  {d['verdict']:<7}  {figures}")
-    lines.append(summary["verdict"])
-    lines.append(
-        f"'hits': every target's exact interval at {rule['hit_confidence']:.2%} lies inside it, "
-        f"on battles the search did not choose by, so the chance that any design reported as "
-        f"hitting misses a target is at most {rule['false_hit_chance']:.0%}."
-    )
-    return "\n".join(lines)

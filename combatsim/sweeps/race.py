@@ -28,9 +28,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
-
-from scipy import stats
 
 from ..stats import wilson_interval
 from .targets import Aim
@@ -88,13 +87,60 @@ class Goal:
 
 
 def exact_interval(count: int, n: int, confidence: float) -> tuple[float, float]:
-    """Clopper-Pearson: covers the true rate at least ``confidence`` of the time, always."""
+    """Clopper-Pearson: covers the true rate at least ``confidence`` of the time, always
+    (its ends are quantiles of beta laws, found here by bisection)."""
     if n == 0:
         return 0.0, 1.0
     tail = (1 - confidence) / 2
-    low = 0.0 if count == 0 else float(stats.beta.ppf(tail, count, n - count + 1))
-    high = 1.0 if count == n else float(stats.beta.ppf(1 - tail, count + 1, n - count))
+    low = 0.0 if count == 0 else _beta_quantile(tail, count, n - count + 1)
+    high = 1.0 if count == n else _beta_quantile(1 - tail, count + 1, n - count)
     return low, high
+
+
+def _beta_quantile(q: float, a: float, b: float) -> float:
+    low, high = 0.0, 1.0
+    for _ in range(60):  # 2**-60: far below any rate a summary shows
+        mid = (low + high) / 2
+        if beta_cdf(mid, a, b) < q:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
+def beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction
+    (modified Lentz), on the side where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return front * _fraction(x, a, b) / a
+    return 1 - front * _fraction(1 - x, b, a) / b
+
+
+def _fraction(x: float, a: float, b: float) -> float:
+    tiny = 1e-300
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 10_000):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return result
 
 
 def looks(battles: int) -> list[int]:
@@ -160,7 +206,7 @@ class Race:
     def finalists(self, live: Sequence[int], counts: dict[int, Counts]) -> list[int]:
         """The ``top`` to confirm: those whose estimates lie surely inside every target
         (simplest first), then the rest by how close they came."""
-        z = stats.norm.ppf(1 - (1 - self.hit_confidence) / 2)
+        z = NormalDist().inv_cdf(1 - (1 - self.hit_confidence) / 2)
 
         def key(c: int) -> tuple:
             worst = self.worst(counts[c])
@@ -197,7 +243,9 @@ class Race:
         )
 
 
-def screen(race: Race, count: int, run: Callable[[list[int], int, int], dict[int, Counts]]):
+def screen(
+    race: Race, count: int, run: Callable[[list[int], int, int], dict[int, Counts] | None]
+) -> list[int] | None:
     """Every look of the screening: ``run(live, start, stop)`` runs battles ``start .. stop -
     1`` of the live candidates and returns every live one's counts so far (None: interrupted,
     then so is this). Returns the finalists."""

@@ -32,7 +32,7 @@ def text(result: Any, side: str | None = None) -> str:
     if kind == "explain":
         return explain(summary)
     if kind == "design":
-        from .design import design_text
+        from .design_words import design_text
 
         return design_text(summary)
     if kind == "sweep":
