@@ -115,3 +115,29 @@ def test_missing_target_is_refused(capsys):
         main(["design", str(FIREFIGHT), "--side", SIDE])
     assert stop.value.code == 2
     assert "--target" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_every_rate_is_the_one_a_plain_run_of_the_make_up_gives():
+    """The screening's counts are the candidate's own battles, no more: each row's estimate
+    is the rate ``combatsim.simulate`` gives its scenario on the same battles (a shared empty
+    tally once counted every candidate's deaths into each other's)."""
+    from combatsim.scenario import load_scenario
+    from combatsim.sweeps.design import build, design_data, placement
+    from combatsim.sweeps.design import _kinds as kinds_of
+
+    targets = ["runners dead <= 0.5", "corp security win >= 0.2"]
+    kwargs = dict(pool=["elf_adept"], max_kinds=1, max_members=3, battles=32, seed=3)
+    result = design(FIREFIGHT, SIDE, targets, workers=1, **kwargs)
+    base = load_scenario(FIREFIGHT)
+    kinds = kinds_of(base, 1, ["elf_adept"], [], [])
+    place = placement(base, 1, "layout")
+    for row in result.table.itertuples():
+        count = row.members
+        scenario = build(base, design_data(base, 1, kinds, ((0, count),), place), "check")
+        plain = combatsim.simulate(
+            scenario, int(row.screened), seed=3, workers=1, quiet=True, records="none"
+        ).summary
+        dead = next(e for e in plain["casualties"] if e["who"] == "runners")["dead_rate"]
+        assert row.screen_rate_1 == pytest.approx(dead)
+        assert row.screen_rate_2 == pytest.approx(plain["sides"]["corp security"]["win_rate"])

@@ -219,7 +219,7 @@ class DesignVariants(Sequence):
         c = self.candidate(variant)
         if c not in self._empty:
             self._empty[c] = Tally.empty(self[variant])
-        return Tally.from_json(self._empty[c].to_json())
+        return copy.deepcopy(self._empty[c])  # never the template's own lists
 
     def recipe(self) -> str:
         """What the run's fingerprint needs besides the base scenario."""
@@ -276,7 +276,7 @@ def merged_tally(study, variant: int) -> Tally | None:
         if variant in unit.variants:
             part = unit.tallies[unit.variants.index(variant)]
             if total is None:
-                total = Tally.from_json(part.to_json())
+                total = copy.deepcopy(part)
             else:
                 total.merge(part)
     return total
@@ -547,8 +547,13 @@ def verdict_line(summary, search, goals, found, kinds) -> str:
 def _rate_words(goal: Goal, figure: dict[str, Any]) -> str:
     low, high = figure["ci95"]
     rate = figure["rate"]
-    shown = "no battle" if rate is None else f"{rate:.0%} ({low:.0%}-{high:.0%})"
+    shown = "no battle" if rate is None else f"{_pct(rate)} ({_pct(low)}-{_pct(high)})"
     return f"{goal.aim.phrase} {shown}"
+
+
+def _pct(x: float) -> str:
+    """A share as a percentage: whole points, or tenths below 10% (0.4% is not 0%)."""
+    return f"{x:.0%}" if x >= 0.1 or x == 0 else f"{x:.1%}"
 
 
 def _closest_miss(search, goals: Sequence[Goal], found, kinds) -> str:
