@@ -533,6 +533,9 @@ def verdict_line(summary, search, goals, found, kinds) -> str:
     designs = summary["designs"]
     if summary["interrupted"]:
         return "Interrupted before the designs were confirmed."
+    if not designs:
+        why = _closest_miss(search, goals, found, kinds)
+        return f"No design within the limits can hit every target: all surely miss ({why})."
     best = designs[0]
     rates = ", ".join(_rate_words(g, r) for g, r in zip(goals, best["rates"], strict=True))
     if best["verdict"] == "hits":
