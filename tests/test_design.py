@@ -123,8 +123,8 @@ def test_every_rate_is_the_one_a_plain_run_of_the_make_up_gives():
     is the rate ``combatsim.simulate`` gives its scenario on the same battles (a shared empty
     tally once counted every candidate's deaths into each other's)."""
     from combatsim.scenario import load_scenario
-    from combatsim.sweeps.design import build, design_data, placement
     from combatsim.sweeps.design import _kinds as kinds_of
+    from combatsim.sweeps.design import build, design_data, placement
 
     targets = ["runners dead <= 0.5", "corp security win >= 0.2"]
     kwargs = dict(pool=["elf_adept"], max_kinds=1, max_members=3, battles=32, seed=3)
@@ -141,3 +141,29 @@ def test_every_rate_is_the_one_a_plain_run_of_the_make_up_gives():
         dead = next(e for e in plain["casualties"] if e["who"] == "runners")["dead_rate"]
         assert row.screen_rate_1 == pytest.approx(dead)
         assert row.screen_rate_2 == pytest.approx(plain["sides"]["corp security"]["win_rate"])
+
+
+SYSTEMS = [  # one scenario of each other rule system family; the classic one is above
+    ("sr2097-runners-vs-patrol.yaml", "patrol", "corp_sergeant", "runners win 0.6..0.95"),
+    ("lost-souls-graveyard-zombies.yaml", "the dead", "zombie", "investigators win 0.6..0.9"),
+    ("4d8-temple-guardians.yaml", "temple", "temple_guardian", "expedition win 0.3..0.7"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "side", "pool", "target"), SYSTEMS, ids=[s[0] for s in SYSTEMS])
+def test_a_design_found_meets_its_target_when_rerun_on_a_fresh_seed(
+    tmp_path, name, side, pool, target
+):
+    path = ROOT / "scenarios" / name
+    result = design(
+        path, side, [target], pool=[pool], max_kinds=1, battles=200, seed=11, out=tmp_path
+    )
+    best = result.summary["designs"][0]
+    assert best["verdict"] == "hits", result.summary["verdict"]
+    again = combatsim.simulate(
+        tmp_path / best["file"], 5000, seed=987654, workers=1, quiet=True, records="none"
+    )
+    who, _, bounds = target.partition(" win ")
+    low, high = (float(x) for x in bounds.split(".."))
+    assert low <= again.summary["sides"][who]["win_rate"] <= high
