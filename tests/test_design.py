@@ -10,6 +10,7 @@ seed 4242 (not the seeds used here): 4 guards 97.3% (96.7-97.9%), 5 guards 78.3%
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,19 @@ def test_a_design_found_meets_its_target_when_rerun_on_a_fresh_seed(
     who, _, bounds = target.partition(" win ")
     low, high = (float(x) for x in bounds.split(".."))
     assert low <= again.summary["sides"][who]["win_rate"] <= high
+
+
+@pytest.mark.slow
+def test_report_shows_each_design_against_the_targets(tmp_path, capsys):
+    out = tmp_path / "o"
+    argv = ["design", str(FIREFIGHT), "--side", SIDE, "--target", "runners win 0.5..1"]
+    argv += ["--pool", "corp_guard", "--max-members", "2", "--battles", "32", "--seed", "2"]
+    assert main([*argv, "--workers", "1", "--out", str(out), "--report"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 corp_guard" in printed and "at most 5%" in printed
+    page = (out / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"].replace("'", "&#x27;") in page
+    for d in summary["designs"]:
+        assert d["design"] in page and (out / d["file"]).is_file()
+    assert (out / "plots" / "design.png").is_file()

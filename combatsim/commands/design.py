@@ -88,6 +88,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--top", type=integer, default=5, metavar="N", help="designs to report (5)")
     run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
+    run.add_report_option(p)
     p.set_defaults(handler=_design, parser=p)
 
 
