@@ -184,3 +184,24 @@ def test_report_shows_each_design_against_the_targets(tmp_path, capsys):
     for d in summary["designs"]:
         assert d["design"] in page and (out / d["file"]).is_file()
     assert (out / "plots" / "design.png").is_file()
+
+
+def test_when_every_make_up_surely_misses_it_says_which_target_and_why():
+    result = design(
+        FIREFIGHT,
+        SIDE,
+        ["runners win <= 0.01"],
+        battles=64,
+        seed=2,
+        workers=1,
+        pool="corp_guard",
+        max_members=2,
+    )
+    assert result.summary["designs"] == []
+    verdict = result.summary["verdict"]
+    assert verdict.startswith("No design within the limits can hit every target")
+    assert (
+        "no candidate reached runners win <= 0.01: the nearest was 100% with 1 corp_guard"
+        in verdict
+    )
+    assert "none could still hit" in result.text()

@@ -13,10 +13,14 @@ def design_text(summary: dict[str, Any]) -> str:
     """What the command line prints: the designs ranked, with each target's rate and 95%
     interval, the verdict line, and the stated chance of a wrong "hits"."""
     rule = summary["rule"]
+    count = len(summary["designs"])
+    confirmed = (
+        f"the best {count} confirmed on {rule['confirmation_battles']} fresh battles each"
+        if count
+        else "none could still hit the targets after the screening"
+    )
     lines = [
-        f"Designs of {summary['side']}: {summary['candidates']} make-ups screened, the best "
-        f"{len(summary['designs'])} confirmed on {rule['confirmation_battles']} fresh battles "
-        "each."
+        f"Designs of {summary['side']}: {summary['candidates']} make-ups screened, {confirmed}."
     ]
     width = max((len(d["design"]) for d in summary["designs"]), default=0)
     for d in summary["designs"]:
