@@ -540,9 +540,13 @@ def verdict_line(summary, search, goals, found, kinds) -> str:
     rates = ", ".join(_rate_words(g, r) for g, r in zip(goals, best["rates"], strict=True))
     if best["verdict"] == "hits":
         return f"{best['design']}: {rates}."
-    closest = _closest_miss(search, goals, found, kinds)
-    return (
-        f"No design within the limits surely hits every target ({closest}); the closest: "
+    if best["verdict"] == "may hit":
+        why = (
+            f"within reach but not sure at {best['battles']} battles; more --battles may settle it"
+        )
+    else:
+        why = _closest_miss(search, goals, found, kinds)
+    return f"No design within the limits surely hits every target ({why}); the closest: " + (
         f"{best['design']}: {rates}."
     )
 
