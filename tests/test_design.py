@@ -64,9 +64,9 @@ def test_identical_results_for_any_number_of_workers():
 
 @pytest.mark.slow
 def test_an_interrupted_search_resumes_to_the_numbers_of_one_never_stopped(tmp_path):
-    kwargs = dict(battles=64, seed=5, max_members=4, workers=1, chunk_size=8, **GUARDS)
+    kwargs = dict(battles=64, seed=5, max_members=4, workers=1, chunk_size=2, **GUARDS)
     targets = ["runners win 0.6..0.99"]
-    straight = design(FIREFIGHT, SIDE, targets, **kwargs)
+    straight = design(FIREFIGHT, SIDE, targets, **{**kwargs, "chunk_size": 50})
     cancel = Cancel()
     calls = []
 
@@ -78,6 +78,7 @@ def test_an_interrupted_search_resumes_to_the_numbers_of_one_never_stopped(tmp_p
     out = tmp_path / "run"
     stopped = design(FIREFIGHT, SIDE, targets, out=out, cancel=cancel, progress=progress, **kwargs)
     assert stopped.interrupted
+    assert stopped.summary["battles_completed"] == calls[-1] > 64  # mid-way through look 2
     assert (out / ".combatsim" / "journal.jsonl").exists()
     resumed = design(FIREFIGHT, SIDE, targets, out=out, resume=True, **kwargs)
     assert resumed.complete

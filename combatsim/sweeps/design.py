@@ -473,6 +473,16 @@ class _Search:
 # --- what it found ------------------------------------------------------------------------------
 
 
+def finished_battles(study) -> int:
+    """Every battle of every candidate that finished, an interrupted look's included."""
+    return sum(
+        tally.battles
+        for unit in study.units
+        for chunk_tallies in ([unit.tallies] + [c.tallies for c in unit.available.values()])
+        for tally in chunk_tallies
+    )
+
+
 def _figures(goals: Sequence[Goal], counts: Counts) -> list[dict[str, Any]]:
     out = []
     for goal, (k, n) in zip(goals, counts, strict=True):
@@ -518,8 +528,7 @@ def _summary(base, side, root, opts, race, goals, kinds, found, search, confirme
         "candidates": len(found),
         "rule": describe(race),
         "battles_requested": opts.battles,
-        "battles_completed": sum(t.battles for t in search.screened.values())
-        + sum(t.battles for t in (confirmed or {}).values()),
+        "battles_completed": finished_battles(search.study),
         "interrupted": confirmed is None,
         "designs": designs,
     }
