@@ -98,6 +98,9 @@ def test_the_api_is_combatsim_design():
         (["--target", "runners win 0.9..0.1"], "LOW at most HIGH"),
         (["--target", "Nobody dead <= 0.1"], "--target: got 'Nobody'"),
         (["--precision", "0.02"], "--precision"),
+        (["--records", "all"], "--records: got 'all'"),
+        (["--side", "Nobody"], "--side: got 'Nobody'"),
+        (["--weapons", "laser"], "--weapons: got 'laser'"),
         (["--max-members", "0"], "--max-members"),
     ],
 )

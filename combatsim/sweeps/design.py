@@ -316,6 +316,8 @@ def design(
     opts = Options(**options)
     if opts.precision is not None:
         raise UsageError("--precision", opts.precision, "nothing: design sets its own rounds")
+    if opts.records not in (None, "none"):
+        raise UsageError("--records", opts.records, "none: design keeps no per-battle records")
     base = load(scenario)
     index = side_index(base, side)
     _check_limits(min_members, max_members, max_kinds, top)
