@@ -209,3 +209,26 @@ def test_when_every_make_up_surely_misses_it_says_which_target_and_why():
         in verdict
     )
     assert "none could still hit" in result.text()
+
+
+def test_the_make_ups_are_counted_before_any_is_made():
+    """A search of millions of make-ups is refused at once, saying how many (it used to walk
+    every count of every kind before giving up)."""
+    from combatsim.errors import UsageError
+    from combatsim.sweeps.design import count_candidates
+
+    for limits in [(3, 2, 3, 2), (5, 1, 8, 2), (4, 3, 9, 3), (2, 1, 1, 2)]:
+        assert count_candidates(*limits) == len(candidates(*limits))
+    with pytest.raises(UsageError, match="these leave 1,789,720,854,729,165,630"):
+        candidates(19, 1, 100, 10)
+
+
+def test_a_range_target_is_for_design_and_balance_still_refuses_it(capsys):
+    from combatsim.sweeps.targets import parse_aim
+
+    aim = parse_aim("runners win 60%..75%", ranges=True)
+    assert (aim.op, aim.value, aim.high, aim.text) == ("in", 0.6, 0.75, "runners win 0.6..0.75")
+    assert aim.meets(0.7) and not aim.meets(0.76)
+    argv = ["balance", str(FIREFIGHT), "--vary", "sides[1].members[1].count=1..3"]
+    assert main([*argv, "--target", "runners win 0.6..0.75", "--quiet"]) == 2
+    assert "allowed: [WHO] win|draw|down|dead" in capsys.readouterr().err

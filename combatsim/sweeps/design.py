@@ -36,7 +36,7 @@ from .results import Result, about, seal
 from .targets import Aim, check_aim, parse_aim
 
 MAX_COUNT = 100  # MemberSpec.count's bound
-MAX_CANDIDATES = 100_000  # a search larger than this is refused before it starts
+MAX_CANDIDATES = 20_000  # a search larger than this is refused before it starts
 BLOCK = 8  # candidates per unit of a look (each task builds each of its variants once)
 KEPT_FIGHTERS = 4000  # fighters of built candidates kept for the next task
 FORMATIONS = ("layout", "line", "column")
@@ -75,27 +75,43 @@ Candidate = tuple[tuple[int, int], ...]  # (kind, count) pairs, kinds in pool or
 
 def candidates(kinds: int, min_members: int, max_members: int, max_kinds: int) -> list[Candidate]:
     """Every make-up of at most ``max_kinds`` of ``kinds`` kinds with ``min_members`` to
-    ``max_members`` fighters, simplest first (fewest fighters, then fewest kinds)."""
+    ``max_members`` fighters, simplest first (fewest fighters, then fewest kinds). Counted
+    before any is made: more than ``MAX_CANDIDATES`` is refused in one line."""
+    total = count_candidates(kinds, min_members, max_members, max_kinds)
+    if total > MAX_CANDIDATES:
+        raise UsageError(
+            "--max-members",
+            max_members,
+            f"limits that leave at most {MAX_CANDIDATES:,} make-ups (these leave {total:,}: "
+            "fewer members, kinds or pool entries)",
+        )
     found: list[Candidate] = []
     for used in range(1, min(max_kinds, kinds) + 1):
         for chosen in itertools.combinations(range(kinds), used):
             for counts in _splits(used, min_members, max_members):
                 found.append(tuple(zip(chosen, counts, strict=True)))
-                if len(found) > MAX_CANDIDATES:
-                    raise UsageError(
-                        "--max-members",
-                        max_members,
-                        f"a search of at most {MAX_CANDIDATES:,} make-ups (fewer members, "
-                        "kinds or pool entries)",
-                    )
     return sorted(found, key=lambda c: (simplicity(c), c))
 
 
+def count_candidates(kinds: int, min_members: int, max_members: int, max_kinds: int) -> int:
+    """How many make-ups ``candidates`` would list: for each number of kinds used, the ways to
+    choose them times the ways to split each total among them (stars and bars)."""
+    return sum(
+        math.comb(kinds, used) * math.comb(total - 1, used - 1)
+        for used in range(1, min(max_kinds, kinds) + 1)
+        for total in range(max(min_members, used), max_members + 1)
+    )
+
+
 def _splits(parts: int, low: int, high: int) -> Iterable[tuple[int, ...]]:
-    """Every way to give ``parts`` kinds at least one fighter each, ``low`` to ``high`` in all."""
-    for counts in itertools.product(range(1, high + 1), repeat=parts):
-        if low <= sum(counts) <= high:
-            yield counts
+    """Every way to give ``parts`` kinds at least one fighter each, ``low`` to ``high`` in all
+    (only those: never a search through the ones that do not fit)."""
+    if parts == 1:
+        yield from ((n,) for n in range(max(low, 1), high + 1))
+        return
+    for first in range(1, high - (parts - 1) + 1):
+        for rest in _splits(parts - 1, max(low - first, parts - 1), high - first):
+            yield (first, *rest)
 
 
 def simplicity(candidate: Candidate) -> tuple[int, int]:
