@@ -26,6 +26,7 @@ _LAZY = {
     "compare": "api",
     "balance": "api",
     "explain": "api",
+    "design": "api",
     "Result": "sweeps.results",
     "Cancel": "run.cancel",
     "load_scenario": "scenario",

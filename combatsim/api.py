@@ -41,7 +41,7 @@ from .limits import (
 if TYPE_CHECKING:
     from .sweeps.results import Result
 
-__all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain"]
+__all__ = ["simulate", "run_many", "sweep", "compare", "balance", "explain", "design"]
 
 
 Returned = TypeVar("Returned")  # what the entry point ``_call`` runs returns
@@ -202,6 +202,52 @@ def explain(
     keywords = {"only": only, **options}
     args = (_scenario(scenario), side, metric)
     return _call(explaining.explain, args, battles, seed, workers, quiet, keywords)
+
+
+def design(
+    scenario,
+    side: str,
+    target: str | Sequence[str],
+    *,
+    pool: str | Sequence[str] | None = None,
+    weapons: Sequence[str] = (),
+    armor: Sequence[str] = (),
+    min_members: int = 1,
+    max_members: int = 8,
+    max_kinds: int = 2,
+    formation: str = "layout",
+    top: int = 5,
+    battles: int = DEFAULT_BATTLES,
+    seed: int | None = None,
+    workers: int | None = None,
+    quiet: bool = False,
+    **options: Any,
+) -> Result:
+    """The make-ups of ``side`` (archetypes of ``pool``, how many of each, and optionally a
+    weapon and armor of ``weapons``/``armor``) whose battles hit every ``target``
+    (``"runners win 0.6..0.75"``, ``"runners dead <= 0.05"``). The best ``top`` are confirmed
+    on fresh battles and ranked surest, then simplest, first: ``summary["designs"]``, each
+    with its rates and 95% intervals; ``summary["verdict"]`` says the gist in one line; the
+    ``table`` lists every make-up tried (docs/design.md)."""
+    from .sweeps import design as designing
+
+    _text("side", side)
+    targets = [_text("target", t) for t in _listed(target, "target")]
+    if pool is not None and not isinstance(pool, str):
+        pool = [_text("pool", name) for name in _listed(pool, "pool")]
+    keywords = {
+        "pool": pool,
+        "weapons": [_text("weapons", w) for w in _listed(weapons, "weapons")],
+        "armor": [_text("armor", a) for a in _listed(armor, "armor")],
+        "min_members": min_members,
+        "max_members": max_members,
+        "max_kinds": max_kinds,
+        "formation": formation,
+        "top": top,
+        **options,
+    }
+    args = (_scenario(scenario), side, targets)
+    return _call(designing.design, args, battles, seed, workers, quiet, keywords)
 
 
 def _call(

@@ -18,6 +18,7 @@ from . import __version__, build_kind
 from .commands import balance as balance_command
 from .commands import chain as chain_command
 from .commands import compare as compare_command
+from .commands import design as design_command
 from .commands import examples
 from .commands import explain as explain_command
 from .commands import listing as list_command
@@ -43,6 +44,7 @@ COMMANDS = [
     balance_command,
     explain_command,
     chain_command,
+    design_command,
     report_command,
     serve_command,
 ]

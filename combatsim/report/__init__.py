@@ -59,12 +59,12 @@ from .sweep import heatmap, lines_plot
 REPORT_HTML = "report.html"
 
 
-def _explain_summary(folder: Path) -> dict[str, Any] | None:
+def _explain_summary(folder: Path, kind: str = "explain") -> dict[str, Any] | None:
     path = folder / SUMMARY_JSON
     if not path.exists():
         return None
     summary = json.loads(path.read_text(encoding="utf-8"))
-    return summary if summary.get("kind") == "explain" else None
+    return summary if summary.get("kind") == kind else None
 
 
 @plots_text_as_written
@@ -93,6 +93,11 @@ def _render(folder: Path, side: str | None) -> list[Path]:
         from .explain import render_explain_report
 
         return render_explain_report(folder, explained)
+    designed = _explain_summary(folder, "design")
+    if designed is not None:  # combatsim design: its own page (report/design.py)
+        from .design import render_design_report
+
+        return render_design_report(folder, designed)
     summary, rows, names = load_results(folder)
     sides = sides_of(rows)
     if side is not None and side not in sides:

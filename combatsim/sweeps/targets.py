@@ -10,7 +10,9 @@ WHO). ``OP`` is ``=`` (the closest value; the default), ``<=`` or ``>=`` (the va
 the bound that keeps to it). ``VALUE`` is a share, ``0.3``, or a percentage, ``30%``.
 Examples: ``runners win = 0.5``, ``runners down <= 0.3`` (the runners lose someone in at most
 30% of battles), ``Razor dead <= 5%``, ``draw <= 0.1``. A bare number is the win rate of the
-side named separately (``--side``), as before.
+side named separately (``--side``), as before. Where a range makes sense (``combatsim design``
+asks for ``parse_aim(..., ranges=True)``), VALUE may also be ``LOW..HIGH``:
+``runners win 0.6..0.75`` (no OP; both ends count).
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ ALIASES = {"wins": "win", "winning": "win", "draws": "draw", "==": "="}
 SYNTAX = "[WHO] win|draw|down|dead [=|<=|>=] VALUE, e.g. 'runners down <= 0.3'"
 _PATTERN = re.compile(
     r"^\s*(?:(?P<who>.*?)\s+)?(?P<rate>wins?|winning|draws?|down|dead)"
-    r"\s*(?P<op><=|>=|==|=)?\s*(?P<value>[-+0-9.eE]+%?)\s*$"
+    r"\s*(?P<op><=|>=|==|=)?\s*(?P<value>[-+0-9.eE]+?%?)"
+    r"(?:\s*\.\.\s*(?P<high>[-+0-9.eE]+%?))?\s*$"
 )
+RANGE_SYNTAX = SYNTAX + ", or a range: 'runners win 0.6..0.75'"
 
 
 @dataclass(frozen=True)
@@ -38,12 +42,15 @@ class Aim:
 
     rate: str
     value: float
-    op: str = "="
+    op: str = "="  # or "in": from ``value`` to ``high``
     who: str | None = None
+    high: float | None = None
 
     @property
     def text(self) -> str:
         head = f"{self.who} {self.rate}" if self.who else self.rate
+        if self.op == "in":
+            return f"{head} {self.value:g}..{self.high:g}"
         return f"{head} {self.op} {self.value:g}"
 
     @property
@@ -75,10 +82,15 @@ class Aim:
             return rate <= self.value
         if self.op == ">=":
             return rate >= self.value
+        if self.op == "in" and self.high is not None:
+            return self.value <= rate <= self.high
         return True
 
     def to_json(self) -> dict[str, Any]:
-        return {"rate": self.rate, "who": self.who, "op": self.op, "value": self.value}
+        out = {"rate": self.rate, "who": self.who, "op": self.op, "value": self.value}
+        if self.high is not None:
+            out["high"] = self.high
+        return out
 
 
 def _levels(entries, who: str | None):
@@ -87,8 +99,9 @@ def _levels(entries, who: str | None):
     return sorted((e for e in entries if e["who"] == who), key=lambda e: order[e["level"]])
 
 
-def parse_aim(target: Any, side: str | None = None) -> Aim:
-    """An ``Aim`` from ``--target`` text (see the module docstring) or a number with ``side``."""
+def parse_aim(target: Any, side: str | None = None, ranges: bool = False) -> Aim:
+    """An ``Aim`` from ``--target`` text (see the module docstring) or a number with ``side``;
+    ``ranges``: ``LOW..HIGH`` is allowed too."""
     if isinstance(target, int | float) and not isinstance(target, bool):
         return _win(float(target), side)
     text = str(target).strip()
@@ -96,16 +109,18 @@ def parse_aim(target: Any, side: str | None = None) -> Aim:
         return _win(_number(text), side)
     except ValueError:
         pass
+    syntax = RANGE_SYNTAX if ranges else SYNTAX
     found = _PATTERN.match(text)
-    if found is None:
-        raise UsageError("--target", text, SYNTAX)
+    if found is None or (found["high"] is not None and (not ranges or found["op"])):
+        raise UsageError("--target", text, syntax)
     rate = ALIASES.get(found["rate"], found["rate"])
     op = ALIASES.get(found["op"] or "=", found["op"] or "=")
     who = (found["who"] or "").strip() or None
     try:
         value = _number(found["value"])
+        high = None if found["high"] is None else _number(found["high"])
     except ValueError:
-        raise UsageError("--target", text, SYNTAX) from None
+        raise UsageError("--target", text, syntax) from None
     if rate == "draw" and who is not None:
         raise UsageError("--target", text, "'draw OP VALUE' with no name before it")
     if rate != "draw":
@@ -115,7 +130,12 @@ def parse_aim(target: Any, side: str | None = None) -> Aim:
     if side is not None and who is not None and rate == "win" and who != side:
         raise UsageError("--side", side, f"the side named in --target ({who}), or no --side")
     _check_value(text, value)
-    return Aim(rate, value, op, who)
+    if high is None:
+        return Aim(rate, value, op, who)
+    _check_value(text, high)
+    if high < value:
+        raise UsageError("--target", text, "a range LOW..HIGH with LOW at most HIGH")
+    return Aim(rate, value, "in", who, high)
 
 
 def is_number(text: Any) -> bool:

@@ -31,6 +31,10 @@ def text(result: Any, side: str | None = None) -> str:
         return compare(summary, side)
     if kind == "explain":
         return explain(summary)
+    if kind == "design":
+        from .design_words import design_text
+
+        return design_text(summary)
     if kind == "sweep":
         return sweep(result)
     if kind == "run":
