@@ -2,8 +2,9 @@
 
 Each fight is one rifle shot: an ork with one action (his Reaction is 1, so one initiative
 pass) fires once at a frail elf (Body 1) who holds, cannot shoot back, never dodges and has
-no Karma, and the fight ends after its one turn. The elf is the carried side, so what fight 1 leaves her with
-(the boxes the shot did) is all fight 2 depends on: she ends the run standing with chance
+no Karma, and the fight ends after its one turn. The elf is the carried side, so what fight 1
+leaves her with (the boxes the shot did) is all fight 2 depends on: she ends the run standing
+with chance
 
     sum over the first shot's outcomes that leave her standing, with damage d,
         P(first shot: d) * P(a shot at her starting at d boxes does not drop her),
