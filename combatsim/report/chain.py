@@ -67,7 +67,8 @@ def _pair(ax, y: float, figures: dict[str, dict[str, Any]]) -> None:
         if r["rate"] is None:
             continue
         label, color = MODES[mode]
-        draw_bar(ax, y + offset, r["rate"], *r["ci95"], color, height=0.38, label=label)
+        low, high = r["ci95"]
+        draw_bar(ax, y + offset, r["rate"], low, high, color, height=0.38, label=label)
 
 
 def encounter_plot(summary: dict[str, Any], folder: Path) -> Plot:
@@ -121,17 +122,9 @@ def member_plot(summary: dict[str, Any], folder: Path) -> Plot:
     ticks, labels = [], []
     for m, member in enumerate(members):
         for offset, mode in ((-0.2, "carried"), (0.2, "fresh")):
-            end = summary[mode]["members"][m]["end"]
-            left = 0.0
-            for status in STATUSES:
-                rate = end[status]["rate"] or 0.0
-                first = m == 0 and mode == "carried"
-                ax.barh(m + offset, rate, 0.36, left=left, color=STATUS_COLORS[status],
-                        label=status.replace("_", " ") if first else None)
-                if rate >= 0.08:
-                    ax.text(left + rate / 2, m + offset, f"{rate:.0%}", ha="center",
-                            va="center", fontsize=7)
-                left += rate
+            _stacked(
+                ax, m + offset, summary[mode]["members"][m]["end"], m == 0 and mode == "carried"
+            )
             ticks.append(m + offset)
             labels.append(f"{wrap(member['member'], 24)}, {MODES[mode][0]}")
     ax.set_yticks(ticks, labels, fontsize=8)
@@ -149,20 +142,32 @@ def member_plot(summary: dict[str, Any], folder: Path) -> Plot:
     )
 
 
+def _stacked(ax, y: float, end: dict[str, dict[str, Any]], legend: bool) -> None:
+    """One member's ends as one stacked bar at ``y``, each share written on its piece."""
+    left = 0.0
+    for status in STATUSES:
+        rate = end[status]["rate"] or 0.0
+        label = status.replace("_", " ") if legend else None
+        ax.barh(y, rate, 0.36, left=left, color=STATUS_COLORS[status], label=label)
+        if rate >= 0.08:
+            ax.text(left + rate / 2, y, f"{rate:.0%}", ha="center", va="center", fontsize=7)
+        left += rate
+
+
 def resource_plot(summary: dict[str, Any], folder: Path) -> Plot | None:
     """Small histograms: each member's resources left at the end, carried beside fresh."""
     panels = []
     for m, member in enumerate(summary["carried"]["members"]):
         fresh = dict(shown_resources(summary["fresh"]["members"][m]["left"]))
         for label, histogram in shown_resources(member["left"]):
-            panels.append((f"{member['member']}: {label}", histogram, fresh.get(label, [])))
+            panels.append((f"{member['member']}: {label}", histogram, fresh.get(label, [0])))
     if not panels:
         return None
     from matplotlib.ticker import PercentFormatter
 
     fig, axes = make_panels(len(panels))
-    for ax, (title, carried, fresh) in zip(axes, panels, strict=False):
-        _histograms(ax, {"carried": carried, "fresh": fresh})
+    for ax, (title, ours, theirs) in zip(axes, panels, strict=False):
+        _histograms(ax, {"carried": ours, "fresh": theirs})
         ax.set_title(wrap(title, 36), fontsize=9)
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.grid(axis="y", alpha=0.3)
@@ -325,7 +330,7 @@ def _html(summary: dict[str, Any], plots: list[Plot]) -> str:
         figures.get("members", ""),
         _members(summary),
         "<h2>Casualties per encounter</h2>",
-        '<p>Down (out of the fight; the dead counted too) and dead, among the runs in which the '
+        "<p>Down (out of the fight; the dead counted too) and dead, among the runs in which the "
         "member entered the fight standing.</p>",
         _casualties(summary),
     ]
