@@ -244,17 +244,23 @@ def _casualty_lines(part: dict[str, Any]) -> list[str]:
     return [*_columns(rows), "  (of the runs in which the member entered the fight standing)"]
 
 
+def shown_resources(left: dict[str, Any]) -> list[tuple[str, list[int]]]:
+    """A member's resources left at the end worth showing, each as (label, histogram of runs
+    by value): those it had at all, wounds always, and not a single value that never moved."""
+    named = [(RESOURCE_NAMES[r], left[r]) for r in RESOURCES]
+    named += [(f"rounds, weapon {w + 1}", h) for w, h in enumerate(left["rounds"])]
+    return [
+        (label, histogram)
+        for label, histogram in named
+        if sum(histogram) and (len(histogram) > 1 or label == "wounds")
+    ]
+
+
 def _resource_lines(part: dict[str, Any]) -> list[str]:
     rows = [("left at the end", "member", "mean", "min", "max")]
     for member in part["members"]:
-        left = member["left"]
-        named = [(RESOURCE_NAMES[r], left[r]) for r in RESOURCES]
-        named += [(f"rounds, weapon {w + 1}", h) for w, h in enumerate(left["rounds"])]
-        for label, histogram in named:
-            total = sum(histogram)
-            if not total or (len(histogram) == 1 and label != "wounds"):
-                continue
+        for label, histogram in shown_resources(member["left"]):
             values = [v for v, c in enumerate(histogram) if c]
-            mean = sum(v * c for v, c in enumerate(histogram)) / total
+            mean = sum(v * c for v, c in enumerate(histogram)) / sum(histogram)
             rows.append((label, member["member"], f"{mean:.2f}", str(values[0]), str(values[-1])))
     return _columns(rows)

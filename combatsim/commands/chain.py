@@ -3,7 +3,8 @@ rounds, grenades and Karma or Edge handed from one fight to the next, and what t
 
 Writes ``summary.json`` and the tidy tables (``encounters``, ``casualties``, ``members``,
 ``resources``: ``.csv`` and ``.parquet``) into ``--out`` (default ``results/<chain stem>``) and
-prints the answers beside the same chain with every fight fresh. ``--trace I`` replays run I
+prints the answers beside the same chain with every fight fresh; ``--report`` adds
+``report.html`` and its plots. ``--trace I`` replays run I
 fight by fight and writes nothing; ``--resume DIR`` finishes an interrupted run.
 """
 
@@ -41,19 +42,22 @@ def add_parser(sub) -> None:
         help="replay only run I (counting from 0) fight by fight; writes no files",
     )
     run.add_batch_options(p, records="none", battles=None)
+    run.add_report_option(p)
     p.set_defaults(handler=_chain, parser=p)
 
 
 def _chain(args: argparse.Namespace) -> int:
-    if args.records != "none":
-        from ..errors import UsageError
+    from ..errors import UsageError
 
+    if args.records != "none":
         raise UsageError("--records", args.records, "none (a chain keeps no per-run records)")
     resumed = run.start_study(args, "chain", KEYS, (("chain", "FILE"),))
     from ..chain import load_chain
 
     chain = load_chain(args.chain)
     if args.trace is not None:
+        if args.report:
+            raise UsageError("--report", "given", "nothing with --trace (it writes no files)")
         return _trace(chain, args)
     from ..chain.study import run_chain_study
     from ..limits import DEFAULT_BATTLES
@@ -72,7 +76,7 @@ def _chain(args: argparse.Namespace) -> int:
         finally:
             if progress is not None:
                 progress.finish()
-        files = result.files
+        files = run.with_report(args, out, result.files)
     if not args.quiet:
         print(for_terminal(result.text()))
         print(for_terminal(f"\nresults in {out}: {run.listing(out, files)}"))

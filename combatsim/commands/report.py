@@ -1,6 +1,7 @@
 """``combatsim report DIR``: plots and a self-contained HTML page from a results folder.
 
-Works on the folder of ``run``, ``sweep``, ``compare`` or ``balance`` (it reads
+Works on the folder of ``run``, ``sweep``, ``compare``, ``balance``, ``explain``, ``design``
+or ``chain`` (it reads
 ``summary.json``); writes ``DIR/plots/*.png`` and ``DIR/report.html``.
 """
 
@@ -17,7 +18,7 @@ def add_parser(sub) -> None:
         "report",
         help="turn a results folder into PNG plots and an HTML report",
         description="Write DIR/plots/*.png and DIR/report.html (images embedded) from the "
-        "summary.json of a run, sweep, comparison or balance search.",
+        "summary.json of a run, sweep, comparison, balance search, explain, design or chain.",
         **examples(
             "combatsim run scenarios/sr-firefight-4v4.yaml && combatsim report "
             "results/sr-firefight-4v4",

@@ -23,7 +23,8 @@ titles are wrapped, never cut, and constrained layout keeps every text inside th
 (``tests/test_report.py`` checks each one). matplotlib draws off-screen (Agg).
 
 One module per kind of report: ``run`` (one scenario, or a batch of them), ``sweep``,
-``balance``, ``compare`` and ``explain`` (its own page); ``results`` reads the folder,
+``balance``, ``compare``, and ``explain``, ``design`` and ``chain`` (each its own page);
+``results`` reads the folder,
 ``figures`` holds what every figure shares and ``page`` writes the HTML. This module picks
 the figures a folder's results call for.
 """
@@ -98,6 +99,11 @@ def _render(folder: Path, side: str | None) -> list[Path]:
         from .design import render_design_report
 
         return render_design_report(folder, designed)
+    chained = _explain_summary(folder, "chain")
+    if chained is not None:  # combatsim chain: its own page (report/chain.py)
+        from .chain import render_chain_report
+
+        return render_chain_report(folder, chained)
     summary, rows, names = load_results(folder)
     sides = sides_of(rows)
     if side is not None and side not in sides:
