@@ -2057,7 +2057,9 @@ def _passing_at(a: Point, b: Point, p: Point, radius: float) -> float | None:
 def _leave_grenades(f: Fighter, left: int) -> None:
     """``left`` grenades in all in ``f``'s grenade slots: the last slots keep theirs, as the
     tactics throw from the first slot that has one."""
-    for i, _ in reversed(f.grenades):
+    slots: list[tuple[int, Any]] = f.grenades
+    for place in range(len(slots) - 1, -1, -1):  # not reversed(): mypyc cannot compile it here
+        i = slots[place][0]
         full = f.full_loads[i]
         f.ammo[i] = left if left < full else full
         left -= f.ammo[i]
