@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from combatsim.chain import load_chain, runner  # noqa: E402
-from combatsim.chain.tally import ChainTally  # noqa: E402
+from combatsim.chains import load_chain, runner  # noqa: E402
+from combatsim.chains.tally import ChainTally  # noqa: E402
 
 TARGET = 1.10
 CHAIN = ROOT / "scenarios" / "chains" / "sr2097-patrol-and-boss.yaml"

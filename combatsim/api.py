@@ -112,12 +112,12 @@ def chain(
     quiet: bool = False,
     **options: Any,
 ):
-    """Runs of a chain of encounters (a chain file, or a ``combatsim.chain.Chain``): the
+    """Runs of a chain of encounters (a chain file, or a ``combatsim.chains.Chain``): the
     carried side keeps its wounds, rounds, grenades and spent Karma or Edge from one fight to
-    the next. Returns a ``combatsim.chain.study.ChainResult``: ``summary`` (the chance to
+    the next. Returns a ``combatsim.chains.study.ChainResult``: ``summary`` (the chance to
     complete the run, per encounter and per member, beside every fight fresh) and ``tables``.
     ``precision`` stops on the chance to complete the run."""
-    from .chain.study import load, run_chain_study
+    from .chains.study import load, run_chain_study
 
     return _call(run_chain_study, (load(chain),), battles, seed, workers, quiet, options)
 

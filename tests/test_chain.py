@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.chain import load_chain
-from combatsim.chain.runner import run_chain
-from combatsim.chain.study import run_chain_study
+from combatsim.chains import load_chain
+from combatsim.chains.runner import run_chain
+from combatsim.chains.study import run_chain_study
 from combatsim.cli import main
 from combatsim.errors import ScenarioError
 
@@ -182,3 +182,12 @@ def test_the_command_writes_the_answers_and_traces_a_run(tmp_path, capsys):
     assert main(["chain", path, "--trace", "3"]) == 0
     text = capsys.readouterr().out
     assert "encounter 2: Ortiz's patrol" in text and "rest before it: heal 4" in text
+
+
+def test_the_api_function_chain_survives_an_import_of_the_chain_modules():
+    """``combatsim.chain`` is the function even after ``combatsim.chains`` is imported (a
+    subpackage of the same name would have replaced it with a module)."""
+    import combatsim
+    import combatsim.chains.study  # noqa: F401
+
+    assert callable(combatsim.chain) and not isinstance(combatsim.chain, type(combatsim))

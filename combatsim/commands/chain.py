@@ -52,14 +52,14 @@ def _chain(args: argparse.Namespace) -> int:
     if args.records != "none":
         raise UsageError("--records", args.records, "none (a chain keeps no per-run records)")
     resumed = run.start_study(args, "chain", KEYS, (("chain", "FILE"),))
-    from ..chain import load_chain
+    from ..chains import load_chain
 
     chain = load_chain(args.chain)
     if args.trace is not None:
         if args.report:
             raise UsageError("--report", "given", "nothing with --trace (it writes no files)")
         return _trace(chain, args)
-    from ..chain.study import run_chain_study
+    from ..chains.study import run_chain_study
     from ..limits import DEFAULT_BATTLES
 
     args.battles = args.battles or DEFAULT_BATTLES
@@ -94,8 +94,8 @@ def _chain(args: argparse.Namespace) -> int:
 
 
 def _trace(chain, args: argparse.Namespace) -> int:
-    from ..chain.runner import run_chain
-    from ..chain.trace import format_run
+    from ..chains.runner import run_chain
+    from ..chains.trace import format_run
     from ..errors import check_range
     from ..limits import MAX_BATTLES
 

@@ -100,7 +100,7 @@ def _load(path: str):
     chain's checks need the studies layer, imported only for a chain."""
     data, lines = load_yaml(path)
     if isinstance(data, dict) and "encounters" in data and "sides" not in data:
-        from ..chain import build_chain
+        from ..chains import build_chain
 
         chain = build_chain(data, path, Path(path).parent, lines)
         return (

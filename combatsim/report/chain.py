@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..chain.summary import shown_resources
-from ..chain.tally import STATUSES
+from ..chains.summary import shown_resources
+from ..chains.tally import STATUSES
 from ..folder import write_atomic
 from ..names import html_name as _n
 from ..names import isolated as _iso
