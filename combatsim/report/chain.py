@@ -231,17 +231,21 @@ def _figure(plot: Plot) -> str:
     )
 
 
+def _rest_words(rest: dict[str, Any]) -> str:
+    """One rest as the page says it; Edge only where the rest gives some back (2097)."""
+    words = f"after {_n(rest['after'])}: heal {rest['heal']}, heal stun {rest['heal_stun']}"
+    if rest.get("edge") not in (None, "none"):
+        words += f", Edge {html.escape(str(rest['edge']))}"
+    return words
+
+
 def _head(summary: dict[str, Any]) -> list[str]:
     e = html.escape
     n = summary["carried"]["runs_completed"]
     runs = f"{n} runs, seed {summary['seed']}"
     if summary["interrupted"]:
         runs += f" (interrupted: {n} of {summary['runs_requested']} finished)"
-    rests = "; ".join(
-        f"after {_n(r['after'])}: heal {r['heal']}, heal stun {r['heal_stun']}, "
-        f"Edge {e(str(r['edge']))}"
-        for r in summary["rests"]
-    )
+    rests = "; ".join(_rest_words(r) for r in summary["rests"])
     return [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
