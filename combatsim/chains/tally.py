@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..run.study import check_counts
 from ..stats import half_width, rate_with_interval
 
 if TYPE_CHECKING:
@@ -170,15 +171,7 @@ class ChainTally:
         if not isinstance(data, dict) or data.get("kind") != "chain":
             raise ValueError("not a chain's tally")
         keys = ("battles", "completed", "reached", "won", "ended", "fought", "down", "dead", "full")
-        parts: list[Any] = [data[k] for k in (*keys, "end", "resources", "rounds", "weapons")]
-        while parts:
-            item = parts.pop()
-            if isinstance(item, dict):
-                parts += item.values()
-            elif isinstance(item, list):
-                parts += item
-            elif type(item) is not int or item < 0:
-                raise ValueError(f"a count of {item!r}")
+        check_counts([data[k] for k in (*keys, "end", "resources", "rounds", "weapons")])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ChainTally:

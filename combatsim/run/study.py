@@ -721,6 +721,13 @@ def _check_counts(data: dict[str, Any]) -> None:
     """A journal tally holds counts only: non-negative integers, in lists and mappings."""
     parts = [data[k] for k in ("battles", "draws", "wins", "end_reasons", "turns")]
     parts += [data[k] for k in ("standing", "damage") if data[k] is not None]
+    check_counts(parts)
+
+
+def check_counts(parts: list[Any]) -> None:
+    """``ValueError`` unless every leaf of ``parts`` (lists and mappings, however nested) is a
+    non-negative integer: what a journal's tally may hold, of a battle or of a chain."""
+    parts = list(parts)
     while parts:
         item = parts.pop()
         if isinstance(item, dict):
