@@ -38,7 +38,7 @@ MAX_MANIFEST = 1 << 20  # bytes: a manifest lists result files only
 COMMANDS = ("run", "sweep", "compare", "balance", "explain")  # those that resume
 MAX_SHOWN = 3  # foreign files named in the refusal
 MAX_SCANNED = 10_000  # entries looked at when checking a folder for foreign files
-_NO_LINK_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC  # see ``_walk``
+_NO_LINK_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC  # see ``walk_folders``
 TEMPORARY = re.compile(r"^\..+\.\d+\.tmp$")  # ``.NAME.PID.tmp``, see ``create_exclusive``
 
 
@@ -249,7 +249,7 @@ def _read_manifest(folder: Path) -> set[str]:
 def _inside(relative: str) -> bool:
     """Whether ``relative`` is a plain ``a/b/c`` name: no absolute path, no empty, ``.`` or
     ``..`` component, no backslash or NUL (whether each folder on the way is a real folder is
-    checked when the file is touched, see ``_walk``)."""
+    checked when the file is touched, see ``walk_folders``)."""
     parts = relative.split("/")
     return all(p not in ("", ".", "..") and "\\" not in p and "\0" not in p for p in parts)
 
@@ -342,7 +342,7 @@ def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]
     """Remove the files the manifest of ``folder`` (held) lists and this run did not write
     (``written``); then the manifest lists only those. Nothing unlisted is touched, nor a
     listed name that is now a link or a folder, nor anything reached through a link (see
-    ``_walk``); emptied folders go."""
+    ``walk_folders``); emptied folders go."""
     found = holder_of(Path(folder) / MANIFEST)
     if found is None:
         return
@@ -359,7 +359,7 @@ def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]
         while folders:  # the folders it emptied, innermost first
             last = folders.pop()
             try:
-                with _walk(holder.folder, folders) as fd:
+                with walk_folders(holder.folder, folders) as fd:
                     os.rmdir(last, dir_fd=fd)  # only when empty, never through a link
             except (OSError, LinkOnTheWay):
                 break
@@ -368,7 +368,7 @@ def remove_stale(folder: str | os.PathLike, written: Iterable[str | os.PathLike]
 
 
 def _remove_file(holder: Holder, folders: list[str], name: str) -> None:
-    with _walk(holder.folder, folders) as fd:
+    with walk_folders(holder.folder, folders) as fd:
         if stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
             os.unlink(name, dir_fd=fd)
 
@@ -379,7 +379,7 @@ class LinkOnTheWay(CombatsimError):
 
 
 @contextlib.contextmanager
-def _walk(top: Path, folders: Sequence[str], make: bool = False) -> Iterator[int]:
+def walk_folders(top: Path, folders: Sequence[str], make: bool = False) -> Iterator[int]:
     """A descriptor of the folder ``top/folders...``, opened one folder at a time relative to
     the one before and never through a symbolic link (``O_NOFOLLOW``), so nothing can swap a
     link in on the way; ``make``: the missing ones are created. A link (or a file) on the way
@@ -450,14 +450,14 @@ def write_atomic(path: Path, write: Callable[[IO[Any]], object], binary: bool = 
     """Write ``path`` whole or not at all: ``write(f)`` fills a new temporary file
     (``create_exclusive``) that then replaces ``path``; the path is claimed first (``claim``).
     In a held folder, the folders on the way are made as needed and never followed through a
-    link (``_walk``), so a result never lands outside the output folder."""
+    link (``walk_folders``), so a result never lands outside the output folder."""
     claim(path)
     found = holder_of(path)
     if found is None:
         top, folders = path.parent, []
     else:
         top, folders = found[0].folder, found[1].split("/")[:-1]
-    with _walk(top, folders, make=True) as dir_fd:
+    with walk_folders(top, folders, make=True) as dir_fd:
         temp, f = create_exclusive(path, binary, dir_fd)
         try:
             with f:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CombatsimError, Outside, ScenarioError
+from ..folder import LinkOnTheWay, walk_folders
 from ..safeyaml import check_path, fenced, max_file_bytes, parse_yaml, read_text
 from ..scenario import build_scenario, load_file
 
@@ -68,11 +69,14 @@ class Served:
         overwriting (a link there is replaced, never followed), else ``os.link``, which
         refuses an existing name, so no other save's file is ever replaced unasked."""
         self.path(name)  # inside, as named
-        folder = _open_folders(self.root, Path(name).parent.parts)
+        folders = Path(name).parent.parts
+        if any(part in ("", ".", "..") for part in folders):
+            raise Outside("a file name inside the served folder, with no '..'")
         try:
-            return _save_in(folder, Path(name).name, text.encode("utf-8"), overwrite)
-        finally:
-            os.close(folder)
+            with walk_folders(self.root, folders, make=True) as folder:
+                return _save_in(folder, Path(name).name, text.encode("utf-8"), overwrite)
+        except LinkOnTheWay:  # its message names the folder's place on disk: not said here
+            raise Outside("a folder inside the served folder on the way (not a link)") from None
 
     @contextmanager
     def fenced(self) -> Iterator[None]:
@@ -138,28 +142,6 @@ class FenceMiddleware:
     async def __call__(self, scope, receive, send):
         with self.served.fenced():
             await self.app(scope, receive, send)
-
-
-def _open_folders(root: Path, parts: tuple[str, ...]) -> int:
-    """A descriptor of ``root/parts...``, made where missing, no link followed on the way."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(root, flags & ~os.O_NOFOLLOW)
-    try:
-        for part in parts:
-            if part in ("", ".", ".."):
-                raise Outside("a file name inside the served folder, with no '..'")
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(part, dir_fd=fd)
-            try:
-                inner = os.open(part, flags, dir_fd=fd)
-            except OSError:  # a link (ELOOP), a file (ENOTDIR): not a folder of ours
-                raise Outside(f"{part}: a folder inside the served folder (not a link)") from None
-            os.close(fd)
-            fd = inner
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _save_in(folder: int, name: str, data: bytes, overwrite: bool) -> bool:
