@@ -7,6 +7,7 @@ that scenario's file and the chain line that refers to it.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,7 +23,7 @@ from ..scenario.loader import referenced_file
 from ..scenario.spec import Strict
 from ..scenario.validation import validate
 from ..scenario.yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml
-from ..sweeps.api import set_fields
+from ..sweeps.fields import set_fields
 from .model import BOSS_EDGE, LONG_REST_EDGE, Chain, Encounter, Rest
 
 Heal = int
@@ -65,6 +66,18 @@ def load_chain(path: str | Path) -> Chain:
     return build_chain(data, str(path), Path(path).parent, lines)
 
 
+def load_study_subject(subject: Any) -> Scenario | Chain:
+    """What a study runs: a scenario file or a chain file (a ``str`` or path), read once and
+    told apart by its content, or a ``Scenario`` or ``Chain`` already loaded, as it is."""
+    if not isinstance(subject, str | os.PathLike):
+        return subject
+    path = os.fspath(subject)
+    data, lines = load_yaml(path)
+    if is_chain(data):
+        return build_chain(data, path, Path(path).parent, lines)
+    return build_scenario(data, path, Path(path).parent, lines)
+
+
 def is_chain(data: Any) -> bool:
     """Whether loaded YAML is a chain file (it lists encounters, it has no sides)."""
     return isinstance(data, dict) and "encounters" in data and "sides" not in data
@@ -102,6 +115,7 @@ def build_chain(data: Any, source: str, base_dir: Path, lines: LineMap | None = 
         down=spec.down,
         seed=spec.seed,
         data={"chain": data, "encounters": [_hash(e.scenario) for e in encounters]},
+        rebuild=build_chain,
     )
 
 
@@ -258,4 +272,4 @@ def _hash(scenario: Scenario) -> str:
     return fingerprint([scenario], Settings(None, 1))
 
 
-__all__ = ["ChainFile", "build_chain", "is_chain", "load_chain"]
+__all__ = ["ChainFile", "build_chain", "is_chain", "load_chain", "load_study_subject"]

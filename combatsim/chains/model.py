@@ -6,10 +6,12 @@ times in any process; each run's state (wounds, rounds, Edge) lives in the runne
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..scenario import Scenario
+from ..scenario.model import FighterSpec, SideSpec
 
 # Ruling 27 (between encounters): what a rest and a boss's defeat give back, per rule system.
 # Only 2097 says: a long rest regains 1 Edge point, defeating a boss restores 1 Edge to each
@@ -67,6 +69,58 @@ class Chain:
     seed: int
     data: Any
     fresh: bool = False
+    # what reads a chain file's mapping into a Chain (``loader.build_chain``): a study's
+    # variant is the mapping with a field set, read again
+    rebuild: Callable[..., Chain] | None = field(default=None, compare=False, repr=False)
+
+    # --- the face a study reads, as it reads a scenario's ---------------------------------
+
+    @property
+    def sides(self) -> tuple[SideSpec, ...]:
+        """The carried side, its fighters as each first fought: what a study of the chain
+        counts (a run's winner is the side when it completes the run; its casualties are how
+        its fighters end the run)."""
+        first: dict[str, FighterSpec] = {}
+        for encounter in self.encounters:
+            for fighter in encounter.scenario.fighters:
+                if fighter.name in encounter.members:
+                    first.setdefault(fighter.name, fighter)
+        return (SideSpec(self.side, tuple(first[name] for name in self.roster)),)
+
+    @property
+    def runner(self):
+        """What runs one run of this chain (the run layer's runner, as ``run_battle`` is a
+        scenario's)."""
+        from .runner import run_chain
+
+        return run_chain
+
+    def with_sets(self, sets, label: str | None = None) -> Chain:
+        """This chain with fields set (``(FieldPath, value)`` pairs): a study's variant."""
+        from .variants import apply_sets
+
+        return apply_sets(self, sets, label)
+
+    def with_scenario(self, k: int, scenario: Scenario) -> Chain:
+        """This chain with encounter ``k`` fought on ``scenario`` (a designed opposition): the
+        carried side as there, its fighters' names on no other side."""
+        from .variants import check_encounter
+
+        old = self.encounters[k]
+        side = next((s for s in scenario.sides if s.name == self.side), None)
+        members = tuple(f.name for f in side.fighters) if side is not None else ()
+        encounter = replace(old, scenario=scenario, members=members)
+        check_encounter(self, encounter)
+        encounters = (*self.encounters[:k], encounter, *self.encounters[k + 1 :])
+        data = dict(self.data) if isinstance(self.data, dict) else {}
+        data["designed"] = [k, repr(scenario.data)]
+        return replace(self, encounters=encounters, data=data)
+
+    def values_at(self, path) -> list[Any]:
+        """The values the chain file gives at a field path (a study's baseline row)."""
+        from .variants import values_at
+
+        return values_at(self, path)
 
     def freshened(self) -> Chain:
         """This chain with every fight starting afresh."""

@@ -10,14 +10,17 @@ identically alone (``--trace``), in a chunk, on any worker or backend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import BattleResult, run_battle
 from ..rng import chain_seed
 from ..rules.start import Start
-from .model import Chain, Encounter, Rest
+
+if TYPE_CHECKING:
+    from .model import Chain, Encounter, Rest
 
 OUT = ("dead", "left_behind")  # a member in one of these takes no further part
+LOST = "the opposition"  # a run's winner when the side lost a fight (no side of the chain's)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,40 @@ class ChainRun:
     status: list[str]
     left: dict[int, Start]
     fights: list[Fight] | None = None
-    combatants: list[dict[str, Any]] = field(default_factory=list)
+    side: str = ""
+    roster: tuple[str, ...] = ()
+    turns: int = 0  # combat turns over every fight of the run
+    end_reason: str = "completed"  # or "lost: ENCOUNTER", "draw: ENCOUNTER"
+    attacks: dict = field(default_factory=dict)  # none counted: a study reads it as a battle's
+
+    # --- what a study reads of a run, as it reads a battle's result --------------------------
+
+    @property
+    def winner(self) -> str | None:
+        """The side when it completed the run; None when the run ended at a draw (a fight
+        that reached its turn limit, or the last fighters fell together); else ``LOST``."""
+        if self.completed:
+            return self.side
+        return None if self.end_reason.startswith("draw") else LOST
+
+    @property
+    def combatants(self) -> list[dict[str, Any]]:
+        """One row per carried fighter: how it ended the run (``status``: up, down, dead or
+        left_behind; ``standing``: up) and what it had left."""
+        rows = []
+        for m, name in enumerate(self.roster):
+            left = self.left.get(m)
+            row: dict[str, Any] = {
+                "run": self.index,
+                "side": self.side,
+                "name": name,
+                "status": self.status[m],
+                "standing": self.status[m] == "up",
+            }
+            for key in ("wounds", "stun", "spent", "grenades"):
+                row[key] = getattr(left, key) if left is not None else None
+            rows.append(row)
+        return rows
 
     @property
     def battle(self) -> dict[str, Any]:
@@ -58,6 +94,8 @@ class ChainRun:
             "completed": self.completed,
             "encounters_won": sum(self.won),
             "ended_at": self.ended,
+            "end_reason": self.end_reason,
+            "turns": self.turns,
         }
 
 
@@ -147,18 +185,21 @@ def run_chain(chain: Chain, root_seed: int, index: int, trace: bool = False) -> 
     won: list[bool] = []
     casualties: list[tuple[int, int, bool, bool]] = []
     fights: list[Fight] | None = [] if trace else None
-    ended = None
+    ended, reason, turns = None, "completed", 0
     for k, encounter in enumerate(chain.encounters):
         if k:
             run.rest(chain.rests[k - 1])
         starts = run.starts(encounter)
         result = run_battle(encounter.scenario, seed, k, trace=trace, starts=starts)
+        turns += int(result.turns)
         if fights is not None:
             fights.append(Fight(k, dict(starts or {}), result))
         won.append(result.winner == chain.side)
         casualties += run.fought(k, encounter, result, won[-1])
         if not won[-1]:
-            ended = k if ended is None else ended
+            if ended is None:
+                ended = k
+                reason = f"{'draw' if result.winner is None else 'lost'}: {encounter.name}"
             if chain.stop == "side_down":
                 break
     roster = chain.roster
@@ -171,4 +212,8 @@ def run_chain(chain: Chain, root_seed: int, index: int, trace: bool = False) -> 
         status=[run.status[name] for name in roster],
         left={roster.index(name): state for name, state in run.states.items()},
         fights=fights,
+        side=chain.side,
+        roster=roster,
+        turns=turns,
+        end_reason=reason,
     )

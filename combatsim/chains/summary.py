@@ -7,12 +7,14 @@ over the same streams, so the difference between them is what attrition costs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..output import _columns, _interval, _pct
-from ..stats import rate_with_interval
-from .model import Chain
-from .tally import RESOURCES, STATUSES, ChainTally
+from .tally import RESOURCES, STATUSES
+
+if TYPE_CHECKING:
+    from .model import Chain
+    from .tally import ChainTally
 
 RESOURCE_NAMES = {
     "spent": "Karma or Edge spent",
@@ -20,53 +22,6 @@ RESOURCE_NAMES = {
     "stun": "stun",
     "grenades": "grenades",
 }
-
-
-def _rate(count: int, n: int) -> dict[str, Any]:
-    rate, interval = rate_with_interval(count, n)
-    return {"count": count, "of": n, "rate": rate, "ci95": interval}
-
-
-def outcomes(tally: ChainTally) -> dict[str, Any]:
-    """The answers of one tally: completion, per encounter, per member."""
-    n = tally.battles
-    encounters = []
-    worst = max(range(len(tally.ended)), key=lambda k: tally.ended[k]) if n else None
-    for k, name in enumerate(tally.encounters):
-        reached = tally.reached[k]
-        members = [
-            {
-                "member": member,
-                "fought": tally.fought[k][m],
-                "down": _rate(tally.down[k][m], tally.fought[k][m]),
-                "dead": _rate(tally.dead[k][m], tally.fought[k][m]),
-            }
-            for m, member in enumerate(tally.roster)
-            if tally.fought[k][m]
-        ]
-        encounters.append(
-            {
-                "encounter": name,
-                "reach": _rate(reached, n),
-                "win_once_reached": _rate(tally.won[k], reached),
-                "ends_run": _rate(tally.ended[k], n),
-                "ends_most_runs": k == worst and tally.ended[k] > 0,
-                "casualties": members,
-            }
-        )
-    members = []
-    for m, member in enumerate(tally.roster):
-        end = {status: _rate(tally.end[m][s], n) for s, status in enumerate(STATUSES)}
-        left: dict[str, Any] = {r: list(tally.resources[r][m]) for r in RESOURCES}
-        left["rounds"] = [list(w) for w in tally.rounds[m]]
-        left["magazines_full"] = tally.full[m]
-        members.append({"member": member, "end": end, "left": left})
-    return {
-        "runs_completed": n,
-        "completes": _rate(tally.completed, n),
-        "encounters": encounters,
-        "members": members,
-    }
 
 
 def chain_summary(
@@ -103,8 +58,8 @@ def chain_summary(
             }
             for k, r in enumerate(chain.rests)
         ],
-        "carried": outcomes(carried),
-        "fresh": outcomes(fresh),
+        "carried": carried.answers(),
+        "fresh": fresh.answers(),
     }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..run.study import check_counts
+from ..run.tally import Tally, casualty_entries
 from ..stats import half_width, rate_with_interval
 
 if TYPE_CHECKING:
@@ -32,6 +33,12 @@ class ChainTally:
     ``resources[r][m]``: a histogram of resource ``r`` at the run's end (members that fought);
     ``rounds[m][w]``: of the rounds left in weapon ``w``; ``full[m]``: runs it ended with
     every magazine full.
+
+    ``runs``: the runs counted as a study counts battles (``Tally``): the side "wins" a run it
+    completes, a run that ends at a drawn fight is a draw, ``turns`` are the combat turns of
+    the whole run, and the casualties are how the carried fighters end the run. It is what
+    ``outcomes`` gives, so sweeps, comparisons, balance searches, explain and design read a
+    chain as they read a scenario.
     """
 
     encounters: tuple[str, ...]
@@ -49,18 +56,33 @@ class ChainTally:
     resources: dict[str, list[list[int]]] = field(default_factory=dict)
     rounds: list[list[list[int]]] = field(default_factory=list)
     full: list[int] = field(default_factory=list)
+    runs: Tally | None = None
 
     @classmethod
     def empty(cls, chain: Chain) -> ChainTally:
-        return cls.blank(tuple(e.name for e in chain.encounters), chain.roster, chain.weapons)
+        entries = casualty_entries(chain)
+        runs = Tally(
+            sides=(chain.side,),
+            fighters=(len(chain.roster),),
+            turn_limit=sum(int(e.scenario.turn_limit) for e in chain.encounters),
+            wins={chain.side: 0},
+            entries=entries,
+            casualties=[[0, 0] for _ in entries],
+            attacks=None,
+        )
+        names = tuple(e.name for e in chain.encounters)
+        return cls.blank(names, chain.roster, chain.weapons, runs)
 
     @classmethod
-    def blank(cls, encounters: tuple[str, ...], roster: tuple[str, ...], weapons) -> ChainTally:
+    def blank(
+        cls, encounters: tuple[str, ...], roster: tuple[str, ...], weapons, runs: Tally | None
+    ) -> ChainTally:
         n, m = len(encounters), len(roster)
         return cls(
             encounters,
             roster,
             tuple(weapons),
+            runs=runs,
             reached=[0] * n,
             won=[0] * n,
             ended=[0] * n,
@@ -73,17 +95,30 @@ class ChainTally:
             full=[0] * m,
         )
 
-    # what the run layer compares to know a journal's tally is one of this chain
+    # what the run layer compares to know a journal's tally is one of this chain, and pairs
+    # (a comparison's differences are per side: the carried side's chance to complete)
     @property
     def sides(self) -> tuple[str, ...]:
-        return self.encounters
+        return self.runs.sides if self.runs is not None else ()
 
     @property
     def fighters(self) -> tuple[int, ...]:
-        return (len(self.roster), *self.weapons)
+        return (len(self.encounters), len(self.roster), *self.weapons)
+
+    def outcomes(self) -> dict[str, Any]:
+        """The summary's statistics, as a scenario's tally gives them (see ``runs``), and the
+        chain's own answers under ``chain`` (``combatsim.chains.summary.outcomes``)."""
+        assert self.runs is not None
+        return {**self.runs.outcomes(), "chain": self.answers()}
+
+    def answers(self) -> dict[str, Any]:
+        """The chain's own answers (``answers``): completion, per encounter, per member."""
+        return answers(self)
 
     def add(self, result: ChainRun) -> None:
         self.battles += 1
+        if self.runs is not None:
+            self.runs.add(result)  # type: ignore[arg-type]
         self.completed += bool(result.completed)
         for k, won in enumerate(result.won):
             self.reached[k] += 1
@@ -115,6 +150,8 @@ class ChainTally:
             raise ValueError("tallies of different chains cannot be merged")
         self.battles += other.battles
         self.completed += other.completed
+        if self.runs is not None and other.runs is not None:
+            self.runs.merge(other.runs)
         for mine, theirs in (
             (self.reached, other.reached),
             (self.won, other.won),
@@ -163,6 +200,7 @@ class ChainTally:
             "resources": self.resources,
             "rounds": self.rounds,
             "full": self.full,
+            "runs": None if self.runs is None else self.runs.to_json(),
         }
 
     @staticmethod
@@ -172,10 +210,15 @@ class ChainTally:
             raise ValueError("not a chain's tally")
         keys = ("battles", "completed", "reached", "won", "ended", "fought", "down", "dead", "full")
         check_counts([data[k] for k in (*keys, "end", "resources", "rounds", "weapons")])
+        runs = data["runs"]
+        if not isinstance(runs, dict):
+            raise ValueError("a chain tally without its runs")
+        check_counts([runs[k] for k in ("battles", "draws", "wins", "end_reasons", "turns")])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ChainTally:
-        blank = cls.blank(tuple(data["encounters"]), tuple(data["roster"]), data["weapons"])
+        runs = Tally.from_json(data["runs"])
+        blank = cls.blank(tuple(data["encounters"]), tuple(data["roster"]), data["weapons"], runs)
         counts = ("reached", "won", "ended", "fought", "down", "dead", "end", "resources", "full")
         read = cls(
             blank.encounters,
@@ -184,6 +227,7 @@ class ChainTally:
             battles=data["battles"],
             completed=data["completed"],
             rounds=data["rounds"],
+            runs=runs,
             **{k: data[k] for k in counts},
         )
         return _shaped(blank, read)
@@ -218,3 +262,50 @@ def _add_into(target: list[int], other: list[int]) -> None:
         target.extend([0] * (len(other) - len(target)))
     for i, count in enumerate(other):
         target[i] += count
+
+
+def _rate(count: int, n: int) -> dict[str, Any]:
+    rate, interval = rate_with_interval(count, n)
+    return {"count": count, "of": n, "rate": rate, "ci95": interval}
+
+
+def answers(tally: ChainTally) -> dict[str, Any]:
+    """The chain's own answers of one tally: completion, per encounter, per member."""
+    n = tally.battles
+    encounters = []
+    worst = max(range(len(tally.ended)), key=lambda k: tally.ended[k]) if n else None
+    for k, name in enumerate(tally.encounters):
+        reached = tally.reached[k]
+        members = [
+            {
+                "member": member,
+                "fought": tally.fought[k][m],
+                "down": _rate(tally.down[k][m], tally.fought[k][m]),
+                "dead": _rate(tally.dead[k][m], tally.fought[k][m]),
+            }
+            for m, member in enumerate(tally.roster)
+            if tally.fought[k][m]
+        ]
+        encounters.append(
+            {
+                "encounter": name,
+                "reach": _rate(reached, n),
+                "win_once_reached": _rate(tally.won[k], reached),
+                "ends_run": _rate(tally.ended[k], n),
+                "ends_most_runs": k == worst and tally.ended[k] > 0,
+                "casualties": members,
+            }
+        )
+    members = []
+    for m, member in enumerate(tally.roster):
+        end = {status: _rate(tally.end[m][s], n) for s, status in enumerate(STATUSES)}
+        left: dict[str, Any] = {r: list(tally.resources[r][m]) for r in RESOURCES}
+        left["rounds"] = [list(w) for w in tally.rounds[m]]
+        left["magazines_full"] = tally.full[m]
+        members.append({"member": member, "end": end, "left": left})
+    return {
+        "runs_completed": n,
+        "completes": _rate(tally.completed, n),
+        "encounters": encounters,
+        "members": members,
+    }

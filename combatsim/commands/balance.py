@@ -78,10 +78,10 @@ def _balance(args: argparse.Namespace) -> int:
     from ..sweeps.fields import parse_vary
 
     vary = parse_vary(args.vary)
-    scenario = run.load_scenario(args.scenario)
+    scenario = run.load_subject(args.scenario)
     out = run.out_folder(args, f"{Path(args.scenario).stem}-balance")
     if not args.quiet:  # at worst every value is tried
-        run.warn_if_long([scenario], args.battles, len(vary.values))
+        run.warn_if_long(run.scenarios_of(scenario), args.battles, len(vary.values))
     return run.run_study(
         args,
         "balance",

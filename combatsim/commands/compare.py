@@ -60,15 +60,15 @@ def _compare(args: argparse.Namespace) -> int:
     resumed = run.start_study(args, "compare", KEYS, required=(("a", "A (or --resume DIR)"),))
     from ..sweeps import api
 
-    first = run.load_scenario(args.a)
-    second = run.load_scenario(args.b) if args.b else None
+    first = run.load_subject(args.a)
+    second = run.load_subject(args.b) if args.b else None
     if args.b:
         default = f"{Path(args.a).stem}-vs-{Path(args.b).stem}"
     else:
         default = f"{Path(args.a).stem}-compare"
     out = run.out_folder(args, default)
     if not args.quiet:
-        run.warn_if_long([first, second or first], args.battles)
+        run.warn_if_long(run.scenarios_of(first) + run.scenarios_of(second or first), args.battles)
     return run.run_study(
         args,
         "compare",

@@ -27,6 +27,7 @@ KEYS = (
     "max_kinds",
     "formation",
     "top",
+    "encounter",
     *run.BATCH_KEYS,
 )
 
@@ -87,6 +88,13 @@ def add_parser(sub) -> None:
         "abreast, or a column away from the enemy, 2 m apart",
     )
     p.add_argument("--top", type=integer, default=5, metavar="N", help="designs to report (5)")
+    p.add_argument(
+        "--encounter",
+        metavar="NAME",
+        help="with a chain file: the encounter whose opposition is designed (its name or "
+        "index from 0); every candidate runs the whole chain, and the targets are the chain's "
+        "('completes the run 0.7')",
+    )
     run.add_batch_options(p, records="none", battles=DEFAULT_BATTLES)
     run.add_report_option(p)
     p.set_defaults(handler=_design, parser=p)
@@ -105,7 +113,7 @@ def _design(args: argparse.Namespace) -> int:
     run.refuse_missing(args, missing)
     from ..sweeps.design import design
 
-    scenario = run.load_scenario(args.scenario)
+    scenario = run.load_subject(args.scenario)
     out = run.out_folder(args, f"{Path(args.scenario).stem}-design")
     pool = names(args.pool) or None
     return run.run_study(
@@ -126,6 +134,7 @@ def _design(args: argparse.Namespace) -> int:
             max_kinds=args.max_kinds,
             formation=args.formation,
             top=args.top,
+            encounter=args.encounter,
             battles=args.battles,
             seed=args.seed,
             precision=args.precision,

@@ -68,10 +68,10 @@ def _explain(args: argparse.Namespace) -> int:
     resumed = run.start_study(args, "explain", KEYS, required)
     from ..sweeps.explain import explain
 
-    scenario = run.load_scenario(args.scenario)
+    scenario = run.load_subject(args.scenario)
     out = run.out_folder(args, f"{Path(args.scenario).stem}-explain")
     if not args.quiet:  # its levers are counted later: the estimate is per variant
-        run.warn_if_long([scenario], args.battles, each=True)
+        run.warn_if_long(run.scenarios_of(scenario), args.battles, each=True)
     return run.run_study(
         args,
         "explain",

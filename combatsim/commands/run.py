@@ -290,6 +290,19 @@ def check_out(argument: str, value: str | os.PathLike) -> Path:
     return path
 
 
+def load_subject(path: str):
+    """A scenario or a chain of encounters, told apart by the file's content: what a study
+    (sweep, compare, balance, explain, design) runs."""
+    from ..chains.loader import load_study_subject
+
+    return load_study_subject(path)
+
+
+def scenarios_of(subject) -> list:
+    """The scenarios a study subject fights: a chain's encounters, or the scenario itself."""
+    return [e.scenario for e in subject.encounters] if hasattr(subject, "encounters") else [subject]
+
+
 def load_scenario(path: str):
     """``combatsim.scenario.load_scenario``, imported only when a command needs it."""
     from ..scenario import load_scenario

@@ -71,11 +71,13 @@ def _sweep(args: argparse.Namespace) -> int:
     out = run.out_folder(args, f"{Path(path).stem}-sweep")
 
     try:
-        scenario = run.load_scenario(path)
+        scenario = run.load_subject(path)
     except ScenarioError as err:
         raise (spec.referring(err) if spec and not args.scenario else err) from None
     if not args.quiet:
-        run.warn_if_long([scenario], battles, math.prod(len(v.values) for v in varies) + 1)
+        run.warn_if_long(
+            run.scenarios_of(scenario), battles, math.prod(len(v.values) for v in varies) + 1
+        )
     return run.run_study(
         args,
         "sweep",

@@ -91,10 +91,13 @@ class Options:
             self.chunk_size,
             self.records if self.records is not None else records,
         )
+        # what runs one battle: the variants' own (a chain of encounters runs its fights in
+        # order, each with the engine), else the caller's, else the engine's
+        own = getattr(scenarios[0], "runner", None) if len(scenarios) else None
         return Study(
             scenarios if one_at_a_time(scenarios) else list(scenarios),
             settings,
-            default_runner(self.runner),
+            default_runner(own or self.runner),
             units=units,
             out=self.out,
             resume=self.resume,

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..chains.loader import load_study_subject
 from ..errors import UsageError
 from ..output import (
     BATTLES_CSV,
@@ -38,12 +39,14 @@ from .fields import (
     FieldPath,
     Variant,
     Vary,
-    apply,
     as_written,
     grid,
     label_of,
     make_vary,
     parse_values,
+    set_fields,
+    sets_from,
+    variant_of,
 )
 from .fields import parse_vary as _parse_vary
 from .results import (
@@ -74,7 +77,7 @@ def sweep(scenario, vary, **options: Any) -> Result:
     and side, the varied values as columns.
     """
     opts = Options(**options)
-    base = load(scenario)
+    base = load_study_subject(scenario)
     varies = varies_from(vary)
     if not varies:
         raise UsageError("vary", vary, "at least one field to vary")
@@ -204,12 +207,15 @@ def compare(
     see ``Options``.
     """
     opts = Options(**options)
-    first, second = load(a), load(a if b is None else b)
-    sets_a, sets_b = _sets(a_sets, "--a"), _sets(b_sets, "--b")
+    first = load_study_subject(a)
+    second = first if b is None else load_study_subject(b)
+    sets_a, sets_b = sets_from(a_sets, "--a"), sets_from(b_sets, "--b")
     if b is None and not sets_a and not sets_b:
         raise UsageError("compare", "one scenario", "two scenarios, or fields set with --a/--b")
-    variant_a = _variant("A", first, sets_a)
-    variant_b = _variant("B", second, sets_b)
+    if hasattr(first, "encounters") != hasattr(second, "encounters"):
+        raise UsageError("compare", "a chain and a scenario", "two scenarios, or two chains")
+    variant_a = variant_of("A", first, sets_a)
+    variant_b = variant_of("B", second, sets_b)
     if len(variant_a.scenario.sides) != len(variant_b.scenario.sides):
         raise UsageError(
             "compare",
@@ -286,7 +292,7 @@ def balance(
     value runs the same battle seeds. ``options``: see ``Options``.
     """
     opts = Options(**options)
-    base = load(scenario)
+    base = load_study_subject(scenario)
     varies = varies_from(vary)
     if len(varies) != 1:
         raise UsageError("--vary", [v.name for v in varies], "exactly one field to vary")
@@ -299,7 +305,7 @@ def balance(
         numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels_)
         search = "bisect" if numeric and len(labels_) >= 5 else "grid"
     variants = grid(base, varies)
-    check_aim(aim, [v.scenario for v in variants])
+    aim = check_aim(aim, [v.scenario for v in variants])
     root = opts.root_seed(base)
     study = opts.study([v.scenario for v in variants], "balance", root)
     with opts.open_backend() as backend:
@@ -410,7 +416,7 @@ def _balance_findings(aim, base, name: str, variants, summaries, best) -> dict[s
     return {
         "side": aim_side,
         "target": goal,
-        "aim": {**aim.to_json(), "text": aim.text},
+        "aim": {**aim.to_json(), "text": aim.text, "phrase": aim.phrase},
         "best": point(best) if best is not None else None,
         "neighbours": (
             [point(i) for i in (best - 1, best + 1) if i in summaries] if best is not None else []
@@ -445,42 +451,23 @@ def varies_from(vary) -> list[Vary]:
     return out
 
 
-def _sets(sets: Sequence[Any], argument: str) -> list[tuple[FieldPath, Any]]:
-    out = []
-    for item in sets:
-        if isinstance(item, str):
-            if "=" not in item:
-                raise UsageError(argument, item, "PATH=VALUE, e.g. sides[1].members[0].count=5")
-            vary = _parse_vary(item, argument)
-            if len(vary.values) != 1:
-                raise UsageError(argument, item, "PATH=VALUE with a single value")
-            out.append((vary.path, vary.values[0][1]))
-        else:
-            if isinstance(item, str | bytes) or not isinstance(item, Sequence) or len(item) != 2:
-                raise UsageError(argument, item, "'PATH=VALUE' or a (path, value) pair")
-            path, value = item
-            out.append((FieldPath.parse(path) if isinstance(path, str) else path, value))
-    return out
-
-
-def set_fields(scenario, sets: Sequence[Any], argument: str = "--set") -> Variant:
-    """``scenario`` (a file or a loaded ``Scenario``) with ``sets`` applied (``"PATH=VALUE"``
-    strings or ``(path, value)`` pairs) and validated again; its ``settings`` list them."""
-    return _variant(argument, load(scenario), _sets(sets, argument))
-
-
-def _variant(name: str, scenario, sets) -> Variant:
-    built = apply(scenario, sets, f"{name}") if sets else scenario
-    return Variant({"variant": name}, built, tuple((p.text, v) for p, v in sets))
-
-
 def _changes(variant: Variant) -> str:
     return "; ".join(f"{p}={label_of(v)}" for p, v in variant.settings)
 
 
 def _same(one, other) -> bool:
     """Whether two scenarios fight the same battles (a variant that sets a field to what the
-    file, or the archetype, already gives)."""
+    file, or the archetype, already gives); two chains, the same runs."""
+    if hasattr(one, "encounters"):
+        return (
+            len(one.encounters) == len(other.encounters)
+            and all(
+                _same(a.scenario, b.scenario) and (a.name, a.boss) == (b.name, b.boss)
+                for a, b in zip(one.encounters, other.encounters, strict=True)
+            )
+            and (one.rests, one.stop, one.down, one.side)
+            == (other.rests, other.stop, other.down, other.side)
+        )
     rules = (one.data or {}).get("rules"), (other.data or {}).get("rules")
     return (
         one.sides == other.sides

@@ -27,9 +27,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..chains.loader import load_study_subject
 from ..errors import CombatsimError, UsageError, did_you_mean
 from ..output import write_table
-from ..run import Pairing, Tally, holds_folder, load
+from ..run import Pairing, Tally, holds_folder
 from ..stats import rate_with_interval
 from .race import Counts, Goal, Race, describe, screen
 from .results import Result, about, seal
@@ -196,9 +197,12 @@ class DesignVariants(Sequence):
 
     one_at_a_time = True
 
-    def __init__(self, base, index: int, kinds, found: Sequence[Candidate], place, slots: int):
+    def __init__(
+        self, base, index: int, kinds, found: Sequence[Candidate], place, slots: int, fight=None
+    ):
         self.base, self.side, self.kinds = base, index, tuple(kinds)
         self.found, self.place, self.slots = tuple(found), place, slots
+        self.fight = fight  # a chain's encounter the designed scenario is put in (``Fight``)
         self._built: dict[int, Any] = {}
         self._kept = 0
         self._empty: dict[int, Tally] = {}
@@ -216,7 +220,9 @@ class DesignVariants(Sequence):
         built = self._built.get(c)
         if built is None:
             built = self.scenario(c)
-            fighters = sum(len(s.fighters) for s in built.sides)
+            if self.fight is not None:
+                built = self.fight.put(built)
+            fighters = _fighters(built)
             if self._kept + fighters <= KEPT_FIGHTERS:
                 self._built[c] = built
                 self._kept += fighters
@@ -234,13 +240,59 @@ class DesignVariants(Sequence):
     def empty_tally(self, variant: int) -> Tally:
         c = self.candidate(variant)
         if c not in self._empty:
-            self._empty[c] = Tally.empty(self[variant])
+            built = self[variant]
+            own = getattr(built, "empty_tally", None)  # a chain counts its own runs
+            self._empty[c] = own() if own is not None else Tally.empty(built)
         return copy.deepcopy(self._empty[c])  # never the template's own lists
 
     def recipe(self) -> str:
         """What the run's fingerprint needs besides the base scenario."""
         kinds = [[k.archetype, k.weapon, k.armor] for k in self.kinds]
-        return json.dumps([self.side, kinds, self.found, self.place, self.slots])
+        where = None if self.fight is None else self.fight.encounter
+        return json.dumps([self.side, kinds, self.found, self.place, self.slots, where])
+
+
+def _fighters(built) -> int:
+    scenarios = [e.scenario for e in built.encounters] if hasattr(built, "encounters") else [built]
+    return sum(len(side.fighters) for s in scenarios for side in s.sides)
+
+
+@dataclass(frozen=True)
+class Fight:
+    """The encounter of a chain whose opposition is designed: each candidate is the chain with
+    that encounter's scenario replaced by the candidate's."""
+
+    chain: Any
+    encounter: int
+
+    def put(self, scenario):
+        return self.chain.with_scenario(self.encounter, scenario)
+
+
+def design_subject(subject, side: str, encounter: int | str | None):
+    """The scenario whose ``side`` is designed and, for a chain, the ``Fight`` it is put in
+    (``encounter``: its name or index; needed when the chain has several)."""
+    if not hasattr(subject, "encounters"):
+        if encounter is not None:
+            raise UsageError(
+                "--encounter", encounter, "nothing: the file is a scenario, not a chain"
+            )
+        return subject, None
+    names = [e.name for e in subject.encounters]
+    if encounter is None and len(names) == 1:
+        encounter = 0
+    if isinstance(encounter, str) and encounter.strip().isdigit():
+        encounter = int(encounter)
+    if isinstance(encounter, str) and encounter in names:
+        encounter = names.index(encounter)
+    if not isinstance(encounter, int) or not 0 <= encounter < len(names):
+        allowed = "the name or index (from 0) of the chain's encounter to design: " + ", ".join(
+            names
+        )
+        raise UsageError("--encounter", encounter, allowed)
+    if side == subject.side:
+        raise UsageError("--side", side, f"a side the chain does not carry (it carries {side})")
+    return subject.encounters[encounter].scenario, Fight(subject, encounter)
 
 
 @dataclass(frozen=True)
@@ -267,9 +319,11 @@ class Silent(Pairing):
 
 
 def aim_counts(aim: Aim, tally: Tally) -> tuple[int, int]:
-    """The battles ``aim``'s rate counts, and the battles, in ``tally``."""
+    """The battles ``aim``'s rate counts, and the battles, in ``tally`` (a chain's: its runs,
+    counted as battles)."""
+    tally = getattr(tally, "runs", None) or tally
     n = tally.battles
-    if aim.rate == "win":
+    if aim.rate in ("win", "complete"):
         return tally.wins.get(aim.who or "", 0), n
     if aim.rate == "draw":
         return tally.draws, n
@@ -315,6 +369,7 @@ def design(
     max_kinds: int = 2,
     formation: str = "layout",
     top: int = 5,
+    encounter: int | str | None = None,
     **options: Any,
 ) -> Result:
     """Search the make-up of ``side`` in ``scenario`` (a file or a loaded ``Scenario``) for
@@ -326,6 +381,10 @@ def design(
     see ``combatsim.sweeps.race`` for the rule and its stated error. ``options``: see
     ``combatsim.run.Options`` (``battles``: each confirmation's battles and the screening's
     last look; ``precision`` is not taken).
+
+    ``scenario`` may be a chain of encounters: then ``encounter`` (its name or index) is the
+    fight whose opposition is designed, every candidate runs the whole chain, and the targets
+    are the chain's (``"completes the run 0.7"``, ``"runners dead <= 0.05"`` at the run's end).
     """
     from ..run import Options
 
@@ -334,19 +393,24 @@ def design(
         raise UsageError("--precision", opts.precision, "nothing: design sets its own rounds")
     if opts.records not in (None, "none"):
         raise UsageError("--records", opts.records, "none: design keeps no per-battle records")
-    base = load(scenario)
+    subject = load_study_subject(scenario)
+    base, fight = design_subject(subject, side, encounter)
     index = side_index(base, side)
     _check_limits(min_members, max_members, max_kinds, top)
-    goals = _goals(targets, base, index)
+    goals = _goals(targets, subject, index)
     kinds = _kinds(base, index, pool, weapons, armor)
     found = candidates(len(kinds), min_members, max_members, max_kinds)
     place = placement(base, index, formation)
     race = Race(goals, [simplicity(c) for c in found], opts.battles, top)
     slots = len(race.ends) + 1
-    variants = DesignVariants(base, index, kinds, found, place, slots)
+    variants = DesignVariants(base, index, kinds, found, place, slots, fight)
     for kind in kinds:  # each kind validated once, before any battle
-        build(base, design_data(base, index, kinds, ((kinds.index(kind), 1),), place), kind.name)
-    root = opts.root_seed(base)
+        one = build(
+            base, design_data(base, index, kinds, ((kinds.index(kind), 1),), place), kind.name
+        )
+        if fight is not None:
+            fight.put(one)
+    root = opts.root_seed(subject)
     rule = f"{[g.text for g in goals]} top {top}"
     first = _blocks(0, len(found), range(len(found)))  # the first look's units
     study = opts.study(variants, "design", root, pairing=Silent(rule), units=first)
@@ -355,7 +419,7 @@ def design(
         finalists = screen(race, len(found), search.screen_look)
         confirmed = search.confirm(finalists) if finalists is not None else None
     complete = confirmed is not None
-    summary = _summary(base, side, root, opts, race, goals, kinds, found, search, confirmed)
+    summary = _summary(subject, side, root, opts, race, goals, kinds, found, search, confirmed)
     frame = candidate_table(found, kinds, goals, race, search, confirmed)
     result = Result("design", summary, frame, complete=complete)
     if opts.out is None:
@@ -380,9 +444,7 @@ def _goals(targets: Sequence[str] | str, base, index: int) -> list[Goal]:
     texts = [targets] if isinstance(targets, str) else list(targets)
     if not texts:
         raise UsageError("--target", None, "at least one target, e.g. 'runners win 0.6..0.75'")
-    aims = [parse_aim(t, None, ranges=True) for t in texts]
-    for aim in aims:
-        check_aim(aim, [base])
+    aims = [check_aim(parse_aim(t, None, ranges=True), [base]) for t in texts]
     return [Goal.of(aim) for aim in aims]
 
 
@@ -534,6 +596,8 @@ def _summary(base, side, root, opts, race, goals, kinds, found, search, confirme
                     "file": f"{DESIGNS}/{rank:02d}.yaml",
                 }
             )
+            if hasattr(base, "encounters"):  # the chain file, and the designed fight's
+                designs[-1]["scenario_file"] = f"{DESIGNS}/{rank:02d}-encounter.yaml"
     summary = {
         "kind": "design",
         **about(base),
@@ -642,7 +706,8 @@ def candidate_table(found, kinds, goals, race, search, confirmed) -> pd.DataFram
 
 
 def write_designs(variants: DesignVariants, designs: Sequence[dict], folder: Path) -> list[Path]:
-    """Each reported design as a ready scenario file, its catalogues named from where it is."""
+    """Each reported design as a ready scenario file, its catalogues named from where it is;
+    of a chain, also a ready chain file fighting it in the designed encounter."""
     import yaml
 
     from ..folder import replace_text
@@ -657,10 +722,30 @@ def write_designs(variants: DesignVariants, designs: Sequence[dict], folder: Pat
             os.path.relpath(source_dir / rel, os.path.abspath(where))
             for rel in data.get("catalogues") or []
         ]
-        path = folder / entry["file"]
-        text = yaml.safe_dump(
-            data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
-        )
-        replace_text(path, text)
-        files.append(path)
+        texts = {entry.get("scenario_file", entry["file"]): data}
+        if variants.fight is not None:
+            texts[entry["file"]] = _chain_file(variants.fight, entry, where)
+        for name, written in texts.items():
+            text = yaml.safe_dump(
+                written, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
+            )
+            replace_text(folder / name, text)
+            files.append(folder / name)
     return files
+
+
+def _chain_file(fight: Fight, entry: dict, where: Path) -> dict:
+    """The chain file with the designed encounter fought on the design's scenario file (its
+    ``set`` edits are in it already), every other scenario named from ``where``."""
+    chain = fight.chain
+    data = copy.deepcopy(chain.data["chain"])
+    data["name"] = f"{data['name']}: {entry['design']}"[:100]
+    chain_dir = Path(os.path.abspath(chain.source)).parent
+    for k, one in enumerate(data["encounters"]):
+        if k == fight.encounter:
+            one["scenario"] = Path(entry["scenario_file"]).name
+            one.pop("set", None)
+        else:
+            one["scenario"] = os.path.relpath(chain_dir / one["scenario"], os.path.abspath(where))
+        one.setdefault("name", chain.encounters[k].name)  # rests may name it
+    return data

@@ -30,6 +30,7 @@ the end has exactly the numbers a full run gives it.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections import Counter
@@ -40,10 +41,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import CombatsimError, UsageError
-from ..metrics import Metric, parse_metric
+from ..errors import CombatsimError
+from ..metrics import Metric, parse_metric, possessive
 from ..output import write_table
-from ..rules.levers import Lever, scenario_value
+from ..rules.levers import scenario_value
 from ..run import Options, Pairing, Tally, holds_folder, load
 from ..stats import (
     CONFIDENCE,
@@ -53,9 +54,9 @@ from ..stats import (
     rate_with_interval,
 )
 from .fields import FieldPath, apply, label_of
+from .levers import MemberLever, scenario_levers
 from .results import Result, about, seal, write_records
 
-MAX_COUNT = 100  # MemberSpec.count's bound
 SUMMARY_LEVERS = 3  # levers that matter, named in the plain-language summary
 SUMMARY_FLAT = 2  # and levers that do not
 KEPT_FIGHTERS = 4000  # fighters of built variants kept for the next task
@@ -67,32 +68,6 @@ TOP = 3  # levers whose place the early stop must not change (those the summary 
 ALPHA = 1 - CONFIDENCE  # what every reported interval may miss, over all its looks
 EARLY_ALPHA = 0.004  # spent at each look before the last (the last gets the rest)
 UNUSED = "not used by anyone"
-
-
-@dataclass(frozen=True)
-class MemberLever:
-    """A lever of one member: where the member is and what its system (or count) declares."""
-
-    side: int
-    side_name: str
-    member: int
-    member_name: str
-    lever: Lever
-    unread: bool = False  # the system proves no battle reads it (``RuleSystem.unread``)
-
-    @property
-    def path(self) -> str:
-        return f"sides[{self.side}].members[{self.member}].{self.lever.path}"
-
-    @property
-    def title(self) -> str:
-        """``Razor's firearms``."""
-        owner = self.member_name
-        return (
-            f"{owner}' {self.lever.label}"
-            if owner.endswith("s")
-            else f"{owner}'s {self.lever.label}"
-        )
 
 
 @dataclass(frozen=True)
@@ -154,56 +129,6 @@ def step_difference(pairs: Counter, k: int, confidence: float = CONFIDENCE) -> d
     }
 
 
-# --- levers -----------------------------------------------------------------------------------
-
-
-def scenario_levers(scenario, only: Sequence[str] | None = None) -> list[MemberLever]:
-    """Every lever of every member, in scenario order: the system's, then a group's count.
-
-    ``only``: names of sides or members; then only those members' levers.
-    """
-    armors = _armors(scenario)
-    found = []
-    sides = list(zip(scenario.sides, scenario.data["sides"], strict=True))
-    known = {s.name for s, _ in sides}
-    for i, (side, side_data) in enumerate(sides):
-        first = 0
-        for j, member in enumerate(side_data["members"]):
-            count = int(member.get("count", 1))
-            fighter = side.fighters[first]
-            first += count
-            name = member.get("name") or member.get("archetype") or f"{side.name} {j + 1}"
-            known.add(name)
-            if only and side.name not in only and name not in only:
-                continue
-            unread = scenario.system.unread(fighter)
-            for lever in scenario.system.levers(fighter.sheet, armors):
-                found.append(MemberLever(i, side.name, j, name, lever, lever.path in unread))
-            if count > 1:
-                up = count + 1 if count < MAX_COUNT else None
-                lever = Lever("count", "count", "count", count, count - 1, up, "copy")
-                found.append(MemberLever(i, side.name, j, name, lever))
-    unknown = [name for name in only or () if name not in known]
-    if unknown:
-        raise UsageError(
-            "--only", unknown[0], "a side or member of the scenario: " + ", ".join(sorted(known))
-        )
-    return found
-
-
-def _armors(scenario) -> dict[str, Any]:
-    """Every armor the scenario can name, validated by its system (as loading does)."""
-    from ..scenario import load_catalogue
-
-    base = Path(scenario.source).parent
-    armors: dict[str, Any] = {}
-    for rel in scenario.data.get("catalogues") or []:
-        armors.update(load_catalogue(base / rel)["armor"])
-    for name, data in (scenario.data.get("armor") or {}).items():
-        armors[name] = scenario.system.Armor.model_validate(data)
-    return armors
-
-
 # --- the variants -----------------------------------------------------------------------------
 
 
@@ -225,27 +150,29 @@ class StepVariants(Sequence):
         self.base = base
         self._built: dict[int, Any] = {}  # variants kept while small (see ``__getitem__``)
         self._kept = 0  # their fighters
-        self.recipes: list[tuple[str, Any, str]] = []  # (path, value, label) per step
-        self.shapes: list[tuple[tuple[str, ...], tuple[int, ...], int]] = []
+        self.recipes: list[tuple[tuple[str, ...], Any, str]] = []  # (paths, value, label)
+        self.blanks: list[Tally] = []  # each step's empty tally
+        self.sizes: list[int] = []  # and its fighters
         self.steps: list[tuple[MemberLever, str, int]] = []  # (lever, way, variant)
         self.skipped: list[dict[str, Any]] = []
         for item in levers:
             for way, value in item.lever.steps:
                 label = f"{item.path}={value}"
                 try:
-                    built = self._build(item.path, scenario_value(value), label)
+                    built = self._build(item.paths, scenario_value(value), label)
                 except CombatsimError as err:
                     self.skipped.append(
                         {"path": item.path, "value": label_of(value), "why": str(err)}
                     )
                     continue
                 self.steps.append((item, way, len(self.recipes) + 1))
-                self.recipes.append((item.path, scenario_value(value), label))
-                self.shapes.append(_shape(built))
+                self.recipes.append((item.paths, scenario_value(value), label))
+                self.blanks.append(_blank(built))
+                self.sizes.append(_size(built))
                 del built
 
-    def _build(self, path: str, value: Any, label: str):
-        return apply(self.base, [(FieldPath.parse(path), value)], label)
+    def _build(self, paths: tuple[str, ...], value: Any, label: str):
+        return apply(self.base, [(FieldPath.parse(path), value) for path in paths], label)
 
     def __len__(self) -> int:
         return 1 + len(self.recipes)
@@ -262,7 +189,7 @@ class StepVariants(Sequence):
         built = self._built.get(k)
         if built is None:
             built = self._build(*self.recipes[k - 1])
-            fighters = sum(self.shapes[k - 1][1])
+            fighters = self.sizes[k - 1]
             if self._kept + fighters <= KEPT_FIGHTERS:
                 self._built[k] = built
                 self._kept += fighters
@@ -273,18 +200,35 @@ class StepVariants(Sequence):
 
     def empty_tally(self, k: int) -> Tally:
         if k == 0:
-            return Tally.empty(self.base)
-        sides, fighters, turn_limit = self.shapes[k - 1]
-        return Tally(sides, fighters, turn_limit, wins=dict.fromkeys(sides, 0))
+            own = getattr(self.base, "empty_tally", None)  # a chain counts its own runs
+            return own() if own is not None else Tally.empty(self.base)
+        return copy.deepcopy(self.blanks[k - 1])
 
     def recipe(self) -> str:
         """What the run's fingerprint needs besides the base scenario: how each step is made."""
-        return json.dumps([[p, label] for p, _, label in self.recipes], default=str)
+        return json.dumps(
+            [[p[0] if len(p) == 1 else list(p), label] for p, _, label in self.recipes],
+            default=str,
+        )
 
 
-def _shape(scenario) -> tuple[tuple[str, ...], tuple[int, ...], int]:
-    sides = tuple(side.name for side in scenario.sides)
-    return sides, tuple(len(side.fighters) for side in scenario.sides), int(scenario.turn_limit)
+def _blank(variant) -> Tally:
+    """A step's empty tally: of a scenario, wins and turns only (its pairs with the baseline
+    are what is reported); of a chain, the chain's own."""
+    own = getattr(variant, "empty_tally", None)
+    if own is not None:
+        return own()
+    sides = tuple(side.name for side in variant.sides)
+    fighters = tuple(len(side.fighters) for side in variant.sides)
+    return Tally(sides, fighters, int(variant.turn_limit), wins=dict.fromkeys(sides, 0))
+
+
+def _size(variant) -> int:
+    """Its fighters (a chain's: in all its encounters)."""
+    scenarios = (
+        [e.scenario for e in variant.encounters] if hasattr(variant, "encounters") else [variant]
+    )
+    return sum(len(side.fighters) for s in scenarios for side in s.sides)
 
 
 # --- the function -----------------------------------------------------------------------------
@@ -339,7 +283,7 @@ def explain(
         **about(base),
         "seed": root,
         "who": chosen.who,
-        "metric": {"name": chosen.name, "rate": chosen.rate, "describe": chosen.describe()},
+        "metric": {"name": chosen.name, "rate": chosen.rate, "describe": _describe(chosen, base)},
         "battles_requested": opts.battles,
         "battles_completed": n,
         "interrupted": not complete,
@@ -366,6 +310,15 @@ def explain(
     result.files += write_table(frame, folder)
     result.files += write_records(study, folder, range(len(variants)))
     return seal(study, folder, result, summary, complete)
+
+
+def _describe(metric: Metric, base) -> str:
+    """What the metric is, in words; of a chain, what a run's win is: completing it."""
+    if metric.rate == "win" and hasattr(base, "encounters"):
+        return f"the {possessive(metric.who or base.side)} chance to complete the run"
+    if metric.rate in ("down", "dead") and hasattr(base, "encounters"):
+        return metric.describe() + " at the end of the run"
+    return metric.describe()
 
 
 # --- rounds and the early stop -----------------------------------------------------------------
@@ -711,7 +664,8 @@ def battles_note(summary: dict[str, Any]) -> str:
     )
     skipped = f"; {unused} lever(s) {UNUSED} ran no battle" if unused else ""
     return (
-        f"Each value ran up to {n} battles on the same seeds as the baseline "
+        f"Each value ran up to {n} {'runs' if summary.get('chain') else 'battles'} on the same "
+        "seeds as the baseline "
         f"({summary['variants']} variants in all{stopped}{skipped}); a step's 95% interval "
         f"reaches +-{median * 100:.1f} points from its difference in the median row and "
         f"+-{widths[-1] * 100:.1f} at the widest (--battles or --precision narrows them)."

@@ -390,6 +390,9 @@ def apply(scenario, sets: Sequence[tuple[FieldPath, Any]], label: str | None = N
 
     if not sets:
         return scenario
+    own = getattr(scenario, "with_sets", None)  # a chain of encounters makes its own variants
+    if own is not None:
+        return own(sets, label)
     data = getattr(scenario, "data", None)
     if not isinstance(data, dict):
         raise UsageError("scenario", scenario.name, "a scenario loaded from a file, to vary")
@@ -402,6 +405,37 @@ def apply(scenario, sets: Sequence[tuple[FieldPath, Any]], label: str | None = N
         return build_scenario(data, scenario.source, base_dir)
     except ScenarioError as err:
         raise CombatsimError(f"{label or 'variant'}: {err}") from None
+
+
+def sets_from(sets: Sequence[Any], argument: str) -> list[tuple[FieldPath, Any]]:
+    out = []
+    for item in sets:
+        if isinstance(item, str):
+            if "=" not in item:
+                raise UsageError(argument, item, "PATH=VALUE, e.g. sides[1].members[0].count=5")
+            vary = parse_vary(item, argument)
+            if len(vary.values) != 1:
+                raise UsageError(argument, item, "PATH=VALUE with a single value")
+            out.append((vary.path, vary.values[0][1]))
+        else:
+            if isinstance(item, str | bytes) or not isinstance(item, Sequence) or len(item) != 2:
+                raise UsageError(argument, item, "'PATH=VALUE' or a (path, value) pair")
+            path, value = item
+            out.append((FieldPath.parse(path) if isinstance(path, str) else path, value))
+    return out
+
+
+def set_fields(scenario, sets: Sequence[Any], argument: str = "--set") -> Variant:
+    """``scenario`` (a file or a loaded ``Scenario``) with ``sets`` applied (``"PATH=VALUE"``
+    strings or ``(path, value)`` pairs) and validated again; its ``settings`` list them."""
+    from ..run import load
+
+    return variant_of(argument, load(scenario), sets_from(sets, argument))
+
+
+def variant_of(name: str, scenario, sets) -> Variant:
+    built = apply(scenario, sets, f"{name}") if sets else scenario
+    return Variant({"variant": name}, built, tuple((p.text, v) for p, v in sets))
 
 
 def grid(scenario, varies: Sequence[Vary]) -> list[Variant]:
@@ -435,15 +469,24 @@ def as_written(scenario, varies: Sequence[Vary]) -> Variant:
     values: dict[str, Any] = {}
     for vary in varies:
         found: list[Any] = []
-        if isinstance(data, dict):
-            inherit = Inheritance(data, Path(scenario.source).parent)
-            _read(data, vary.path.steps, (), inherit, found)
+        if hasattr(scenario, "values_at"):  # a chain reads its own file and encounters
+            found = scenario.values_at(vary.path)
+        elif isinstance(data, dict):
+            found = read_values(data, vary.path, Inheritance(data, Path(scenario.source).parent))
         unique = {json.dumps(v, sort_keys=True, default=str) for v in found}
         values[vary.name] = label_of(found[0]) if found and len(unique) == 1 else None
     return Variant(values, scenario)
 
 
-def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list) -> None:
+def read_values(data: Any, path: FieldPath, inherit: Inheritance | None) -> list[Any]:
+    """The values ``data`` holds at ``path`` (a member's field from its archetype with
+    ``inherit``), as ``FieldPath.set`` walks: several for ``[*]``, none where it holds none."""
+    found: list[Any] = []
+    _read(data, path.steps, (), inherit, found)
+    return found
+
+
+def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance | None, out: list) -> None:
     """Collect the values at ``steps`` under ``node`` into ``out`` (as ``_set`` walks)."""
     if not steps:
         out.append(node)
@@ -453,7 +496,7 @@ def _read(node: Any, steps: tuple, path: tuple, inherit: Inheritance, out: list)
         if not isinstance(node, dict):
             return
         value = node.get(step)
-        if value is None:
+        if value is None and inherit is not None:
             value = inherit.lookup(path, node, step)
         if value is not None:
             _read(value, rest, (*path, step), inherit, out)

@@ -87,12 +87,17 @@ StudyResult = Result  # the name before the five entry points shared it
 
 
 def about(scenario) -> dict[str, Any]:
-    """What names a scenario in a summary: its name, file and rule system."""
-    return {
+    """What names a scenario (or a chain of encounters) in a summary: its name, file and rule
+    system, and for a chain the side it carries."""
+    system = scenario.system
+    named = {
         "scenario": scenario.name,
         "source": str(scenario.source),
-        "system": scenario.system.name,
+        "system": system if isinstance(system, str) else system.name,
     }
+    if hasattr(scenario, "encounters"):
+        named["chain"] = {"side": scenario.side, "encounters": len(scenario.encounters)}
+    return named
 
 
 def variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:

@@ -9,26 +9,32 @@ copies by its member name, or one copy: the names of the casualties table), or `
 WHO). ``OP`` is ``=`` (the closest value; the default), ``<=`` or ``>=`` (the value nearest
 the bound that keeps to it). ``VALUE`` is a share, ``0.3``, or a percentage, ``30%``.
 Examples: ``runners win = 0.5``, ``runners down <= 0.3`` (the runners lose someone in at most
-30% of battles), ``Razor dead <= 5%``, ``draw <= 0.1``. A bare number is the win rate of the
-side named separately (``--side``), as before. Where a range makes sense (``combatsim design``
-asks for ``parse_aim(..., ranges=True)``), VALUE may also be ``LOW..HIGH``:
+30% of battles), ``Razor dead <= 5%``, ``draw <= 0.1``. On a chain of encounters a run counts
+as a battle: ``completes the run 0.7`` (or ``runners win 0.7``) is the chance that the carried
+side wins every encounter, and ``down``/``dead`` are how its fighters end the run. A bare
+number is the win rate of the side named separately (``--side``), as before. Where a range
+makes sense (``combatsim design`` asks for ``parse_aim(..., ranges=True)``), VALUE may also be
+``LOW..HIGH``:
 ``runners win 0.6..0.75`` (no OP; both ends count).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import UsageError, did_you_mean
 
-RATES = ("win", "draw", "down", "dead")
+RATES = ("win", "draw", "down", "dead", "complete")
 OPS = ("=", "<=", ">=")
 ALIASES = {"wins": "win", "winning": "win", "draws": "draw", "==": "="}
-SYNTAX = "[WHO] win|draw|down|dead [=|<=|>=] VALUE, e.g. 'runners down <= 0.3'"
+SYNTAX = (
+    "[WHO] win|draw|down|dead [=|<=|>=] VALUE, e.g. 'runners down <= 0.3' "
+    "(a chain: 'completes the run 0.7')"
+)
 _PATTERN = re.compile(
-    r"^\s*(?:(?P<who>.*?)\s+)?(?P<rate>wins?|winning|draws?|down|dead)"
+    r"^\s*(?:(?P<who>.*?)\s+)?(?P<rate>wins?|winning|draws?|down|dead|completes?(?:\s+the\s+run)?)"
     r"\s*(?P<op><=|>=|==|=)?\s*(?P<value>[-+0-9.eE]+?%?)"
     r"(?:\s*\.\.\s*(?P<high>[-+0-9.eE]+%?))?\s*$"
 )
@@ -48,7 +54,11 @@ class Aim:
 
     @property
     def text(self) -> str:
-        head = f"{self.who} {self.rate}" if self.who else self.rate
+        head = (
+            self.phrase
+            if self.rate == "complete"
+            else (f"{self.who} {self.rate}" if self.who else self.rate)
+        )
         if self.op == "in":
             return f"{head} {self.value:g}..{self.high:g}"
         return f"{head} {self.op} {self.value:g}"
@@ -56,13 +66,15 @@ class Aim:
     @property
     def phrase(self) -> str:
         """``runners win``, ``Razor down``, ``draws``: what the rate is of, for a sentence."""
+        if self.rate == "complete":
+            return f"{self.who} complete the run" if self.who else "completes the run"
         return "draws" if self.rate == "draw" else f"{self.who} {self.rate}"
 
     def of(self, summary: dict[str, Any]) -> tuple[float | None, list[float] | None]:
         """The aimed rate and its 95% interval in one variant's summary (None, None when the
         variant has no such combatant, say a copy ``Guard 5`` of a group of three)."""
-        if self.rate == "win":
-            stats = summary["sides"][self.who]
+        if self.rate in ("win", "complete"):
+            stats = summary["sides"][self.who or summary["side_order"][0]]
             return stats["win_rate"], stats["ci95"]
         if self.rate == "draw":
             return summary["draws"]["rate"], summary["draws"]["ci95"]
@@ -71,6 +83,8 @@ class Aim:
         return None, None
 
     def side_of(self, summary: dict[str, Any]) -> str | None:
+        if self.rate == "complete":
+            return self.who or summary["side_order"][0]
         if self.rate == "win":
             return self.who
         for entry in _levels(summary.get("casualties") or (), self.who):
@@ -114,6 +128,7 @@ def parse_aim(target: Any, side: str | None = None, ranges: bool = False) -> Aim
     if found is None or (found["high"] is not None and (not ranges or found["op"])):
         raise UsageError("--target", text, syntax)
     rate = ALIASES.get(found["rate"], found["rate"])
+    rate = "complete" if rate.startswith("complete") else rate
     op = ALIASES.get(found["op"] or "=", found["op"] or "=")
     who = (found["who"] or "").strip() or None
     try:
@@ -123,7 +138,7 @@ def parse_aim(target: Any, side: str | None = None, ranges: bool = False) -> Aim
         raise UsageError("--target", text, syntax) from None
     if rate == "draw" and who is not None:
         raise UsageError("--target", text, "'draw OP VALUE' with no name before it")
-    if rate != "draw":
+    if rate not in ("draw", "complete"):
         who = who or side
         if who is None:
             raise UsageError("--target", text, "a name before the rate: " + SYNTAX)
@@ -165,13 +180,28 @@ def _check_value(shown: Any, value: float) -> None:
         raise UsageError("--target", shown, "a rate from 0 to 1 (or 0% to 100%)")
 
 
-def check_aim(aim: Aim, scenarios) -> None:
-    """Refuse an aim that no variant can report (an unknown side or name)."""
+def check_aim(aim: Aim, scenarios) -> Aim:
+    """Refuse an aim that no variant can report (an unknown side or name); the aim, with a
+    chain's side filled in for ``completes the run``."""
+    if aim.rate == "complete" and aim.who is None and all(hasattr(s, "side") for s in scenarios):
+        aim = replace(aim, who=scenarios[0].side)
+    _check_aim(aim, scenarios)
+    return aim
+
+
+def _check_aim(aim: Aim, scenarios) -> None:
     from ..run.tally import casualty_entries
 
+    chains = [hasattr(s, "encounters") for s in scenarios]
+    if aim.rate == "complete" and not all(chains):
+        raise UsageError("--target", aim.text, "a rate of a scenario: " + SYNTAX)
     if aim.rate == "draw":
         return
     sides = list(dict.fromkeys(side.name for s in scenarios for side in s.sides))
+    if aim.rate == "complete":
+        if aim.who is not None and aim.who not in sides:
+            raise UsageError("--target", aim.who, "the chain's side: " + ", ".join(sides))
+        return
     if aim.rate == "win":
         if aim.who not in sides:
             raise UsageError(

@@ -15,6 +15,11 @@ from typing import Any
 from ..errors import UsageError, did_you_mean
 from ..output import DOWN_MEANS
 
+# how a chain's rates read (a run counts as a battle: its side wins when it completes the run)
+CHAIN_RATES = (
+    "a chain: the side's rate is its chance to complete the run; draws: runs ended by a drawn "
+    "fight; turns: combat turns per run"
+)
 SHOWN_ROWS = 20  # explain's table: the rest are in table.csv
 WIDTH = 100  # explain's summary and note lines
 
@@ -62,7 +67,9 @@ def balance(summary: dict) -> str:
     vary, target = summary["vary"], summary["target"]
     aim = summary.get("aim") or {"rate": "win", "who": summary["side"], "op": "="}
     name = vary["name"]
-    phrase = "draws" if aim["rate"] == "draw" else f"{aim['who']} {aim['rate']}"
+    phrase = aim.get("phrase") or (
+        "draws" if aim["rate"] == "draw" else f"{aim['who']} {aim['rate']}"
+    )
     if aim["rate"] == "win" and aim["op"] == "=":
         goal = f"{aim['who']} winning {target:.1%}"
     else:
@@ -159,11 +166,13 @@ def _aimed(variant: dict, aim: dict):
 def compare(summary: dict, side: str | None = None) -> str:
     a, b = summary["a"], summary["b"]
     n = summary["battles_completed"]
+    unit = "run" if a.get("chain") else "battle"
     lines = [
         f"A: {_label(a)}",
         f"B: {_label(b)}",
-        f"{n} battles each, seed {summary['seed']}: battle i of A and of B start from the same "
+        f"{n} {unit}s each, seed {summary['seed']}: {unit} i of A and of B start from the same "
         "dice, and differences are judged pair by pair",
+        *([CHAIN_RATES] if a.get("chain") else []),
         "",
     ]
     rows = [("", "A", "B", "B - A (95% interval)", "p", "")]
@@ -189,18 +198,18 @@ def compare(summary: dict, side: str | None = None) -> str:
     if side is not None and side not in names:
         raise UsageError("--side", side, "one of " + ", ".join(names), did_you_mean(side, names))
     head = sides[names.index(side) if side else 0]
-    lines += ["", _verdict(head)]
+    lines += ["", _verdict(head, "completes the run" if a.get("chain") else "wins")]
     return "\n".join(lines) + precision_line(summary.get("precision"))
 
 
-def _verdict(d: dict) -> str:
+def _verdict(d: dict, wins: str = "wins") -> str:
     if d["difference"] is None:
-        return f"{d['side']}: no battle finished"
+        return f"{d['side']}: nothing finished"
     low, high = d["ci95"]
     if d["significant"]:
         way = "more" if d["difference"] > 0 else "less"
         return (
-            f"{d['side']}: B wins {abs(d['difference']) * 100:.1f} points {way} often than A "
+            f"{d['side']}: B {wins} {abs(d['difference']) * 100:.1f} points {way} often than A "
             f"(95% interval {_pts(low)} to {_pts(high)} points): a real difference, not noise "
             f"(p {_p_is(d['p_value'])})."
         )
@@ -288,12 +297,15 @@ def sweep(result) -> str:
     sides = list(summary["variants"][0]["sides"]) if summary["variants"] else []
     baseline = summary.get("baseline") or {}
     count = len(summary["variants"]) - (0 if baseline.get("in_grid", True) else 1)
+    chain = summary.get("chain")
+    what = "chain" if chain else "scenario"
     lines = [
         f"{summary['scenario']} ({summary['source']}, {summary['system']})",
         f"{count} variant{'s' if count != 1 else ''}"
-        + ("" if baseline.get("in_grid", True) else " and the scenario as written")
-        + f", seed {summary['seed']}: every row ran the same battle seeds",
-        "win rates with 95% intervals; * marks the scenario as written",
+        + ("" if baseline.get("in_grid", True) else f" and the {what} as written")
+        + f", seed {summary['seed']}: every row ran the same {'run' if chain else 'battle'} seeds",
+        f"win rates with 95% intervals; * marks the {what} as written",
+        *([CHAIN_RATES] if chain else []),
         "",
         format_table(marked(result.table, names), names, sides),
     ]
