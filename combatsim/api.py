@@ -99,7 +99,7 @@ def sweep(
     runs the same battle seeds."""
     from .sweeps import api
 
-    args = (_scenario(scenario), _vary(vary))
+    args = (_subject(scenario), _vary(vary))
     return _call(api.sweep, args, battles, seed, workers, quiet, options)
 
 
@@ -141,7 +141,7 @@ def compare(
     from .sweeps import api
 
     sets = {"a_sets": _listed(a_sets, "a_sets"), "b_sets": _listed(b_sets, "b_sets")}
-    args = (_scenario(a, "a"), None if b is None else _scenario(b, "b"))
+    args = (_subject(a, "a"), None if b is None else _subject(b, "b"))
     return _call(api.compare, args, battles, seed, workers, quiet, {**sets, **options})
 
 
@@ -172,7 +172,7 @@ def balance(
     if search not in ("auto", "grid", "bisect"):
         raise UsageError("search", _shown(search), "'auto', 'grid' or 'bisect'")
     keywords = {"search": search, **options}
-    args = (_scenario(scenario), _vary(vary), side, target)
+    args = (_subject(scenario), _vary(vary), side, target)
     return _call(api.balance, args, battles, seed, workers, quiet, keywords)
 
 
@@ -200,7 +200,7 @@ def explain(
     if only is not None:
         only = [_text("only", name) for name in _listed(only, "only")]
     keywords = {"only": only, **options}
-    args = (_scenario(scenario), side, metric)
+    args = (_subject(scenario), side, metric)
     return _call(explaining.explain, args, battles, seed, workers, quiet, keywords)
 
 
@@ -217,6 +217,7 @@ def design(
     max_kinds: int = 2,
     formation: str = "layout",
     top: int = 5,
+    encounter: int | str | None = None,
     battles: int = DEFAULT_BATTLES,
     seed: int | None = None,
     workers: int | None = None,
@@ -228,7 +229,8 @@ def design(
     (``"runners win 0.6..0.75"``, ``"runners dead <= 0.05"``). The best ``top`` are confirmed
     on fresh battles and ranked surest, then simplest, first: ``summary["designs"]``, each
     with its rates and 95% intervals; ``summary["verdict"]`` says the gist in one line; the
-    ``table`` lists every make-up tried (docs/design.md)."""
+    ``table`` lists every make-up tried (docs/design.md). ``scenario`` may be a chain file:
+    then ``encounter`` names the fight whose opposition is designed."""
     from .sweeps import design as designing
 
     _text("side", side)
@@ -244,9 +246,10 @@ def design(
         "max_kinds": max_kinds,
         "formation": formation,
         "top": top,
+        "encounter": encounter,
         **options,
     }
-    args = (_scenario(scenario), side, targets)
+    args = (_subject(scenario), side, targets)
     return _call(designing.design, args, battles, seed, workers, quiet, keywords)
 
 
@@ -312,6 +315,10 @@ def _listed(sets, argument: str) -> list:
 # --- arguments, checked before anything is loaded or run --------------------------------------
 
 SCENARIO = "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario"
+SUBJECT = (
+    "a scenario file (a str or Path) or a Scenario from combatsim.load_scenario, or a chain "
+    "file or a Chain from combatsim.chains.load_chain"
+)
 
 
 def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) -> tuple:
@@ -367,6 +374,18 @@ def _text(argument: str, value: Any, optional: bool = False) -> Any:
     if not isinstance(value, str):
         raise UsageError(argument, _shown(value), "a text" + (" or None" if optional else ""))
     return value
+
+
+def _subject(value: Any, argument: str = "scenario") -> Any:
+    """What a study takes: a scenario, or a chain of encounters."""
+    from .chains import Chain
+
+    if isinstance(value, Chain):
+        return value
+    try:
+        return _scenario(value, argument)
+    except UsageError:
+        raise UsageError(argument, _shown(value), SUBJECT) from None
 
 
 def _scenario(value: Any, argument: str = "scenario") -> Any:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 
@@ -126,9 +126,10 @@ def possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
-def parse_metric(text: str, scenario: Scenario, side: str | None = None) -> Metric:
-    """The metric ``[WHO] RATE`` names in ``scenario``; WHO defaults to ``side``, then to the
-    first side. Raises ``UsageError`` for an unknown rate or name."""
+def parse_metric(text: str, scenario: Any, side: str | None = None) -> Metric:
+    """The metric ``[WHO] RATE`` names in ``scenario`` (or a chain, by its carried side);
+    WHO defaults to ``side``, then to the first side. Raises ``UsageError`` for an unknown
+    rate or name."""
     words = str(text).split()
     rate = RATES.get(words[-1]) if words else None
     if rate is None:

@@ -89,6 +89,32 @@ def test_a_real_sweep_on_the_cluster_matches_local_runs(scheduler, tmp_path):
     assert "records/0003/combatants.csv" in same_files(tmp_path / "one", tmp_path / "dask")
 
 
+def test_a_chain_and_a_sweep_of_it_on_the_cluster_match_local_runs(scheduler, tmp_path):
+    """A chain's runs (each its fights in order, carried over) give the same files on the
+    cluster as on one local worker, as the chain command and as a study's variants."""
+    chain = str(SHIPPED / "chains" / "lost-souls-two-raids.yaml")
+    for argv in (
+        ["chain", chain, "--battles", "24", "--chunk-size", "5", "--quiet"],
+        [
+            "sweep",
+            chain,
+            "--vary",
+            "rest.heal=0,6",
+            "--battles",
+            "16",
+            "--chunk-size",
+            "5",
+            "--records",
+            "all",
+            "--quiet",
+        ],
+    ):
+        one, dask = tmp_path / f"{argv[0]}-one", tmp_path / f"{argv[0]}-dask"
+        assert main([*argv, "--workers", "1", "--out", str(one)]) == 0
+        assert main([*argv, "--scheduler", scheduler, "--out", str(dask)]) == 0
+        assert "summary.json" in same_files(one, dask)
+
+
 def test_four_weapons_by_three_armors_of_the_shipped_firefight(scheduler, tmp_path):
     """The done criterion, small: the shipped scenario, four of its catalogue's firearms for the
     ork mercenary by three armors for the guards; 1 worker, 2 workers and the cluster."""

@@ -133,7 +133,8 @@ def _encounter(spec: ChainFile, k: int, source: str, base: Path, lines: LineMap)
         raise err.referred_by(source, line, format_path(where)) from None
     for i in range(len(entry.set)):
         at = ("encounters", k, "set", i)
-        argument = f"{source}:{line_of(lines, at)}: {format_path(at)}"
+        set_line = line_of(lines, at)  # none in a study's variant: the mapping was edited
+        argument = f"{source}{'' if set_line is None else f':{set_line}'}: {format_path(at)}"
         try:
             scenario = set_fields(scenario, [entry.set[i]], argument).scenario
         except ScenarioError as err:

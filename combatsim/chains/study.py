@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..output import SUMMARY_JSON, table, write_frame, write_summary
 from ..run import Options, holds_folder
-from ..sweeps.results import remove_stale
+from ..sweeps.results import remove_stale, write_records
 from .loader import load_chain
 from .model import Chain
 from .runner import run_chain
@@ -64,10 +64,12 @@ def load(chain) -> Chain:
 def run_chain_study(chain, **options: Any) -> ChainResult:
     """Run ``chain`` (a chain file or a loaded ``Chain``) ``battles`` times, and as many
     times with every fight fresh. ``options``: see ``combatsim.run.Options`` (``runner`` is
-    the chain's own; records are not kept; ``precision`` stops on the chance to complete
-    the run)."""
+    the chain's own; ``precision`` stops on the chance to complete the run; ``records``:
+    ``battles`` keeps a row per run, ``all`` also a row per carried fighter and run, how it
+    ended it and what it had left, in ``records/0000`` (carried over) and ``records/0001``
+    (every fight fresh))."""
     loaded = load(chain)
-    opts = Options(**{**options, "runner": run_chain, "records": "none"})
+    opts = Options(**{**options, "runner": run_chain})
     root = opts.root_seed(loaded)
     study = opts.study([loaded, loaded.freshened()], "chain", root)
     complete = opts.evaluate(study)
@@ -93,6 +95,7 @@ def run_chain_study(chain, **options: Any) -> ChainResult:
     for name in TABLES:
         if not result.tables[name].empty:
             result.files += write_frame(result.tables[name], folder, name)
+    result.files += write_records(study, folder, [0, 1])
     result.files.append(write_summary(summary, folder / SUMMARY_JSON))
     remove_stale(folder, result.files)
     if complete:

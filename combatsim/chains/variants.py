@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CombatsimError, ScenarioError, UsageError, did_you_mean
+from ..errors import CombatsimError, UsageError, did_you_mean
 from ..sweeps.fields import ALL, FieldPath, Inheritance, Name, read_values
 
 if TYPE_CHECKING:
@@ -43,7 +43,9 @@ def apply_sets(chain: Chain, sets: Sequence[tuple[FieldPath, Any]], label: str |
     assert chain.rebuild is not None, "a chain read from a file"
     try:
         return chain.rebuild(data, chain.source, Path(chain.source).parent)
-    except ScenarioError as err:
+    except CombatsimError as err:  # a chain file's mistake, or one of an encounter's set
+        if isinstance(err, UsageError):
+            raise
         raise CombatsimError(f"{label or 'variant'}: {err}") from None
 
 

@@ -49,8 +49,6 @@ def add_parser(sub) -> None:
 def _chain(args: argparse.Namespace) -> int:
     from ..errors import UsageError
 
-    if args.records != "none":
-        raise UsageError("--records", args.records, "none (a chain keeps no per-run records)")
     resumed = run.start_study(args, "chain", KEYS, (("chain", "FILE"),))
     from ..chains import load_chain
 
@@ -70,7 +68,7 @@ def _chain(args: argparse.Namespace) -> int:
         options.update(
             progress=progress, battles=args.battles, seed=args.seed, precision=args.precision
         )
-        del options["records"], options["runner"]
+        del options["runner"]
         try:
             result = run_chain_study(chain, **options)
         finally:

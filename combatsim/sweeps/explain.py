@@ -41,11 +41,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..chains.loader import load_study_subject
 from ..errors import CombatsimError
 from ..metrics import Metric, parse_metric, possessive
 from ..output import write_table
 from ..rules.levers import scenario_value
-from ..run import Options, Pairing, Tally, holds_folder, load
+from ..run import Options, Pairing, Tally, holds_folder
 from ..stats import (
     CONFIDENCE,
     half_width,
@@ -260,7 +261,7 @@ def explain(
     ``"none"``; ``precision``: every step's interval within +-P).
     """
     opts = Options(**options)
-    base = load(scenario)
+    base = load_study_subject(scenario)
     chosen = parse_metric(metric, base, side)
     levers = scenario_levers(base, only)
     variants = StepVariants(base, [item for item in levers if not item.unread])
