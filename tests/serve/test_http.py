@@ -26,6 +26,7 @@ with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx
 
 from combatsim.output import wide_table  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
+from tests.test_validate import TEN_FOUND, TEN_MISTAKES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -417,6 +418,14 @@ def test_check_gives_the_validators_line_and_did_you_mean(client, folder):
     errors = client.post("/api/check", json={"yaml": both}).json()["errors"]
     assert [e["line"] for e in errors] == [37, len(both.splitlines())]  # each at its own line
     assert "unknown key 'colour'" in errors[1]["message"]
+
+
+def test_check_shows_every_mistake_at_every_depth_as_validate_does(client):
+    errors = client.post("/api/check", json={"yaml": TEN_MISTAKES}).json()["errors"]
+    shown = sorted((e["line"], e["message"]) for e in errors)
+    assert [line for line, _ in shown] == [line for line, _ in TEN_FOUND]
+    for (_, message), (_, found) in zip(shown, TEN_FOUND, strict=True):
+        assert f": {found}" in message
 
 
 def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
