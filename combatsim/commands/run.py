@@ -436,21 +436,18 @@ def say_interrupted(result, command: str, out: Path) -> int:
 
 
 def expand(paths: list[str]) -> list[str]:
-    """Scenario files, with each folder replaced by the scenario files in it (sorted; catalogue
-    files are skipped)."""
+    """Scenario files, with each folder replaced by the scenario files in it and its
+    subfolders (sorted; catalogues, chains and sweep files are skipped), the ones the page
+    lists (``scenario.files``)."""
     out = []
     for path in paths:
         folder = Path(path)
         if not folder.is_dir():
             out.append(path)
             continue
-        from ..scenario import is_catalogue
+        from ..scenario.files import scenario_files
 
-        found = [
-            str(f)
-            for f in sorted(folder.iterdir())
-            if f.suffix in (".yaml", ".yml") and f.is_file() and not is_catalogue(f)
-        ]
+        found = [str(f) for f, _ in scenario_files(folder)]
         if not found:
             raise UsageError("SCENARIO", path, "a folder with scenario files (*.yaml) in it")
         out += found

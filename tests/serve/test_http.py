@@ -124,6 +124,16 @@ def test_scenarios_lists_the_scenarios_not_the_catalogues(client):
     assert firefight["system"] == "sr-classic" and firefight["name"]
 
 
+def test_the_page_lists_the_scenarios_run_folder_runs(client, folder):
+    """One listing: the subfolders' scenarios too (tactics/), no catalogue, chain or link."""
+    from combatsim.commands.run import expand
+
+    listed = [row["file"] for row in client.get("/api/scenarios").json()]
+    run = [Path(f).relative_to(folder).as_posix() for f in expand([str(folder)])]
+    assert listed == run and "tactics/focus.yaml" in listed
+    assert not any(f.startswith(("chains/", "catalogues/")) for f in listed)
+
+
 @pytest.mark.parametrize(
     "name", ["../secret.yaml", "link-out.yaml", "/etc/passwd", "catalogues/../../secret.yaml"]
 )
