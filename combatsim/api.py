@@ -281,18 +281,15 @@ def _call(
 
 
 def _scenario_list(scenarios) -> list:
-    """A folder's scenario files (catalogues skipped, sorted), or the list as given."""
+    """A folder's scenario files (its subfolders' too, sorted, as ``combatsim run FOLDER``
+    and the page list them), or the list as given."""
     if isinstance(scenarios, str | os.PathLike):
         folder = Path(scenarios)
         if not folder.is_dir():
             return [scenarios]
-        from .scenario import is_catalogue
+        from .scenario.files import scenario_files
 
-        found = [
-            f
-            for f in sorted(folder.iterdir())
-            if f.suffix in (".yaml", ".yml") and f.is_file() and not is_catalogue(f)
-        ]
+        found = [f for f, _ in scenario_files(folder)]
         if not found:
             raise UsageError("scenarios", str(scenarios), "a folder with scenario files in it")
         return found

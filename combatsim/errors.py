@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import NoReturn
 
 
 class CombatsimError(Exception):
@@ -136,6 +137,11 @@ class Problems:
             raise self.errors[0]
         if self.errors:
             raise ScenarioErrors(self.errors)
+
+    def stop(self) -> NoReturn:
+        """Raise what was gathered where checking cannot go on (a mistake was gathered)."""
+        self.raise_any()
+        raise AssertionError("checking stopped without a mistake gathered")
 
 
 MAX_SHOWN = 80  # characters of a value quoted in an error; a longer one is cut, saying so

@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from .engine.records import BattleResult
 from .folder import write_atomic
+from .names import cell_problem, for_terminal
 
 if TYPE_CHECKING:  # pandas is imported where tables are made, never in a worker
     import pandas as pd
@@ -543,13 +544,28 @@ def format_table(
 WIDTH = 120  # a terminal's width the batch tables keep within
 
 
+def file_labels(sources: Sequence[str]) -> list[str]:
+    """What names each of several scenarios in a table (``file``): its file's path from the
+    folder they share, without the suffix (``sr-bar-brawl``, ``tactics/focus``), so files of
+    one name in two subfolders stay apart. Shown escaped, and behind ``./`` where a
+    spreadsheet would run it as a formula (``=x.yaml``), as every cell of a results CSV."""
+    paths = [Path(source) for source in sources]
+    try:
+        common = Path(os.path.commonpath([p.parent for p in paths]))
+        names = [p.with_suffix("").relative_to(common).as_posix() for p in paths]
+    except ValueError:  # absolute and relative paths mixed, or none
+        names = [p.stem for p in paths]
+    names = [for_terminal(name, one_line=True) for name in names]
+    return [name if cell_problem(name) is None else f"./{name}" for name in names]
+
+
 def format_runs(summaries: Sequence[dict[str, Any]], width: int = WIDTH) -> str:
-    """Several scenarios, one row per scenario and side: the scenario (its file name, which
-    tells apart variants of one encounter, on its first side's row, with battles, draws and
-    mean turns), the side, its win rate with the 95%
-    interval, and the share of battles in which it lost someone (``down``). Names too long
-    for ``width`` characters are shortened with "..."."""
-    head = ("scenario", "battles", "side", "wins", "95% interval", "down", "draws", "turns")
+    """Several scenarios, one row per scenario and side: the scenario's ``file`` (its file
+    name, which tells apart variants of one encounter, as ``table.csv``'s ``file`` column
+    has it, on its first side's row, with battles, draws and mean turns), the side, its win
+    rate with the 95% interval, and the share of battles in which it lost someone
+    (``down``). Names too long for ``width`` characters are shortened with "..."."""
+    head = ("file", "battles", "side", "wins", "95% interval", "down", "draws", "turns")
     rows = [head]
     for summary in summaries:
         downs = {
@@ -565,7 +581,7 @@ def format_runs(summaries: Sequence[dict[str, Any]], width: int = WIDTH) -> str:
             first = k == 0
             rows.append(
                 (
-                    Path(summary["source"]).stem if first else "",
+                    summary.get("file", Path(summary["source"]).stem) if first else "",
                     str(n) if first else "",
                     side,
                     _pct(stats["win_rate"]),

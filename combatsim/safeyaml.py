@@ -81,14 +81,23 @@ def max_file_bytes() -> int:
 
 
 def shown(path: str | os.PathLike) -> str:
-    """The file name as an error shows it: over-long names are cut, NUL bytes made visible."""
+    """The file name as an error shows it: NUL bytes made visible, and an over-long one
+    shortened to its tail (``…/last/dirs/file.yaml``, whole folder names as far as they fit),
+    so that the ``file:line: field`` it starts stays whole however deep the folder."""
     text = os.fspath(path)
     if isinstance(text, bytes):
         text = os.fsdecode(text)
     text = text.replace("\0", "\\0")
-    if len(text) > SHOWN_NAME:
-        text = f"{text[: SHOWN_NAME // 2]}...{text[-SHOWN_NAME // 2 :]} ({len(text)} characters)"
-    return text
+    if len(text) <= SHOWN_NAME:
+        return text
+    *folders, tail = text.split(os.sep)
+    if len(tail) + 2 > SHOWN_NAME:  # the file's own name is over-long: its end
+        return "…" + tail[-(SHOWN_NAME - 1) :]
+    for folder in reversed(folders):
+        if len(folder) + len(tail) + 3 > SHOWN_NAME:
+            break
+        tail = f"{folder}{os.sep}{tail}"
+    return f"…{os.sep}{tail}"
 
 
 def check_path(path: str | os.PathLike) -> Path:
@@ -104,7 +113,7 @@ def check_path(path: str | os.PathLike) -> Path:
     if len(text) > MAX_PATH_CHARS or any(len(part) > MAX_NAME_BYTES for part in parts):
         raise _file_error(
             path,
-            Described("a file name too long"),
+            Described(f"a file name too long ({len(text):,} characters)"),
             f"at most {MAX_NAME_BYTES} bytes per folder or file name, {MAX_PATH_CHARS} in all",
         )
     return Path(text)
@@ -216,7 +225,8 @@ def _too_big(path: str | os.PathLike, size: int, limit: int) -> ScenarioError:
 
 def _os_error(path: str | os.PathLike, err: OSError, what: str) -> ScenarioError:
     if err.errno == errno.ENAMETOOLONG:
-        return _file_error(path, Described("a file name too long"), "a shorter file name")
+        found = Described(f"a file name too long ({len(os.fspath(path)):,} characters)")
+        return _file_error(path, found, "a shorter file name")
     reason = err.strerror or type(err).__name__
     return _file_error(path, Described(reason.lower()), f"a readable file ({what})")
 

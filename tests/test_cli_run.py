@@ -346,6 +346,31 @@ def test_a_folder_runs_every_scenario_in_it_but_not_its_catalogues(loaded, tmp_p
     assert sorted(set(pd.read_csv(out / "table.csv")["variant"])) == [0, 1]
 
 
+def test_a_folder_run_takes_its_subfolders_and_names_each_file(tmp_path, monkeypatch, capsys):
+    """Subfolders too, as the page lists them; chains and catalogues left out; the table's
+    ``file`` column is the file as the console prints it, ``scenario`` its display name."""
+    from tests.test_sweep import toy_files, toy_runner
+
+    use_runner(monkeypatch, toy_runner)
+    folder = tmp_path / "scenarios"
+    toy = toy_files(folder)
+    sub = folder / "tactics"
+    sub.mkdir()
+    text = toy.read_text().replace("catalogue.yaml", "../catalogue.yaml")
+    (sub / "toy.yaml").write_text(text)  # the same name in a subfolder: told apart
+    (folder / "chain.yaml").write_text("name: c\nside: a\nencounters: []\n")
+    out = tmp_path / "out"
+    assert main(["run", str(folder), "--battles", "5", "--workers", "1", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "table.csv")
+    assert list(table.columns[:3]) == ["variant", "file", "scenario"]
+    assert list(dict.fromkeys(table["file"])) == ["tactics/toy", "toy"]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split()[0] == "file"
+    assert [line.split()[0] for line in printed[1:5:2]] == ["tactics/toy", "toy"]
+    names = set(table["scenario"])
+    assert len(names) == 1 and names != {"toy"}  # the display name, not the file's
+
+
 def test_records_none_writes_only_the_summary(loaded, tmp_path, capsys):
     argv = ["run", "scenarios/dockside.yaml", "--battles", "30", "--records", "none"]
     assert main([*argv, "--out", str(tmp_path)]) == 0
@@ -394,7 +419,7 @@ def test_a_folder_run_prints_one_row_per_scenario_and_side_within_120_characters
     table = lines[: lines.index("")]
     assert max(len(line) for line in table) <= 120
     assert table[0].split() == [
-        "scenario",
+        "file",
         "battles",
         "side",
         "wins",
@@ -408,7 +433,8 @@ def test_a_folder_run_prints_one_row_per_scenario_and_side_within_120_characters
     expected_rows = sum(len(run["side_order"]) for run in summary["runs"])
     assert len(table) - 1 == expected_rows == len(summary["runs"]) * 2
     firsts = [line.split()[0] for line in table[1:] if not line.startswith("   ")]
-    assert firsts == [Path(run["source"]).stem for run in summary["runs"]]
+    assert firsts == [run["file"] for run in summary["runs"]]
+    assert "tactics/focus" in firsts  # the subfolders' scenarios too, as the page lists them
 
 
 def test_a_run_that_may_take_hours_says_so_before_it_starts(capsys):

@@ -105,3 +105,13 @@ def test_negative_numbers_stay_numbers_and_plain_text_stays_as_written(tmp_path,
         rows = list(csv.DictReader(f))
     assert {r["description"] for r in rows} == {"", "a-b", "x = y"}  # "" as written
     assert {r["turn_limit"] for r in rows} == {"12", "3", "4"}
+
+
+def test_a_file_name_in_a_folder_table_keeps_the_rule():
+    """A run of several scenarios names each by its file (the ``file`` column): a file name
+    a spreadsheet would run stands behind ``./``, a control character escaped."""
+    from combatsim.output import file_labels
+
+    names = file_labels(["s/=x.yaml", "s/sub/@y.yml", "s/plain.yaml", "s/a\x1bb.yaml"])
+    assert names == ["./=x", "sub/@y", "plain", "a\\x1bb"]
+    assert all(cell_problem(name) is None for name in names)

@@ -181,13 +181,33 @@ BILLION_LAUGHS = 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\
 )
 
 
-def test_billion_laughs_is_one_line_in_well_under_a_second(tmp_path, capsys):
-    path = tmp_path / "laughs.yaml"
+def long_folder(tmp_path: Path, length: int = 200) -> Path:
+    """A folder under ``tmp_path`` whose path is at least ``length`` characters."""
+    folder = tmp_path
+    while len(str(folder)) < length:
+        folder = folder / "a-folder-with-a-rather-long-name"
+    folder.mkdir(parents=True)
+    return folder
+
+
+@pytest.mark.parametrize("deep", [False, True], ids=["short-path", "200-character-path"])
+def test_billion_laughs_is_one_line_in_well_under_a_second(tmp_path, capsys, deep):
+    path = (long_folder(tmp_path) if deep else tmp_path) / "laughs.yaml"
     path.write_text(BILLION_LAUGHS)
     assert len(BILLION_LAUGHS) < 1024  # a 1 KB file whose aliases expand to 10^9 values
     err = validate_fails(capsys, path)
     assert f"aliases expanding to more than {safeyaml.MAX_ALIAS_VALUES:,} values" in err
     assert "laughs.yaml:6: f[0]" in err
+    # the path keeps its tail (the message whole): ".../a-folder-.../laughs.yaml:6: f[0]"
+    assert err.split(": ")[2].endswith(f"{path.parent.name}/laughs.yaml:6")
+
+
+def test_a_shortened_path_keeps_its_last_folders_whole():
+    deep = "/tmp/" + "x" * 150 + "/scenarios/tactics/focus.yaml"
+    assert safeyaml.shown(deep) == "…/scenarios/tactics/focus.yaml"
+    assert safeyaml.shown("/tmp/short.yaml") == "/tmp/short.yaml"
+    name = safeyaml.shown("/tmp/" + "y" * 300 + ".yaml")
+    assert name.startswith("…y") and name.endswith("y.yaml") and len(name) == safeyaml.SHOWN_NAME
 
 
 def test_a_recursive_alias_is_one_line(tmp_path, capsys):

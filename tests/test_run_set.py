@@ -116,3 +116,25 @@ def test_a_run_with_set_resumes_with_its_sets(tmp_path, monkeypatch, capsys):
     resumed = interrupted_then_resumed(monkeypatch, capsys, [*argv, "--quiet"], cut, "run", 60)
     assert resumed == whole
     assert json.loads((cut / "summary.json").read_text())["sets"] == [setting]
+
+
+def test_a_set_run_never_writes_over_the_file_as_written(tmp_path, monkeypatch, capsys):
+    """Without --out, a --set run writes to a folder of its own, named from its edits (the
+    same edits, the same folder); the results of the file as written are left as they were."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(SCENARIO), "--battles", "20", "--workers", "1"]) == 0
+    plain = tmp_path / "results" / SCENARIO.stem
+    assert f"results in {Path('results') / SCENARIO.stem}:" in capsys.readouterr().out
+    before = {p.name: p.read_bytes() for p in plain.iterdir() if p.is_file()}
+    for _ in range(2):
+        assert (
+            main(["run", str(SCENARIO), "--set", GUARDS, "--battles", "20", "--workers", "1"]) == 0
+        )
+    after = {p.name: p.read_bytes() for p in plain.iterdir() if p.is_file()}
+    assert after == before and "sets" not in json.loads(before["summary.json"])
+    (variant,) = [p for p in (tmp_path / "results").iterdir() if p != plain]
+    assert variant.name.startswith(f"{SCENARIO.stem}--set-count-5-")
+    assert all(c.isalnum() or c in "-_." for c in variant.name)
+    assert json.loads((variant / "summary.json").read_text())["sets"] == [GUARDS]
+    said = capsys.readouterr().out
+    assert said.count(f"results in {Path('results') / variant.name}:") == 2

@@ -103,6 +103,7 @@ def test_every_mistake_of_a_file_is_reported_at_its_own_line(tmp_path, capsys):
       - archetype: ganger
         position: [10, 0]
         weapons: [ak98]
+        name: b1
 """,
     )
     assert len(err) == 3 and all(x.startswith("combatsim: error: ") for x in err)
@@ -127,11 +128,13 @@ environment: {visibilty: smoke}
 seed: -1
 """,
     )
-    assert [x.split(": ")[2].rsplit(":", 1)[1] for x in err] == ["8", "11", "12", "13"]
+    assert [x.split(": ")[2].rsplit(":", 1)[1] for x in err] == ["8", "11", "11", "12", "13"]
     assert "sides[0].members[0].cover: found 'ful' (did you mean 'full'?)" in err[0]
     assert "sides[1].members[0].position" in err[1] and "[x, y] in meters" in err[1]
-    assert "environment.visibilty: found unknown key 'visibilty'" in err[2]
-    assert "seed: found -1" in err[3]
+    # and with them what the rule system finds: both members are named after their archetype
+    assert "sides[1].members[0].name: found 'ganger'; allowed: a name no other" in err[2]
+    assert "environment.visibilty: found unknown key 'visibilty'" in err[3]
+    assert "seed: found -1" in err[4]
 
 
 def test_a_side_level_tactics_key_is_reported_where_the_side_writes_it(tmp_path, capsys):
@@ -148,8 +151,10 @@ def test_a_side_level_tactics_key_is_reported_where_the_side_writes_it(tmp_path,
     members:
       - archetype: ganger
         position: [10, 0]
+        name: b1
       - archetype: ganger
         position: [10, 3]
+        name: b2
 """,
     )
     # once, under the side, on the line of the key: not once per member, under the member
@@ -194,10 +199,93 @@ sides:
       rules:
         attack: sometimes
     members:
-      - {{archetype: ganger}}
-      - {{archetype: ganger, position: [0, 3]}}
+      - {{archetype: ganger, name: a1}}
+      - {{archetype: ganger, name: a2, position: [0, 3]}}
   - name: b
     members: [{{archetype: ganger, position: [10, 0]}}]
 """,
     )
     assert len(err) == 1 and "s.yaml:8: sides[0].tactics.rules.attack: found 'sometimes'" in err[0]
+
+
+# Ten mistakes at every depth of a scenario file, each with the line it is written on.
+TEN_MISTAKES = """\
+name: Ten mistakes
+rules:
+  system: sr-classic
+  options:
+    fumble_efect: lose_action
+catalogues: [sr-classic]
+environment:
+  visibility: foggy
+archetypes:
+  thug:
+    attributes: {body: 3, quickness: 3, strength: 3, reaction: 3}
+    hp: 9
+sides:
+  - name: Runners
+    colour: red
+    tactics: {targetting: nearest}
+    members:
+      - name: Ace
+        archetype: gangr
+      - name: Bo
+        archetype: ganger
+        count: 0
+      - name: Cy
+        archetype: ganger
+        skils: {firearms: 4}
+        weapons: [ak98]
+  - name: Guards
+    members:
+      - {name: Dee, archetype: ganger, position: [10, 0]}
+turn_limit: 0
+"""
+TEN_FOUND = [
+    (5, "rules.options.fumble_efect: found unknown key 'fumble_efect'"),
+    (8, "environment.visibility: found 'foggy'"),
+    (12, "archetypes.thug.hp: found unknown key 'hp'"),
+    (15, "sides[0].colour: found unknown key 'colour'"),
+    (16, "sides[0].tactics.targetting: found unknown key 'targetting'"),
+    (19, "sides[0].members[0].archetype: found 'gangr' (did you mean 'ganger'?)"),
+    (22, "sides[0].members[1].count: found 0"),
+    (25, "sides[0].members[2].skils: found unknown key 'skils' (did you mean 'skills'?)"),
+    (26, "sides[0].members[2].weapons[0]: found 'ak98' (did you mean 'ak97'?)"),
+    (30, "turn_limit: found 0"),
+]
+
+
+def test_ten_mistakes_at_every_depth_are_all_reported_each_at_its_line(tmp_path, capsys):
+    """The file's top level and shape, the rules options, a catalogue entry, a side, its
+    tactics, a member's keys and the names it gives: one round of validate shows every
+    mistake (a member's unknown key does not hide its misspelt weapon, nor a wrong
+    turn_limit what the rule system finds)."""
+    err = _errors(tmp_path, capsys, TEN_MISTAKES)
+    assert len(err) == len(TEN_FOUND) == 10
+    for line, (number, message) in zip(err, TEN_FOUND, strict=True):
+        assert f"s.yaml:{number}: {message}" in line and line.count("\n") == 0
+
+
+def test_one_mistake_left_is_one_plain_line(tmp_path, capsys):
+    from combatsim.errors import ScenarioError
+    from combatsim.scenario import load_scenario
+
+    fixes = [
+        ("fumble_efect", "fumble_effect"),
+        ("foggy", "smoke"),
+        ("    hp: 9\n", ""),
+        ("    colour: red\n", ""),
+        ("targetting", "target"),
+        ("gangr\n", "ganger\n"),
+        ("count: 0", "count: 2"),
+        ("skils", "skills"),
+        ("turn_limit: 0", "turn_limit: 5"),
+    ]
+    text = TEN_MISTAKES
+    for wrong, right in fixes:
+        text = text.replace(wrong, right)
+    (err,) = _errors(tmp_path, capsys, text)
+    assert "s.yaml:24: sides[0].members[2].weapons[0]: found 'ak98'" in err
+    with pytest.raises(ScenarioError) as caught:
+        load_scenario(tmp_path / "s.yaml")
+    assert type(caught.value) is ScenarioError and str(caught.value) in err

@@ -4,17 +4,20 @@ battle. Also the options and the resume logic every batch command shares.
 One scenario file: runs the batch (a progress bar on stderr for long runs), writes
 ``battles.csv``, ``combatants.csv`` (as ``--records`` keeps them), ``casualties.csv`` and
 ``casualties.parquet`` and ``summary.json`` into ``--out`` (default ``results/<scenario
-stem>``), prints the summary (casualties included) and where the files went. Several files or
-a folder: one row per scenario and side in ``table.csv`` and ``table.parquet``, per-scenario
-summaries in ``summary.json``, and a printed table of one row per scenario and side. Ctrl-C
-writes what finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run.
-With ``--trace K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
+stem>``, or with ``--set`` a folder of its own: ``default_out``), prints the summary
+(casualties included) and where the files went. Several files or a folder: one row per
+scenario and side in ``table.csv`` and ``table.parquet``, per-scenario summaries in
+``summary.json``, and a printed table of one row per scenario and side. Ctrl-C writes what
+finished, says so on stderr and exits 130; ``--resume DIR`` finishes the run. With
+``--trace K``: runs only battle K of the seed, prints it blow by blow and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -446,21 +449,18 @@ def say_interrupted(result, command: str, out: Path) -> int:
 
 
 def expand(paths: list[str]) -> list[str]:
-    """Scenario files, with each folder replaced by the scenario files in it (sorted; catalogue
-    files are skipped)."""
+    """Scenario files, with each folder replaced by the scenario files in it and its
+    subfolders (sorted; catalogues, chains and sweep files are skipped), the ones the page
+    lists (``scenario.files``)."""
     out = []
     for path in paths:
         folder = Path(path)
         if not folder.is_dir():
             out.append(path)
             continue
-        from ..scenario import is_catalogue
+        from ..scenario.files import scenario_files
 
-        found = [
-            str(f)
-            for f in sorted(folder.iterdir())
-            if f.suffix in (".yaml", ".yml") and f.is_file() and not is_catalogue(f)
-        ]
+        found = [str(f) for f, _ in scenario_files(folder)]
         if not found:
             raise UsageError("SCENARIO", path, "a folder with scenario files (*.yaml) in it")
         out += found
@@ -507,7 +507,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out)
     elif single:
-        out = Path("results") / Path(files[0]).stem
+        out = default_out(files[0], args.sets)
     else:
         out = Path("results") / (
             Path(args.scenarios[0]).name if len(args.scenarios) == 1 else "runs"
@@ -560,7 +560,7 @@ def _exact(args: argparse.Namespace) -> int:
 
     variant = set_fields(load_scenario(files[0]), args.sets)
     scenario = variant.scenario
-    out = Path(args.out) if args.out else Path("results") / Path(files[0]).stem
+    out = Path(args.out) if args.out else default_out(files[0], args.sets)
     check_out("--out", out)
     from ..exact.fight import fight_odds
     from ..exact.summary import exact_summary, format_exact
@@ -637,6 +637,31 @@ def _name(out: Path, path: Path) -> str:
         return str(Path(path).relative_to(out))
     except ValueError:
         return str(path)
+
+
+def default_out(file: str, sets: list[str]) -> Path:
+    """``results/<file stem>``; with ``--set``, a folder of its own named from the edits
+    (``results/<stem>--set-count-5-1a2b3c4d``: the fields and values, then a hash of every
+    edit, so the same edits find the same folder), so that a variant never writes over the
+    results of the file as written."""
+    stem = Path(file).stem
+    if not sets:
+        return Path("results") / stem
+    words = "_".join(_slug(setting) for setting in sets)[:MAX_SLUG].strip("-_.")
+    digest = hashlib.sha256("\0".join(sets).encode("utf-8", "surrogatepass")).hexdigest()
+    return Path("results") / f"{stem}--set-{words + '-' if words else ''}{digest[:8]}"
+
+
+MAX_SLUG = 40  # characters of the edits' words in a --set run's folder name
+
+
+def _slug(setting: str) -> str:
+    """``sides[1].members[1].count=5`` -> ``count-5``: the field's own key and its value, in
+    ASCII letters, digits, ``_`` and ``-`` only (and a decimal point)."""
+    path, _, value = setting.partition("=")
+    key = ([part for part in re.split(r"[.\[\]]", path) if part] or [""])[-1]
+    safe = re.sub(r"[^A-Za-z0-9_.]|(?<!\d)\.|\.(?!\d)", "-", f"{key}-{value}")  # 0.5 kept
+    return re.sub("-+", "-", safe).strip("-")
 
 
 def with_sets(scenario, sets: list[str]):

@@ -23,7 +23,7 @@ from .model import FighterSpec, Scenario, SideSpec
 from .shipped import is_bare_name, shipped_names, shipped_path
 from .spec import CatalogueFile, MemberSpec, ScenarioFile
 from .start import start_of
-from .validation import validate
+from .validation import validate, validate_into
 from .yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml, read_text
 
 MEMBER_KEYS = tuple(MemberSpec.model_fields)
@@ -43,9 +43,20 @@ def load_catalogue(path: str | Path) -> dict[str, dict[str, Any]]:
 
 def _catalogue(data: Any, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:
     _require_mapping(data, file)
-    cat = validate(CatalogueFile, data, file, (), lines)
-    system = _system(cat.system, file, ("system",), lines)
-    return _validated_sections(system, cat, file, lines)
+    problems = Problems()
+    cat, taken = validate_into(problems, CatalogueFile, data, file, (), lines)
+    if cat is None or ("system",) in taken:
+        problems.stop()
+    try:
+        system = _system(cat.system, file, ("system",), lines)
+    except ScenarioError as err:
+        problems.add(err)
+        problems.stop()
+    sections = _validated_sections(system, cat, file, lines, problems)
+    problems.raise_any()
+    return {
+        k: {n: v for n, v in entries.items() if v is not BROKEN} for k, entries in sections.items()
+    }
 
 
 def is_catalogue(path: str | Path) -> bool:
@@ -72,31 +83,73 @@ def _is_catalogue(data: Any) -> bool:
     return isinstance(data, dict) and "sides" not in data and "system" in data
 
 
+BROKEN: Any = object()  # a catalogue entry that is itself wrong: known, but not checkable
+# The parts of a file that, taken out (see validation.salvage), leave the names a member
+# gives unknowable: its members are not checked against them.
+_NAMING_PARTS = ("catalogues", "weapons", "armor", "archetypes")
+
+
 def build_scenario(
     data: Any, source: str, base_dir: Path, lines: LineMap | None = None
 ) -> Scenario:
-    """Validate a scenario mapping (as loaded from YAML) into a ``Scenario``."""
+    """Validate a scenario mapping (as loaded from YAML) into a ``Scenario``. Every mistake
+    is reported at once (a ``ScenarioErrors``), however deep: a part found wrong is taken out
+    and the rest still checked, as far as it can be without it."""
     lines = lines or {}
     _require_mapping(data, source)
-    spec = validate(ScenarioFile, data, source, (), lines)
-    system_cls = _system(spec.rules.system, source, ("rules", "system"), lines)
-    options = validate(system_cls.Options, spec.rules.options, source, ("rules", "options"), lines)
+    problems = Problems()
+    spec, taken = validate_into(problems, ScenarioFile, data, source, (), lines, mend=_stand_in)
+    if spec is None or {("rules",), ("rules", "system")} & taken:
+        problems.stop()  # no rule system: nothing more can be checked
+    try:
+        system_cls = _system(spec.rules.system, source, ("rules", "system"), lines)
+    except ScenarioError as err:
+        problems.add(err)
+        problems.stop()
+    opts_path = ("rules", "options")
+    options, _ = validate_into(
+        problems, system_cls.Options, spec.rules.options, source, opts_path, lines
+    )
+    if options is None:
+        problems.stop()
     system = system_cls(options)
-    sections = _all_sections(spec, system, source, base_dir, lines)
+    sections = _all_sections(spec, system, source, base_dir, lines, problems)
+    knowable = sections is not None and not any(t[0] in _NAMING_PARTS for t in taken)
+    sides = _sides(spec, system, sections if knowable else None, source, lines, taken, problems)
+    problems.raise_any()
     scenario = Scenario(
         name=spec.name,
         description=spec.description,
         source=source,
         system=system,
         environment=spec.environment,
-        sides=_sides(spec, system, sections, source, lines),
+        sides=sides,
         turn_limit=spec.turn_limit,
         seed=spec.seed,
         victory=spec.victory,
         data=copy.deepcopy(data),
     )
+    _check_scenario(scenario, data, source, base_dir, lines)
+    return scenario
+
+
+def _stand_in(path: tuple, value: Any) -> Any:
+    """What stands in for a refused part that the rest of a scenario needs in order to be
+    checked (see validation.salvage): a name, a side, a member (taken out paths of a side or
+    member mean: not checked further). None: the part just goes."""
+    if path[-1:] == ("name",) and len(path) in (1, 3, 5):
+        return "(" + " ".join(str(p + 1 if isinstance(p, int) else p) for p in path[:-1]) + ")"
+    if len(path) == 2 and path[0] == "sides":
+        return {"name": f"(sides {path[1] + 1})", "members": [{}]}
+    if len(path) == 4 and path[2] == "members":
+        return {}
+    return None
+
+
+def _check_scenario(scenario: Scenario, data: Any, source: str, base_dir: Path, lines) -> None:
+    """The rule system's own checks of the whole scenario, its errors at their lines."""
     try:
-        system.check_scenario(scenario)  # may read files the options name (a table)
+        scenario.system.check_scenario(scenario)  # may read files the options name (a table)
     except ScenarioError as err:
         if err.file == source and err.line is None:
             err.line = line_of(lines, tuple(_parts(err.path)))
@@ -104,83 +157,130 @@ def build_scenario(
             named = _naming(data, base_dir, err.file)
             raise err.referred_by(source, line_of(lines, named), format_path(named)) from None
         raise
-    return scenario
 
 
-def _all_sections(spec, system, source, base_dir: Path, lines) -> dict[str, dict[str, Any]]:
+def _all_sections(
+    spec, system, source, base_dir: Path, lines, problems: Problems
+) -> dict[str, dict[str, Any]] | None:
     """The weapons, armor and archetypes the scenario can name: its catalogues' in order,
-    then its own, a later entry replacing an earlier one of the same name."""
+    then its own, a later entry replacing an earlier one of the same name (a wrong one as
+    ``BROKEN``). None when a catalogue could not be read: then no name can be judged."""
     sections: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
+    complete = True
     for i, rel in enumerate(spec.catalogues):
         where = (source, line_of(lines, ("catalogues", i)), f"catalogues[{i}]")
-        cat_path, text = catalogue_file(base_dir, rel, where)
         try:
-            cat_data, cat_lines = parse_yaml(text, str(cat_path))
-            _require_mapping(cat_data, str(cat_path))
-            cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
-            if not _compatible(cat.system, system):
-                raise ScenarioError(
-                    str(cat_path),
-                    "system",
-                    cat.system,
-                    f"{system.name!r} or a system with the same catalogue format",
-                    cat_lines.get(("system",)),
-                )
-            validated = _validated_sections(system, cat, str(cat_path), cat_lines)
+            validated = _catalogue_sections(base_dir, rel, where, system)
         except ScenarioError as err:
-            raise err.referred_by(*where) from None
+            problems.add(err)
+            complete = False
+            continue
         for key, value in validated.items():
             sections[key].update(value)
-    for key, value in _validated_sections(system, spec, source, lines).items():
+    for key, value in _validated_sections(system, spec, source, lines, problems).items():
         sections[key].update(value)
-    return sections
+    return sections if complete else None
 
 
-def _sides(spec, system, sections, source, lines) -> tuple[SideSpec, ...]:
-    """Every side with its members expanded into fighters, each fighter's name its own."""
-    sides, names, problems = [], set(), Problems()
+def _catalogue_sections(base_dir: Path, rel: str, where: tuple, system) -> dict[str, dict]:
+    """The checked sections of the catalogue a scenario names at ``where``, or its errors
+    (an error inside the catalogue also names ``where``)."""
+    cat_path, text = catalogue_file(base_dir, rel, where)
+    try:
+        cat_data, cat_lines = parse_yaml(text, str(cat_path))
+        _require_mapping(cat_data, str(cat_path))
+        cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
+        if not _compatible(cat.system, system):
+            raise ScenarioError(
+                str(cat_path),
+                "system",
+                cat.system,
+                f"{system.name!r} or a system with the same catalogue format",
+                cat_lines.get(("system",)),
+            )
+        problems = Problems()
+        validated = _validated_sections(system, cat, str(cat_path), cat_lines, problems)
+        problems.raise_any()
+    except ScenarioError as err:
+        raise err.referred_by(*where) from None
+    return validated
+
+
+def _sides(spec, system, sections, source, lines, taken, problems) -> tuple[SideSpec, ...]:
+    """Every side with its members expanded into fighters, each fighter's name its own. A
+    bad member is reported and the next one checked; a side or member that stands in for a
+    refused one (``taken``) is not checked, nor any member's sheet when ``sections`` is None
+    (its names cannot be judged)."""
+    sides, names = [], set[str]()
     for i, side in enumerate(spec.sides):
         fighters = []
         for j, member in enumerate(side.members):
             path = ("sides", i, "members", j)
-            try:  # a bad member is reported and the next one checked: every mistake at once
-                expanded = _expand(member, side, system, sections, source, path, lines)
+            if path in taken or path[:2] in taken:
+                continue
+            expanded = []
+            try:
+                if sections is not None:
+                    expanded = _expand(member, side, system, sections, source, path, lines)
             except ScenarioError as err:
                 problems.add(err)
-                continue
-            for fighter in expanded:
-                if fighter.name in names:
-                    problems.add(
-                        ScenarioError(
-                            source,
-                            format_path(path + ("name",)),
-                            fighter.name,
-                            "a name no other combatant has",
-                            line_of(lines, path),
-                        )
-                    )
-                    break
-                names.add(fighter.name)
-                fighters.append(fighter)
-                if len(names) > MAX_COMBATANTS:
-                    problems.raise_any()
-                    raise ScenarioError(
-                        source,
-                        format_path(path + ("count",)),
-                        Described(f"more than {MAX_COMBATANTS} combatants in all"),
-                        f"at most {MAX_COMBATANTS} combatants in a scenario",
-                        line_of(lines, path),
-                    )
+            except _Unchecked:
+                pass
+            _claim(_fighter_names(member, side, path), names, source, path, lines, problems)
+            fighters += expanded
         sides.append(SideSpec(side.name, tuple(fighters)))
     try:
-        _check_side_names([s.name for s in sides], source, lines)
+        written = [
+            None if {("sides", i), ("sides", i, "name")} & taken else s.name
+            for i, s in enumerate(sides)
+        ]
+        _check_side_names(written, source, lines)
     except ScenarioError as err:
         problems.add(err)
-    problems.raise_any()
     return tuple(sides)
 
 
-def _check_side_names(side_names: list[str], source, lines) -> None:
+def _fighter_names(member: MemberSpec, side, path: tuple) -> list[str]:
+    """The names of a member's fighters: its name, else its archetype's, else its side's and
+    place; numbered when it has more than one."""
+    base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
+    return [base] if member.count == 1 else [f"{base} {k + 1}" for k in range(member.count)]
+
+
+def _claim(new: list[str], names: set, source, path, lines, problems: Problems) -> None:
+    """Add a member's fighter names to ``names``: a name taken already is a mistake, and
+    so are more than ``MAX_COMBATANTS`` in all (which stops the checking: the file is
+    not what its author meant)."""
+    for name in new:
+        if name in names:
+            problems.add(
+                ScenarioError(
+                    source,
+                    format_path(path + ("name",)),
+                    name,
+                    "a name no other combatant has",
+                    line_of(lines, path),
+                )
+            )
+            return
+        names.add(name)
+        if len(names) > MAX_COMBATANTS:
+            problems.raise_any()
+            raise ScenarioError(
+                source,
+                format_path(path + ("count",)),
+                Described(f"more than {MAX_COMBATANTS} combatants in all"),
+                f"at most {MAX_COMBATANTS} combatants in a scenario",
+                line_of(lines, path),
+            )
+
+
+class _Unchecked(Exception):
+    """A member that names a catalogue entry that is itself wrong (reported where it is
+    written): the member is checked again once the entry is right."""
+
+
+def _check_side_names(side_names: list[str | None], source, lines) -> None:
     if "draw" in side_names:  # battles.csv says "draw" in the winner column
         i = side_names.index("draw")
         raise ScenarioError(
@@ -190,6 +290,7 @@ def _check_side_names(side_names: list[str], source, lines) -> None:
             "any other name ('draw' marks a drawn battle in the results)",
             line_of(lines, ("sides", i, "name")),
         )
+    side_names = [n for n in side_names if n is not None]  # stand-ins for refused names
     if len(set(side_names)) != len(side_names):
         raise ScenarioError(
             source, "sides", side_names, "sides with distinct names", line_of(lines, ("sides",))
@@ -198,23 +299,21 @@ def _check_side_names(side_names: list[str], source, lines) -> None:
 
 def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> list[FighterSpec]:
     """The fighters of one member entry: its sheet, weapons, armor and tactics, copied
-    ``count`` times along ``spacing``."""
-    sheet = _sheet(member, system, sections, source, path, lines)
-    weapons = [
-        _weapon(name, w, system, sections, source, path, lines)
-        for w, name in enumerate(sheet.weapons)
-    ]
-    armor = None
-    if sheet.armor is not None:
-        if sheet.armor not in sections["armor"]:
-            raise _unknown(sections["armor"], "armor", sheet.armor, source, path, lines)
-        armor = sections["armor"][sheet.armor]
-    tactics, rule_tactics = _tactics(member, side, system, source, path, lines)
+    ``count`` times along ``spacing``. Every mistake of the member is reported at once."""
+    problems = Problems()
+    sheet, weapons, armor = _equipment(member, system, sections, source, path, lines, problems)
+    tactics = rule_tactics = None
+    try:
+        tactics, rule_tactics = _tactics(member, side, system, source, path, lines)
+    except ScenarioError as err:
+        problems.add(err)
+    problems.raise_any()
+    if sheet is None or tactics is None or BROKEN in weapons or armor is BROKEN:
+        raise _Unchecked
     _check_reload(tactics, weapons, member, sheet, source, path, lines)
     base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
     out = []
-    for k in range(member.count):
-        name = base if member.count == 1 else f"{base} {k + 1}"
+    for k, name in enumerate(_fighter_names(member, side, path)):
         position = (
             member.position[0] + k * member.spacing[0],
             member.position[1] + k * member.spacing[1],
@@ -239,16 +338,49 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
     return out
 
 
-def _sheet(member: MemberSpec, system, sections, source, path, lines) -> Any:
-    """The member's sheet: its archetype's, with the member's own keys merged over it."""
+def _equipment(member, system, sections, source, path, lines, problems) -> tuple[Any, list, Any]:
+    """The member's sheet (None when wrong), weapons and armor, every mistake added to
+    ``problems``: a weapon or armor the member names is checked even when its sheet is
+    wrong or its archetype unknown (from what the member writes)."""
+    sheet = data = None
+    try:
+        data = _sheet_data(member, sections, source, path, lines)
+        if data is not BROKEN:
+            sheet = _sheet(member, data, system, sections, source, path, lines)
+    except ScenarioError as err:
+        problems.add(err)
+    written = data if isinstance(data, dict) else (member.model_extra or {})
+    names = sheet.weapons if sheet is not None else written.get("weapons")
+    weapons = []
+    for w, name in enumerate(names if isinstance(names, list | tuple) else ()):
+        try:
+            if isinstance(name, str):
+                weapons.append(_weapon(name, w, system, sections, source, path, lines))
+        except ScenarioError as err:
+            problems.add(err)
+    armor = sheet.armor if sheet is not None else written.get("armor")
+    if isinstance(armor, str) and armor not in sections["armor"]:
+        problems.add(_unknown(sections["armor"], "armor", armor, source, path, lines))
+    return sheet, weapons, sections["armor"].get(armor) if isinstance(armor, str) else None
+
+
+def _sheet_data(member: MemberSpec, sections, source, path, lines) -> Any:
+    """The member's sheet as written: its archetype's, with the member's own keys merged
+    over it (``BROKEN`` when its archetype is itself wrong)."""
     sheet_data: dict[str, Any] = {}
     if member.archetype is not None:
         if member.archetype not in sections["archetypes"]:
             raise _unknown(
                 sections["archetypes"], "archetype", member.archetype, source, path, lines
             )
+        if sections["archetypes"][member.archetype] is BROKEN:
+            return BROKEN
         sheet_data = copy.deepcopy(sections["archetypes"][member.archetype])
-    sheet_data = _deep_merge(sheet_data, member.model_extra or {})
+    return _deep_merge(sheet_data, member.model_extra or {})
+
+
+def _sheet(member: MemberSpec, sheet_data: dict, system, sections, source, path, lines) -> Any:
+    """The member's sheet, checked by its rule system's model."""
     try:
         return validate(system.Sheet, sheet_data, source, path, lines, extra_allowed=MEMBER_KEYS)
     except ScenarioError as err:
@@ -278,6 +410,8 @@ def _weapon(name: str, w: int, system, sections, source, path, lines) -> Any:
     if name not in sections["weapons"]:
         raise _unknown(sections["weapons"], "weapon", name, source, path, lines, w)
     weapon = sections["weapons"][name]
+    if weapon is BROKEN:
+        return weapon
     if weapon.kind == "grenade" and not isinstance(system, Grenades):
         raise ScenarioError(
             source,
@@ -291,14 +425,19 @@ def _weapon(name: str, w: int, system, sections, source, path, lines) -> Any:
 
 def _tactics(member: MemberSpec, side, system, source, path, lines) -> tuple[Tactics, Any]:
     """The member's tactics (its side's, with its own keys over them) and its rule system's
-    own tactics (None when the system has no ``Tactics`` model)."""
-    levels = [
-        _tactics_level(system, tactics_, source, where, lines)
-        for where, tactics_ in (
-            (path[:2] + ("tactics",), side.tactics),
-            (path + ("tactics",), member.tactics),
-        )
-    ]
+    own tactics (None when the system has no ``Tactics`` model). The generic and the rule
+    tactics are both checked, every mistake reported."""
+    problems = Problems()
+    levels = []
+    for where, tactics_ in (
+        (path[:2] + ("tactics",), side.tactics),
+        (path + ("tactics",), member.tactics),
+    ):
+        try:
+            levels.append(_tactics_level(system, tactics_, source, where, lines))
+        except ScenarioError as err:
+            problems.add(err)
+            levels.append(({}, {}))  # the other level is still checked
     merged = {**levels[0][0], **levels[1][0], "rules": {**levels[0][1], **levels[1][1]}}
 
     def written_at(level: int, *under: str):
@@ -311,21 +450,36 @@ def _tactics(member: MemberSpec, side, system, source, path, lines) -> tuple[Tac
 
         return path_of
 
-    tactics = validate(Tactics, merged, source, path + ("tactics",), lines, path_of=written_at(0))
+    tactics, _ = validate_into(
+        problems, Tactics, merged, source, path + ("tactics",), lines, path_of=written_at(0)
+    )
+    rules = tactics.rules if tactics is not None else merged["rules"]
+    rule_tactics = None
     if system.Tactics is not None:
         rule_path = path + ("tactics", "rules")
-        return tactics, validate(
-            system.Tactics, tactics.rules, source, rule_path, lines, path_of=written_at(1, "rules")
-        )
-    if tactics.rules:
-        raise ScenarioError(
+        rule_tactics, _ = validate_into(
+            problems,
+            system.Tactics,
+            rules,
             source,
-            format_path(path + ("tactics", "rules")),
-            tactics.rules,
-            f"nothing: {system.name} has no rule-specific tactics",
-            line_of(lines, path + ("tactics", "rules")),
+            rule_path,
+            lines,
+            path_of=written_at(1, "rules"),
         )
-    return tactics, None
+    elif rules:
+        problems.add(
+            ScenarioError(
+                source,
+                format_path(path + ("tactics", "rules")),
+                rules,
+                f"nothing: {system.name} has no rule-specific tactics",
+                line_of(lines, path + ("tactics", "rules")),
+            )
+        )
+    if tactics is None:
+        problems.stop()
+    problems.raise_any()
+    return tactics, rule_tactics
 
 
 def _tactics_level(system, tactics: dict, source, where, lines) -> tuple[dict, dict]:
@@ -369,11 +523,13 @@ def _check_reload(tactics, weapons, member, sheet, source, path, lines) -> None:
     )
 
 
-def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, dict[str, Any]]:
+def _validated_sections(
+    system, spec, file: str, lines: LineMap, problems: Problems
+) -> dict[str, dict[str, Any]]:
     """The weapons, armor and archetypes of a file, each checked by the system's model; every
-    bad entry is reported (archetypes at their source, not where a member names them)."""
+    bad entry is added to ``problems`` (archetypes at their source, not where a member names
+    them) and kept as ``BROKEN``, a name known but not checkable."""
     out: dict[str, dict[str, Any]] = {"weapons": {}, "armor": {}, "archetypes": {}}
-    problems = Problems()
     for section, model in (
         ("weapons", system.Weapon),
         ("armor", system.Armor),
@@ -384,9 +540,9 @@ def _validated_sections(system, spec, file: str, lines: LineMap) -> dict[str, di
                 valid = validate(model, d, file, (section, n), lines)
             except ScenarioError as err:
                 problems.add(err)
+                out[section][n] = BROKEN
                 continue
             out[section][n] = d if section == "archetypes" else valid
-    problems.raise_any()
     return out
 
 

@@ -7,6 +7,7 @@ a choice among words suggests the nearest; a coordinate pair says ``[x, y] in me
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 import typing
@@ -43,6 +44,96 @@ def validate(
             problems.add(one)
         problems.raise_any()
         raise AssertionError("a ValidationError has at least one error") from None
+
+
+def validate_into(
+    problems: Problems,
+    model: type[M],
+    data: Any,
+    file: str,
+    path: tuple = (),
+    lines: LineMap | None = None,
+    mend: Callable[[tuple, Any], Any] | None = None,
+    **more: Any,
+) -> tuple[M | None, frozenset[tuple]]:
+    """``validate``, its mistakes added to ``problems`` rather than raised, so that checking
+    goes on past them: the model of ``data`` with every part it refuses taken out (a default
+    in its place, see ``salvage``) and the paths taken out; None when it has no model."""
+    try:
+        return validate(model, data, file, path, lines, **more), frozenset()
+    except ScenarioError as err:
+        problems.add(err)
+    return salvage(model, data, mend)
+
+
+MAX_MENDS = 200  # rounds of taking parts out before a file is given up as beyond checking
+
+
+def salvage(
+    model: type[M], data: Any, mend: Callable[[tuple, Any], Any] | None = None
+) -> tuple[M | None, frozenset[tuple]]:
+    """``model`` of a copy of ``data`` whose refused parts are taken out, round after round
+    (a refused key deleted, so its default applies; a list that holds a refused item as a
+    whole), and the paths taken out. ``mend(path, value)``, when given, offers a stand-in for
+    an item of a list (a side, a member: the others keep their indexes) or for a required
+    key that had to go (a name), to keep the rest checkable; None for no stand-in."""
+    data = copy.deepcopy(data)
+    taken: set[tuple] = set()
+    for _ in range(MAX_MENDS):
+        try:
+            return model.model_validate(data), frozenset(taken)
+        except ValidationError as err:
+            targets = {_refused(data, tuple(e["loc"]), e["type"]) for e in err.errors()}
+        done: list[tuple] = []
+        for target in sorted(targets, key=len):
+            if any(target[: len(t)] == t for t in done):
+                continue  # inside a part already taken out this round
+            out = _take_out(data, target, taken, mend)
+            if out is None:
+                return None, frozenset(taken)
+            done.append(out)
+    return None, frozenset(taken)
+
+
+def _refused(data: Any, loc: tuple, kind: str) -> tuple:
+    """The path in ``data`` of the part an error refuses: as far down ``loc`` as the data
+    goes (a mapping's bad key: the entry; a missing key: the key, to be mended or its owner
+    taken out)."""
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
+    out: tuple = ()
+    current = data
+    for part in loc:
+        inside = (isinstance(current, dict) and part in current) or (
+            isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current)
+        )
+        if not inside:
+            return out + (part,) if kind == "missing" and isinstance(current, dict) else out
+        out, current = out + (part,), current[part]
+    return out
+
+
+def _take_out(data: Any, path: tuple, taken: set[tuple], mend) -> tuple | None:
+    """Take the part at ``path`` out of ``data`` (or put a stand-in in its place); the path
+    of what was taken out, None when nothing is left to take (the whole file is refused)."""
+    while path:
+        owner = data
+        for part in path[:-1]:
+            owner = owner[part]
+        key = path[-1]
+        present = key in owner if isinstance(owner, dict) else True
+        stand_in = None
+        if mend is not None and path not in taken:
+            stand_in = mend(path, owner[key] if present else None)
+        taken.add(path)
+        if stand_in is not None:
+            owner[key] = stand_in
+            return path
+        if isinstance(owner, dict) and present:
+            del owner[key]
+            return path
+        path = path[:-1]  # a list's item, or a required key: its owner goes
+    return None
 
 
 def to_scenario_error(

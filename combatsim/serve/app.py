@@ -287,17 +287,10 @@ async def list_scenarios(request: Request):
 
 
 def scenario_rows(server: Server) -> list[dict[str, Any]]:
-    """Every scenario file of the folder (catalogues and broken files left out)."""
-    from ..safeyaml import parse_yaml, read_text
-
+    """Every scenario file of the folder, as ``combatsim run FOLDER`` runs them (catalogues
+    and broken files left out)."""
     rows = []
-    for path in server.served.yaml_files():
-        try:
-            data, _ = parse_yaml(read_text(path), str(path))
-        except CombatsimError:
-            continue
-        if not isinstance(data, dict) or "sides" not in data:
-            continue
+    for path, data in server.served.scenario_files():
         rules = mapping_at(data, "rules")
         rows.append(
             {

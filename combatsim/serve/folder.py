@@ -27,6 +27,7 @@ from ..errors import CombatsimError, Outside, ScenarioError
 from ..folder import LinkOnTheWay, walk_folders
 from ..safeyaml import check_path, fenced, max_file_bytes, parse_yaml, read_text
 from ..scenario import build_scenario, load_file
+from ..scenario.files import scenario_files, yaml_files
 
 __all__ = ["EDITED", "YAML", "Outside", "Served", "FenceMiddleware"]
 
@@ -89,17 +90,20 @@ class Served:
 
     def yaml_files(self) -> list[Path]:
         """Every YAML file under the folder whose real path stays inside it, sorted."""
-        found = []
-        for path in sorted(self.root.rglob("*")):
-            if path.suffix not in YAML or any(p.startswith(".") for p in path.parts):
-                continue
-            try:
-                self.path(self.relative(path))
-            except Outside:
-                continue
-            if path.is_file():
-                found.append(path)
-        return found
+        return yaml_files(self.root, self.inside)
+
+    def scenario_files(self) -> list[tuple[Path, dict[str, Any]]]:
+        """The folder's scenarios, with their YAML, as ``combatsim run FOLDER`` lists them
+        (a file that does not parse is left out; one leading outside, never read)."""
+        return scenario_files(self.root, self.inside, skip_broken=True)
+
+    def inside(self, path: Path) -> bool:
+        """Whether ``path``, with every symlink resolved, stays inside the folder."""
+        try:
+            self.path(self.relative(path))
+        except Outside:
+            return False
+        return True
 
     def read(self, name: str) -> str:
         """The text of the file ``name`` in the folder (the safe reader and its size cap)."""

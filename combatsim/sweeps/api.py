@@ -28,6 +28,7 @@ from ..output import (
     attack_table,
     casualty_table,
     concat_csv,
+    file_labels,
     table,
     tidy_table,
     write_attacks,
@@ -122,9 +123,10 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
     study = opts.study(loaded, "run", opts.seed)
     complete = opts.evaluate(study)
     summaries = []
+    files = file_labels([str(s.source) for s in loaded])
     for i, scenario in enumerate(loaded):
         one = summarize(study.tally(i), scenario, study.seeds[i], study.requested(i), not complete)
-        summaries.append({"variant": i, **one})
+        summaries.append({"variant": i, "file": files[i], **one})
     summary = {
         "kind": "runs",
         "seed": opts.seed,
@@ -137,6 +139,7 @@ def run_many(scenarios: Sequence[Any], **options: Any) -> Result:
     labels = [
         {
             "variant": i,
+            "file": files[i],
             "scenario": s.name,
             "source": str(s.source),
             "system": s.system.name,

@@ -26,6 +26,7 @@ with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx
 
 from combatsim.output import wide_table  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
+from tests.test_validate import TEN_FOUND, TEN_MISTAKES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -121,6 +122,16 @@ def test_scenarios_lists_the_scenarios_not_the_catalogues(client):
     assert "link-out.yaml" not in files
     firefight = next(r for r in rows if r["file"] == FIREFIGHT)
     assert firefight["system"] == "sr-classic" and firefight["name"]
+
+
+def test_the_page_lists_the_scenarios_run_folder_runs(client, folder):
+    """One listing: the subfolders' scenarios too (tactics/), no catalogue, chain or link."""
+    from combatsim.commands.run import expand
+
+    listed = [row["file"] for row in client.get("/api/scenarios").json()]
+    run = [Path(f).relative_to(folder).as_posix() for f in expand([str(folder)])]
+    assert listed == run and "tactics/focus.yaml" in listed
+    assert not any(f.startswith(("chains/", "catalogues/")) for f in listed)
 
 
 @pytest.mark.parametrize(
@@ -417,6 +428,14 @@ def test_check_gives_the_validators_line_and_did_you_mean(client, folder):
     errors = client.post("/api/check", json={"yaml": both}).json()["errors"]
     assert [e["line"] for e in errors] == [37, len(both.splitlines())]  # each at its own line
     assert "unknown key 'colour'" in errors[1]["message"]
+
+
+def test_check_shows_every_mistake_at_every_depth_as_validate_does(client):
+    errors = client.post("/api/check", json={"yaml": TEN_MISTAKES}).json()["errors"]
+    shown = sorted((e["line"], e["message"]) for e in errors)
+    assert [line for line, _ in shown] == [line for line, _ in TEN_FOUND]
+    for (_, message), (_, found) in zip(shown, TEN_FOUND, strict=True):
+        assert f": {found}" in message
 
 
 def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
