@@ -158,11 +158,11 @@ class Fighter:
         # (layout, claims, within, free_cover_point's answer)
         self.cover_seen: tuple = (-1, -1, 0.0, None)
         self.cover_claim = -1  # the cover point (index) it is walking to, if any
-        # ``Battle.enemies_in_view``'s memo
+        # ``Field.enemies_in_view``'s memo
         self.enemies_seen: EnemiesInView = NOT_SEEN
-        # what that memo stood on in a big fight (``_Grid.footing``)
+        # what that memo stood on in a big fight (``field._Grid.footing``)
         self.seen_from: tuple | None = None
-        self.situation: Situation | None = None  # ``Battle.situation``'s, made at its first attack
+        self.situation: Situation | None = None  # ``Field.situation``'s, made at its first attack
         # (target, weapon, shots) -> attacks made (``Battle._execute``; a target -1: a point
         # aimed at; a weapon -1: bare hands)
         self.attacks: dict[tuple[int, int, int], int] = {}
