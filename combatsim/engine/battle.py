@@ -446,12 +446,14 @@ class Battle:
     def _execute(self, f: Fighter, plan: Plan[Fighter]) -> None:
         """Carry out ``plan``. What a plan holds goes with its kind (``Plan``): a run or flee
         has its ``dest``, a fire or melee its ``target``, a grenade its ``aim``; the checker
-        is told so on those lines (``type: ignore``), not at run time."""
+        is told so where each is named (``type: ignore``), once, not at run time."""
         kind = plan.kind
         system = self.system
+        target: Fighter
         if kind in ("run", "flee"):
             f.ran_this_turn = f.running = True
-            self.move(f, plan.dest, f.run)  # type: ignore[arg-type]
+            dest: Point = plan.dest  # type: ignore[assignment]
+            self.move(f, dest, f.run)
             if kind == "flee" and f.can_act:
                 self._check_escape(f)
         elif plan.dest is not None:
@@ -463,6 +465,7 @@ class Battle:
             self._reveal(f)
         attacks = f.attacks
         if kind == "fire":
+            target = plan.target  # type: ignore[assignment]
             weapon = plan.weapon
             index = f.firearm_index if weapon is f.firearm else f.weapon_index[id(weapon)]
             ammo = f.ammo
@@ -470,21 +473,22 @@ class Battle:
             if ammo[index] < shots:
                 shots = ammo[index]
             ammo[index] -= shots
-            key = (plan.target.index, index, shots)  # type: ignore[union-attr]
+            key = (target.index, index, shots)
             attacks[key] = attacks.get(key, 0) + 1
             if plan.sweep and shots == plan.shots:
                 for victim, rounds in plan.sweep:  # one attack on each target swept
                     key = (victim.index, index, rounds)
                     attacks[key] = attacks.get(key, 0) + 1
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots, plan.sweep)  # type: ignore[misc]
+                system.ranged_attack(self, f, target, weapon, shots, plan.sweep)
             else:
-                system.ranged_attack(self, f, plan.target, plan.weapon, shots)  # type: ignore[misc]
+                system.ranged_attack(self, f, target, weapon, shots)
         elif kind == "melee":
-            if self.distance(f, plan.target) <= self.melee_range:  # type: ignore[arg-type]
+            target = plan.target  # type: ignore[assignment]
+            if self.distance(f, target) <= self.melee_range:
                 # -1: unarmed (no melee weapon on the sheet)
-                key = (plan.target.index, f.weapon_index.get(id(plan.weapon), -1), 1)  # type: ignore[union-attr]
+                key = (target.index, f.weapon_index.get(id(plan.weapon), -1), 1)
                 attacks[key] = attacks.get(key, 0) + 1
-                system.melee_attack(self, f, plan.target, plan.weapon)  # type: ignore[misc]
+                system.melee_attack(self, f, target, plan.weapon)
         elif kind == "reload":
             self._reload(f, plan.weapon)
         elif kind == "grenade":
@@ -493,8 +497,8 @@ class Battle:
             key = (-1 if plan.target is None else plan.target.index, index, 1)
             attacks[key] = attacks.get(key, 0) + 1
             grenades = grenade_rules(system)
-            aim = plan.aim
-            at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))  # type: ignore[arg-type]
+            aim: Point = plan.aim  # type: ignore[assignment]
+            at = self.land(f, aim, grenades.throw_grenade(self, f, plan.weapon, aim))
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
