@@ -153,7 +153,7 @@ class Battle:
             f.knocked_out_turn = 0
             self.out_at_start = True
 
-    # --- queries used by rules and tactics (where the answer is the field's, the field's) -----
+    # --- queries used by rules and tactics (those about positions: the field's) ---------------
     @property
     def layout(self) -> int:
         """The field's ``layout``: it changes whenever someone moves or leaves the fight."""
