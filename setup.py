@@ -25,6 +25,8 @@ from setuptools.command.build_ext import build_ext
 # What else stays Python, and why (measured): docs/development.md, "The compiled build"
 COMPILED = (
     "combatsim/engine/battle.py",
+    "combatsim/engine/field.py",
+    "combatsim/engine/fighter.py",
     "combatsim/engine/roll.py",
     "combatsim/tactics/policies.py",
     "combatsim/rules/shadowrun/system.py",

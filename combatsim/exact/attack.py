@@ -20,8 +20,9 @@ from typing import Any
 
 from ..dice.exact import Dist
 from ..dice.paths import DEFAULT_LIMIT, Choose, explore
-from ..engine.battle import Battle, Fighter
+from ..engine.battle import Battle
 from ..engine.exact import EnumeratingRoller
+from ..engine.fighter import Fighter
 from ..errors import Described, UsageError
 from ..tactics.policies import shots_now
 from .freeze import fighter_key

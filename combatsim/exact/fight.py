@@ -41,8 +41,9 @@ from simpy.events import NORMAL
 
 from ..dice.exact import Dist
 from ..dice.paths import Choose, TooManyPaths, explore
-from ..engine.battle import TIES, Battle, Fighter
+from ..engine.battle import TIES, Battle
 from ..engine.exact import EnumeratingRoller
+from ..engine.fighter import Fighter
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
 from .freeze import fighter_key
 from .state import Condition, NotExact, Snapshot, record_only, refuse, restore

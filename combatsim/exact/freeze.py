@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from ..engine.battle import Fighter
+from ..engine.fighter import Fighter
 
 # The engine's fields of a fighter that an attack reads or changes (the rest are set once per
 # battle from the spec, or belong to the turn's timing, which no attack touches).

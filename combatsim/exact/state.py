@@ -99,12 +99,17 @@ def record_only(system_class: type) -> frozenset[str]:
     """Names of fields that the code of ``system_class`` (its classes' modules) and of the
     tactics only ever set or add to, and read in ``record`` alone: counters for
     ``combatants.csv`` that no rule reads."""
-    from ..engine import battle
+    from ..engine import battle, field, fighter
     from ..tactics import policies
 
     written: set[str] = set()
     read: set[str] = set()
-    modules = {inspect.getmodule(c) for c in system_class.__mro__} | {policies, battle}
+    modules = {inspect.getmodule(c) for c in system_class.__mro__} | {
+        policies,
+        battle,
+        field,
+        fighter,
+    }
     for module in modules:
         if module is None or module.__name__.split(".")[0] != "combatsim":
             continue

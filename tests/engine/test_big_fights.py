@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from combatsim.engine import battle, run_battle
+from combatsim.engine import field, run_battle
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,9 +55,9 @@ def _battles(scenario):
 @pytest.mark.parametrize("targets", [("focus", "weakest"), ("nearest", "focus")])
 def test_big_fight_path_gives_the_same_battles(tmp_path, monkeypatch, per_side, targets):
     scenario = _walking_fight(tmp_path, per_side, targets)
-    monkeypatch.setattr(battle, "SHARED_LISTS", 10**9)  # the one-pass path
+    monkeypatch.setattr(field, "SHARED_LISTS", 10**9)  # the one-pass path
     one_pass = _battles(scenario)
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)  # the big-fight path
     shared = _battles(scenario)
     assert shared == one_pass
     assert any(r[1] and r[0]["turns"] > 1 for r in one_pass)
@@ -71,10 +71,11 @@ def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
     import math
     import random
 
-    from combatsim.engine.battle import Battle, _Meters
+    from combatsim.engine.battle import Battle
+    from combatsim.engine.field import _Meters
 
     scenario = load_scenario(ROOT / "scenarios" / "sr-firefight-4v4.yaml")
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(scenario, np.random.default_rng(1))
     me = b.fighters[0]
     enemies = [f for f in b.fighters if f.side != me.side]
@@ -87,9 +88,8 @@ def test_big_fight_measures_are_math_dist_even_at_the_edges(monkeypatch):
         dists = [rng.choice([reach, reach, 0.1 + 0.3 * k]) for k in range(len(enemies))]
         for e, a, d in zip(enemies, angle, dists, strict=True):
             e.position = (here[0] + d * math.cos(a), here[1] + d * math.sin(a))
-            b._moved(e)  # as ``move`` keeps the grid
-        b.layout += 1
-        b.roster += 1
+            b.field.moved(e)  # as ``move`` keeps the grid
+        b.field.roster += 1
         view = b.enemies_in_view(me)
         seen, meters, nearest, in_reach = view.enemies, view.meters, view.nearest, view.in_reach
         exact = {e.index: math.dist(here, e.position) for e in enemies}
@@ -110,8 +110,8 @@ def test_copies_far_apart_give_the_same_battles(tmp_path, monkeypatch):
     import bench_growth
 
     scenario = bench_growth._load(bench_growth.growth_scenario(16, 200.0), tmp_path, "far")
-    monkeypatch.setattr(battle, "SHARED_LISTS", 10**9)  # the one-pass path
+    monkeypatch.setattr(field, "SHARED_LISTS", 10**9)  # the one-pass path
     one_pass = _battles(scenario)
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path, with its grid
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)  # the big-fight path, with its grid
     assert _battles(scenario) == one_pass
     assert any(r[0]["turns"] > 3 for r in one_pass)

@@ -1,4 +1,4 @@
-"""A big fight's grid (``battle._Grid``) must answer exactly what a scan of every fighter
+"""A big fight's grid (``field._Grid``) must answer exactly what a scan of every fighter
 answers: the same nearest enemy (math.dist, the first of equals in fighter order), the same
 count in melee reach, the same meters, the same free cover point, and every opponent a move
 may pass, whatever moved or fell since a fighter last looked (its memo stands only while
@@ -15,12 +15,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combatsim.engine import battle
-from combatsim.engine.battle import INTERCEPT_DISTANCE, Battle, _passing_at
+from combatsim.engine import field
+from combatsim.engine.battle import Battle
+from combatsim.engine.field import INTERCEPT_DISTANCE, _passing_at
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
-CELL = battle.CELL
+CELL = field.CELL
 
 
 @pytest.fixture(scope="module")
@@ -71,11 +72,11 @@ def _brute(b: Battle, me, here=None):
 def _brute_cover(b: Battle, me, within):
     """``free_cover_point``'s answer by its scan of every point and every fighter."""
     best, best_d = None, math.inf
-    for k, (at, point) in enumerate(b.cover_points):
+    for k, (at, point) in enumerate(b.field.cover_points):
         d = math.dist(me.position, at)
         if d > within + 1e-9 or d >= best_d:
             continue
-        holder = b.cover_claims.get(k)
+        holder = b.field.cover_claims.get(k)
         if holder is not None and holder.can_act and holder.cover == "none" and holder is not me:
             continue
         if any(o is not me and o.can_act and math.dist(o.position, at) < 0.5 for o in b.fighters):
@@ -104,7 +105,7 @@ def _check(b: Battle, me, dest):
         assert {e.index: from_dest[e.index] for e in enemies} == meters_there
     expected = _brute_cover(b, me, 10.0)
     assert b.free_cover_point(me, 10.0) is expected
-    for side, standing in b.grid.standing.items():  # what ``check_victory`` reads
+    for side, standing in b.field.grid.standing.items():  # what ``check_victory`` reads
         assert standing == sum(1 for f in b.fighters if f.can_act and f.side == side)
 
 
@@ -113,24 +114,20 @@ def _check(b: Battle, me, dest):
 )
 @given(start=st.lists(point, min_size=12, max_size=12), steps=st.lists(step, max_size=40))
 def test_grid_answers_what_a_scan_answers(three_sides, monkeypatch, start, steps):
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)  # the big-fight path, with its grid
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)  # the big-fight path, with its grid
     b = Battle(three_sides, np.random.default_rng(1))
-    assert b.grid is not None
+    assert b.field.grid is not None
     for f, at in zip(b.fighters, start, strict=True):
         f.position = at
-        b._moved(f)
-    b.layout += 1
+        b.field.moved(f)
     for kind, index, at in steps:
         f = b.fighters[index]
         if kind == "move":
             f.position = at
-            b._moved(f)
-            b.layout += 1
+            b.field.moved(f)
         elif kind == "fall":  # falls, or stands up again
             f.can_act = not f.can_act
-            b.layout += 1
-            b.roster += 1
-            b._roster_changed(f)
+            b.field.roster_changed(f)
         elif f.can_act:
             _check(b, f, at)
     for f in b.fighters:
@@ -146,11 +143,11 @@ def test_grid_answers_what_a_scan_answers(three_sides, monkeypatch, start, steps
     way=st.tuples(st.integers(0, 11), point, point),
 )
 def test_passers_by_hold_everyone_a_way_passes(three_sides, monkeypatch, start, way):
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     for f, at in zip(b.fighters, start, strict=True):
         f.position = at
-        b._moved(f)
+        b.field.moved(f)
     index, a, z = way
     me = b.fighters[index]
     passing = {
@@ -160,7 +157,7 @@ def test_passers_by_hold_everyone_a_way_passes(three_sides, monkeypatch, start, 
         and e.side != me.side
         and _passing_at(a, z, e.position, INTERCEPT_DISTANCE) is not None
     }
-    found = b._passers_by(me, a, z)
+    found = b.field._passers_by(me, a, z)
     assert passing <= {e.index for e in found}
     assert all(e.can_act and e.side != me.side for e in found)
 
@@ -182,7 +179,7 @@ def _bound_holds(b: Battle) -> None:
     for me in b.fighters:
         enemies = [e for e in b.fighters if e.can_act and e.side != me.side]
         nearest = min((math.dist(me.position, e.position) for e in enemies), default=math.inf)
-        assert b.grid.apart(me.side, me.position) <= nearest
+        assert b.field.grid.apart(me.side, me.position) <= nearest
 
 
 @settings(
@@ -198,13 +195,12 @@ def test_far_sides_get_what_a_scan_gets(three_sides, monkeypatch, offsets, start
     and decided by math.dist), the count in reach, the meters within any reach, from where
     a fighter stands and from where it walks to, as brute force has them; and the extent's
     bound is never above the meters to a standing enemy."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     sides = {s: k for k, s in enumerate(b.sides)}
     for f, (x, y) in zip(b.fighters, start, strict=True):
         f.position = (offsets[sides[f.side]] + x, y)
-        b._moved(f)
-    b.layout += 1
+        b.field.moved(f)
     _bound_holds(b)
     for kind, index, at in steps:
         f = b.fighters[index]
@@ -223,25 +219,23 @@ def test_far_nearest_ties_go_to_the_first_in_fighter_order(three_sides, monkeypa
     """Enemies 50 km off at exactly equal meters (mirror images across the line of sight,
     and the same point twice): the first of them in fighter order is the nearest, whatever
     numpy's hypot makes of them."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     me = b.fighters[0]
     enemies = [f for f in b.fighters if f.side != me.side]
     me.position = (0.0, 0.0)
-    b._moved(me)
+    b.field.moved(me)
     for k, e in enumerate(enemies):  # pairs at (50 km, +-y): equal meters, the later first
         y = float(7 - k // 2)
         e.position = (50_000.0, y if k % 2 else -y)
-        b._moved(e)
-    b.layout += 1
+        b.field.moved(e)
     _check(b, me, (0.0, 1e-9))
     view = b.enemies_in_view(me)
     assert view.nearest is enemies[-2]  # the last pair is the nearest: its first member
     assert view.in_reach == 0
     for e in enemies:  # every one at the very same point
         e.position = (50_000.0, 3.0)
-        b._moved(e)
-    b.layout += 1
+        b.field.moved(e)
     assert b.enemies_in_view(me).nearest is enemies[0]
     _check(b, me, (-3.0, 3.0))
 
@@ -249,22 +243,20 @@ def test_far_nearest_ties_go_to_the_first_in_fighter_order(three_sides, monkeypa
 def test_an_enemy_entering_an_empty_cell_is_seen(three_sides, monkeypatch):
     """A memo stands on the cells it was found in; an enemy that walks into a cell no one
     stood in till then (a cell entry made after the memo) must still be seen."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     me = b.fighters[0]
     enemies = [f for f in b.fighters if f.side != me.side]
     me.position = (-200.0, -200.0)  # away from the cover points' cells
-    b._moved(me)
+    b.field.moved(me)
     for k, e in enumerate(enemies):
         e.position = (-185.0, -200.0) if k == 0 else (5_000.0 + k, 5_000.0)
-        b._moved(e)
-    b.layout += 1
+        b.field.moved(e)
     assert b.enemies_in_view(me).nearest is enemies[0]
     b.layout += 1
     assert b.enemies_in_view(me).nearest is enemies[0]  # the memo stands
     enemies[1].position = (-195.0, -200.0)  # into a cell empty till now
-    b._moved(enemies[1])
-    b.layout += 1
+    b.field.moved(enemies[1])
     assert b.enemies_in_view(me).nearest is enemies[1]
     _check(b, me, (-190.0, -190.0))
 
@@ -293,10 +285,10 @@ def _levels_from_scratch(grid) -> dict:
     for side, cells in grid.cells.items():
         filled = {key for key, entry in cells.items() if entry[1]}
         per_level = []
-        for _ in range(battle.LEVELS):
+        for _ in range(field.LEVELS):
             parents: dict[int, set[int]] = {}
             for key in filled:
-                parents.setdefault(battle._parent(key), set()).add(key)
+                parents.setdefault(field._parent(key), set()).add(key)
             per_level.append(parents)
             filled = set(parents)
         levels[side] = per_level
@@ -310,8 +302,8 @@ def _anywhere_is_brute(b: Battle, me, here) -> None:
     _, meters, nearest, _ = _brute(b, me, here)
     expected = (nearest, meters[nearest.index]) if nearest is not None else (None, math.inf)
     for hint in (None, *b.fighters):
-        assert b.grid.nearest_anywhere(me.side, here, hint, 10**9) == expected
-        assert b.grid.nearest_anywhere(me.side, here, hint, 3) in (expected, None)
+        assert b.field.grid.nearest_anywhere(me.side, here, hint, 10**9) == expected
+        assert b.field.grid.nearest_anywhere(me.side, here, hint, 3) in (expected, None)
 
 
 def _standing_at(scenario, start):
@@ -319,8 +311,7 @@ def _standing_at(scenario, start):
     b = Battle(scenario, np.random.default_rng(1))
     for f, at in zip(b.fighters, start, strict=True):
         f.position = at
-        b._moved(f)
-    b.layout += 1
+        b.field.moved(f)
     return b
 
 
@@ -329,13 +320,10 @@ def _played(b, kind, f, at):
     the caller's (True)."""
     if kind == "move":
         f.position = at
-        b._moved(f)
-        b.layout += 1
+        b.field.moved(f)
     elif kind == "fall":
         f.can_act = not f.can_act
-        b.layout += 1
-        b.roster += 1
-        b._roster_changed(f)
+        b.field.roster_changed(f)
     else:
         return True
     return False
@@ -350,24 +338,24 @@ def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, sta
     the cells that hold someone, move by move and fall by fall, and the nearest they find
     (and ``enemies_in_view``'s, from where a fighter stands and where it walks to) is brute
     force's, ties to the first in fighter order; no pass over all the enemies is made."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
 
     def no_pass(here, enemies):
         raise AssertionError("a pass over every enemy, within LEVELS_REACH")
 
-    monkeypatch.setattr(battle, "_nearest_of_all", no_pass)  # (the Python source only)
-    monkeypatch.setattr(battle, "LEVELS_WORK", 10**9)  # (they never give up)
+    monkeypatch.setattr(field, "_nearest_of_all", no_pass)  # (the Python source only)
+    monkeypatch.setattr(field, "LEVELS_WORK", 10**9)  # (they never give up)
     b = _standing_at(three_sides, start)
-    assert not b.grid.far_kept  # kept from the first look beyond the rings
-    b.grid.keep_far()
-    assert b.grid.levels == _levels_from_scratch(b.grid)
+    assert not b.field.grid.far_kept  # kept from the first look beyond the rings
+    b.field.grid.keep_far()
+    assert b.field.grid.levels == _levels_from_scratch(b.field.grid)
     for kind, index, at in steps:
         f = b.fighters[index]
         if _played(b, kind, f, at):  # a look from ``at``
             _anywhere_is_brute(b, f, at)
             if f.can_act:
                 _check(b, f, at)
-        assert b.grid.levels == _levels_from_scratch(b.grid)
+        assert b.field.grid.levels == _levels_from_scratch(b.field.grid)
     for f in b.fighters:
         _anywhere_is_brute(b, f, f.position)
         if f.can_act:
@@ -379,18 +367,17 @@ def test_the_coarser_levels_break_ties_to_the_first_in_fighter_order(three_sides
     of sight, in other cells of every level, the later in fighter order on the side looked
     at first): the first of them in fighter order is the nearest; a hint at the very same
     meters as the nearest, but later in fighter order, is not taken for it."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     me = b.fighters[0]
     enemies = [f for f in b.fighters if f.side != me.side]
     me.position = (0.5, 0.5)
-    b._moved(me)
+    b.field.moved(me)
     for k, e in enumerate(enemies):  # pairs at (+-(x - 0.5) + 0.5, 0.5): equal meters
         x = 300.0 + 131.0 * (k // 2)
         e.position = (0.5 + x if k % 2 else 0.5 - x, 0.5)
-        b._moved(e)
-    b.layout += 1
-    grid = b.grid
+        b.field.moved(e)
+    grid = b.field.grid
     assert grid.nearest(me.side, me.position) == (None, math.inf)  # beyond the rings
     first, second = enemies[0], enemies[1]
     assert math.dist(me.position, first.position) == math.dist(me.position, second.position)
@@ -400,9 +387,7 @@ def test_the_coarser_levels_break_ties_to_the_first_in_fighter_order(three_sides
     assert b.enemies_in_view(me).nearest is first
     _check(b, me, (-1.5, 0.5))
     first.can_act = False  # it falls: the other of the pair is the nearest
-    b.layout += 1
-    b.roster += 1
-    b._roster_changed(first)
+    b.field.roster_changed(first)
     assert grid.nearest_anywhere(me.side, me.position, first) == (second, 300.0)
     assert b.enemies_in_view(me).nearest is second
     _check(b, me, (0.5, 0.5))
@@ -413,42 +398,37 @@ def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
     enemy that moved was beyond its radius, before and after the move; an enemy that comes
     to the nearest's very meters, earlier in fighter order, is the nearest then, and one that
     leaves the nearest's place is missed no more than one that falls."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     b = Battle(three_sides, np.random.default_rng(1))
     me = b.fighters[0]
     enemies = [f for f in b.fighters if f.side != me.side]
     me.position = (0.5, 0.5)
-    b._moved(me)
+    b.field.moved(me)
     for k, e in enumerate(enemies):
         e.position = (1000.5 + 10.0 * k, 0.5)
-        b._moved(e)
+        b.field.moved(e)
     last = enemies[-1]
     last.position = (300.5, 0.5)  # the nearest, 300 m off
-    b._moved(last)
-    b.layout += 1
+    b.field.moved(last)
     assert b.enemies_in_view(me).nearest is last
     assert me.seen_from[1] is None  # a memo on too many cells: it watches the trails
     assert me.seen_from[5] is not None
     for k in range(3):  # moves far beyond: the memo stands, and is right
         enemies[1].position = (1500.5 + k, 0.5)
-        b._moved(enemies[1])
-        b.layout += 1
+        b.field.moved(enemies[1])
         _check(b, me, me.position)
         assert b.enemies_in_view(me).nearest is last
     enemies[0].position = (0.5, 300.5)  # the very same meters, earlier in fighter order
-    b._moved(enemies[0])
-    b.layout += 1
+    b.field.moved(enemies[0])
     assert b.enemies_in_view(me).nearest is enemies[0]
     _check(b, me, me.position)
     enemies[0].position = (0.5, 900.5)  # it walks away: the other is the nearest again
-    b._moved(enemies[0])
-    b.layout += 1
+    b.field.moved(enemies[0])
     assert b.enemies_in_view(me).nearest is last
     _check(b, me, me.position)
-    for k in range(battle.TRAIL_LOOK + 1):  # too many changes to look through: afresh
+    for k in range(field.TRAIL_LOOK + 1):  # too many changes to look through: afresh
         enemies[1].position = (1500.5, 0.5 + k)
-        b._moved(enemies[1])
-    b.layout += 1
+        b.field.moved(enemies[1])
     assert b.enemies_in_view(me).nearest is last
     _check(b, me, me.position)
 
@@ -460,8 +440,8 @@ def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
 def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start, steps):
     """On a budget of a few cells the coarser levels give up, and a pass over every enemy
     (for the next few looks too) finds what brute force finds."""
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
-    monkeypatch.setattr(battle, "LEVELS_WORK", 2)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "LEVELS_WORK", 2)
     b = _standing_at(three_sides, start)
     for kind, index, at in steps:
         f = b.fighters[index]

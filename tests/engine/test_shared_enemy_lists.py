@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.engine import battle, run_battle
+from combatsim.engine import field, run_battle
 from combatsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ SCENARIOS = ["sr-firefight-4v4.yaml", "sr-grenade-ambush.yaml", "lost-souls-ware
 def test_shared_enemy_lists_give_the_same_battles(name, monkeypatch):
     scenario = load_scenario(ROOT / "scenarios" / name)
     one_pass = [run_battle(scenario, 11, i) for i in range(12)]
-    monkeypatch.setattr(battle, "SHARED_LISTS", 0)
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)
     shared = [run_battle(scenario, 11, i) for i in range(12)]
     assert [(r.battle, r.combatants) for r in shared] == [
         (r.battle, r.combatants) for r in one_pass
