@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import default_sigint
+
 ROOT = Path(__file__).resolve().parents[1]
 SEND_WHILE_LOADING = """
 import os, signal, sys
@@ -34,6 +36,7 @@ def test_a_signal_while_loading_is_exit_130_in_one_line(signal):
         capture_output=True,
         text=True,
         timeout=60,
+        preexec_fn=default_sigint,
     )
     assert (done.returncode, done.stderr) == (130, "combatsim: interrupted\n")
 
