@@ -662,6 +662,7 @@ def test_a_runs_tables_come_as_parquet_too_with_the_csvs_values(client, tmp_path
         assert again == client.get(f"/api/runs/{run_id}/{name}.csv").content, name
 
 
+@pytest.mark.slow
 def test_a_study_on_the_warm_pool_gives_the_numbers_of_its_own_processes(client):
     import multiprocessing
 
