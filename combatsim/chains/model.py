@@ -14,7 +14,6 @@ from ..scenario import Scenario
 from ..scenario.model import FighterSpec, SideSpec
 
 
-
 @dataclass(frozen=True)
 class Rest:
     """What happens in a gap between two encounters: wounds and stun healed, Karma or Edge
