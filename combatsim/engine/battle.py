@@ -451,6 +451,8 @@ class Battle:
         system = self.system
         target: Fighter
         if kind in ("run", "flee"):
+            if kind == "flee":  # falling back gives up the cover point it was walking to
+                self.field.release_claim(f)
             f.ran_this_turn = f.running = True
             dest: Point = plan.dest  # type: ignore[assignment]
             self.move(f, dest, f.run)
@@ -574,6 +576,8 @@ class Battle:
         f.moved_this_turn += moved
         f.moved_this_action += moved
         f.cover = field.cover_at(end)
+        if f.cover_claim >= 0:
+            field.left_claim(f, start)
         if self.tracing:
             self.trace(
                 "move",

@@ -87,9 +87,12 @@ class Field:
 
     def roster_changed(self, f: Fighter) -> None:
         """``f`` left (or rejoined) the fight: the memos made before are stale (``layout``,
-        ``roster``), and a big fight's grid and shared enemy lists follow."""
+        ``roster``), and a big fight's grid and shared enemy lists follow. One who left
+        holds no cover point any more (``release_claim``)."""
         self.layout += 1
         self.roster += 1
+        if not f.can_act:
+            self.release_claim(f)
         grid = self.grid
         if grid is not None:
             grid.place(f)
@@ -377,6 +380,28 @@ class Field:
             self.claims += 1
         me.cover_seen = (self.layout, self.claims, within, best)
         return best
+
+    def release_claim(self, f: Fighter) -> None:
+        """``f`` no longer walks to the cover point it claimed (it fell back, left the point
+        or the fight): the point is free for the others at once, not only once ``f`` falls.
+        A claim kept by a fighter who had run off left its side's other take-cover fighters
+        in the open all battle."""
+        k = f.cover_claim
+        if k < 0:
+            return
+        f.cover_claim = -1
+        if self.cover_claims.get(k) is f:
+            del self.cover_claims[k]
+            self.claims += 1  # the others' free points are looked for again
+
+    def left_claim(self, f: Fighter, start: Point) -> None:
+        """``f`` moved from ``start``: a move that ends farther from its claimed cover point
+        than it began leaves the point (or the way there), and the claim with it."""
+        k = f.cover_claim
+        if k >= 0:
+            at = self.cover_points[k][0]
+            if math.dist(f.position, at) > math.dist(start, at) + 1e-9:
+                self.release_claim(f)
 
     def cover_at(self, at: Point) -> str:
         """The cover at ``at``: ``_cover_at`` of the battle's cover points, from the grid's
