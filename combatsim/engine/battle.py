@@ -298,7 +298,10 @@ class Battle:
                     # for this fighter yet)
                     due = False if alarm.triggered else None
             ends = f.turn_ends_at
-            for base in f.scores:
+            scores = f.scores
+            for k in range(len(scores)):
+                base = scores[k]
+                f.next_score = scores[k + 1] if k + 1 < len(scores) else 0
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
                 # fight, the battle over, or wounds pushed the action below 1)
                 if due:  # woken at the turn's start timing (wound shift 0)
@@ -394,16 +397,33 @@ class Battle:
         self, f: Fighter, plan: Plan[Fighter], ends: float
     ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
-        waste the action at the end of the turn."""
+        waste the action when the holder's next action comes due (ruling 28) or the turn
+        ends: one action per initiative score."""
         weapon = plan.weapon
+        env = self.env
         while not self.over:
-            f.wake = self.env.event()
+            f.wake = wake = env.event()
             self.holders.append(f)
+            lapse = self._lapses_at(f, ends)
             try:
-                yield f.wake
+                if lapse < ends:  # its next action comes first
+                    yield env.any_of((wake, At(env, max(lapse - env.now, 0.0), f.priority)))
+                else:
+                    yield wake
             except simpy.Interrupt:
                 self._drop_holder(f)
                 continue
+            if not wake.triggered:  # its next action came due, unless wounds moved it on
+                self._drop_holder(f)
+                if not f.can_act or self.over:
+                    return None
+                if env.now < self._lapses_at(f, ends):
+                    continue
+                self.score = round(ends - env.now)  # the score of its next action
+                if self.tracing:
+                    why = "its next action is due"
+                    self.trace("action", f"{f.name}'s held action lapses: {why}", actor=f)
+                return None
             if not f.can_act:  # taken out while holding: the action is simply gone
                 return None
             if self.over or self.env.now >= ends:
@@ -422,6 +442,18 @@ class Battle:
                     self.trace("held", f"{f.name}: fire - {why}", actor=f)
                 return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
+
+    def _lapses_at(self, f: Fighter, ends: float) -> float:
+        """When a held action of ``f`` lapses (ruling 28): when its next action this turn
+        comes due, as wounds have moved it; ``ends`` when it has none."""
+        later = f.next_score
+        if later <= 0:
+            return ends
+        score = later - f.shift
+        top = self.system.initiative_top
+        if score >= top:
+            score = top
+        return ends - score if score >= 1 else ends
 
     @staticmethod
     def _in_range(seen: EnemiesInView, reach: float) -> list[Fighter]:
@@ -451,13 +483,7 @@ class Battle:
         system = self.system
         target: Fighter
         if kind in ("run", "flee"):
-            if kind == "flee":  # falling back gives up the cover point it was walking to
-                self.field.release_claim(f)
-            f.ran_this_turn = f.running = True
-            dest: Point = plan.dest  # type: ignore[assignment]
-            self.move(f, dest, f.run)
-            if kind == "flee" and f.can_act:
-                self._check_escape(f)
+            self._run(f, plan)
         elif plan.dest is not None:
             self._walk(f, plan.dest)
         if not f.can_act or self.over:  # taken out on the way (interception)
@@ -504,6 +530,17 @@ class Battle:
             self.env.process(self._grenade(f, plan.weapon, at))
         if self.fallen:
             self.check_victory()
+
+    def _run(self, f: Fighter, plan: Plan[Fighter]) -> None:
+        """A run, or a flight (``flee``), which gives up the cover point the fighter was
+        walking to and may take it out of the fight (``_check_escape``)."""
+        flee = plan.kind == "flee"
+        if flee:
+            self.field.release_claim(f)
+        f.ran_this_turn = f.running = True
+        self.move(f, plan.dest, f.run)  # type: ignore[arg-type]  # a run has its ``dest``
+        if flee and f.can_act:
+            self._check_escape(f)
 
     def _reveal(self, f: Fighter) -> None:
         """Firing gives a hidden position away: no more blind fire at it."""

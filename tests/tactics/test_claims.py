@@ -26,9 +26,7 @@ class WoundedInTurnTwo(Battle):
 def claim_scenario(limit: int):
     """Cov1 (acts first) and Cov2 both take cover; the only cover point is 9 m off; the
     target stands within the smg's reach, so both fire every action."""
-    cov1 = gunner(
-        "Cov1", reaction=5, tactics={"movement": "take_cover", "fall_back": True}
-    )
+    cov1 = gunner("Cov1", reaction=5, tactics={"movement": "take_cover", "fall_back": True})
     cov2 = gunner("Cov2", position=(1, 0), tactics={"movement": "take_cover"})
     return scenario(
         {"A": [cov1, cov2], "B": [sitting_target(position=(100, 0))]},
@@ -53,4 +51,3 @@ def test_a_claimant_who_falls_back_frees_its_cover_point():
     assert all("after walking" in reason for _, reason in cov2[1:]), dump(result)
     cov2 = fighter(battle, "Cov2")
     assert math.dist(cov2.position, (0, 9)) < 0.5 and cov2.cover == "partial", cov2.position
-
