@@ -431,9 +431,8 @@ class Battle:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             seen = self.field.enemies_in_view(f)
-            in_range = self._in_range(seen, weapon.max_range)
-            if in_range:
-                target = choose_target(self, f, in_range, seen.meters)
+            target = self._held_target(f, plan, seen, weapon.max_range)
+            if target is not None:
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 why = ""
@@ -442,6 +441,24 @@ class Battle:
                     self.trace("held", f"{f.name}: fire - {why}", actor=f)
                 return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
+
+    def _held_target(
+        self, f: Fighter, plan: Plan[Fighter], seen: EnemiesInView, reach: float
+    ) -> Fighter | None:
+        """Whom a held action fires at now, if at anyone: with ``target_in_reach`` (the plan
+        names no target) the tactics' choice among the enemies within ``reach``; else the
+        target it holds for (chosen again among all of them if it fell), once that one is
+        within reach. A hold for a sniper out of range fired at whoever stood in range when
+        anyone moved."""
+        held_for = plan.target
+        if held_for is None:
+            in_range = self._in_range(seen, reach)
+            return choose_target(self, f, in_range, seen.meters) if in_range else None
+        if not held_for.can_act:
+            if seen.nearest is None:
+                return None
+            held_for = plan.target = choose_target(self, f, seen.enemies, seen.meters)
+        return held_for if seen.meters[held_for.index] <= reach else None
 
     def _lapses_at(self, f: Fighter, ends: float) -> float:
         """When a held action of ``f`` lapses (ruling 28): when its next action this turn

@@ -198,7 +198,9 @@ def _out_of_reach(
                 reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
             else:
                 reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
-        return Plan("hold", reason, weapon=me.firearm, dest=dest)
+        # target_in_reach: false holds for its chosen target, out of range now (``_hold``)
+        held_for = None if me.tactics.target_in_reach else target
+        return Plan("hold", reason, held_for, me.firearm, dest=dest)
     why = ""
     if movement == "take_cover" and tracing:
         why = f"no free cover within {me.tactics.cover_within:g} m: "

@@ -116,3 +116,32 @@ def test_a_held_action_fires_before_the_next_score_and_the_scores_run_down():
     ], dump(result)
     assert [e.score for e in result.trace if e.kind == "held"] == [2], dump(result)
     assert shots_at(result) == [(1, "Holder", "Runner")], dump(result)
+
+
+def test_a_hold_for_a_target_out_of_reach_fires_only_when_that_target_comes_within_it():
+    """``target_in_reach: false``, most dangerous: the holder (smg, 150 m) holds for Far (a
+    rifle on its sheet, 160 m off), though Near stands within reach all along. An ally's run
+    wakes the hold: Far is still out of reach, so it keeps holding; then Far runs within 150
+    m, and the held action fires at Far, and the trace's reason is true. Regression: it fired
+    at Near whenever anyone moved, saying that Near "came within range"."""
+    tactics = {"target": "most_dangerous", "target_in_reach": False}
+    holder = gunner("Holder", reaction=5, tactics=tactics)
+    mover = member(
+        "Mover", reaction=3, weapons=["toy"], position=(0, -50), tactics={"movement": "advance"}
+    )
+    far = member(
+        "Far",
+        quickness=6,
+        weapons=["toy", "rifle"],
+        firearms=6,
+        position=(160, 0),
+        tactics={"movement": "advance", "dodge": "none"},
+    )
+    near = sitting_target("Near", position=(0, 100))
+    sc = scenario({"A": [holder, mover], "B": [far, near]})
+    battle, result, _ = run_scripted(sc, then=2)
+    assert [kind for _, kind, _ in decisions(result, "Holder")] == ["hold"], dump(result)
+    assert shots_at(result, "Holder") == [(1, "Holder", "Far")], dump(result)
+    (held,) = [e for e in result.trace if e.kind == "held"]
+    assert held.text.endswith("Far came within range"), held.text
+    assert math.dist((0, 0), fighter(battle, "Far").position) <= 150
