@@ -103,14 +103,19 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
                 from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
             )
     reach = me.firearm_range
+    # advance and keep_range walk toward their target before they fire: what they can reach
+    # is what is within the gun's range after that walk (``_approach`` ends within range of
+    # a target as far as reach + walk)
+    approach = dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range")
+    choose_within = reach + walk_left if approach else reach
     target = (
         nearest  # the usual case, without a call
-        if tactics.target == "nearest" and dist[nearest.index] <= reach
-        else choose_target(battle, me, enemies, dist, nearest, reach)
+        if tactics.target == "nearest" and dist[nearest.index] <= choose_within
+        else choose_target(battle, me, enemies, dist, nearest, choose_within)
     )
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
-    if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
+    if approach:
         dest, d = _approach(me, target, walk_left, d)
 
     ammo = me.ammo[me.firearm_index]
@@ -547,7 +552,7 @@ def _approach(me: C, target: C, walk_left: float, dist: float) -> tuple[Point | 
     if preferred > me.firearm_range - 0.01:
         preferred = me.firearm_range - 0.01
     gap = dist - preferred
-    if gap > 0.5:
+    if gap > 0.5 or (gap > 0.0 and dist > me.firearm_range):  # (a walk brings it in reach)
         dest = _toward(me.position, target.position, min(walk_left, gap))
     elif tactics.movement == "keep_range" and gap < -0.5:
         dest = _away(me.position, target.position, min(walk_left, -gap))
