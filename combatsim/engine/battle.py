@@ -47,11 +47,13 @@ from ..rules.situation import (
 from ..rules.start import Start
 from ..scenario.model import Scenario
 from ..tactics.policies import (
+    MIN_WALK,
     Plan,
     burst_size,
     choose_target,
     plan_action,
     shots_now,
+    walk_left,
     within_reach,
 )
 from .field import Field, _cover_at
@@ -572,8 +574,7 @@ class Battle:
 
     def _walk(self, f: Fighter, dest: Point) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
-        walk_left = f.walk - f.moved_this_turn
-        self.move(f, dest, walk_left if walk_left > 0.0 else 0.0)
+        self.move(f, dest, walk_left(f))
 
     def _grenade(self, thrower: Fighter, weapon: Any, at: Point) -> Generator[Event, Any, None]:
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
@@ -618,7 +619,7 @@ class Battle:
         mover came into range (no event when none holds)."""
         start = f.position
         length = math.dist(start, dest)
-        if length <= 1e-9 or budget <= 0:
+        if length <= 1e-9 or budget < MIN_WALK:  # (a rounding leftover is no walk)
             return
         t = min(1.0, budget / length)
         end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)

@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 Point = tuple[float, float]
 _dist = math.dist
 BLAST_SLACK = 1e-6  # meters: a margin past a blast's radius, far above floating point's error
+# meters: less of the turn's walk left than this is none (what floating point leaves of a walk
+# spent to the end), so no action walks it, reports it or counts it as moving
+MIN_WALK = 1e-6
+
+
+def walk_left(me: Any) -> float:
+    """Meters of the turn's walk the fighter has left: 0 below ``MIN_WALK``."""
+    left = me.walk - me.moved_this_turn
+    return left if left >= MIN_WALK else 0.0
 
 
 class Plan(Generic[C]):
@@ -65,15 +74,14 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
     enemies, dist = seen.enemies, seen.meters
-    walk_left = me.walk - me.moved_this_turn
-    walk_left = 0.0 if walk_left < 0.0 else walk_left
+    walk = walk_left(me)
 
     if tactics.fall_back and (flee := _fall_back(battle, me, nearest)) is not None:
         return flee
 
     firearm = me.firearm
     if firearm is None:
-        return _close_in(battle, me, enemies, dist, nearest, walk_left)
+        return _close_in(battle, me, enemies, dist, nearest, walk)
     melee = me.melee
     if melee is not None and seen.in_reach:  # an enemy in reach of a blade or club: use it
         return _melee_in_reach(battle, me, enemies, dist)
@@ -92,10 +100,10 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     # within cover_within, over as many walks as it takes; the other movements walk only
     # relative to the target (below).
     dest = None
-    if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
+    if tactics.movement == "take_cover" and me.cover == "none" and walk > 0:
         cover = battle.free_cover_point(me, tactics.cover_within)
         if cover is not None:
-            dest = _toward(here, cover.position, walk_left)
+            dest = _toward(here, cover.position, walk)
             # a big fight's meters measure what is near (a plain dict: a small fight's, and no
             # getattr, which raises and catches an AttributeError when compiled)
             from_dest = None if type(dist) is dict else getattr(dist, "measured_from", None)
@@ -106,8 +114,8 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     # advance and keep_range walk toward their target before they fire: what they can reach
     # is what is within the gun's range after that walk (``_approach`` ends within range of
     # a target as far as reach + walk)
-    approach = dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range")
-    choose_within = reach + walk_left if approach else reach
+    approach = dest is None and walk > 0 and tactics.movement in ("advance", "keep_range")
+    choose_within = reach + walk if approach else reach
     target = (
         nearest  # the usual case, without a call
         if tactics.target == "nearest" and dist[nearest.index] <= choose_within
@@ -116,7 +124,7 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
     if approach:
-        dest, d = _approach(me, target, walk_left, d)
+        dest, d = _approach(me, target, walk, d)
 
     ammo = me.ammo[me.firearm_index]
     if ammo < tactics.reload_below:
@@ -215,11 +223,10 @@ def _out_of_reach(
             f"{why}{why_target} is out of range: runs closer" if tracing else "",
             dest=_toward(me.position, target.position, min(me.run, d - 0.8 * reach)),
         )
-    walk_left = me.walk - me.moved_this_turn
     return Plan(
         "walk",
         f"{why}{why_target} is out of range: walks closer" if tracing else "",
-        dest=_toward(me.position, target.position, max(0.0, walk_left)),
+        dest=_toward(me.position, target.position, walk_left(me)),
     )
 
 
@@ -455,8 +462,7 @@ def _reach(battle: BattleView[C], me: C) -> float:
     melee range plus the meters it may still walk."""
     if me.firearm is not None:
         return me.firearm_range
-    walk_left = me.walk - me.moved_this_turn
-    return battle.melee_range + (walk_left if walk_left > 0.0 else 0.0)
+    return battle.melee_range + walk_left(me)
 
 
 def _grenade_plan(

@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from tests.engine.helpers import dump, fighter, scenario, sitting_target
+from tests.engine.helpers import dump, events, fighter, scenario, sitting_target
 from tests.tactics.helpers import (
     PISTOL,
     after_each_turn,
@@ -97,3 +97,18 @@ def test_a_target_just_past_its_reach_and_its_preferred_range_is_walked_into_rea
     ((_, kind, _),) = decisions(result, "Adv")
     assert kind == "fire", dump(result)
     assert fighter(battle, "Adv").position == pytest.approx((0.31, 0))
+
+
+def test_a_rounding_leftover_of_the_turns_walk_is_no_walk():
+    """Reaction 10 + 6 = 16: actions at 16 and 9. Toward a target at (20, 3) the first walk of
+    3 m leaves 4.4e-16 m of the turn's walk by floating point: the second action fires where
+    the fighter stands, with no walk in its reason. Regression: "after walking 0.0 m"."""
+    gun = gunner("Adv", reaction=10, tactics={"movement": "advance"})
+    sc = scenario({"A": [gun], "B": [sitting_target(position=(20, 3))]})
+    battle, result, _ = run_scripted(sc, [6, 2], then=2)
+    reasons = [reason for _, _, reason in decisions(result, "Adv")]
+    assert reasons == [
+        "single shot at Target (nearest), after walking 3.0 m",
+        "single shot at Target (nearest)",
+    ], dump(result)
+    assert [e.text for e in events(result, "move", "Adv")] == ["Adv walks 3.0 m to (3.0, 0.4)"]
