@@ -76,7 +76,7 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     enemies, dist = seen.enemies, seen.meters
     walk = walk_left(me)
 
-    if tactics.fall_back and (flee := _fall_back(battle, me, nearest)) is not None:
+    if tactics.fall_back and (flee := _fall_back(battle, me, nearest, enemies)) is not None:
         return flee
 
     firearm = me.firearm
@@ -144,19 +144,73 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     return _out_of_reach(battle, me, target, d, dest, why_target)
 
 
-def _fall_back(battle: BattleView[C], me: C, nearest: C) -> Plan[C] | None:
-    """``fall_back``: badly hurt, the fighter runs away from the nearest enemy (when it may
-    run with this action)."""
+def _fall_back(battle: BattleView[C], me: C, nearest: C, enemies: list[C]) -> Plan[C] | None:
+    """``fall_back``: badly hurt, the fighter runs away from every standing enemy (when it may
+    run with this action): to the point of its run farthest from the nearest of them
+    (``_retreat``)."""
     if me.ran_this_turn or not battle.system.may_run(me):
         return None
     harm = battle.system.harm(me)
     if harm < me.tactics.fall_back_at:
         return None
-    return Plan(
-        "flee",
-        f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if battle.tracing else "",
-        dest=_away(me.position, nearest.position, me.run),
-    )
+    retreat = _retreat(battle, me, nearest, enemies)
+    if retreat is None:
+        return None  # cornered: every run leads nearer an enemy, so it fights on
+    dest, cover = retreat
+    reason = ""
+    if battle.tracing:
+        away = nearest.name if len(enemies) == 1 else f"{len(enemies)} enemies"
+        reason = f"badly hurt ({harm:.0%}): falls back from {away}" + (
+            f", to {cover} cover" if cover else ""
+        )
+    return Plan("flee", reason, dest=dest)
+
+
+RETREAT_BEARINGS = 16  # directions of a run a fighter falling back weighs, besides straight away
+COVER_GAIN = 0.5  # meters farther from every enemy a fall back to a cover point must get
+
+
+def _retreat(
+    battle: BattleView[C], me: C, nearest: C, enemies: list[C]
+) -> tuple[Point, str] | None:
+    """Where a fighter falling back runs, and the cover there ("" for none): of the points
+    its run reaches (straight away from the nearest enemy, and ``RETREAT_BEARINGS`` others
+    around it), the one farthest from the nearest enemy there: between two enemies it runs
+    off their line, not back and forth along it. A free cover point within its run is taken
+    instead when it leaves the fighter at least ``COVER_GAIN`` m farther from every enemy
+    than it stands now. None when every run ends nearer an enemy than it stands."""
+    here, run = me.position, me.run
+    away = _away(here, nearest.position, run)
+    if len(enemies) == 1:  # straight away is the farthest point from one enemy
+        return away, ""
+
+    def safety(at: Point) -> float:
+        return min(_dist(at, e.position) for e in enemies)
+
+    best, best_safety = away, safety(away)
+    for k in range(RETREAT_BEARINGS + 1):
+        if k == RETREAT_BEARINGS:
+            at = here  # when every run leads nearer an enemy
+        else:
+            angle = 2 * math.pi * k / RETREAT_BEARINGS
+            at = (here[0] + run * math.cos(angle), here[1] + run * math.sin(angle))
+        s = safety(at)
+        if s > best_safety:
+            best, best_safety = at, s
+    now = safety(here)
+    if best == here:
+        return None
+    cover_best, cover_safety, cover = None, now + COVER_GAIN, ""
+    for point in battle.environment.cover_points:
+        at = point.position
+        if _dist(here, at) > run or any(
+            f is not me and f.can_act and _dist(f.position, at) < 0.5 for f in battle.fighters
+        ):
+            continue
+        s = safety(at)
+        if s >= cover_safety:
+            cover_best, cover_safety, cover = (at[0], at[1]), s, point.cover
+    return (best, "") if cover_best is None else (cover_best, cover)
 
 
 def _melee_in_reach(

@@ -55,7 +55,7 @@ class Tactics(BaseModel):
         description="take_cover: how far (meters) a fighter goes for a free cover point, over "
         "as many walks as it takes",
     )
-    fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")
+    fall_back: bool = Field(False, description="run away from every enemy when badly hurt")
     fall_back_at: float = Field(0.5, gt=0, le=1, description="harm share that counts as badly hurt")
     grenades: Literal["never", "clustered", "always"] = Field(
         "clustered",
