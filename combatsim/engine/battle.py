@@ -185,8 +185,8 @@ class Battle:
     def opponents_in_melee(self, me: Fighter) -> int:
         return self.field.opponents_in_melee(me)
 
-    def free_cover_point(self, me: Fighter, within: float) -> Any:
-        return self.field.free_cover_point(me, within)
+    def free_cover_point(self, me: Fighter, within: float, kind: str | None = None) -> Any:
+        return self.field.free_cover_point(me, within, kind)
 
     # --- trace -------------------------------------------------------------------------------
     def trace(self, kind: str, text: str, actor: Fighter | None = None, **data: Any) -> None:

@@ -340,14 +340,15 @@ class Field:
             seen = self.enemies_in_view(me)
         return seen.in_reach
 
-    def free_cover_point(self, me: Fighter, within: float) -> Any:
+    def free_cover_point(self, me: Fighter, within: float, kind: str | None = None) -> Any:
         """The nearest cover point within ``within`` meters that no one else able to act
         stands at or is walking to, which ``me`` then claims: a side's fighters spread over
         the cover instead of all making for the same point. The fallen and the fled hold no
         cover. Looked for again only after someone moved, left the fight or claimed a point
-        (a fighter out of cover asks every action)."""
+        (a fighter out of cover asks every action). ``kind``: only points of that cover
+        (a step up to full cover), asked afresh each time."""
         seen = me.cover_seen
-        if seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
+        if kind is None and seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
             return seen[3]
         here, dist = me.position, math.dist
         best, best_k, best_d = None, -1, math.inf
@@ -357,7 +358,7 @@ class Field:
         for k in range(len(points)) if grid is None else grid.cover_near(here, within + 1e-9):
             at, point = points[k]
             d = dist(here, at)
-            if d > within + 1e-9 or d >= best_d:
+            if d > within + 1e-9 or d >= best_d or (kind is not None and point.cover != kind):
                 continue
             holder = claimed.get(k)
             on_its_way = holder is not None and holder.can_act and holder.cover == "none"
@@ -378,7 +379,8 @@ class Field:
             claimed[best_k] = me
             me.cover_claim = best_k
             self.claims += 1
-        me.cover_seen = (self.layout, self.claims, within, best)
+        if kind is None:
+            me.cover_seen = (self.layout, self.claims, within, best)
         return best
 
     def release_claim(self, f: Fighter) -> None:

@@ -100,10 +100,13 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     # within cover_within, over as many walks as it takes; the other movements walk only
     # relative to the target (below).
     dest = None
-    if tactics.movement == "take_cover" and me.cover == "none" and walk > 0:
-        cover = battle.free_cover_point(me, tactics.cover_within)
-        if cover is not None:
-            dest = _toward(here, cover.position, walk)
+    if tactics.movement == "take_cover" and me.cover != "full" and walk > 0:
+        if me.cover == "none":
+            cover = battle.free_cover_point(me, tactics.cover_within)
+            dest = _toward(here, cover.position, walk) if cover is not None else None
+        elif tactics.cover_step_up:  # partial cover: a full point a walk away, out of reach
+            dest = _step_up(battle, me, walk)
+        if dest is not None:
             # a big fight's meters measure what is near (a plain dict: a small fight's, and no
             # getattr, which raises and catches an AttributeError when compiled)
             from_dest = None if type(dist) is dict else getattr(dist, "measured_from", None)
@@ -252,6 +255,9 @@ def _out_of_reach(
         and (dest is not None or battle.free_cover_point(me, me.tactics.cover_within) is not None)
     )
     if movement == "hold" or (movement == "take_cover" and (me.cover != "none" or to_cover)):
+        lull = _lull_reload(battle, me, dest)
+        if lull is not None:
+            return lull
         reason = ""
         if tracing:
             where = " in cover" if me.cover != "none" else ""
@@ -282,6 +288,57 @@ def _out_of_reach(
         f"{why}{why_target} is out of range: walks closer" if tracing else "",
         dest=_toward(me.position, target.position, walk_left(me)),
     )
+
+
+def _lull_reload(battle: BattleView[C], me: C, dest: Point | None) -> Plan[C] | None:
+    """``reload_in_lull``: a fighter about to hold fire reloads a magazine that is not full
+    when no standing enemy can come within its gun's reach this turn (each is farther from
+    where it will stand than the reach and the enemy's run): the held action could not fire,
+    so the reload costs nothing. None otherwise."""
+    firearm = me.firearm
+    ammo = me.ammo[me.firearm_index]
+    if not me.tactics.reload_in_lull or ammo >= firearm.ammo:
+        return None
+    at = me.position if dest is None else dest
+    reach = me.firearm_range
+    for e in battle.enemies_in_view(me).enemies:
+        if _dist(at, e.position) <= reach + e.run:
+            return None
+    reason = ""
+    if battle.tracing:
+        reason = (
+            f"no enemy can come within {reach:g} m this turn: reloads the "
+            f"{me.weapon_label(firearm)} ({ammo} rounds left)"
+        )
+        if dest is not None:
+            reason += f", after walking {_dist(me.position, dest):.1f} m toward cover"
+    return Plan("reload", reason, weapon=firearm, dest=dest)
+
+
+def _step_up(battle: BattleView[C], me: C, walk: float) -> Point | None:
+    """``cover_step_up``: from partial cover, where a ``take_cover`` fighter walks to a free
+    full cover point within ``cover_within`` and its walk left, when the way is out of every
+    standing enemy's reach (its gun's range, or melee range plus its run); None to stay."""
+    tactics = me.tactics
+    within = tactics.cover_within if tactics.cover_within < walk else walk
+    point = battle.free_cover_point(me, within, "full")
+    if point is None:
+        return None
+    here, there = me.position, point.position
+    for e in battle.enemies_in_view(me).enemies:
+        reach = e.firearm_range if e.firearm is not None else battle.melee_range + e.run
+        if _to_segment(e.position, here, there) <= reach:
+            return None
+    return there
+
+
+def _to_segment(p: Point, a: Point, b: Point) -> float:
+    """Meters from ``p`` to the nearest point of the segment a-b."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2
+    t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+    return _dist(p, (a[0] + t * dx, a[1] + t * dy))
 
 
 def _close_in(
