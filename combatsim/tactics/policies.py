@@ -101,11 +101,7 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     # relative to the target (below).
     dest = None
     if tactics.movement == "take_cover" and me.cover != "full" and walk > 0:
-        if me.cover == "none":
-            cover = battle.free_cover_point(me, tactics.cover_within)
-            dest = _toward(here, cover.position, walk) if cover is not None else None
-        elif tactics.cover_step_up:  # partial cover: a full point a walk away, out of reach
-            dest = _step_up(battle, me, walk)
+        dest = _to_cover(battle, me, walk)
         if dest is not None:
             # a big fight's meters measure what is near (a plain dict: a small fight's, and no
             # getattr, which raises and catches an AttributeError when compiled)
@@ -313,6 +309,18 @@ def _lull_reload(battle: BattleView[C], me: C, dest: Point | None) -> Plan[C] | 
         if dest is not None:
             reason += f", after walking {_dist(me.position, dest):.1f} m toward cover"
     return Plan("reload", reason, weapon=firearm, dest=dest)
+
+
+def _to_cover(battle: BattleView[C], me: C, walk: float) -> Point | None:
+    """Where a ``take_cover`` fighter not in full cover walks with this action: toward the
+    nearest free cover point within ``cover_within`` when out of cover; from partial cover,
+    to full cover a walk away (``cover_step_up``); None to stay."""
+    if me.cover == "none":
+        cover = battle.free_cover_point(me, me.tactics.cover_within)
+        return _toward(me.position, cover.position, walk) if cover is not None else None
+    if me.cover == "partial" and me.tactics.cover_step_up:
+        return _step_up(battle, me, walk)
+    return None
 
 
 def _step_up(battle: BattleView[C], me: C, walk: float) -> Point | None:
