@@ -460,7 +460,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         sheet = fighter.spec.sheet
         bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
-        for w in fighter.spec.weapons:
+        for w in (*fighter.spec.weapons, FISTS):  # bare hands too: an unarmed troll is a threat
             st = sheet.attributes.strength if w.code.strength is None else w.code.strength
             mean = 3.5 * (w.code.dice + (1 if w.burst else 0)) + st
             best = max(best, bonuses[w.skill_name] * mean)
