@@ -833,10 +833,24 @@
     const chart = el("div", { class: "chart", html: tornadoChart(levers, { what: "rate, B − A" }).replace(/<div class="legend">.*?<\/div>/, "") });
     $("compare-out").replaceChildren(table, chart);
   }
+  /** One lever's row with plain names: the server's table has a column per side for each
+   * field (``member_<side>``, ``lever_<side>``...), filled for the side of the lever's member. */
+  function leverRow(r) {
+    if (r.lever != null) return r;
+    const side = sideOrder().sort((a, b) => b.length - a.length).find((s) => r[`lever_${s}`] != null);
+    if (side == null) return r;
+    const out = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (k.endsWith(`_${side}`)) out[k.slice(0, -side.length - 1)] = v;
+      else if (!sideOrder().some((s) => k.endsWith(`_${s}`))) out[k] = v;
+    }
+    out.side = side;
+    return out;
+  }
   $("explain-form").addEventListener("submit", () => {
     const side = $("explain-side").value;
     runStudy("explain", { side, battles: intOrNull("explain-battles") || 200 }, "explain-status", (d) => {
-      const rows = (d.rows || []).slice().sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).slice(0, 14);
+      const rows = (d.rows || []).map(leverRow).sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).slice(0, 14);
       if (!rows.length) return;
       const n = (v) => (v == null || Number.isNaN(Number(v)) ? null : Number(v));
       const levers = rows.map((r) => ({

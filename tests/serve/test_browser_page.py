@@ -1,0 +1,89 @@
+"""The live page's faults a game master met at the table, each pinned in a real browser
+(Debian's chromium under Playwright against a real ``combatsim serve``, as test_browser.py).
+
+One server serves a copy of the shipped scenarios for the whole module; each test opens its
+own page. Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+
+pytestmark = pytest.mark.slow
+
+SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
+WAIT_MS = 60_000  # generous: CI machines are slower than the second the page aims for
+WIDTHS = (1280, 800)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("page") / "scenarios"
+    shutil.copytree(REPO / "scenarios", folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def served(folder):
+    proc, url, token = start_server(folder)
+    try:
+        yield f"{url}/?token={token}"
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture
+def page():
+    sync_api = chromium()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
+        page.problems = problems
+        try:
+            yield page
+        finally:
+            browser.close()
+
+
+def _shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def _open(page, url: str, file: str) -> None:
+    """The scenario ``file`` opened from the picker, its first run done."""
+    page.goto(url)
+    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
+    page.select_option("#scenario-pick", file)
+    page.wait_for_selector("#sides fieldset.side", timeout=WAIT_MS)
+    _wait_done(page)
+
+
+def _wait_done(page) -> None:
+    page.wait_for_function(
+        "() => document.querySelector('#run-status').dataset.state === 'done'", timeout=WAIT_MS
+    )
+
+
+def test_what_decides_this_fight_names_each_lever(page, served):
+    _open(page, served, "tactics/take-cover.yaml")
+    page.fill("#explain-battles", "20")
+    page.click("#explain-run")
+    page.wait_for_selector("#explain-text details", state="attached", timeout=WAIT_MS * 3)
+    page.wait_for_selector("#explain-chart svg", timeout=WAIT_MS)
+    chart = page.inner_text("#explain-chart") + page.inner_html("#explain-chart")
+    _shot(page, "page-explain")
+    assert "undefined" not in chart, chart[:400]
+    assert "Ember" in chart or "Guard" in chart, chart[:400]  # a member's lever, by name
+    assert page.locator("#explain-chart rect").count() >= 1  # bars drawn
+    assert not page.problems, page.problems
