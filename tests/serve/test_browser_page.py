@@ -87,3 +87,32 @@ def test_what_decides_this_fight_names_each_lever(page, served):
     assert "Ember" in chart or "Guard" in chart, chart[:400]  # a member's lever, by name
     assert page.locator("#explain-chart rect").count() >= 1  # bars drawn
     assert not page.problems, page.problems
+
+
+def test_the_odds_calculator_answers_a_plain_roll_of_the_scenarios_system(page, served):
+    _open(page, served, "sr-firefight-4v4.yaml")
+    assert page.input_value("#odds-calc") == "sr"
+    page.fill("#odds-dice", "6")
+    page.fill("#odds-tn", "5")
+    _compute(page)
+    assert page.locator("#odds-chart svg").count() == 1
+    # On a 2097 scenario, 2097's calculator (not classic Shadowrun's) is offered and answers.
+    _open(page, served, "sr2097-runners-vs-patrol.yaml")
+    assert page.input_value("#odds-calc") == "2097"
+    page.fill("#odds-bonus", "5")
+    page.fill("#odds-tn", "15")
+    _compute(page)
+    page.locator("#odds-form").scroll_into_view_if_needed()
+    _shot(page, "page-odds-2097")
+    assert not page.problems, page.problems
+
+
+def _compute(page) -> None:
+    """Press Compute; the answer drawn, not an error."""
+    page.click("#odds-form button[type=submit]")
+    page.wait_for_function(
+        "() => document.querySelector('#odds-chart').children.length"
+        " || document.querySelector('#odds-error').textContent",
+        timeout=WAIT_MS,
+    )
+    assert page.inner_text("#odds-error") == "", page.inner_text("#odds-error")

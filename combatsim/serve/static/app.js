@@ -899,9 +899,13 @@
   /** The calculator of the scenario's system ("sr-classic" and "sr-d8" -> "sr", "sr2097" -> "2097"). */
   function pickOddsFor(system) {
     const sys = String(system || "");
-    const match = S.odds.find((c) => sys === c.name) || S.odds.find((c) => sys.startsWith(c.name)) || S.odds.find((c) => sys.endsWith(c.name));
+    // the longest name the system's starts or ends with: "sr2097" is 2097's, not classic "sr"'s
+    const fits = S.odds.filter((c) => sys === c.name || sys.startsWith(c.name) || sys.endsWith(c.name));
+    const match = fits.sort((a, b) => (b.name === sys) - (a.name === sys) || b.name.length - a.name.length)[0];
     if (match) $("odds-calc").value = match.name;
     renderOddsArgs();
+    const d8 = $("odds-d8");
+    if (d8) d8.checked = /(^|-)d8$/.test(sys); // "sr-d8" rolls eight-sided dice
   }
   function renderOddsArgs() {
     const calc = S.odds.find((c) => c.name === $("odds-calc").value);
@@ -913,7 +917,10 @@
       const flag = a.type === "bool" || a.type === "flag" || a.action === "store_true" || typeof a.default === "boolean";
       const input = flag
         ? el("input", { type: "checkbox", id, "data-arg": name, "data-flag": "1", checked: a.default === true })
-        : a.choices ? el("select", { id, "data-arg": name }, a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
+        : a.choices ? el("select", { id, "data-arg": name },
+          // an optional argument without a default starts blank: not given, as on the command line
+          a.required || a.default != null ? null : el("option", { value: "", text: "—", selected: true }),
+          a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
           : el("input", { type: a.type === "int" || a.type === "integer" || typeof a.default === "number" ? "number" : "text", id, "data-arg": name, value: a.default ?? "", size: 6 });
       if (a.required) input.required = true;
       box.append(el("label", { for: id, title: a.help || "" }, name.replace(/[-_]/g, " ") + (a.required ? " *" : "") + " ", input));
