@@ -116,3 +116,21 @@ def _compute(page) -> None:
         timeout=WAIT_MS,
     )
     assert page.inner_text("#odds-error") == "", page.inner_text("#odds-error")
+
+
+WIDE = "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_page_never_scrolls_sideways(page, served, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(served)
+    page.wait_for_selector("#overview-table tbody tr button", timeout=WAIT_MS)
+    wide, room = page.evaluate(WIDE)
+    assert wide <= room, f"the overview is {wide} px wide in a {room} px window"
+    for file in ("sr-firefight-4v4.yaml", "sr2097-runners-vs-patrol.yaml"):
+        _open(page, served, file)
+        wide, room = page.evaluate(WIDE)
+        _shot(page, f"page-width-{width}-{file.removesuffix('.yaml')}")
+        assert wide <= room, f"{file} is {wide} px wide in a {room} px window"
+    assert not page.problems, page.problems
