@@ -134,3 +134,48 @@ def test_the_page_never_scrolls_sideways(page, served, width):
         _shot(page, f"page-width-{width}-{file.removesuffix('.yaml')}")
         assert wide <= room, f"{file} is {wide} px wide in a {room} px window"
     assert not page.problems, page.problems
+
+
+RUN_GET = re.compile(r"/api/runs/[0-9a-f]+(\?.*)?$")  # a run's figures, not its events
+
+
+def test_after_an_edit_the_old_figures_are_marked_stale_and_never_shown_again(page, served):
+    # The page's last look at a run after its stream ends is held back until after an edit:
+    # its answer (the previous fight's numbers, "done") must not be shown then.
+    held: list = []
+
+    def hold_first(route):
+        if route.request.method == "GET" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(RUN_GET, hold_first)
+    _open(page, served, "sr-firefight-4v4.yaml")
+    for _ in range(100):  # the route is handled while Playwright waits
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page made no last look at its run"
+    old = page.inner_text("#win-chart")
+    page.evaluate(
+        """() => { window.seen = [];
+        new MutationObserver(() => window.seen.push(document.querySelector('#run-status')
+            .dataset.state)).observe(document.querySelector('#run-status'), {attributes: true}); }"""
+    )
+    page.locator(".member[data-member='Guard'] input[data-path$='count']").fill("6")
+    # At once: not "done", and the figures shown say they are the previous fight's.
+    assert page.get_attribute("#run-status", "data-state") != "done"
+    assert "stale" in page.get_attribute("#results", "class")
+    assert "done" not in page.inner_text("#run-status"), page.inner_text("#run-status")
+    assert "new figures" in page.inner_text("#run-status")
+    _shot(page, "page-stale-after-edit")
+    held[0].continue_()
+    page.wait_for_function("() => window.seen.includes('running')", timeout=WAIT_MS)
+    seen = page.evaluate("() => window.seen")
+    before = seen[: seen.index("running")]
+    assert "done" not in before, f"the previous run's figures came back after the edit: {seen}"
+    _wait_done(page)
+    assert "stale" not in page.get_attribute("#results", "class")
+    assert page.inner_text("#win-chart") != old
+    assert not page.problems, page.problems

@@ -25,7 +25,7 @@
   const S = {
     scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
     sets: new Map(), catalogue: { weapons: [], armor: [] },
-    runId: null, runSeq: 0, stream: null, debounce: null, checkSeq: 0, lastEdited: null,
+    runId: null, runSeq: 0, stream: null, shown: null, debounce: null, checkSeq: 0, lastEdited: null,
     overview: [], overviewSort: { key: "dies", dir: -1 }, overviewTimer: null,
     studies: {}, odds: [],
   };
@@ -37,7 +37,17 @@
     Object.assign(perf, { editAt: performance.now(), firstAt: null, thousandAt: null });
     S.runSeq++; // figures still arriving from the previous run are no longer shown
     if (S.stream) { S.stream.close(); S.stream = null; }
+    markStale();
+  }
+  /** The figures shown are an earlier fight's: faded, and the status says new ones are coming
+   * (until the new run's first figures replace them). */
+  function markStale() {
+    if (!S.shown) return; // nothing shown yet: "Waiting for the first figures…" says it
+    $("results").classList.add("stale");
     $("run-status").dataset.state = "pending";
+    status("run-status", "Edited: new figures are coming (faded below: the previous ones, not this fight's).");
+    $("run-progress").value = 0;
+    $("exact-attacks").hidden = true;
   }
 
   // ---------- HTTP ----------
@@ -383,12 +393,22 @@
       for (const id of ["sweep-chart", "compare-out", "explain-chart", "sweep-text", "compare-text", "explain-text"]) $(id).innerHTML = "";
       for (const id of ["sweep-status", "compare-status", "explain-status"]) status(id, "");
       markEdited();
+      clearFigures(); // another fight's figures are not shown, not even faded
       editClock();
       startRun();
       $("scenario-h").focus?.();
     } catch (e) {
       status("run-status", "Could not open " + file + ": " + e.message, true);
     }
+  }
+  function clearFigures() {
+    S.shown = null;
+    for (const id of ["win-chart", "cas-chart", "verdict", "csv-links"]) $(id).replaceChildren();
+    delete $("csv-links").dataset.run;
+    $("results").classList.remove("stale");
+    $("exact-attacks").hidden = true;
+    status("run-status", "Waiting for the first figures…");
+    $("run-status").dataset.state = "pending";
   }
   async function loadCatalogue(system) {
     try {
@@ -544,7 +564,6 @@
       const errors = errorList(res);
       if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
       clearYamlErrors();
-      $("results").classList.remove("stale");
       S.yaml = text; S.view = res.view || S.view;
       renderForm(); fillStudyControls(); markEdited();
       startRun();
@@ -593,15 +612,16 @@
     const precision = intOrNull("precision"), seed = intOrNull("seed");
     if (precision) body.precision = precision;
     if (seed != null) body.seed = seed;
-    status("run-status", "Starting…");
+    if (!$("results").classList.contains("stale")) status("run-status", "Starting…");
     try {
       const { id } = await api("POST", "/api/runs", body);
       if (seq !== S.runSeq) { api("DELETE", `/api/runs/${id}`).catch(() => {}); return; }
       S.runId = id; perf.runs++; perf.postedAt = performance.now();
       clearEditErrors();
-      $("results").classList.remove("stale");
-      S.stream = listen(`/api/runs/${id}/events`, (data) => { if (seq === S.runSeq) renderRun(data); },
-        () => { if (seq === S.runSeq) api("GET", `/api/runs/${id}`).then(renderRun).catch(() => {}); });
+      // only this run's figures, and only while it is the page's run: the last look after its
+      // stream ends may answer after an edit has started the next one
+      const mine = (data) => { if (seq === S.runSeq) renderRun(data, id); };
+      S.stream = listen(`/api/runs/${id}/events`, mine, () => api("GET", `/api/runs/${id}`).then(mine).catch(() => {}));
     } catch (e) {
       if (seq !== S.runSeq) return;
       if (e.status === 429 && retry < 20) { status("run-status", "The server is busy; trying again…"); setTimeout(() => { if (seq === S.runSeq) startRun(retry + 1); }, 400); return; }
@@ -622,22 +642,26 @@
     else $("form-errors").textContent = messages.join(" ");
     if (!$("panel-yaml").hidden) showYamlErrors(list);
   }
-  function renderRun(r) {
+  function renderRun(r, id) {
     const done = r.battles_done ?? r.battles_completed ?? 0, wanted = r.battles_requested || intOrNull("battles") || done;
+    const state = r.state || "done";
+    if (!done && S.shown && S.shown !== id && state !== "failed") return; // the old figures stay, faded, until new ones come
     if (done > 0 && perf.firstAt == null) perf.firstAt = performance.now();
     if (done >= 1000 && perf.thousandAt == null) perf.thousandAt = performance.now();
-    const state = r.state || "done";
     const words = { running: "running", done: "done", cancelled: "stopped", failed: "failed" }[state] || state;
     const took = perf.editAt != null && perf.firstAt != null ? ` · first figures ${Math.round(perf.firstAt - perf.editAt)} ms after the edit` : "";
     status("run-status", `${done.toLocaleString()} of ${Number(wanted).toLocaleString()} battles · ${words}${took}`, state === "failed");
     $("run-status").dataset.battles = done;
     $("run-status").dataset.state = state;
+    $("run-status").dataset.run = id;
+    $("results").classList.remove("stale");
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
     $("verdict").textContent = verdictText(r);
-    if (state === "done" && S.runId) loadExact(S.runId);
-    else if ($("exact-attacks").dataset.run !== S.runId) $("exact-attacks").hidden = true;
+    if (state === "done" && id) loadExact(id);
+    else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
     if (!done) return;
+    S.shown = id;
     const order = r.side_order || Object.keys(r.sides || {});
     const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
     if (r.draws) winRows.push({ label: "draw", bars: [{ value: r.draws.rate, ci: r.draws.ci95, colour: "var(--draw)", name: "draws" }] });
@@ -648,10 +672,10 @@
       bars: [{ value: c.down_rate, ci: c.down_ci95, colour: "var(--down)", name: "down" }, { value: c.dead_rate, ci: c.dead_ci95, colour: "var(--dead)", name: "dead" }],
     })), { title: "Casualties, down and dead" });
     const links = $("csv-links");
-    if (S.runId && links.dataset.run !== S.runId) {
-      links.dataset.run = S.runId;
+    if (id && links.dataset.run !== id) {
+      links.dataset.run = id;
       const stem = (S.file || "scenario").replace(/\.ya?ml$/, "");
-      const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${S.runId}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
+      const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${id}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
       const tables = ["battles", "combatants", "casualties", "attacks"];
       links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
         el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
