@@ -159,9 +159,9 @@ def test_after_an_edit_the_old_figures_are_marked_stale_and_never_shown_again(pa
     assert held, "the page made no last look at its run"
     old = page.inner_text("#win-chart")
     page.evaluate(
-        """() => { window.seen = [];
-        new MutationObserver(() => window.seen.push(document.querySelector('#run-status')
-            .dataset.state)).observe(document.querySelector('#run-status'), {attributes: true}); }"""
+        """() => { window.seen = []; const s = document.querySelector('#run-status');
+        new MutationObserver(() => window.seen.push(s.dataset.state))
+            .observe(s, {attributes: true}); }"""
     )
     page.locator(".member[data-member='Guard'] input[data-path$='count']").fill("6")
     # At once: not "done", and the figures shown say they are the previous fight's.
@@ -179,3 +179,69 @@ def test_after_an_edit_the_old_figures_are_marked_stale_and_never_shown_again(pa
     assert "stale" not in page.get_attribute("#results", "class")
     assert page.inner_text("#win-chart") != old
     assert not page.problems, page.problems
+
+
+def _comments(text: str) -> list[str]:
+    return [line.split("#", 1)[1].strip() for line in text.splitlines() if "#" in line]
+
+
+def test_saving_writes_a_new_file_under_a_new_name_and_keeps_the_comments(page, served, folder):
+    import yaml
+
+    original = (folder / "sr-firefight-4v4.yaml").read_text()
+    assert _comments(original)  # the example has comments to keep
+    _open(page, served, "sr-firefight-4v4.yaml")
+    name = yaml.safe_load(original)["name"]
+    page.locator(".member[data-member='Guard'] input[data-path$='count']").fill("5")
+    page.click("#save")
+    new_file, new_name = page.input_value("#save-name"), page.input_value("#save-title")
+    assert new_file != "sr-firefight-4v4.yaml" and not (folder / new_file).exists(), new_file
+    assert new_name != name, new_name
+    _shot(page, "page-save-dialog")
+    page.click("#save-confirm")
+    page.wait_for_function(
+        "() => /Saved as|Not saved/.test(document.querySelector('#save-status').textContent)",
+        timeout=WAIT_MS,
+    )
+    assert "Saved as" in page.inner_text("#save-status"), page.inner_text("#save-status")
+    saved = (folder / new_file).read_text()
+    assert (folder / "sr-firefight-4v4.yaml").read_text() == original  # untouched
+    data = yaml.safe_load(saved)
+    assert data["name"] == new_name
+    guard = [m for m in data["sides"][1]["members"] if m["name"] == "Guard"][0]
+    assert guard["count"] == 5
+    assert _comments(saved) == _comments(original)  # every comment kept, in its place
+    assert len(saved.splitlines()) == len(original.splitlines())  # the layout too
+    # The list has the new entry beside the old, each under its own name.
+    names = [o for o in page.locator("#scenario-pick option").all_inner_texts()]
+    assert len({n.rsplit(" (", 1)[0] for n in names}) == len(names), names
+    assert not page.problems, page.problems
+
+
+def test_the_shipped_scenarios_are_never_written(page):
+    proc, url, token = start_server(REPO / "scenarios")
+    before = sorted(p.name for p in (REPO / "scenarios").iterdir())
+    try:
+        _open(page, f"{url}/?token={token}", "tactics/focus.yaml")
+        page.wait_for_selector("#exact-table td", timeout=WAIT_MS)  # its work ended
+        page.click("#save")
+        page.click("#save-confirm")
+        page.wait_for_function(
+            "() => /Saved as|Not saved/.test(document.querySelector('#save-status').textContent)",
+            timeout=WAIT_MS,
+        )
+        said = page.inner_text("#save-status")
+        assert "Not saved" in said and "shipped" in said, said
+        # Nor by a request of the page's own: over the same file, or anywhere in the package.
+        for name in ("tactics/focus.yaml", "sr-firefight-4v4.yaml"):
+            got = page.evaluate(
+                """async (name) => (await fetch('/api/scenarios/' + name, {method: 'PUT',
+                    headers: {'Content-Type': 'application/json'},
+                    body: JSON.stringify({yaml: 'name: x', overwrite: true})})).status""",
+                name,
+            )
+            assert got == 403, (name, got)
+    finally:
+        stop_server(proc)
+    assert sorted(p.name for p in (REPO / "scenarios").iterdir()) == before
+    assert (REPO / "scenarios" / "tactics" / "focus.yaml").read_text().startswith("name:")

@@ -20,7 +20,16 @@
   };
   const SIDE_COLOURS = ["var(--side0)", "var(--side1)", "var(--side2)", "var(--side3)"];
   // No form leaves the page (its Content-Security-Policy allows no inline handler to say so).
-  for (const form of document.querySelectorAll("form")) form.addEventListener("submit", (e) => e.preventDefault());
+  // A dialog's form closes its dialog with the button's value, as method="dialog" would, once
+  // its fields are valid.
+  for (const form of document.querySelectorAll("form")) {
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const dialog = form.closest("dialog"), value = e.submitter?.value || "";
+      if (!dialog || (value !== "cancel" && !form.reportValidity())) return;
+      dialog.close(value);
+    });
+  }
 
   const S = {
     scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
@@ -359,6 +368,7 @@
     try {
       S.scenarios = await api("GET", "/api/scenarios");
       const pick = $("scenario-pick");
+      for (const option of [...pick.options].slice(1)) option.remove();
       for (const s of S.scenarios) pick.append(el("option", { value: s.file, text: `${s.name} (${s.file})` }));
       status("conn", "");
     } catch (e) {
@@ -997,7 +1007,7 @@
   // ---------- download / save ----------
   /** The edited scenario as text: the server folds the form's field edits into it
    * (POST /api/check answering "edited_yaml", the text with the edits written in; its
-   * comments are not kept). Null when it cannot: an older server, or an edit in error. */
+   * comments and layout are kept). Null when it cannot: an older server, or an edit in error. */
   async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
@@ -1025,36 +1035,33 @@
     markEdited(); editClock(); scheduleRun();
   });
   let overwriteArmed = false;
-  $("save").addEventListener("click", async () => {
-    if ((await foldedYaml()) == null) {
-      status("save-status", "The form's field edits cannot be written into the file here yet: make them in the YAML tab to save, or download the YAML (it lists them).", true);
-      return;
-    }
-    $("save-note").textContent = S.sets.size ? "The form's field edits are written into the YAML; the file's comments are not kept." : "";
+  /** ``base`` if no entry of the list has it (``taken``), else ``base`` numbered 2, 3... */
+  function unused(taken, make) {
+    for (let i = 2; ; i++) if (!taken.has(make(i))) return make(i);
+  }
+  $("save").addEventListener("click", () => {
+    $("save-note").textContent = "Saved as a new file by default, under a new name: the file as written stays as it was. The edits are written into the text; its comments and layout are kept.";
     overwriteArmed = false;
-    $("save-name").value = S.file || "scenario.yaml";
+    const stem = (S.file || "scenario.yaml").replace(/\.ya?ml$/, "").replace(/-edited(-\d+)?$/, "");
+    const files = new Set(S.scenarios.map((s) => s.file));
+    $("save-name").value = unused(files, (i) => `${stem}-edited${i > 2 ? "-" + (i - 1) : ""}.yaml`);
+    const title = (S.view?.name || stem).replace(/ \(edited( \d+)?\)$/, "");
+    const names = new Set(S.scenarios.map((s) => s.name));
+    $("save-title").value = unused(names, (i) => `${title} (edited${i > 2 ? " " + (i - 1) : ""})`);
     $("save-warn").textContent = "";
     $("save-confirm").textContent = "Save";
     $("save-dialog").showModal();
   });
   $("save-dialog").addEventListener("close", async () => {
     if ($("save-dialog").returnValue !== "save") return;
-    const name = $("save-name").value.trim();
+    const name = $("save-name").value.trim(), title = $("save-title").value.trim();
     const overwrite = overwriteArmed;
     try {
-      const text = await foldedYaml();
-      if (text == null) throw new Error("the form's field edits could not be written into the YAML");
-      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: text, overwrite });
-      status("save-status", `Saved as ${name} in the folder.`);
-      if (name === S.file) {
-        // The file now holds the edits: they become the page's "as written" (the same fight).
-        if (S.sets.size) {
-          const d = await api("GET", "/api/scenarios/" + encodeURIComponent(S.file).replace(/%2F/g, "/"));
-          S.original = S.yaml = d.yaml; S.sets = new Map(); $("yaml").value = d.yaml; S.view = d.view;
-          renderForm(); fillStudyControls();
-        } else S.original = S.yaml;
-        markEdited();
-      }
+      const sets = [...S.sets].map(([p, v]) => `${p}=${v}`);
+      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: S.yaml, set: sets, name: title, overwrite });
+      await loadScenarioList();
+      await openScenario(name); // the saved file, as written now: its own entry in the list
+      status("save-status", `Saved as ${name} (“${title}”) in the folder.`);
     } catch (e) {
       if (e.status === 409) {
         overwriteArmed = true;
