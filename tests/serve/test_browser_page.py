@@ -245,3 +245,51 @@ def test_the_shipped_scenarios_are_never_written(page):
         stop_server(proc)
     assert sorted(p.name for p in (REPO / "scenarios").iterdir()) == before
     assert (REPO / "scenarios" / "tactics" / "focus.yaml").read_text().startswith("name:")
+
+
+def _overview_ready(page, url: str) -> list[dict]:
+    """The overview shown, every row with figures; its rows as the server gives them."""
+    page.goto(url)
+    page.wait_for_function(
+        """() => { const rows = document.querySelectorAll('#overview-table tbody tr');
+                   return rows.length >= 10
+                     && [...rows].every((r) => !/running/.test(r.textContent)); }""",
+        timeout=WAIT_MS * 2,
+    )
+    return page.evaluate("""async () => (await fetch('/api/overview')).json()""")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_overview_shows_draws_marks_danger_sensibly_and_reads_at_any_width(page, served, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    rows = _overview_ready(page, served)
+    _shot(page, f"page-overview-{width}")
+    table = page.locator("#overview-table tbody")
+    # An all-draws fight reads as draws, not as 0% and 0%.
+    cover = table.locator("tr", has_text="tactics/take-cover.yaml")
+    assert re.search(r"draws\s*100(\.0)?%", cover.locator("td.mini").inner_text()), (
+        cover.inner_text()
+    )
+    # Every side's whole name is written out, none cut off.
+    for row in rows:
+        mini = table.locator("tr", has_text=row["file"]).locator("td.mini").inner_text()
+        assert "…" not in mini, mini
+        for side in row["sides"]:
+            assert side["side"] in mini, (side["side"], mini)
+    # Dangerous: someone of the first side firmly dies in one battle in ten; a draw is not.
+    marked = {r["file"] for r in rows if r["dangerous"]}
+    assert "tactics/take-cover.yaml" not in marked
+    for row in rows:
+        low = (row["sides"][0].get("someone_dies_ci95") or [0, 0])[0] if row["sides"] else 0
+        assert (row["file"] in marked) == (low >= 0.10), row
+    for title in table.locator(".danger").evaluate_all("(xs) => xs.map((x) => x.title)"):
+        assert "dies" in title and "wins" not in title and "loses" not in title, title
+    # The charts' text is at least 11 px on the screen, whatever the width.
+    smallest = page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('#overview-table td.mini *')]
+            .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+            .map((e) => e instanceof SVGElement ? e.getBoundingClientRect().height / 1.2
+                                                : parseFloat(getComputedStyle(e).fontSize)))"""
+    )
+    assert smallest >= 11, f"text of {smallest:.1f} px in the overview's charts at {width} px"
+    assert not page.problems, page.problems

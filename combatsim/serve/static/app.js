@@ -317,6 +317,21 @@
     if (key === "loses") return Math.max(-1, ...st.map((s) => s.loses ?? -1));
     return (row.dangerous ? 10 : 0) + Math.max(-1, ...st.map((s) => s.dies ?? -1));
   }
+  /** A row's win rates and draws: each a line of text (the page's own font size, the whole
+   * name) with a small bar and its interval drawn beside it. */
+  function miniRates(st, row) {
+    const lines = st.map((s, i) => ({ who: s.side, rate: s.win, ci: s.winCi, colour: SIDE_COLOURS[i % 4], what: "win" }));
+    if (row.draw != null) lines.push({ who: "draws", rate: row.draw, ci: row.draw_ci95, colour: "var(--draw)", what: "" });
+    return el("div", { class: "rates" }, lines.map((l) => {
+      const x = (v) => Math.max(0, Math.min(100, 100 * (v ?? 0)));
+      const whisker = l.ci ? `<line x1="${x(l.ci[0])}" x2="${x(l.ci[1])}" y1="5" y2="5" class="whisker"/>` : "";
+      const bar = `<svg viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"><rect x="0" y="1" width="${Math.max(0.5, x(l.rate))}" height="8" fill="${l.colour}"/>${whisker}</svg>`;
+      return el("div", { class: "rate" + (l.what ? "" : " draw") },
+        el("span", { class: "who", style: `color:${l.colour}`, text: l.what ? l.who : "draws" }),
+        el("span", { class: "bar", html: bar }),
+        el("span", { class: "val", text: `${pct(l.rate)} ${l.ci ? "(" + interval(l.ci) + ")" : ""}` }));
+    }));
+  }
   function renderOverview() {
     const body = $("overview-table").tBodies[0];
     const { key, dir } = S.overviewSort;
@@ -327,14 +342,13 @@
     if (!rows.length) { body.innerHTML = `<tr><td colspan="6" class="muted">No scenario in this folder yet.</td></tr>`; return; }
     body.replaceChildren(...rows.map((row) => {
       const st = sideStats(row);
-      const winRows = st.map((s, i) => ({ label: s.side, bars: [{ value: s.win, ci: s.winCi, colour: SIDE_COLOURS[i % 4] }] }));
       const sideLines = (f, c) => st.map((s) => `<div>${esc(s.side)}: <b>${pct(s[f])}</b> <span class="muted small">${interval(s[c])}</span></div>`).join("");
       const open = el("button", { type: "button", class: "linkish", onclick: () => openScenario(row.file), text: row.name || row.file });
       return el("tr", { class: row.dangerous ? "dangerous" : null },
-        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous for the first side: someone of it often dies, or it usually loses", "aria-label": "dangerous", text: " ☠" }) : null,
+        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous: someone of the first side dies in at least one battle in ten", "aria-label": "dangerous", text: " ☠" }) : null,
           el("div", { class: "muted small", text: row.file })),
         el("td", { text: row.system || "" }),
-        el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 96, valueW: 124, W: 350, ticks: [0, 0.5, 1] }) : '<span class="muted">running…</span>' }),
+        el("td", { class: "mini" }, row.battles ? miniRates(st, row) : el("span", { class: "muted", text: "running…" })),
         el("td", { html: row.battles ? sideLines("loses", "losesCi") : "" }),
         el("td", { html: row.battles ? sideLines("dies", "diesCi") : "" }),
         el("td", { text: row.battles ? row.battles.toLocaleString() : "…" }));
