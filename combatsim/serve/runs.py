@@ -202,12 +202,12 @@ def verdict(summary: dict[str, Any]) -> str:
     return f"{line}: the {ranked[0]} are {strength}favoured"
 
 
-def _percent(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate * 100:.0f}%"
+def _percent(rate: float | None) -> str:  # one decimal, as the CLI prints rates
+    return "-" if rate is None else f"{rate * 100:.1f}%"
 
 
 def _interval(ci: list[float]) -> str:
-    return f"{ci[0] * 100:.0f}-{ci[1] * 100:.0f}%"
+    return f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
 
 
 def exact_attacks(job: Job) -> dict[str, Any]:

@@ -293,3 +293,38 @@ def test_the_overview_shows_draws_marks_danger_sensibly_and_reads_at_any_width(p
     )
     assert smallest >= 11, f"text of {smallest:.1f} px in the overview's charts at {width} px"
     assert not page.problems, page.problems
+
+
+def test_rates_read_as_the_cli_prints_them(page, served):
+    _open(page, served, "sr-firefight-4v4.yaml")
+    run = page.get_attribute("#run-status", "data-run")
+    got = page.evaluate("async (id) => (await fetch('/api/runs/' + id)).json()", run)
+    draws = got["draws"]
+    lo, hi = draws["ci95"]
+    cli = f"{draws['rate']:.1%} ({lo * 100:.1f}-{hi * 100:.1f}%)"  # output._pct, _interval
+    assert cli in page.inner_text("#win-chart"), (cli, page.inner_text("#win-chart"))
+    first = got["side_order"][0]
+    side = got["sides"][first]
+    lead = f"{first} win {side['win_rate']:.1%} ({side['ci95'][0] * 100:.1f}-"
+    assert page.inner_text("#verdict").startswith(lead), page.inner_text("#verdict")
+
+
+def test_the_exact_odds_read_zero_only_when_no_way_of_the_dice_gives_it(page, served):
+    _open(page, served, "sr-bar-brawl.yaml")
+    page.wait_for_selector("#exact-table td", timeout=WAIT_MS * 2)
+    page.locator("#exact-attacks").scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "page-exact-odds.png"), full_page=True)
+    cells = page.locator("#exact-table td[title]").evaluate_all(
+        "(tds) => tds.map((td) => [td.title, td.textContent.trim()])"
+    )
+    assert cells
+    rare = 0
+    for fraction, shown in cells:
+        if fraction == "0":
+            assert shown == "0", (fraction, shown)
+        else:
+            assert not re.fullmatch(r"0(\.0)?%", shown), (fraction, shown)  # not "impossible"
+            rare += shown == "< 0.1%"
+    assert rare, cells  # the clubs' one-in-70,000 knock-down is there, not rounded away
+    assert not page.problems, page.problems

@@ -110,17 +110,19 @@
   }
 
   // ---------- formatting ----------
-  // An interval's ends get as many decimals as they need not to read as 0% or 100% when
-  // they are not (1,000 battles, none won: "0–0.4%", as the CLI's 0.0% - 0.4%).
-  const end = (x) => {
-    if (x == null || isNaN(x)) return "–";
-    for (const d of [0, 1, 2]) {
-      const t = (100 * x).toFixed(d);
-      if (!((x > 0 && Number(t) === 0) || (x < 1 && Number(t) === 100))) return t;
-    }
-    return (100 * x).toFixed(3);
+  // Rates and their intervals' ends as the CLI prints them: one decimal ("draws 0.7%
+  // (0.3-1.4%)"; 1,000 battles, none won: "0.0% (0.0-0.4%)").
+  const end = (x) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(1));
+  const pct = (x, digits = 1) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(digits) + "%");
+  // An exact chance: 0 only when no way of the dice gives it, never a rounded 0.0% or 100.0%.
+  const chance = (p, fraction) => {
+    if (p == null || isNaN(p)) return "–";
+    if (fraction === "0") return "0";
+    if (fraction === "1") return "100%";
+    if (p < 0.0005) return "< 0.1%";
+    if (p > 0.9995) return "> 99.9%";
+    return pct(p);
   };
-  const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (digits ? (100 * x).toFixed(digits) : end(x)) + "%");
   const pp = (x) => (x == null || isNaN(x) ? "–" : (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1) + " pts");
   const pValue = (p) => (p == null || isNaN(p) ? "" : p < 0.001 ? "< 0.001" : Number(p).toPrecision(2));
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -130,7 +132,7 @@
     if (v && typeof v === "object" && Array.isArray(v.ci95)) return v.ci95;
     return obj[key + "_ci95"] || null;
   };
-  const interval = (ci) => (ci ? `${end(ci[0])}–${end(ci[1])}%` : "");
+  const interval = (ci) => (ci ? `${end(ci[0])}-${end(ci[1])}%` : "");
   // The server's verdict leads with "SIDE win R% (L-H%)" rounded to whole points; the page
   // writes that part again from the figures, with the interval's ends as above.
   const verdictText = (r) => {
@@ -726,11 +728,13 @@
     const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
     const chances = (r) => (r.reason
       ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
-      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${pct(r[k], 1)}</td>`).join(""));
+      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${chance(r[k], r.exact[k])}</td>`).join(""));
     const how = (r) => esc(r.weapon) + (r.shots > 1 ? `, ${r.shots} shots` : "")
       + (r.closed_in == null ? "" : `, moved in ${r.closed_in} m`);
-    const head = "<tr><th>attack</th><th class=num>made</th><th class=num>P(hit)</th><th class=num>P(down)</th>"
-      + "<th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
+    const one = "one such attack on the unhurt target at the start; 0: no way of the dice gives it (it takes more than one)";
+    const head = `<tr><th>attack</th><th class=num>made</th><th class=num title="${one}">P(hit)</th>`
+      + `<th class=num title="${one}">P(down)<br><small class=muted>one attack</small></th><th class=num title="${one}">P(dead)<br><small class=muted>one attack</small></th>`
+      + "<th class=num>target ends down<br><small class=muted>the whole fight</small></th><th class=num>ends dead<br><small class=muted>the whole fight</small></th></tr>";
     const rows = d.rows.map((r) => `<tr><td class="who">${esc(r.attacker)} → ${r.target == null ? "<i>a point</i>" : esc(r.target)}`
       + `<br><small class="muted">${how(r)}</small></td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
       + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
