@@ -208,6 +208,7 @@ def test_a_down_rate_target_picks_the_closest_value_of_every_value_run(toy):
         "op": "=",
         "value": 0.8,
         "text": "runners down = 0.8",
+        "phrase": "runners down",
     }
     assert summary["side"] == "runners"
     bisected = api.balance(

@@ -122,7 +122,7 @@ def test_explain_moves_a_carried_fighter_in_every_encounter_it_fights():
 
 
 def test_explain_on_a_chain_runs_and_names_the_chance_to_complete_the_run():
-    result = explain(RAIDS, only=["Father Amon"], battles=16, full=True)
+    result = explain(RAIDS, only=["Father Amon"], battles=6, full=True)
     assert result.summary["metric"]["describe"] == "the police's chance to complete the run"
     titles = {r["title"].rpartition(" (")[2] for r in result.summary["levers"]}
     assert titles == {"the hideout)", "the warehouse)"}  # an opponent's levers, per fight

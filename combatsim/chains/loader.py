@@ -24,7 +24,7 @@ from ..scenario.spec import Strict
 from ..scenario.validation import validate
 from ..scenario.yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml
 from ..sweeps.fields import set_fields
-from .model import BOSS_EDGE, LONG_REST_EDGE, Chain, Encounter, Rest
+from .model import Chain, Encounter, Rest
 
 Heal = int
 
@@ -157,7 +157,7 @@ def _encounter(spec: ChainFile, k: int, source: str, base: Path, lines: LineMap)
             Problem(f"{target} has no side {spec.side!r}"),
             f"a scenario with the chain's side (its sides: {names})",
         )
-    boss = BOSS_EDGE.get(scenario.system.name, 0) if entry.boss else 0
+    boss = scenario.system.boss_regain if entry.boss else 0  # ruling 27
     name = entry.name or f"{k + 1}: {scenario.name}"
     return Encounter(name, scenario, entry.boss, tuple(f.name for f in side.fighters), boss)
 
@@ -244,7 +244,8 @@ def _rests(spec: ChainFile, encounters: list[Encounter], system: str, source, li
 
 
 def _rest(rest: RestSpec, system: str, source, lines, where: tuple) -> Rest:
-    recovers = LONG_REST_EDGE.get(system, 0)
+    found = system_class(system)
+    recovers = found.long_rest_regain if found is not None else 0  # ruling 27
     edge = rest.edge or ("long_rest" if recovers else "none")
     if edge == "long_rest" and not recovers:
         raise _error(
@@ -254,7 +255,6 @@ def _rest(rest: RestSpec, system: str, source, lines, where: tuple) -> Rest:
             edge,
             f"none ({system} regains nothing in a rest; heal models first aid)",
         )
-    found = system_class(system)
     keys = found.start_keys if found is not None else ()
     for key, value, needs in (("heal", rest.heal, "wounds"), ("heal_stun", rest.heal_stun, "stun")):
         if value and needs not in keys:

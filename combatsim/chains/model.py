@@ -13,12 +13,6 @@ from typing import Any
 from ..scenario import Scenario
 from ..scenario.model import FighterSpec, SideSpec
 
-# Ruling 27 (between encounters): what a rest and a boss's defeat give back, per rule system.
-# Only 2097 says: a long rest regains 1 Edge point, defeating a boss restores 1 Edge to each
-# survivor of the side that defeated it. Every other system gives nothing back.
-LONG_REST_EDGE = {"sr2097": 1}
-BOSS_EDGE = {"sr2097": 1}
-
 
 @dataclass(frozen=True)
 class Rest:

@@ -47,11 +47,13 @@ from ..rules.situation import (
 from ..rules.start import Start
 from ..scenario.model import Scenario
 from ..tactics.policies import (
+    MIN_WALK,
     Plan,
     burst_size,
     choose_target,
     plan_action,
     shots_now,
+    walk_left,
     within_reach,
 )
 from .field import Field, _cover_at
@@ -183,8 +185,8 @@ class Battle:
     def opponents_in_melee(self, me: Fighter) -> int:
         return self.field.opponents_in_melee(me)
 
-    def free_cover_point(self, me: Fighter, within: float) -> Any:
-        return self.field.free_cover_point(me, within)
+    def free_cover_point(self, me: Fighter, within: float, kind: str | None = None) -> Any:
+        return self.field.free_cover_point(me, within, kind)
 
     # --- trace -------------------------------------------------------------------------------
     def trace(self, kind: str, text: str, actor: Fighter | None = None, **data: Any) -> None:
@@ -298,7 +300,10 @@ class Battle:
                     # for this fighter yet)
                     due = False if alarm.triggered else None
             ends = f.turn_ends_at
-            for base in f.scores:
+            scores = f.scores
+            for k in range(len(scores)):
+                base = scores[k]
+                f.next_score = scores[k + 1] if k + 1 < len(scores) else 0
                 # ``score`` below 1 when the wait ends: nothing more this turn (out of the
                 # fight, the battle over, or wounds pushed the action below 1)
                 if due:  # woken at the turn's start timing (wound shift 0)
@@ -394,16 +399,33 @@ class Battle:
         self, f: Fighter, plan: Plan[Fighter], ends: float
     ) -> Generator[Event, Any, Plan[Fighter] | None]:
         """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
-        waste the action at the end of the turn."""
+        waste the action when the holder's next action comes due (ruling 28) or the turn
+        ends: one action per initiative score."""
         weapon = plan.weapon
+        env = self.env
         while not self.over:
-            f.wake = self.env.event()
+            f.wake = wake = env.event()
             self.holders.append(f)
+            lapse = self._lapses_at(f, ends)
             try:
-                yield f.wake
+                if lapse < ends:  # its next action comes first
+                    yield env.any_of((wake, At(env, max(lapse - env.now, 0.0), f.priority)))
+                else:
+                    yield wake
             except simpy.Interrupt:
                 self._drop_holder(f)
                 continue
+            if not wake.triggered:  # its next action came due, unless wounds moved it on
+                self._drop_holder(f)
+                if not f.can_act or self.over:
+                    return None
+                if env.now < self._lapses_at(f, ends):
+                    continue
+                self.score = round(ends - env.now)  # the score of its next action
+                if self.tracing:
+                    why = "its next action is due"
+                    self.trace("action", f"{f.name}'s held action lapses: {why}", actor=f)
+                return None
             if not f.can_act:  # taken out while holding: the action is simply gone
                 return None
             if self.over or self.env.now >= ends:
@@ -411,9 +433,8 @@ class Battle:
                     self.trace("action", f"{f.name}'s held action is wasted", actor=f)
                 return None
             seen = self.field.enemies_in_view(f)
-            in_range = self._in_range(seen, weapon.max_range)
-            if in_range:
-                target = choose_target(self, f, in_range, seen.meters)
+            target = self._held_target(f, plan, seen, weapon.max_range)
+            if target is not None:
                 # the weapon held is the fighter's firearm (``plan_action``): its burst
                 shots = shots_now(f.burst, f.ammo[f.weapon_index[id(weapon)]])
                 why = ""
@@ -422,6 +443,36 @@ class Battle:
                     self.trace("held", f"{f.name}: fire - {why}", actor=f)
                 return Plan("fire", why, target=target, weapon=weapon, shots=shots)
         return None
+
+    def _held_target(
+        self, f: Fighter, plan: Plan[Fighter], seen: EnemiesInView, reach: float
+    ) -> Fighter | None:
+        """Whom a held action fires at now, if at anyone: with ``target_in_reach`` (the plan
+        names no target) the tactics' choice among the enemies within ``reach``; else the
+        target it holds for (chosen again among all of them if it fell), once that one is
+        within reach. A hold for a sniper out of range fired at whoever stood in range when
+        anyone moved."""
+        held_for = plan.target
+        if held_for is None:
+            in_range = self._in_range(seen, reach)
+            return choose_target(self, f, in_range, seen.meters) if in_range else None
+        if not held_for.can_act:
+            if seen.nearest is None:
+                return None
+            held_for = plan.target = choose_target(self, f, seen.enemies, seen.meters)
+        return held_for if seen.meters[held_for.index] <= reach else None
+
+    def _lapses_at(self, f: Fighter, ends: float) -> float:
+        """When a held action of ``f`` lapses (ruling 28): when its next action this turn
+        comes due, as wounds have moved it; ``ends`` when it has none."""
+        later = f.next_score
+        if later <= 0:
+            return ends
+        score = later - f.shift
+        top = self.system.initiative_top
+        if score >= top:
+            score = top
+        return ends - score if score >= 1 else ends
 
     @staticmethod
     def _in_range(seen: EnemiesInView, reach: float) -> list[Fighter]:
@@ -451,11 +502,7 @@ class Battle:
         system = self.system
         target: Fighter
         if kind in ("run", "flee"):
-            f.ran_this_turn = f.running = True
-            dest: Point = plan.dest  # type: ignore[assignment]
-            self.move(f, dest, f.run)
-            if kind == "flee" and f.can_act:
-                self._check_escape(f)
+            self._run(f, plan)
         elif plan.dest is not None:
             self._walk(f, plan.dest)
         if not f.can_act or self.over:  # taken out on the way (interception)
@@ -503,6 +550,17 @@ class Battle:
         if self.fallen:
             self.check_victory()
 
+    def _run(self, f: Fighter, plan: Plan[Fighter]) -> None:
+        """A run, or a flight (``flee``), which gives up the cover point the fighter was
+        walking to and may take it out of the fight (``_check_escape``)."""
+        flee = plan.kind == "flee"
+        if flee:
+            self.field.release_claim(f)
+        f.ran_this_turn = f.running = True
+        self.move(f, plan.dest, f.run)  # type: ignore[arg-type]  # a run has its ``dest``
+        if flee and f.can_act:
+            self._check_escape(f)
+
     def _reveal(self, f: Fighter) -> None:
         """Firing gives a hidden position away: no more blind fire at it."""
         f.cover = "none"
@@ -516,8 +574,7 @@ class Battle:
 
     def _walk(self, f: Fighter, dest: Point) -> None:
         """Walk toward ``dest`` as far as what is left of the turn's walk allows."""
-        walk_left = f.walk - f.moved_this_turn
-        self.move(f, dest, walk_left if walk_left > 0.0 else 0.0)
+        self.move(f, dest, walk_left(f))
 
     def _grenade(self, thrower: Fighter, weapon: Any, at: Point) -> Generator[Event, Any, None]:
         """A grenade in flight bursts ``grenade_flight`` initiative points later (0: at once)."""
@@ -562,7 +619,7 @@ class Battle:
         mover came into range (no event when none holds)."""
         start = f.position
         length = math.dist(start, dest)
-        if length <= 1e-9 or budget <= 0:
+        if length <= 1e-9 or budget < MIN_WALK:  # (a rounding leftover is no walk)
             return
         t = min(1.0, budget / length)
         end = (start[0] + (dest[0] - start[0]) * t, start[1] + (dest[1] - start[1]) * t)
@@ -574,6 +631,8 @@ class Battle:
         f.moved_this_turn += moved
         f.moved_this_action += moved
         f.cover = field.cover_at(end)
+        if f.cover_claim >= 0:
+            field.left_claim(f, start)
         if self.tracing:
             self.trace(
                 "move",

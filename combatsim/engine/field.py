@@ -87,9 +87,12 @@ class Field:
 
     def roster_changed(self, f: Fighter) -> None:
         """``f`` left (or rejoined) the fight: the memos made before are stale (``layout``,
-        ``roster``), and a big fight's grid and shared enemy lists follow."""
+        ``roster``), and a big fight's grid and shared enemy lists follow. One who left
+        holds no cover point any more (``release_claim``)."""
         self.layout += 1
         self.roster += 1
+        if not f.can_act:
+            self.release_claim(f)
         grid = self.grid
         if grid is not None:
             grid.place(f)
@@ -337,14 +340,15 @@ class Field:
             seen = self.enemies_in_view(me)
         return seen.in_reach
 
-    def free_cover_point(self, me: Fighter, within: float) -> Any:
+    def free_cover_point(self, me: Fighter, within: float, kind: str | None = None) -> Any:
         """The nearest cover point within ``within`` meters that no one else able to act
         stands at or is walking to, which ``me`` then claims: a side's fighters spread over
         the cover instead of all making for the same point. The fallen and the fled hold no
         cover. Looked for again only after someone moved, left the fight or claimed a point
-        (a fighter out of cover asks every action)."""
+        (a fighter out of cover asks every action). ``kind``: only points of that cover
+        (a step up to full cover), asked afresh each time."""
         seen = me.cover_seen
-        if seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
+        if kind is None and seen[0] == self.layout and seen[1] == self.claims and seen[2] == within:
             return seen[3]
         here, dist = me.position, math.dist
         best, best_k, best_d = None, -1, math.inf
@@ -354,7 +358,7 @@ class Field:
         for k in range(len(points)) if grid is None else grid.cover_near(here, within + 1e-9):
             at, point = points[k]
             d = dist(here, at)
-            if d > within + 1e-9 or d >= best_d:
+            if d > within + 1e-9 or d >= best_d or (kind is not None and point.cover != kind):
                 continue
             holder = claimed.get(k)
             on_its_way = holder is not None and holder.can_act and holder.cover == "none"
@@ -375,8 +379,31 @@ class Field:
             claimed[best_k] = me
             me.cover_claim = best_k
             self.claims += 1
-        me.cover_seen = (self.layout, self.claims, within, best)
+        if kind is None:
+            me.cover_seen = (self.layout, self.claims, within, best)
         return best
+
+    def release_claim(self, f: Fighter) -> None:
+        """``f`` no longer walks to the cover point it claimed (it fell back, left the point
+        or the fight): the point is free for the others at once, not only once ``f`` falls.
+        A claim kept by a fighter who had run off left its side's other take-cover fighters
+        in the open all battle."""
+        k = f.cover_claim
+        if k < 0:
+            return
+        f.cover_claim = -1
+        if self.cover_claims.get(k) is f:
+            del self.cover_claims[k]
+            self.claims += 1  # the others' free points are looked for again
+
+    def left_claim(self, f: Fighter, start: Point) -> None:
+        """``f`` moved from ``start``: a move that ends farther from its claimed cover point
+        than it began leaves the point (or the way there), and the claim with it."""
+        k = f.cover_claim
+        if k >= 0:
+            at = self.cover_points[k][0]
+            if math.dist(f.position, at) > math.dist(start, at) + 1e-9:
+                self.release_claim(f)
 
     def cover_at(self, at: Point) -> str:
         """The cover at ``at``: ``_cover_at`` of the battle's cover points, from the grid's

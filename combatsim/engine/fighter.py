@@ -73,6 +73,7 @@ class Fighter:
         "run",
         "process",
         "scores",
+        "next_score",
         "priority",
         "penalty_at_roll",
         "shift",
@@ -132,6 +133,7 @@ class Fighter:
         self.walk = self.run = 0.0  # meters, set by the battle from the rule system
         self.process: simpy.Process | None = None
         self.scores: Sequence[int] = []  # this turn's initiative scores (empty: not acting)
+        self.next_score = 0  # the score of its action after the current one (0: none)
         self.priority = NORMAL + 1
         self.penalty_at_roll = 0
         self.shift = 0  # how far wounds moved this turn's scores down since the roll

@@ -20,6 +20,7 @@ from ..names import isolated as _iso
 from ..names import plots_text_as_written
 from .explain import STYLE
 from .figures import save_figure, wrap
+from .page import chain_note
 
 CHART = "design"
 VERDICT_COLORS = {"hits": "#2ca02c", "may hit": "#ff7f0e", "misses": "#d62728"}
@@ -103,6 +104,7 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
         f"{summary['candidates']} make-ups screened, the best confirmed on "
         f"{rule['confirmation_battles']} fresh battles each.</p>",
         f'<p dir="auto"><strong>{e(summary["verdict"])}</strong></p>',
+        *([f'<p class="note">{e(note)}</p>'] if (note := chain_note(summary)) else []),
         f'<p class="note">A design <em>hits</em> when every target\'s exact interval at '
         f"{rule['hit_confidence']:.2%} lies inside it, on battles the search did not choose "
         "by: the chance that any design reported as hitting misses a target is at most "

@@ -20,7 +20,7 @@ from ..names import html_name as _n
 from ..names import isolated as _iso
 from ..names import plots_text_as_written
 from .figures import save_figure, wrap
-from .page import p_equation
+from .page import chain_note, p_equation
 
 TORNADO = "tornado"
 MAX_BARS = 25
@@ -151,6 +151,9 @@ def _html(summary: dict[str, Any], chart: Path | None) -> str:
         "<ul>" + "".join(f'<li dir="auto">{e(line)}</li>' for line in summary["text"]) + "</ul>",
         f'<p class="note">{e(summary["note"])}</p>',
     ]
+    note = chain_note(summary)
+    if note is not None:
+        parts.append(f'<p class="note">{e(note)}</p>')
     if chart is not None:
         data = base64.b64encode(chart.read_bytes()).decode("ascii")
         parts.append(

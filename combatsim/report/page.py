@@ -66,6 +66,9 @@ def page_html(summary, rows, names, sides, plots, casualties=None, attacks=None)
             '<p class="note"><b>Interrupted:</b> these are the battles that finished; '
             "resume the run to complete it.</p>"
         )
+    note = chain_note(summary)
+    if note is not None:
+        parts.append(f'<p class="note">{e(note)}</p>')
     parts += headline_html(summary, colors)
     parts.append("<h2>Results</h2>")
     if kind == "runs":
@@ -87,6 +90,21 @@ def page_html(summary, rows, names, sides, plots, casualties=None, attacks=None)
     parts.append(f'<p class="note">{e(method_note(kind))}</p>')
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+def chain_note(summary) -> str | None:
+    """For a study of a chain of encounters: what a battle, a win, a draw and turns are on
+    its page (a run of the chain counts as a battle). None for a scenario."""
+    chain = summary.get("chain") or (summary.get("a") or {}).get("chain")
+    if not chain:
+        return None
+    side = chain["side"]
+    return (
+        f"A chain of {chain['encounters']} encounters: each battle counted here is one run of "
+        f"the whole chain, {side} carried from fight to fight. {side} win a run they complete; "
+        "a draw is a run ended at a drawn fight; turns are the combat turns of the whole run; "
+        "down and dead are how its fighters end the run."
+    )
 
 
 def page_heading(summary, rows) -> tuple[str, str | None]:

@@ -45,7 +45,8 @@ What it answers (the abstract methods must be written; the others have defaults)
   ``apply_start(fighter, start)`` (the engine calls it after ``new_state`` when a start sets
   any of them) and ``carried(fighter)`` (wounds, stun and spent at the battle's end, in the
   same units: what the next fight of a chain starts from). Rounds and grenades are the
-  engine's.
+  engine's. ``long_rest_regain`` and ``boss_regain``: the spent pool a chain's long rest, and
+  a boss's defeat, give back (none by default).
 
 Capabilities a system may lack are separate abstract classes a system also inherits when it
 has them: ``Grenades`` (how far off a throw lands, what a blast does to a fighter, who it
@@ -168,7 +169,7 @@ class BattleView(Protocol[C]):
         self, attacker: C, target: C | None, at: tuple[float, float] | None = None
     ) -> Situation: ...
     def opponents_in_melee(self, me: C) -> int: ...
-    def free_cover_point(self, me: C, within: float) -> Any: ...
+    def free_cover_point(self, me: C, within: float, kind: str | None = None) -> Any: ...
     def damage_dealt(self, attacker: C | None, target: C, boxes: int, what: str) -> None: ...
 
 
@@ -327,6 +328,10 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     # its name (``karma_spent`` or ``edge_spent``). A file's other keys are refused; ``down``
     # and ``dead`` need ``wounds``.
     start_keys: ClassVar[tuple[str, ...]] = ()
+    # Between encounters of a chain (ruling 27): the spent pool a long rest gives back, and
+    # what each survivor of the side that defeated a boss gets back. Nothing by default.
+    long_rest_regain: ClassVar[int] = 0
+    boss_regain: ClassVar[int] = 0
 
     def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
         """What of ``start`` is out of bounds for the fighter of ``spec`` (a wound past the

@@ -60,11 +60,16 @@ async def put_scenario(request: Request):
     body = await web.read_json(request)
 
     def save() -> JSONResponse:
-        path = server.served.path(name)
+        path = server.served.writable(name)
         if path.suffix not in YAML:
             raise UsageError("file", name, "a name ending in .yaml or .yml")
         text = body.get("yaml")
-        server.served.load_text(text)  # only a valid scenario is saved
+        title = body.get("name")
+        if title is not None and (not isinstance(title, str) or not title.strip()):
+            raise UsageError("name", title, "the scenario's name, some text")
+        if body.get("set") or title is not None:  # written into the text, its comments kept
+            text = edited_yaml(server.served, {"yaml": text, "set": body.get("set")}, title, name)
+        server.served.load_text(text, name)  # only a valid scenario is saved
         if not server.served.save(name, text, body.get("overwrite") is True):
             return web.errors(409, f"{name} exists; send overwrite: true to replace it")
         return JSONResponse({"file": name, "saved": True})

@@ -38,6 +38,9 @@ YAML = (".yaml", ".yml")
 
 
 SHIPPED = Path(__file__).resolve().parents[1] / "data"  # the shipped catalogues and tables
+PACKAGE = SHIPPED.parent
+# The examples shipped beside the package in a source checkout (the project's tests pin them)
+CHECKOUT_SCENARIOS = PACKAGE.parent / "scenarios"
 
 
 class Served:
@@ -69,7 +72,7 @@ class Served:
         beside the file, then takes the file's name in one step: ``os.replace`` when
         overwriting (a link there is replaced, never followed), else ``os.link``, which
         refuses an existing name, so no other save's file is ever replaced unasked."""
-        self.path(name)  # inside, as named
+        self.writable(name)
         folders = Path(name).parent.parts
         if any(part in ("", ".", "..") for part in folders):
             raise Outside("a file name inside the served folder, with no '..'")
@@ -78,6 +81,17 @@ class Served:
                 return _save_in(folder, Path(name).name, text.encode("utf-8"), overwrite)
         except LinkOnTheWay:  # its message names the folder's place on disk: not said here
             raise Outside("a folder inside the served folder on the way (not a link)") from None
+
+    def writable(self, name: str) -> Path:
+        """The path of ``name`` if a save may write it: inside the folder, as named, and not
+        one of the package's own files; else ``Outside``."""
+        path = self.path(name)
+        if shipped(path):
+            raise Outside(
+                "the package's own shipped scenarios are not written: serve a copy of them "
+                "(cp -r scenarios my-fights; combatsim serve my-fights)"
+            )
+        return path
 
     @contextmanager
     def fenced(self) -> Iterator[None]:
@@ -123,17 +137,28 @@ class Served:
             raise ScenarioError(str(path), "(file)", "a catalogue", "a scenario file")
         return loaded
 
-    def load_text(self, text: Any):
-        """A scenario from ``text`` sent by the page, as if saved in the folder as ``EDITED``."""
+    def load_text(self, text: Any, at: str | None = None):
+        """A scenario from ``text`` sent by the page, as if saved in the folder as ``EDITED``
+        (in the folder of the file ``at`` when given: its relative catalogue paths hold)."""
         if not isinstance(text, str):
             raise ScenarioError(EDITED, "(file)", type(text).__name__, "YAML text")
         limit = max_file_bytes()
         if len(text.encode("utf-8", "surrogatepass")) > limit:
             raise ScenarioError(EDITED, "(file)", "text too long", f"at most {limit:,} bytes")
-        source = self.root / EDITED
+        source = (self.path(at).parent if at else self.root) / EDITED
         with self.fenced():
             data, lines = parse_yaml(text, str(source))
             return build_scenario(data, str(source), self.root, lines)
+
+
+def shipped(path: Path) -> bool:
+    """Whether ``path`` is one of the package's own files: anything under the installed
+    package, or the examples folder of the source checkout it runs from."""
+    resolved = path.resolve()
+    places = [PACKAGE]
+    if (PACKAGE.parent / "pyproject.toml").is_file():
+        places.append(CHECKOUT_SCENARIOS)
+    return any(place == resolved or place in resolved.parents for place in places)
 
 
 class FenceMiddleware:

@@ -9,9 +9,12 @@ waits while any of them is running. It stops when nobody has asked for the overv
 ``WATCHED`` seconds and resumes at the next ask.
 
 Per side: its win rate with interval, the chance it loses someone (at least one of its
-fighters ends down) and that someone of it dies. A scenario is ``dangerous`` when, for its
-first side (the players' by convention), someone dies in at least ``DANGER_DEATH`` of the
-battles or it wins fewer than ``DANGER_WIN`` of them.
+fighters ends down) and that someone of it dies; the draws, with their interval. A scenario is
+``dangerous`` when someone of its first side (the players' by convention) dies in at least
+``DANGER_DEATH`` of the battles, judged by the 95% interval's low end: a character lost for
+good is what a game master must know of in advance, and a few unlucky battles of the first
+rounds do not mark a scenario. Losing the fight, or a draw, is not danger: the win rates
+show those.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ STEP = 100  # battles between two looks at whether the user's runs are waiting
 YIELD = 0.1  # seconds between those looks while they are
 WATCHED = 30.0  # seconds after the last ask that refining goes on
 DANGER_DEATH = 0.10
-DANGER_WIN = 0.50
 
 
 class Overview:
@@ -124,14 +126,13 @@ def overview_row(row: dict[str, Any], study: Study) -> dict[str, Any]:
             }
         )
     first = sides[0] if sides else {}
-    dangerous = bool(first) and (
-        (first.get("someone_dies") or 0.0) >= DANGER_DEATH or (first.get("win") or 0.0) < DANGER_WIN
-    )
+    dies = first.get("someone_dies_ci95") or [0.0, 0.0]
     draws = outcomes.get("draws") or {}
     return {
         **row,
         "battles": outcomes["battles_completed"],
         "draw": draws.get("rate"),
+        "draw_ci95": draws.get("ci95"),
         "sides": sides,
-        "dangerous": dangerous,
+        "dangerous": bool(first) and dies[0] >= DANGER_DEATH,
     }

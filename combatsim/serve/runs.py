@@ -49,31 +49,33 @@ def scenario_of(served: Served, body: dict[str, Any]):
     return apply(scenario, edits(body.get("set")), "set")
 
 
-def edited_yaml(served: Served, body: dict[str, Any]) -> str:
+def edited_yaml(
+    served: Served, body: dict[str, Any], name: str | None = None, at: str | None = None
+) -> str:
     """The request's scenario text with its ``set`` edits folded in: each field path applied
-    to the parsed data as ``apply`` (and so sweep) applies it, dumped with
-    ``yaml.safe_dump(sort_keys=False)`` (comments and layout are not kept). Without edits, the
-    text as sent or as the file has it."""
+    to the parsed data as ``apply`` (and so sweep) applies it, then written back into the text
+    by ``roundtrip.write_into``, which keeps its comments and layout; with ``name``, the
+    scenario's ``name`` becomes that; ``at``: the file the text is for (``Served.load_text``).
+    Without edits, the text as sent or as the file has it."""
     import copy
 
-    import yaml
-
     from ..sweeps.fields import Inheritance
+    from .roundtrip import write_into
 
     sets = edits(body.get("set"))
     if "yaml" in body and body.get("yaml") is not None:
         text = body["yaml"]
-        scenario = served.load_text(text)
+        scenario = served.load_text(text, at)
     else:
         text = served.read(body["scenario"])
         scenario = served.load(body["scenario"])
-    if not sets:
+    if not sets and name is None:
         return text
     data = copy.deepcopy(scenario.data)
     inherit = Inheritance(data, Path(scenario.source).parent)
     for path, value in sets:
         path.set(data, value, inherit)
-    return yaml.safe_dump(_lists(data), sort_keys=False, allow_unicode=True)
+    return write_into(text, _lists(data), name)
 
 
 def _lists(value: Any) -> Any:
@@ -200,12 +202,12 @@ def verdict(summary: dict[str, Any]) -> str:
     return f"{line}: the {ranked[0]} are {strength}favoured"
 
 
-def _percent(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate * 100:.0f}%"
+def _percent(rate: float | None) -> str:  # one decimal, as the CLI prints rates
+    return "-" if rate is None else f"{rate * 100:.1f}%"
 
 
 def _interval(ci: list[float]) -> str:
-    return f"{ci[0] * 100:.0f}-{ci[1] * 100:.0f}%"
+    return f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
 
 
 def exact_attacks(job: Job) -> dict[str, Any]:

@@ -616,7 +616,8 @@ def plain_summary(summary: dict[str, Any]) -> list[str]:
             f"(tried {', '.join(str(v) for v in tried if v is not None)})."
         )
     if not matter:
-        out.append(f"No lever changes {what} measurably at {summary['battles_completed']} battles.")
+        unit = "runs" if summary.get("chain") else "battles"
+        out.append(f"No lever changes {what} measurably at {summary['battles_completed']} {unit}.")
     flat = sorted((r for r in rows if not r["significant"]), key=lambda r: r["within"])
     for r in flat[:SUMMARY_FLAT]:
         out.append(

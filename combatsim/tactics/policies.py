@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 Point = tuple[float, float]
 _dist = math.dist
 BLAST_SLACK = 1e-6  # meters: a margin past a blast's radius, far above floating point's error
+# meters: less of the turn's walk left than this is none (what floating point leaves of a walk
+# spent to the end), so no action walks it, reports it or counts it as moving
+MIN_WALK = 1e-6
+
+
+def walk_left(me: Any) -> float:
+    """Meters of the turn's walk the fighter has left: 0 below ``MIN_WALK``."""
+    left = me.walk - me.moved_this_turn
+    return left if left >= MIN_WALK else 0.0
 
 
 class Plan(Generic[C]):
@@ -65,15 +74,14 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     if nearest is None:
         return Plan("none", "no enemy left standing" if tracing else "")
     enemies, dist = seen.enemies, seen.meters
-    walk_left = me.walk - me.moved_this_turn
-    walk_left = 0.0 if walk_left < 0.0 else walk_left
+    walk = walk_left(me)
 
-    if tactics.fall_back and (flee := _fall_back(battle, me, nearest)) is not None:
+    if tactics.fall_back and (flee := _fall_back(battle, me, nearest, enemies)) is not None:
         return flee
 
     firearm = me.firearm
     if firearm is None:
-        return _close_in(battle, me, enemies, dist, nearest, walk_left)
+        return _close_in(battle, me, enemies, dist, nearest, walk)
     melee = me.melee
     if melee is not None and seen.in_reach:  # an enemy in reach of a blade or club: use it
         return _melee_in_reach(battle, me, enemies, dist)
@@ -92,10 +100,9 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     # within cover_within, over as many walks as it takes; the other movements walk only
     # relative to the target (below).
     dest = None
-    if tactics.movement == "take_cover" and me.cover == "none" and walk_left > 0:
-        cover = battle.free_cover_point(me, tactics.cover_within)
-        if cover is not None:
-            dest = _toward(here, cover.position, walk_left)
+    if tactics.movement == "take_cover" and me.cover != "full" and walk > 0:
+        dest = _to_cover(battle, me, walk)
+        if dest is not None:
             # a big fight's meters measure what is near (a plain dict: a small fight's, and no
             # getattr, which raises and catches an AttributeError when compiled)
             from_dest = None if type(dist) is dict else getattr(dist, "measured_from", None)
@@ -103,15 +110,20 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
                 from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
             )
     reach = me.firearm_range
+    # advance and keep_range walk toward their target before they fire: what they can reach
+    # is what is within the gun's range after that walk (``_approach`` ends within range of
+    # a target as far as reach + walk)
+    approach = dest is None and walk > 0 and tactics.movement in ("advance", "keep_range")
+    choose_within = reach + walk if approach else reach
     target = (
         nearest  # the usual case, without a call
-        if tactics.target == "nearest" and dist[nearest.index] <= reach
-        else choose_target(battle, me, enemies, dist, nearest, reach)
+        if tactics.target == "nearest" and dist[nearest.index] <= choose_within
+        else choose_target(battle, me, enemies, dist, nearest, choose_within)
     )
     d = dist[target.index]
     why_target = _why(battle, me, target) if tracing else ""
-    if dest is None and walk_left > 0 and tactics.movement in ("advance", "keep_range"):
-        dest, d = _approach(me, target, walk_left, d)
+    if approach:
+        dest, d = _approach(me, target, walk, d)
 
     ammo = me.ammo[me.firearm_index]
     if ammo < tactics.reload_below:
@@ -131,19 +143,73 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     return _out_of_reach(battle, me, target, d, dest, why_target)
 
 
-def _fall_back(battle: BattleView[C], me: C, nearest: C) -> Plan[C] | None:
-    """``fall_back``: badly hurt, the fighter runs away from the nearest enemy (when it may
-    run with this action)."""
+def _fall_back(battle: BattleView[C], me: C, nearest: C, enemies: list[C]) -> Plan[C] | None:
+    """``fall_back``: badly hurt, the fighter runs away from every standing enemy (when it may
+    run with this action): to the point of its run farthest from the nearest of them
+    (``_retreat``)."""
     if me.ran_this_turn or not battle.system.may_run(me):
         return None
     harm = battle.system.harm(me)
     if harm < me.tactics.fall_back_at:
         return None
-    return Plan(
-        "flee",
-        f"badly hurt ({harm:.0%}): falls back from {nearest.name}" if battle.tracing else "",
-        dest=_away(me.position, nearest.position, me.run),
-    )
+    retreat = _retreat(battle, me, nearest, enemies)
+    if retreat is None:
+        return None  # cornered: every run leads nearer an enemy, so it fights on
+    dest, cover = retreat
+    reason = ""
+    if battle.tracing:
+        away = nearest.name if len(enemies) == 1 else f"{len(enemies)} enemies"
+        reason = f"badly hurt ({harm:.0%}): falls back from {away}" + (
+            f", to {cover} cover" if cover else ""
+        )
+    return Plan("flee", reason, dest=dest)
+
+
+RETREAT_BEARINGS = 16  # directions of a run a fighter falling back weighs, besides straight away
+COVER_GAIN = 0.5  # meters farther from every enemy a fall back to a cover point must get
+
+
+def _retreat(
+    battle: BattleView[C], me: C, nearest: C, enemies: list[C]
+) -> tuple[Point, str] | None:
+    """Where a fighter falling back runs, and the cover there ("" for none): of the points
+    its run reaches (straight away from the nearest enemy, and ``RETREAT_BEARINGS`` others
+    around it), the one farthest from the nearest enemy there: between two enemies it runs
+    off their line, not back and forth along it. A free cover point within its run is taken
+    instead when it leaves the fighter at least ``COVER_GAIN`` m farther from every enemy
+    than it stands now. None when every run ends nearer an enemy than it stands."""
+    here, run = me.position, me.run
+    away = _away(here, nearest.position, run)
+    if len(enemies) == 1:  # straight away is the farthest point from one enemy
+        return away, ""
+
+    def safety(at: Point) -> float:
+        return min(_dist(at, e.position) for e in enemies)
+
+    best, best_safety = away, safety(away)
+    for k in range(RETREAT_BEARINGS + 1):
+        if k == RETREAT_BEARINGS:
+            at = here  # when every run leads nearer an enemy
+        else:
+            angle = 2 * math.pi * k / RETREAT_BEARINGS
+            at = (here[0] + run * math.cos(angle), here[1] + run * math.sin(angle))
+        s = safety(at)
+        if s > best_safety:
+            best, best_safety = at, s
+    now = safety(here)
+    if best == here:
+        return None
+    cover_best, cover_safety, cover = None, now + COVER_GAIN, ""
+    for point in battle.environment.cover_points:
+        at = point.position
+        if _dist(here, at) > run or any(
+            f is not me and f.can_act and _dist(f.position, at) < 0.5 for f in battle.fighters
+        ):
+            continue
+        s = safety(at)
+        if s >= cover_safety:
+            cover_best, cover_safety, cover = (at[0], at[1]), s, point.cover
+    return (best, "") if cover_best is None else (cover_best, cover)
 
 
 def _melee_in_reach(
@@ -185,6 +251,9 @@ def _out_of_reach(
         and (dest is not None or battle.free_cover_point(me, me.tactics.cover_within) is not None)
     )
     if movement == "hold" or (movement == "take_cover" and (me.cover != "none" or to_cover)):
+        lull = _lull_reload(battle, me, dest)
+        if lull is not None:
+            return lull
         reason = ""
         if tracing:
             where = " in cover" if me.cover != "none" else ""
@@ -198,7 +267,9 @@ def _out_of_reach(
                 reason = f"{why_target} is out of range: holds fire{where} (target_in_reach: false)"
             else:
                 reason = f"no enemy within {reach:g} m: holds fire{where} until one comes in range"
-        return Plan("hold", reason, weapon=me.firearm, dest=dest)
+        # target_in_reach: false holds for its chosen target, out of range now (``_hold``)
+        held_for = None if me.tactics.target_in_reach else target
+        return Plan("hold", reason, held_for, me.firearm, dest=dest)
     why = ""
     if movement == "take_cover" and tracing:
         why = f"no free cover within {me.tactics.cover_within:g} m: "
@@ -208,12 +279,74 @@ def _out_of_reach(
             f"{why}{why_target} is out of range: runs closer" if tracing else "",
             dest=_toward(me.position, target.position, min(me.run, d - 0.8 * reach)),
         )
-    walk_left = me.walk - me.moved_this_turn
     return Plan(
         "walk",
         f"{why}{why_target} is out of range: walks closer" if tracing else "",
-        dest=_toward(me.position, target.position, max(0.0, walk_left)),
+        dest=_toward(me.position, target.position, walk_left(me)),
     )
+
+
+def _lull_reload(battle: BattleView[C], me: C, dest: Point | None) -> Plan[C] | None:
+    """``reload_in_lull``: a fighter about to hold fire reloads a magazine that is not full
+    when no standing enemy can come within its gun's reach this turn (each is farther from
+    where it will stand than the reach and the enemy's run): the held action could not fire,
+    so the reload costs nothing. None otherwise."""
+    firearm = me.firearm
+    ammo = me.ammo[me.firearm_index]
+    if not me.tactics.reload_in_lull or ammo >= firearm.ammo:
+        return None
+    at = me.position if dest is None else dest
+    reach = me.firearm_range
+    for e in battle.enemies_in_view(me).enemies:
+        if _dist(at, e.position) <= reach + e.run:
+            return None
+    reason = ""
+    if battle.tracing:
+        reason = (
+            f"no enemy can come within {reach:g} m this turn: reloads the "
+            f"{me.weapon_label(firearm)} ({ammo} rounds left)"
+        )
+        if dest is not None:
+            reason += f", after walking {_dist(me.position, dest):.1f} m toward cover"
+    return Plan("reload", reason, weapon=firearm, dest=dest)
+
+
+def _to_cover(battle: BattleView[C], me: C, walk: float) -> Point | None:
+    """Where a ``take_cover`` fighter not in full cover walks with this action: toward the
+    nearest free cover point within ``cover_within`` when out of cover; from partial cover,
+    to full cover a walk away (``cover_step_up``); None to stay."""
+    if me.cover == "none":
+        cover = battle.free_cover_point(me, me.tactics.cover_within)
+        return _toward(me.position, cover.position, walk) if cover is not None else None
+    if me.cover == "partial" and me.tactics.cover_step_up:
+        return _step_up(battle, me, walk)
+    return None
+
+
+def _step_up(battle: BattleView[C], me: C, walk: float) -> Point | None:
+    """``cover_step_up``: from partial cover, where a ``take_cover`` fighter walks to a free
+    full cover point within ``cover_within`` and its walk left, when the way is out of every
+    standing enemy's reach (its gun's range, or melee range plus its run); None to stay."""
+    tactics = me.tactics
+    within = tactics.cover_within if tactics.cover_within < walk else walk
+    point = battle.free_cover_point(me, within, "full")
+    if point is None:
+        return None
+    here, there = me.position, point.position
+    for e in battle.enemies_in_view(me).enemies:
+        reach = e.firearm_range if e.firearm is not None else battle.melee_range + e.run
+        if _to_segment(e.position, here, there) <= reach:
+            return None
+    return there
+
+
+def _to_segment(p: Point, a: Point, b: Point) -> float:
+    """Meters from ``p`` to the nearest point of the segment a-b."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0 else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2
+    t = 0.0 if t < 0.0 else 1.0 if t > 1.0 else t
+    return _dist(p, (a[0] + t * dx, a[1] + t * dy))
 
 
 def _close_in(
@@ -448,8 +581,7 @@ def _reach(battle: BattleView[C], me: C) -> float:
     melee range plus the meters it may still walk."""
     if me.firearm is not None:
         return me.firearm_range
-    walk_left = me.walk - me.moved_this_turn
-    return battle.melee_range + (walk_left if walk_left > 0.0 else 0.0)
+    return battle.melee_range + walk_left(me)
 
 
 def _grenade_plan(
@@ -545,7 +677,7 @@ def _approach(me: C, target: C, walk_left: float, dist: float) -> tuple[Point | 
     if preferred > me.firearm_range - 0.01:
         preferred = me.firearm_range - 0.01
     gap = dist - preferred
-    if gap > 0.5:
+    if gap > 0.5 or (gap > 0.0 and dist > me.firearm_range):  # (a walk brings it in reach)
         dest = _toward(me.position, target.position, min(walk_left, gap))
     elif tactics.movement == "keep_range" and gap < -0.5:
         dest = _away(me.position, target.position, min(walk_left, -gap))

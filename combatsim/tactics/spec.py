@@ -55,7 +55,12 @@ class Tactics(BaseModel):
         description="take_cover: how far (meters) a fighter goes for a free cover point, over "
         "as many walks as it takes",
     )
-    fall_back: bool = Field(False, description="run away from the nearest enemy when badly hurt")
+    cover_step_up: bool = Field(
+        False,
+        description="take_cover: from partial cover, walk to a free full cover point within "
+        "cover_within and the walk left, when no enemy's reach covers the way",
+    )
+    fall_back: bool = Field(False, description="run away from every enemy when badly hurt")
     fall_back_at: float = Field(0.5, gt=0, le=1, description="harm share that counts as badly hurt")
     grenades: Literal["never", "clustered", "always"] = Field(
         "clustered",
@@ -65,6 +70,11 @@ class Tactics(BaseModel):
     grenade_min_targets: int = Field(2, ge=1, le=MAX_COMBATANTS)
     reload_below: int = Field(
         1, ge=1, le=MAX_AMOUNT, description="reload when fewer rounds than this are left"
+    )
+    reload_in_lull: bool = Field(
+        True,
+        description="reload a magazine not full instead of holding fire when no enemy can "
+        "come within the gun's reach this turn (the held action could not fire)",
     )
     rules: dict[str, Any] = Field(
         default_factory=dict,

@@ -1215,7 +1215,13 @@ def intercept_scenario(bouncer_at=(5, 0.5), bouncer=None, runner_reaction=5, tur
         tactics={"target": "most_dangerous", "target_in_reach": False},  # past the Bouncer
     )
     bouncer = bouncer or sitting_target("Bouncer", unarmed_combat=2, position=bouncer_at)
-    boss = sitting_target("Boss", firearms=1, position=(20, 0))
+    boss = member(  # never acts (the toy gun comes first); its rifle makes it the threat
+        "Boss",
+        weapons=["toy", "rifle"],
+        firearms=6,
+        position=(20, 0),
+        tactics={"dodge": "none", "movement": "hold"},
+    )
     return scenario({"A": [runner], "B": [bouncer, boss]}, turn_limit=turn_limit)
 
 

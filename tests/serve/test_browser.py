@@ -132,7 +132,9 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     for shown in (after, page.inner_text("#cas-chart"), page.inner_text("#verdict")):
         assert "(0–0%)" not in shown and "(100–100%)" not in shown, shown
         assert "(0-0%)" not in shown, shown
-    runners = [float(x) for x in re.findall(r"(\d+)%", after.split("corp security")[0])[:1]]
+    runners = [
+        float(x) for x in re.findall(r"(\d+(?:\.\d)?)%", after.split("corp security")[0])[:1]
+    ]
     assert runners and runners[0] < 30, after  # six guards beat four runners most of the time
 
     # Download YAML after a form edit: the edit written into the text, not listed beside it.

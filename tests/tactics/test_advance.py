@@ -13,8 +13,17 @@ import math
 
 import pytest
 
-from tests.engine.helpers import dump, fighter, scenario, sitting_target
-from tests.tactics.helpers import after_each_turn, decisions, gunner, run_scripted, shots_at
+from tests.engine.helpers import dump, events, fighter, scenario, sitting_target
+from tests.tactics.helpers import (
+    PISTOL,
+    after_each_turn,
+    decisions,
+    gunner,
+    hurt,
+    meters,
+    run_scripted,
+    shots_at,
+)
 
 
 def advance_scenario(target_x: float, preferred: float, limit: int = 1):
@@ -61,3 +70,45 @@ def test_out_of_reach_even_after_its_walk_it_runs_closer_and_says_so_truly():
     assert (kind, reason) == ("run", "Target (nearest) is out of range: runs closer")
     assert fighter(battle, "Adv").position == (12, 0)
     assert math.dist((0, 0), (300, 0)) > 150 and not shots_at(result)
+
+
+@pytest.mark.parametrize("movement", ["advance", "keep_range"])
+def test_it_chooses_among_what_it_can_reach_after_its_walk(movement):
+    """Weakest first: Weak (hurt) stands 92 m off, past the pistol's 90 m but within them
+    after the fighter's 3 m walk; Fit (unhurt) stands 80 m off. The fighter walks 3 m toward
+    Weak and shoots it from 89 m. Regression: it decided what was in reach before it walked,
+    shot Fit, and walked toward Fit."""
+    tactics = {"movement": movement, "target": "weakest"}
+    gun = gunner("Adv", weapons=["pistol"], tactics=tactics)
+    weak = sitting_target("Weak", position=(92, 0))
+    fit = sitting_target("Fit", position=(0, 80))
+    sc = scenario({"A": [gun], "B": [weak, fit]}, weapons={"pistol": PISTOL})
+    battle, result, _ = run_scripted(sc, prepare=hurt("Weak"), then=2)
+    ((_, kind, reason),) = decisions(result, "Adv")
+    assert (kind, reason) == ("fire", "single shot at Weak (weakest), after walking 3.0 m")
+    assert shots_at(result, "Adv") == [(1, "Adv", "Weak")], dump(result)
+    assert meters(battle, "Adv", "Weak") == pytest.approx(89)
+
+
+def test_a_target_just_past_its_reach_and_its_preferred_range_is_walked_into_reach():
+    """150.3 m off, preferred 150 (the smg reaches 150): the gap to its preferred range is
+    under half a meter, yet the target is out of reach: it walks the 0.31 m and fires."""
+    battle, result, _ = run_scripted(advance_scenario(150.3, 150), then=2)
+    ((_, kind, _),) = decisions(result, "Adv")
+    assert kind == "fire", dump(result)
+    assert fighter(battle, "Adv").position == pytest.approx((0.31, 0))
+
+
+def test_a_rounding_leftover_of_the_turns_walk_is_no_walk():
+    """Reaction 10 + 6 = 16: actions at 16 and 9. Toward a target at (20, 3) the first walk of
+    3 m leaves 4.4e-16 m of the turn's walk by floating point: the second action fires where
+    the fighter stands, with no walk in its reason. Regression: "after walking 0.0 m"."""
+    gun = gunner("Adv", reaction=10, tactics={"movement": "advance"})
+    sc = scenario({"A": [gun], "B": [sitting_target(position=(20, 3))]})
+    battle, result, _ = run_scripted(sc, [6, 2], then=2)
+    reasons = [reason for _, _, reason in decisions(result, "Adv")]
+    assert reasons == [
+        "single shot at Target (nearest), after walking 3.0 m",
+        "single shot at Target (nearest)",
+    ], dump(result)
+    assert [e.text for e in events(result, "move", "Adv")] == ["Adv walks 3.0 m to (3.0, 0.4)"]

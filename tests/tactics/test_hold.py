@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from tests.engine.helpers import dump, fighter, member, scenario, sitting_target
+from tests.engine.helpers import dump, events, fighter, member, scenario, sitting_target
 from tests.tactics.helpers import PISTOL, decisions, gunner, hurt, run_scripted, shots_at
 
 # Per target policy: the enemy it would pick among all of them stands out of the smg's 150 m
@@ -82,3 +82,66 @@ def test_a_held_action_fires_when_an_enemy_comes_within_reach_and_only_then():
     assert attack.score == 2  # the runner's action: the held action went off as it moved
     assert math.dist((0, 0), fighter(battle, "Runner").position) <= 150
     assert fighter(battle, "Holder").position == (0, 0)
+
+
+def test_a_held_action_lapses_when_the_next_action_comes_due():
+    """Reaction 10 + 6 = 16: actions at 16 and 9 (ruling 1). With no enemy in reach the
+    holder holds at 16; at 9 that held action lapses and the fighter takes its second action
+    (holding again). Regression: the first held action used up the turn's later scores, so a
+    holder had one action a turn whatever its initiative."""
+    holder = gunner("Holder", reaction=10)
+    sc = scenario({"A": [holder], "B": [sitting_target(position=(200, 0))]}, turn_limit=2)
+    _, result, _ = run_scripted(sc, [6, 2, 6, 2], then=2)
+    decided = [
+        (e.turn, e.score) for e in result.trace if e.kind == "decide" and e.actor == "Holder"
+    ]
+    assert decided == [(1, 16), (1, 9), (2, 16), (2, 9)], dump(result)
+    lapses = [e for e in result.trace if e.actor == "Holder" and "lapses" in e.text]
+    assert [(e.turn, e.score) for e in lapses] == [(1, 9), (2, 9)], dump(result)
+
+
+def test_a_held_action_fires_before_the_next_score_and_the_scores_run_down():
+    """The holder acts at 16 and 9; the runner (unarmed, 160 m off) acts at 2 and runs into
+    the smg's 150 m: the held action of score 9 answers it at 2. Every action of the turn is
+    traced at a score no higher than the one before. Regression: the held action of 16 fired
+    at 2 and the fighter then took its action "at score 9" after score 2."""
+    holder = gunner("Holder", reaction=10)
+    runner = member("Runner", quickness=5, position=(160, 0))
+    battle, result, _ = run_scripted(scenario({"A": [holder], "B": [runner]}), [6, 1], then=2)
+    scores = [e.score for e in result.trace if e.kind in ("decide", "held")]
+    assert scores == sorted(scores, reverse=True), dump(result)
+    assert [(e.score, e.data["plan"]) for e in events(result, "decide", "Holder")] == [
+        (16, "hold"),
+        (9, "hold"),
+    ], dump(result)
+    assert [e.score for e in result.trace if e.kind == "held"] == [2], dump(result)
+    assert shots_at(result) == [(1, "Holder", "Runner")], dump(result)
+
+
+def test_a_hold_for_a_target_out_of_reach_fires_only_when_that_target_comes_within_it():
+    """``target_in_reach: false``, most dangerous: the holder (smg, 150 m) holds for Far (a
+    rifle on its sheet, 160 m off), though Near stands within reach all along. An ally's run
+    wakes the hold: Far is still out of reach, so it keeps holding; then Far runs within 150
+    m, and the held action fires at Far, and the trace's reason is true. Regression: it fired
+    at Near whenever anyone moved, saying that Near "came within range"."""
+    tactics = {"target": "most_dangerous", "target_in_reach": False}
+    holder = gunner("Holder", reaction=5, tactics=tactics)
+    mover = member(
+        "Mover", reaction=3, weapons=["toy"], position=(0, -50), tactics={"movement": "advance"}
+    )
+    far = member(
+        "Far",
+        quickness=6,
+        weapons=["toy", "rifle"],
+        firearms=6,
+        position=(160, 0),
+        tactics={"movement": "advance", "dodge": "none"},
+    )
+    near = sitting_target("Near", position=(0, 100))
+    sc = scenario({"A": [holder, mover], "B": [far, near]})
+    battle, result, _ = run_scripted(sc, then=2)
+    assert [kind for _, kind, _ in decisions(result, "Holder")] == ["hold"], dump(result)
+    assert shots_at(result, "Holder") == [(1, "Holder", "Far")], dump(result)
+    (held,) = [e for e in result.trace if e.kind == "held"]
+    assert held.text.endswith("Far came within range"), held.text
+    assert math.dist((0, 0), fighter(battle, "Far").position) <= 150

@@ -86,7 +86,13 @@ def runner_past(bouncers):
     stand beyond its reach this action (2 m + its 5 m walk)."""
     runner = member("Runner", reaction=5, quickness=5, body=2, tactics={"target": "most_dangerous"})
     bouncers = [sitting_target(n, unarmed_combat=2, position=p) for n, p in bouncers]
-    boss = sitting_target("Boss", firearms=1, position=(20, 0))
+    boss = member(  # never acts (the toy gun comes first), but its rifle makes it a threat
+        "Boss",
+        weapons=["toy", "rifle"],
+        firearms=6,
+        position=(20, 0),
+        tactics={"dodge": "none", "movement": "hold"},
+    )
     return scenario({"A": [runner], "B": [*bouncers, boss]})
 
 

@@ -147,7 +147,8 @@ def test_with_its_walk_spent_on_the_way_to_cover_it_holds_rather_than_run_off():
     ran 12 m at the far target, away from cover."""
 
     def make(limit):
-        tactics = {"movement": "take_cover", "cover_within": 40}
+        # (reload_in_lull off: with one round spent and Far 300 m off it would reload)
+        tactics = {"movement": "take_cover", "cover_within": 40, "reload_in_lull": False}
         cov = gunner("Cov", reaction=10, firearms=6, tactics=tactics)
         near = sitting_target("Near", body=1, position=(5, 0))
         return scenario(

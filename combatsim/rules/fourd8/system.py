@@ -93,9 +93,10 @@ class Kit:
         tactics = spec.rule_tactics
         self.over32 = tactics.over32 if tactics is not None else dice.DEFAULT_OVER32
         best = 0.0
-        for w in spec.weapons:
+        for w in (*spec.weapons, None):  # bare hands too: an unarmed brawler is a threat
             used, _ = system._bonuses(sheet, w)
-            best = max(best, (10 + sum(b for _, b in used)) * max(1, w.damage))
+            damage = w.damage if w is not None else o.unarmed_damage
+            best = max(best, (10 + sum(b for _, b in used)) * max(1, damage))
         self.threat = best
 
 

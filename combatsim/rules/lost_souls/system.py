@@ -405,12 +405,17 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
         return pf.threat if pf is not None else self._threat(fighter)
 
     def _threat(self, fighter: C) -> float:
+        """The best of the sheet's weapons and of bare hands (the melee ability's column,
+        ``unarmed_multiplier``): an unarmed brawler is a threat."""
         labels = (self._table or dice.default_table()).column_labels
+        abilities = fighter.spec.sheet.abilities
+        arms = [(w.skill, w.multiplier) for w in fighter.spec.weapons]
+        arms.append((DEFAULT_ABILITY["melee"], self.options.unarmed_multiplier))
         best = 0.0
-        for w in fighter.spec.weapons:
-            label = fighter.spec.sheet.abilities.get(w.skill)
+        for skill, multiplier in arms:
+            label = abilities.get(skill)
             level = labels.index(label) + 1 if label in labels else 1
-            best = max(best, level * w.multiplier)
+            best = max(best, level * multiplier)
         return best
 
     def record(self, fighter: C) -> dict:

@@ -395,8 +395,14 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         return fighter.state.threat
 
     def _threat_of(self, spec: Any) -> float:
+        """Skill x (Power + 2 per damage level), doubled for autofire: the best of the sheet's
+        weapons and of bare hands ((Str)M, by the better of Armed and Unarmed Combat, as a
+        melee attack rolls): an unarmed troll is a threat."""
         sheet = spec.sheet
-        best = 0.0
+        skills = sheet.skills
+        best = max(skills.armed_combat, skills.unarmed_combat) * (
+            UNARMED.power_for(sheet.attributes.strength) + 2 * LEVELS.index(UNARMED.level)
+        )
         for w in spec.weapons:
             power = w.code.power_for(sheet.attributes.strength)
             skill = self._skill_for(sheet, w)

@@ -460,7 +460,7 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
         sheet = fighter.spec.sheet
         bonuses = self.profile(fighter.spec).bonuses
         best = 0.0
-        for w in fighter.spec.weapons:
+        for w in (*fighter.spec.weapons, FISTS):  # bare hands too: an unarmed troll is a threat
             st = sheet.attributes.strength if w.code.strength is None else w.code.strength
             mean = 3.5 * (w.code.dice + (1 if w.burst else 0)) + st
             best = max(best, bonuses[w.skill_name] * mean)
@@ -474,6 +474,9 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
     # --- starting conditions (ruling 27) ---------------------------------------------------
     # wounds: Physical damage points; stun: Stun damage points; the spent pool: Edge
     start_keys = ("wounds", "stun", EDGE_SPENT)
+    # Ruling 27: a long rest regains 1 Edge point; defeating a boss restores 1 to each survivor
+    long_rest_regain = 1
+    boss_regain = 1
 
     def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
         """Ruling 16's health: Physical damage short of death (``dead_at``), Stun up to the

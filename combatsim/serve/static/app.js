@@ -20,12 +20,21 @@
   };
   const SIDE_COLOURS = ["var(--side0)", "var(--side1)", "var(--side2)", "var(--side3)"];
   // No form leaves the page (its Content-Security-Policy allows no inline handler to say so).
-  for (const form of document.querySelectorAll("form")) form.addEventListener("submit", (e) => e.preventDefault());
+  // A dialog's form closes its dialog with the button's value, as method="dialog" would, once
+  // its fields are valid.
+  for (const form of document.querySelectorAll("form")) {
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const dialog = form.closest("dialog"), value = e.submitter?.value || "";
+      if (!dialog || (value !== "cancel" && !form.reportValidity())) return;
+      dialog.close(value);
+    });
+  }
 
   const S = {
     scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
     sets: new Map(), catalogue: { weapons: [], armor: [] },
-    runId: null, runSeq: 0, stream: null, debounce: null, checkSeq: 0, lastEdited: null,
+    runId: null, runSeq: 0, stream: null, shown: null, debounce: null, checkSeq: 0, lastEdited: null,
     overview: [], overviewSort: { key: "dies", dir: -1 }, overviewTimer: null,
     studies: {}, odds: [],
   };
@@ -37,7 +46,17 @@
     Object.assign(perf, { editAt: performance.now(), firstAt: null, thousandAt: null });
     S.runSeq++; // figures still arriving from the previous run are no longer shown
     if (S.stream) { S.stream.close(); S.stream = null; }
+    markStale();
+  }
+  /** The figures shown are an earlier fight's: faded, and the status says new ones are coming
+   * (until the new run's first figures replace them). */
+  function markStale() {
+    if (!S.shown) return; // nothing shown yet: "Waiting for the first figures…" says it
+    $("results").classList.add("stale");
     $("run-status").dataset.state = "pending";
+    status("run-status", "Edited: new figures are coming (faded below: the previous ones, not this fight's).");
+    $("run-progress").value = 0;
+    $("exact-attacks").hidden = true;
   }
 
   // ---------- HTTP ----------
@@ -91,17 +110,19 @@
   }
 
   // ---------- formatting ----------
-  // An interval's ends get as many decimals as they need not to read as 0% or 100% when
-  // they are not (1,000 battles, none won: "0–0.4%", as the CLI's 0.0% - 0.4%).
-  const end = (x) => {
-    if (x == null || isNaN(x)) return "–";
-    for (const d of [0, 1, 2]) {
-      const t = (100 * x).toFixed(d);
-      if (!((x > 0 && Number(t) === 0) || (x < 1 && Number(t) === 100))) return t;
-    }
-    return (100 * x).toFixed(3);
+  // Rates and their intervals' ends as the CLI prints them: one decimal ("draws 0.7%
+  // (0.3-1.4%)"; 1,000 battles, none won: "0.0% (0.0-0.4%)").
+  const end = (x) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(1));
+  const pct = (x, digits = 1) => (x == null || isNaN(x) ? "–" : (100 * x).toFixed(digits) + "%");
+  // An exact chance: 0 only when no way of the dice gives it, never a rounded 0.0% or 100.0%.
+  const chance = (p, fraction) => {
+    if (p == null || isNaN(p)) return "–";
+    if (fraction === "0") return "0";
+    if (fraction === "1") return "100%";
+    if (p < 0.0005) return "< 0.1%";
+    if (p > 0.9995) return "> 99.9%";
+    return pct(p);
   };
-  const pct = (x, digits = 0) => (x == null || isNaN(x) ? "–" : (digits ? (100 * x).toFixed(digits) : end(x)) + "%");
   const pp = (x) => (x == null || isNaN(x) ? "–" : (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1) + " pts");
   const pValue = (p) => (p == null || isNaN(p) ? "" : p < 0.001 ? "< 0.001" : Number(p).toPrecision(2));
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -111,7 +132,7 @@
     if (v && typeof v === "object" && Array.isArray(v.ci95)) return v.ci95;
     return obj[key + "_ci95"] || null;
   };
-  const interval = (ci) => (ci ? `${end(ci[0])}–${end(ci[1])}%` : "");
+  const interval = (ci) => (ci ? `${end(ci[0])}-${end(ci[1])}%` : "");
   // The server's verdict leads with "SIDE win R% (L-H%)" rounded to whole points; the page
   // writes that part again from the figures, with the interval's ends as above.
   const verdictText = (r) => {
@@ -298,6 +319,21 @@
     if (key === "loses") return Math.max(-1, ...st.map((s) => s.loses ?? -1));
     return (row.dangerous ? 10 : 0) + Math.max(-1, ...st.map((s) => s.dies ?? -1));
   }
+  /** A row's win rates and draws: each a line of text (the page's own font size, the whole
+   * name) with a small bar and its interval drawn beside it. */
+  function miniRates(st, row) {
+    const lines = st.map((s, i) => ({ who: s.side, rate: s.win, ci: s.winCi, colour: SIDE_COLOURS[i % 4], what: "win" }));
+    if (row.draw != null) lines.push({ who: "draws", rate: row.draw, ci: row.draw_ci95, colour: "var(--draw)", what: "" });
+    return el("div", { class: "rates" }, lines.map((l) => {
+      const x = (v) => Math.max(0, Math.min(100, 100 * (v ?? 0)));
+      const whisker = l.ci ? `<line x1="${x(l.ci[0])}" x2="${x(l.ci[1])}" y1="5" y2="5" class="whisker"/>` : "";
+      const bar = `<svg viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true"><rect x="0" y="1" width="${Math.max(0.5, x(l.rate))}" height="8" fill="${l.colour}"/>${whisker}</svg>`;
+      return el("div", { class: "rate" + (l.what ? "" : " draw") },
+        el("span", { class: "who", style: `color:${l.colour}`, text: l.what ? l.who : "draws" }),
+        el("span", { class: "bar", html: bar }),
+        el("span", { class: "val", text: `${pct(l.rate)} ${l.ci ? "(" + interval(l.ci) + ")" : ""}` }));
+    }));
+  }
   function renderOverview() {
     const body = $("overview-table").tBodies[0];
     const { key, dir } = S.overviewSort;
@@ -308,14 +344,13 @@
     if (!rows.length) { body.innerHTML = `<tr><td colspan="6" class="muted">No scenario in this folder yet.</td></tr>`; return; }
     body.replaceChildren(...rows.map((row) => {
       const st = sideStats(row);
-      const winRows = st.map((s, i) => ({ label: s.side, bars: [{ value: s.win, ci: s.winCi, colour: SIDE_COLOURS[i % 4] }] }));
       const sideLines = (f, c) => st.map((s) => `<div>${esc(s.side)}: <b>${pct(s[f])}</b> <span class="muted small">${interval(s[c])}</span></div>`).join("");
       const open = el("button", { type: "button", class: "linkish", onclick: () => openScenario(row.file), text: row.name || row.file });
       return el("tr", { class: row.dangerous ? "dangerous" : null },
-        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous for the first side: someone of it often dies, or it usually loses", "aria-label": "dangerous", text: " ☠" }) : null,
+        el("td", {}, open, row.dangerous ? el("span", { class: "danger", title: "dangerous: someone of the first side dies in at least one battle in ten", "aria-label": "dangerous", text: " ☠" }) : null,
           el("div", { class: "muted small", text: row.file })),
         el("td", { text: row.system || "" }),
-        el("td", { class: "mini", html: row.battles ? intervalChart(winRows, { title: "win rates", labelW: 96, valueW: 124, W: 350, ticks: [0, 0.5, 1] }) : '<span class="muted">running…</span>' }),
+        el("td", { class: "mini" }, row.battles ? miniRates(st, row) : el("span", { class: "muted", text: "running…" })),
         el("td", { html: row.battles ? sideLines("loses", "losesCi") : "" }),
         el("td", { html: row.battles ? sideLines("dies", "diesCi") : "" }),
         el("td", { text: row.battles ? row.battles.toLocaleString() : "…" }));
@@ -349,6 +384,7 @@
     try {
       S.scenarios = await api("GET", "/api/scenarios");
       const pick = $("scenario-pick");
+      for (const option of [...pick.options].slice(1)) option.remove();
       for (const s of S.scenarios) pick.append(el("option", { value: s.file, text: `${s.name} (${s.file})` }));
       status("conn", "");
     } catch (e) {
@@ -383,12 +419,22 @@
       for (const id of ["sweep-chart", "compare-out", "explain-chart", "sweep-text", "compare-text", "explain-text"]) $(id).innerHTML = "";
       for (const id of ["sweep-status", "compare-status", "explain-status"]) status(id, "");
       markEdited();
+      clearFigures(); // another fight's figures are not shown, not even faded
       editClock();
       startRun();
       $("scenario-h").focus?.();
     } catch (e) {
       status("run-status", "Could not open " + file + ": " + e.message, true);
     }
+  }
+  function clearFigures() {
+    S.shown = null;
+    for (const id of ["win-chart", "cas-chart", "verdict", "csv-links"]) $(id).replaceChildren();
+    delete $("csv-links").dataset.run;
+    $("results").classList.remove("stale");
+    $("exact-attacks").hidden = true;
+    status("run-status", "Waiting for the first figures…");
+    $("run-status").dataset.state = "pending";
   }
   async function loadCatalogue(system) {
     try {
@@ -544,7 +590,6 @@
       const errors = errorList(res);
       if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
       clearYamlErrors();
-      $("results").classList.remove("stale");
       S.yaml = text; S.view = res.view || S.view;
       renderForm(); fillStudyControls(); markEdited();
       startRun();
@@ -593,15 +638,16 @@
     const precision = intOrNull("precision"), seed = intOrNull("seed");
     if (precision) body.precision = precision;
     if (seed != null) body.seed = seed;
-    status("run-status", "Starting…");
+    if (!$("results").classList.contains("stale")) status("run-status", "Starting…");
     try {
       const { id } = await api("POST", "/api/runs", body);
       if (seq !== S.runSeq) { api("DELETE", `/api/runs/${id}`).catch(() => {}); return; }
       S.runId = id; perf.runs++; perf.postedAt = performance.now();
       clearEditErrors();
-      $("results").classList.remove("stale");
-      S.stream = listen(`/api/runs/${id}/events`, (data) => { if (seq === S.runSeq) renderRun(data); },
-        () => { if (seq === S.runSeq) api("GET", `/api/runs/${id}`).then(renderRun).catch(() => {}); });
+      // only this run's figures, and only while it is the page's run: the last look after its
+      // stream ends may answer after an edit has started the next one
+      const mine = (data) => { if (seq === S.runSeq) renderRun(data, id); };
+      S.stream = listen(`/api/runs/${id}/events`, mine, () => api("GET", `/api/runs/${id}`).then(mine).catch(() => {}));
     } catch (e) {
       if (seq !== S.runSeq) return;
       if (e.status === 429 && retry < 20) { status("run-status", "The server is busy; trying again…"); setTimeout(() => { if (seq === S.runSeq) startRun(retry + 1); }, 400); return; }
@@ -622,22 +668,26 @@
     else $("form-errors").textContent = messages.join(" ");
     if (!$("panel-yaml").hidden) showYamlErrors(list);
   }
-  function renderRun(r) {
+  function renderRun(r, id) {
     const done = r.battles_done ?? r.battles_completed ?? 0, wanted = r.battles_requested || intOrNull("battles") || done;
+    const state = r.state || "done";
+    if (!done && S.shown && S.shown !== id && state !== "failed") return; // the old figures stay, faded, until new ones come
     if (done > 0 && perf.firstAt == null) perf.firstAt = performance.now();
     if (done >= 1000 && perf.thousandAt == null) perf.thousandAt = performance.now();
-    const state = r.state || "done";
     const words = { running: "running", done: "done", cancelled: "stopped", failed: "failed" }[state] || state;
     const took = perf.editAt != null && perf.firstAt != null ? ` · first figures ${Math.round(perf.firstAt - perf.editAt)} ms after the edit` : "";
     status("run-status", `${done.toLocaleString()} of ${Number(wanted).toLocaleString()} battles · ${words}${took}`, state === "failed");
     $("run-status").dataset.battles = done;
     $("run-status").dataset.state = state;
+    $("run-status").dataset.run = id;
+    $("results").classList.remove("stale");
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
     $("verdict").textContent = verdictText(r);
-    if (state === "done" && S.runId) loadExact(S.runId);
-    else if ($("exact-attacks").dataset.run !== S.runId) $("exact-attacks").hidden = true;
+    if (state === "done" && id) loadExact(id);
+    else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
     if (!done) return;
+    S.shown = id;
     const order = r.side_order || Object.keys(r.sides || {});
     const winRows = order.map((side, i) => ({ label: side, bars: [{ value: r.sides[side]?.win_rate, ci: r.sides[side]?.ci95, colour: SIDE_COLOURS[i % 4], name: "wins" }] }));
     if (r.draws) winRows.push({ label: "draw", bars: [{ value: r.draws.rate, ci: r.draws.ci95, colour: "var(--draw)", name: "draws" }] });
@@ -648,10 +698,10 @@
       bars: [{ value: c.down_rate, ci: c.down_ci95, colour: "var(--down)", name: "down" }, { value: c.dead_rate, ci: c.dead_ci95, colour: "var(--dead)", name: "dead" }],
     })), { title: "Casualties, down and dead" });
     const links = $("csv-links");
-    if (S.runId && links.dataset.run !== S.runId) {
-      links.dataset.run = S.runId;
+    if (id && links.dataset.run !== id) {
+      links.dataset.run = id;
       const stem = (S.file || "scenario").replace(/\.ya?ml$/, "");
-      const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${S.runId}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
+      const link = (t, ext, text) => el("a", { href: withToken(`/api/runs/${id}/${t}.${ext}`), download: `${stem}-${t}.${ext}`, text });
       const tables = ["battles", "combatants", "casualties", "attacks"];
       links.replaceChildren("Tables of this run: ", ...tables.map((t) => link(t, "csv", t + ".csv")),
         el("span", { class: "parquet-links muted" }, "Parquet: ", ...tables.flatMap((t, i) => [i ? " · " : "", link(t, "parquet", t)])));
@@ -678,11 +728,13 @@
     const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
     const chances = (r) => (r.reason
       ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
-      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${pct(r[k], 1)}</td>`).join(""));
+      : ["p_hit", "p_down", "p_dead"].map((k) => `<td class="num" title="${esc(r.exact[k])}">${chance(r[k], r.exact[k])}</td>`).join(""));
     const how = (r) => esc(r.weapon) + (r.shots > 1 ? `, ${r.shots} shots` : "")
       + (r.closed_in == null ? "" : `, moved in ${r.closed_in} m`);
-    const head = "<tr><th>attack</th><th class=num>made</th><th class=num>P(hit)</th><th class=num>P(down)</th>"
-      + "<th class=num>P(dead)</th><th class=num>target ends down</th><th class=num>ends dead</th></tr>";
+    const one = "one such attack on the unhurt target at the start; 0: no way of the dice gives it (it takes more than one)";
+    const head = `<tr><th>attack</th><th class=num>made</th><th class=num title="${one}">P(hit)</th>`
+      + `<th class=num title="${one}">P(down)<br><small class=muted>one attack</small></th><th class=num title="${one}">P(dead)<br><small class=muted>one attack</small></th>`
+      + "<th class=num>target ends down<br><small class=muted>the whole fight</small></th><th class=num>ends dead<br><small class=muted>the whole fight</small></th></tr>";
     const rows = d.rows.map((r) => `<tr><td class="who">${esc(r.attacker)} → ${r.target == null ? "<i>a point</i>" : esc(r.target)}`
       + `<br><small class="muted">${how(r)}</small></td><td class="num">${Number(r.attacks).toLocaleString()}</td>${chances(r)}`
       + `<td class="num">${sampled(r.down_rate, r.down_ci95)}</td><td class="num">${sampled(r.dead_rate, r.dead_ci95)}</td></tr>`);
@@ -833,10 +885,24 @@
     const chart = el("div", { class: "chart", html: tornadoChart(levers, { what: "rate, B − A" }).replace(/<div class="legend">.*?<\/div>/, "") });
     $("compare-out").replaceChildren(table, chart);
   }
+  /** One lever's row with plain names: the server's table has a column per side for each
+   * field (``member_<side>``, ``lever_<side>``...), filled for the side of the lever's member. */
+  function leverRow(r) {
+    if (r.lever != null) return r;
+    const side = sideOrder().sort((a, b) => b.length - a.length).find((s) => r[`lever_${s}`] != null);
+    if (side == null) return r;
+    const out = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (k.endsWith(`_${side}`)) out[k.slice(0, -side.length - 1)] = v;
+      else if (!sideOrder().some((s) => k.endsWith(`_${s}`))) out[k] = v;
+    }
+    out.side = side;
+    return out;
+  }
   $("explain-form").addEventListener("submit", () => {
     const side = $("explain-side").value;
     runStudy("explain", { side, battles: intOrNull("explain-battles") || 200 }, "explain-status", (d) => {
-      const rows = (d.rows || []).slice().sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).slice(0, 14);
+      const rows = (d.rows || []).map(leverRow).sort((a, b) => (a.rank ?? 0) - (b.rank ?? 0)).slice(0, 14);
       if (!rows.length) return;
       const n = (v) => (v == null || Number.isNaN(Number(v)) ? null : Number(v));
       const levers = rows.map((r) => ({
@@ -885,9 +951,13 @@
   /** The calculator of the scenario's system ("sr-classic" and "sr-d8" -> "sr", "sr2097" -> "2097"). */
   function pickOddsFor(system) {
     const sys = String(system || "");
-    const match = S.odds.find((c) => sys === c.name) || S.odds.find((c) => sys.startsWith(c.name)) || S.odds.find((c) => sys.endsWith(c.name));
+    // the longest name the system's starts or ends with: "sr2097" is 2097's, not classic "sr"'s
+    const fits = S.odds.filter((c) => sys === c.name || sys.startsWith(c.name) || sys.endsWith(c.name));
+    const match = fits.sort((a, b) => (b.name === sys) - (a.name === sys) || b.name.length - a.name.length)[0];
     if (match) $("odds-calc").value = match.name;
     renderOddsArgs();
+    const d8 = $("odds-d8");
+    if (d8) d8.checked = /(^|-)d8$/.test(sys); // "sr-d8" rolls eight-sided dice
   }
   function renderOddsArgs() {
     const calc = S.odds.find((c) => c.name === $("odds-calc").value);
@@ -899,7 +969,10 @@
       const flag = a.type === "bool" || a.type === "flag" || a.action === "store_true" || typeof a.default === "boolean";
       const input = flag
         ? el("input", { type: "checkbox", id, "data-arg": name, "data-flag": "1", checked: a.default === true })
-        : a.choices ? el("select", { id, "data-arg": name }, a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
+        : a.choices ? el("select", { id, "data-arg": name },
+          // an optional argument without a default starts blank: not given, as on the command line
+          a.required || a.default != null ? null : el("option", { value: "", text: "—", selected: true }),
+          a.choices.map((c) => el("option", { value: c, text: c, selected: c === a.default })))
           : el("input", { type: a.type === "int" || a.type === "integer" || typeof a.default === "number" ? "number" : "text", id, "data-arg": name, value: a.default ?? "", size: 6 });
       if (a.required) input.required = true;
       box.append(el("label", { for: id, title: a.help || "" }, name.replace(/[-_]/g, " ") + (a.required ? " *" : "") + " ", input));
@@ -952,7 +1025,7 @@
   // ---------- download / save ----------
   /** The edited scenario as text: the server folds the form's field edits into it
    * (POST /api/check answering "edited_yaml", the text with the edits written in; its
-   * comments are not kept). Null when it cannot: an older server, or an edit in error. */
+   * comments and layout are kept). Null when it cannot: an older server, or an edit in error. */
   async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
@@ -980,36 +1053,33 @@
     markEdited(); editClock(); scheduleRun();
   });
   let overwriteArmed = false;
-  $("save").addEventListener("click", async () => {
-    if ((await foldedYaml()) == null) {
-      status("save-status", "The form's field edits cannot be written into the file here yet: make them in the YAML tab to save, or download the YAML (it lists them).", true);
-      return;
-    }
-    $("save-note").textContent = S.sets.size ? "The form's field edits are written into the YAML; the file's comments are not kept." : "";
+  /** ``base`` if no entry of the list has it (``taken``), else ``base`` numbered 2, 3... */
+  function unused(taken, make) {
+    for (let i = 2; ; i++) if (!taken.has(make(i))) return make(i);
+  }
+  $("save").addEventListener("click", () => {
+    $("save-note").textContent = "Saved as a new file by default, under a new name: the file as written stays as it was. The edits are written into the text; its comments and layout are kept.";
     overwriteArmed = false;
-    $("save-name").value = S.file || "scenario.yaml";
+    const stem = (S.file || "scenario.yaml").replace(/\.ya?ml$/, "").replace(/-edited(-\d+)?$/, "");
+    const files = new Set(S.scenarios.map((s) => s.file));
+    $("save-name").value = unused(files, (i) => `${stem}-edited${i > 2 ? "-" + (i - 1) : ""}.yaml`);
+    const title = (S.view?.name || stem).replace(/ \(edited( \d+)?\)$/, "");
+    const names = new Set(S.scenarios.map((s) => s.name));
+    $("save-title").value = unused(names, (i) => `${title} (edited${i > 2 ? " " + (i - 1) : ""})`);
     $("save-warn").textContent = "";
     $("save-confirm").textContent = "Save";
     $("save-dialog").showModal();
   });
   $("save-dialog").addEventListener("close", async () => {
     if ($("save-dialog").returnValue !== "save") return;
-    const name = $("save-name").value.trim();
+    const name = $("save-name").value.trim(), title = $("save-title").value.trim();
     const overwrite = overwriteArmed;
     try {
-      const text = await foldedYaml();
-      if (text == null) throw new Error("the form's field edits could not be written into the YAML");
-      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: text, overwrite });
-      status("save-status", `Saved as ${name} in the folder.`);
-      if (name === S.file) {
-        // The file now holds the edits: they become the page's "as written" (the same fight).
-        if (S.sets.size) {
-          const d = await api("GET", "/api/scenarios/" + encodeURIComponent(S.file).replace(/%2F/g, "/"));
-          S.original = S.yaml = d.yaml; S.sets = new Map(); $("yaml").value = d.yaml; S.view = d.view;
-          renderForm(); fillStudyControls();
-        } else S.original = S.yaml;
-        markEdited();
-      }
+      const sets = [...S.sets].map(([p, v]) => `${p}=${v}`);
+      await api("PUT", "/api/scenarios/" + encodeURIComponent(name).replace(/%2F/g, "/"), { yaml: S.yaml, set: sets, name: title, overwrite });
+      await loadScenarioList();
+      await openScenario(name); // the saved file, as written now: its own entry in the list
+      status("save-status", `Saved as ${name} (“${title}”) in the folder.`);
     } catch (e) {
       if (e.status === 409) {
         overwriteArmed = true;
