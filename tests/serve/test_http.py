@@ -550,6 +550,7 @@ def test_explain_ranks_levers_and_a_study_can_be_cancelled(client):
     assert client.get(f"/api/runs/{study_id}").status_code == 404  # a study is no run
 
 
+@pytest.mark.slow  # multi-worker: waits while the pool refines every shipped scenario (4 s on CI)
 def test_the_overview_refines_every_scenario_in_the_background(client, server):
     first = client.get("/api/overview").json()
     files = {row["file"] for row in first}
