@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from combatsim.cli import main
+from combatsim.exact import fight
 from combatsim.exact.attack import attack_odds
 from combatsim.exact.fight import NotExact, fight_odds, tie_orders
 from combatsim.exact.summary import exact_summary
@@ -159,8 +160,40 @@ def test_the_exact_odds_fall_inside_the_sampled_intervals(tmp_path):
 
 def test_a_fighter_that_would_move_is_refused_in_one_line(tmp_path):
     scenario = load_scenario(duel(tmp_path, blue_gun="derringer", blue_moves="advance"))
+    with pytest.raises(NotExact, match="Mark's movement .it walks or runs in a sampled battle"):
+        fight_odds(scenario)
+
+
+def test_a_walk_no_sampled_battle_showed_is_refused_where_the_chain_meets_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(fight, "PROBES", 0)  # as if the walk were too rare to be sampled
+    scenario = load_scenario(duel(tmp_path, blue_gun="derringer", blue_moves="advance"))
     with pytest.raises(NotExact, match="Mark's plan to (walk|run)"):
         fight_odds(scenario)
+
+
+SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
+    (ROOT / "scenarios" / "tactics").glob("*.yaml")
+)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_fight_is_refused_before_the_chain_is_walked(path, monkeypatch):
+    """Each used to run for a minute or more (a fight that moves: minutes) toward the chain's
+    limits, or ended in a message about the code ("holding Fighter in this_target"), before
+    a refusal came. Now each is refused by the sampled battles that look for movement or by
+    the projection from the chain's first two steps (a lost-souls or 4D8 fight, grenades:
+    before either), in one line naming what it does not cover: the walk never starts."""
+
+    def walked(self, max_states):
+        raise AssertionError("the chain was walked")
+
+    monkeypatch.setattr(fight.Chain, "walk", walked)
+    with pytest.raises(NotExact) as refused:
+        fight_odds(load_scenario(path))
+    said = str(refused.value)
+    assert "\n" not in said and "holding" not in said
+    known = ("movement", "grenades", "Lost Souls fight", "4D8 fight", "ways")
+    assert any(what in said for what in known), said
 
 
 def test_grenades_are_refused_before_anything_is_worked_out():
@@ -169,9 +202,10 @@ def test_grenades_are_refused_before_anything_is_worked_out():
         fight_odds(scenario)
 
 
-def test_a_rule_state_that_points_at_other_fighters_is_refused(tmp_path):
-    """Lost Souls keeps the fighter's target (and the allies that may assist it) in its state:
-    no plain value to merge states by, so the fight is refused in one line, not guessed."""
+def test_a_system_it_does_not_cover_is_refused_up_front_in_a_users_words(tmp_path):
+    """Lost Souls and 4D8 keep the fighter's last target (for aiming) in its state: no plain
+    value to merge states by, so the fight is refused in one line before anything is worked
+    out, naming the systems it does cover, even a duel standing still."""
     catalogue = ROOT / "scenarios" / "catalogues" / "lost-souls.yaml"
     path = tmp_path / "lost-souls-duel.yaml"
     path.write_text(
@@ -190,16 +224,29 @@ turn_limit: 1
 """,
         encoding="utf-8",
     )
-    with pytest.raises(NotExact, match="holding Fighter"):
+    with pytest.raises(NotExact, match="a Lost Souls fight") as refused:
         fight_odds(load_scenario(path))
+    assert "Classic Shadowrun (sr-classic, sr-d8) or Shadowrun: 2097" in str(refused.value)
+    assert "holding" not in str(refused.value)
+    fourd8 = load_scenario(ROOT / "scenarios" / "4d8-dockside-shootout.yaml")
+    with pytest.raises(NotExact, match="a 4D8 fight"):
+        fight_odds(fourd8)
 
 
-def test_a_fight_past_the_limits_is_refused(tmp_path):
+def test_a_fight_past_the_limits_is_refused(tmp_path, monkeypatch):
     scenario = load_scenario(duel(tmp_path, turns=1))
     with pytest.raises(NotExact, match="more than 50 states"):
         fight_odds(scenario, max_states=50)
-    with pytest.raises(NotExact, match="more than 1,000 ways"):
-        fight_odds(scenario, max_paths=1000)
+    # the first turn start (36 ways) is held to a 200th of the limit on paths
+    with pytest.raises(NotExact, match="first initiative alone falls more than 10 ways"):
+        fight_odds(scenario, max_paths=2000)
+    monkeypatch.setattr(fight, "FIRST_SHARE", {"turn": 1, "act": 1})
+    # projected: 36 ways of initiative x 18 ways of Ace's first shot x 14 conditions sampled
+    with pytest.raises(NotExact, match="some 9,072 ways .*past the limit of 1,500"):
+        fight_odds(scenario, max_paths=1500)
+    monkeypatch.setattr(fight, "PROJECTED", 100)
+    with pytest.raises(NotExact, match="more than 1,500 ways for the dice to fall"):
+        fight_odds(scenario, max_paths=1500)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -238,7 +285,7 @@ def test_run_exact_refuses_in_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(path), "--exact", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--exact" in err and "Mark's plan" in err
+    assert err.count("\n") == 1 and "--exact" in err and "Mark's movement" in err
     assert not out.exists()
     assert main(["run", str(path), "--exact", "--trace", "0"]) == 2
     assert "--trace" in capsys.readouterr().err
