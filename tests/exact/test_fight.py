@@ -269,6 +269,18 @@ def test_run_exact_writes_the_summary_of_a_run_with_exact_rates(tmp_path, capsys
     assert red["ci95"] == [red["win_rate"], red["win_rate"]]
     assert summary["draws"]["ci95"][0] == summary["draws"]["ci95"][1]
     assert summary["distributions"]["turns"] == [0.0, 1.0]
+    # every rate it reports has its fraction beside it
+    assert summary["distributions"]["turns_probability"] == ["0", "1"]
+    assert summary["turns"]["mean_exact"] == "1"
+    reasons = summary["end_reason_probabilities"]
+    assert reasons.keys() == summary["end_reasons"].keys()
+    assert sum(map(Fraction, reasons.values())) == 1
+    for casualty in summary["casualties"]:
+        for what in ("down", "dead"):
+            exact = Fraction(casualty[f"{what}_probability"])
+            assert round(float(exact), 4) == round(casualty[f"{what}_rate"], 4)
+    downs = {Fraction(c["down_probability"]) for c in summary["casualties"]}
+    assert downs == {odds.down(0), odds.down(1)}
     # the sampled run's battles are not this answer's: gone with it
     assert not (out / "battles.csv").exists() and not (out / "combatants.csv").exists()
     # a variant with --set says so, as a sampled run's summary does
