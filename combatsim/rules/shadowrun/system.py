@@ -726,8 +726,8 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         roll = None
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
-        fired, meet = 0, battle.roll.checkpoint  # shots so far; exact answers' meeting point
-        stops = self._burst_stops
+        # shots so far; exact answers' meeting point; ruling 29: a burst stops at a downed target
+        fired, meet, stops = 0, battle.roll.checkpoint, self._burst_stops
         for group, (victim, count) in enumerate(groups):
             s = battle.situation(attacker, victim)
             distance = s.distance
@@ -740,8 +740,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             if tracing:
                 values = (recoil, COVER_TN[victim.cover], motion, s.engaged, moving, vis, smart)
                 _trace_aim(battle, attacker, victim, weapon, s, band, tn, (shots, count), values)
-            # each shot an attack test (ruling 5), until the victim is out of the fight (ruling
-            # 29; option ``burst_after_down: roll`` rolls the rest of the burst too)
+            # each shot an attack test (ruling 5), until the victim is out of the fight (29)
             for shot in range(count):
                 if shot and stops and not victim.can_act:
                     break
