@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import groupby
 from numbers import Integral
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from .engine.records import BattleResult
 from .folder import write_atomic
@@ -54,17 +54,6 @@ ATTACK_COLUMNS = (
 FLOAT_FORMAT = "%.10g"
 
 
-class Results(Protocol):
-    """What ``write_results`` reads of a batch's result (``run.BatchResult``)."""
-
-    @property
-    def battles(self) -> pd.DataFrame: ...
-    @property
-    def combatants(self) -> pd.DataFrame: ...
-    @property
-    def summary(self) -> dict[str, Any]: ...
-
-
 def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """A DataFrame of record dicts in order; integer columns with gaps stay integers.
 
@@ -82,18 +71,6 @@ def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
         ):
             frame[column] = frame[column].astype("Int64")
     return frame
-
-
-def write_results(result: Results, out_dir: str | os.PathLike) -> list[Path]:
-    """Write the result files into ``out_dir`` (created if missing); return their paths."""
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    return [
-        _write_atomic(folder / BATTLES_CSV, lambda f: _write_csv(result.battles, f)),
-        _write_atomic(folder / COMBATANTS_CSV, lambda f: _write_csv(result.combatants, f)),
-        *write_casualties([result.summary], folder),
-        _write_atomic(folder / SUMMARY_JSON, lambda f: f.write(summary_json(result.summary))),
-    ]
 
 
 def summary_json(summary: dict[str, Any]) -> str:
