@@ -40,10 +40,10 @@ def check_run_options(
 ) -> dict[str, Any]:
     """``values`` checked: each option present within its bounds (``seed`` and ``workers``
     may be None), ``precision`` a number in range with ``max_battles`` at least ``battles``,
-    ``records`` one of ``RECORDS``, no ``workers`` beside a ``scheduler``; the flags the API takes (``quiet``,
-    ``resume``, ``out``, the callbacks) of their types. Returns ``values`` with integers
-    plain (a numpy integer would reach the summary's JSON). ``flag(option)``: the option's
-    name as the user wrote it, for the message."""
+    ``records`` one of ``RECORDS``, no ``workers`` beside a ``scheduler``; the flags the API
+    takes (``quiet``, ``resume``, ``out``, the callbacks) of their types. Returns ``values``
+    with integers plain (a numpy integer would reach the summary's JSON). ``flag(option)``:
+    the option's name as the user wrote it, for the message."""
     checked = dict(values)
     for option, (low, high) in INTEGERS.items():
         if option in checked and (checked[option] is not None or option not in MAY_BE_NONE):

@@ -231,7 +231,7 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     Parquet by the writer of its ``casualties.parquet`` (a column mixing numbers and text as
     text)."""
     from ..folder import write_atomic
-    from ..output import _parquet_ready, attack_table, casualty_table, write_csv
+    from ..output import attack_table, casualty_table, parquet_ready, write_csv
 
     path = folder / job.id / name
     if path.exists():
@@ -245,6 +245,6 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     else:
         frame = records_of(job, kind, folder)
     if path.suffix == ".parquet":
-        ready = _parquet_ready(frame)
+        ready = parquet_ready(frame)
         return write_atomic(path, lambda f: ready.to_parquet(f, index=False), binary=True)
     return write_csv(frame, path)
