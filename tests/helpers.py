@@ -10,10 +10,13 @@ deals whole draws and checks that each is the draw the battle asks for.
 
 ``build`` writes a scenario mapping in the scenario file's own shape and validates it with
 ``build_scenario``, so the tests use the loader exactly as a YAML file would.
+
+``default_sigint`` is the ``preexec_fn`` of a child process a test sends Ctrl-C to.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,12 @@ from combatsim.engine.battle import Battle
 from combatsim.engine.records import BattleResult, TraceEvent
 from combatsim.engine.roll import Roller
 from combatsim.scenario import Scenario, build_scenario
+
+
+def default_sigint() -> None:
+    """Ctrl-C's default handling in a child process: one started from a suite that ignores
+    SIGINT (a script's background job does) would inherit that and never see the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class ScriptExhausted(AssertionError):
