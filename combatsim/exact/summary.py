@@ -19,7 +19,7 @@ from typing import Any
 
 from ..engine.records import TURN_LIMIT
 from ..run.tally import casualty_entries
-from ..stats import _round
+from ..stats import rounded
 from .fight import FightOdds
 
 
@@ -43,11 +43,11 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
         "sides": {side: _rate(odds.win(side), wins=None) for side in sides},
         "draws": _rate(odds.draw(), count=None),
         "turns": describe_turns(turns),
-        "end_reasons": {reason: _round(float(p)) for reason, p in reasons},
+        "end_reasons": {reason: rounded(float(p)) for reason, p in reasons},
         "end_reason_probabilities": {reason: str(p) for reason, p in reasons},
         "casualties": casualties(odds),
         "distributions": {
-            "turns": [_round(float(p)) for p in lengths],
+            "turns": [rounded(float(p)) for p in lengths],
             "turns_probability": [str(p) for p in lengths],
             "standing": None,
             "damage_taken": None,
@@ -57,7 +57,7 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
 
 
 def _rate(p: Fraction, **counts: None) -> dict[str, Any]:
-    rate = _round(float(p))
+    rate = rounded(float(p))
     return {
         **counts,
         "rate" if "count" in counts else "win_rate": rate,
@@ -81,7 +81,7 @@ def describe_turns(turns: Any) -> dict[str, Any]:
         return lengths[-1]
 
     return {
-        "mean": _round(float(mean)),
+        "mean": rounded(float(mean)),
         "mean_exact": str(mean),
         "median": float(quantile(Fraction(1, 2))),
         "p10": float(quantile(Fraction(1, 10))),
@@ -112,12 +112,12 @@ def casualties(odds: FightOdds) -> list[dict[str, Any]]:
                 "level": entry.level,
                 "battles": None,
                 "down": None,
-                "down_rate": _round(float(p_down)),
-                "down_ci95": [_round(float(p_down))] * 2,
+                "down_rate": rounded(float(p_down)),
+                "down_ci95": [rounded(float(p_down))] * 2,
                 "down_probability": str(p_down),
                 "dead": None,
-                "dead_rate": _round(float(p_dead)),
-                "dead_ci95": [_round(float(p_dead))] * 2,
+                "dead_rate": rounded(float(p_dead)),
+                "dead_ci95": [rounded(float(p_dead))] * 2,
                 "dead_probability": str(p_dead),
             }
         )
