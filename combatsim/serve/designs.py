@@ -113,13 +113,25 @@ def design_body(served, body: dict[str, Any], workers: int, folder):
         figures = {
             **_plain(result.summary),
             "kind": "design",
-            "verdict": [line.replace(root, "") for line in lines],
+            "verdict": [line.replace(root, "") for line in lines],  # as studies send it
+            "gist": result.summary["verdict"],
         }
-        for entry in figures.get("designs", []):
+        for entry, line in zip(figures.get("designs", []), lines[1:], strict=False):
             entry["yaml"] = design_text(out / entry["file"], catalogues)
+            entry["line"] = line  # as the command prints it
+            for rate in entry["rates"]:
+                rate["shown"] = shown(rate)
         return figures
 
     return work
+
+
+def shown(rate: dict[str, Any]) -> str:
+    """A target's rate and interval as ``combatsim design`` prints them."""
+    if rate["rate"] is None:
+        return "no battle"
+    low, high = rate["ci95"]
+    return f"{rate['rate']:.1%} ({low:.1%}-{high:.1%})"
 
 
 def design_text(path, catalogues) -> str | None:

@@ -183,8 +183,13 @@ def test_designs_on_the_page_are_the_commands_and_load_into_the_editor(client, f
     )
     expected = python.summary["designs"]
     assert [d["design"] for d in page["designs"]] == [d["design"] for d in expected]
-    assert [d["rates"] for d in page["designs"]] == [d["rates"] for d in expected]
-    assert page["verdict"][-1] == python.text().splitlines()[-1]
+    rates = [[{k: v for k, v in r.items() if k != "shown"} for r in d["rates"]] for d in page["designs"]]
+    assert rates == [d["rates"] for d in expected]
+    printed = python.text().splitlines()
+    assert page["verdict"] == printed
+    for entry, line in zip(page["designs"], printed[1:], strict=False):
+        assert entry["line"] == line
+        assert all(f"{r['target']}: {r['shown']}" in line for r in entry["rates"])
     for entry in page["designs"]:
         checked = client.post("/api/check", json={"yaml": entry["yaml"]}).json()
         assert checked["errors"] == [], checked
