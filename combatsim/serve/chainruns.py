@@ -38,7 +38,9 @@ def chain_rows(served) -> list[dict[str, Any]]:
         if not is_chain(data) or not isinstance(data.get("encounters"), list):
             continue
         names = [
-            str(e.get("name") or f"{k + 1}: {e.get('scenario', '?')}") if isinstance(e, dict) else "?"
+            str(e.get("name") or f"{k + 1}: {e.get('scenario', '?')}")
+            if isinstance(e, dict)
+            else "?"
             for k, e in enumerate(data["encounters"])
         ]
         rows.append(
@@ -76,7 +78,9 @@ def chain_body(served, body: dict[str, Any], workers: int):
 
         def watch(update) -> None:
             if job.due():
-                job.publish({"kind": "chain", "battles_done": update.done, "battles_total": update.total})
+                job.publish(
+                    {"kind": "chain", "battles_done": update.done, "battles_total": update.total}
+                )
 
         result = combatsim.chain(
             chain,

@@ -52,29 +52,40 @@ def design_arguments(scenario, body: dict[str, Any]) -> dict[str, Any]:
     side = body.get("side")
     if not isinstance(side, str):
         raise UsageError("side", side, "the name of the side to design")
-    targets = _names(body, "targets") if not isinstance(body.get("targets"), str) else [body["targets"]]
+    targets = (
+        _names(body, "targets") if not isinstance(body.get("targets"), str) else [body["targets"]]
+    )
     if not targets:
-        raise UsageError("targets", body.get("targets"), "one target or more, e.g. 'runners win 0.6..0.9'")
+        raise UsageError(
+            "targets", body.get("targets"), "one target or more, e.g. 'runners win 0.6..0.9'"
+        )
     pool = _names(body, "pool") or None
     weapons, armor = _names(body, "weapons"), _names(body, "armor")
-    keywords = {
-        "pool": pool,
-        "weapons": weapons,
-        "armor": armor,
+    sizes = {
         "min_members": _whole(body, "min_members", 1, 1, MAX_MEMBERS),
         "max_members": _whole(body, "max_members", 8, 1, MAX_MEMBERS),
         "max_kinds": _whole(body, "max_kinds", 2, 1, 3),
-        "top": _whole(body, "top", 5, 1, 10),
     }
     kinds = _kinds(scenario, side_index(scenario, side), pool, weapons, armor)
     found = count_candidates(
-        len(kinds), keywords["min_members"], keywords["max_members"], keywords["max_kinds"]
+        len(kinds), sizes["min_members"], sizes["max_members"], sizes["max_kinds"]
     )
     if found > MAX_VARIANTS:
         raise UsageError(
-            "pool", f"{found:,} make-ups", f"at most {MAX_VARIANTS:,} from the page (narrow the pool)"
+            "pool",
+            f"{found:,} make-ups",
+            f"at most {MAX_VARIANTS:,} from the page (narrow the pool)",
         )
-    return {"side": side, "target": targets, **keywords}
+    top = _whole(body, "top", 5, 1, 10)
+    return {
+        "side": side,
+        "target": targets,
+        "pool": pool,
+        "weapons": weapons,
+        "armor": armor,
+        "top": top,
+        **sizes,
+    }
 
 
 def design_body(served, body: dict[str, Any], workers: int, folder):
@@ -92,7 +103,9 @@ def design_body(served, body: dict[str, Any], workers: int, folder):
 
         def watch(update) -> None:
             if job.due():
-                job.publish({"kind": "design", "battles_done": update.done, "battles_total": update.total})
+                job.publish(
+                    {"kind": "design", "battles_done": update.done, "battles_total": update.total}
+                )
 
         out = folder / job.id
         search = {k: v for k, v in arguments.items() if k not in ("side", "target")}
@@ -143,7 +156,9 @@ def design_text(path, catalogues) -> str | None:
         data["catalogues"] = list(catalogues)
     else:
         data.pop("catalogues", None)
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100)
+    return yaml.safe_dump(
+        data, sort_keys=False, allow_unicode=True, default_flow_style=None, width=100
+    )
 
 
 async def start_design(request: Request):

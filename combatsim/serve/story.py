@@ -29,7 +29,10 @@ from . import common as web
 from .runs import records_of
 from .traces import MAX_TRACE_FIGHTERS
 
-PICKS = (("median", "a typical battle (the median)"), ("worst_tenth", "an unlucky battle (the worst tenth)"))
+PICKS = (
+    ("median", "a typical battle (the median)"),
+    ("worst_tenth", "an unlucky battle (the worst tenth)"),
+)
 
 
 def positions(n: int) -> dict[str, int]:
@@ -41,17 +44,19 @@ def ranked(battles, combatants, side: str) -> list[int]:
     """Battle numbers, worst first for ``side`` (see the module docstring), from the per-battle
     tables of a run (``battles.csv`` and ``combatants.csv`` as frames)."""
     mine = combatants[combatants["side"] == side]
-    by_battle = mine.assign(
-        dead=(mine["status"] == "dead").astype(int),
-        out=(~mine["standing"].astype(bool)).astype(int),
-    ).groupby("battle")[["dead", "out", "damage_taken"]].sum()
+    by_battle = (
+        mine.assign(
+            dead=(mine["status"] == "dead").astype(int),
+            out=(~mine["standing"].astype(bool)).astype(int),
+        )
+        .groupby("battle")[["dead", "out", "damage_taken"]]
+        .sum()
+    )
     keys = []
     for row in battles.itertuples(index=False):
         index = int(row.battle)
         outcome = 2 if row.winner == side else 1 if row.winner == "draw" else 0
-        dead, out, damage = (
-            by_battle.loc[index].tolist() if index in by_battle.index else (0, 0, 0)
-        )
+        dead, out, damage = by_battle.loc[index].tolist() if index in by_battle.index else (0, 0, 0)
         keys.append((outcome, -int(dead), -int(out), -int(damage), index))
     keys.sort()
     return [key[-1] for key in keys]
@@ -117,7 +122,9 @@ def story(scenario, seed: int, battles, combatants) -> dict[str, Any]:
     picks = []
     for kind, label in PICKS:
         at = positions(len(order))[kind]
-        picks.append({"kind": kind, "label": label, "position": at, **conditions(scenario, seed, order[at])})
+        picks.append(
+            {"kind": kind, "label": label, "position": at, **conditions(scenario, seed, order[at])}
+        )
     return {"side": side, "seed": seed, "battles": len(order), "picks": picks}
 
 

@@ -108,7 +108,9 @@ def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(
 
 def test_a_chain_shows_its_encounters_in_order_with_the_commands_numbers(page, served, folder):
     page.goto(served)
-    page.wait_for_selector("#chains:not([hidden]) #chain-pick option", state="attached", timeout=WAIT_MS)
+    page.wait_for_selector(
+        "#chains:not([hidden]) #chain-pick option", state="attached", timeout=WAIT_MS
+    )
     page.select_option("#chain-pick", "chains/sr-loading-dock-run.yaml")
     page.fill("#chain-runs", "200")
     page.fill("#chain-seed", "11")
@@ -163,11 +165,12 @@ def test_designs_show_their_rates_against_the_targets_and_load_into_the_editor(p
     )
     # the loaded design is the fight now: its guards in the form, and a run of it done
     page.wait_for_function(
-        "(n) => document.querySelectorAll(\"#sides fieldset.side\")[1]?.textContent.includes('corp_guard')"
-        " && document.querySelector('#run-status').dataset.state === 'done'",
-        arg=members,
+        "() => document.querySelector('#run-status').dataset.state === 'done'"
+        " && document.querySelector('#sides .member[data-member=corp_guard]')",
         timeout=WAIT_MS,
     )
+    count = page.locator("#sides .member[data-member=corp_guard] input").first.input_value()
+    assert int(count) == members
     assert "corp_sergeant" not in page.input_value("#yaml").split("corp security")[1]
     _shot(page, "design-loaded")
     assert not page.problems, page.problems

@@ -80,7 +80,9 @@ def test_the_ranking_puts_losses_then_deaths_then_falls_then_damage_first():
         (5, "a", "dying", False, 10),
         (0, "b", "dead", False, 12),
     ]
-    combatants = pd.DataFrame(rows, columns=["battle", "side", "status", "standing", "damage_taken"])
+    combatants = pd.DataFrame(
+        rows, columns=["battle", "side", "status", "standing", "damage_taken"]
+    )
     # lost with a death (1), lost (5), drawn (2), won with a fall (3), won hurt (4), won (0)
     assert ranked(battles, combatants, "a") == [1, 5, 2, 3, 4, 0]
     assert positions(1000) == {"median": 499, "worst_tenth": 99}
@@ -137,16 +139,37 @@ def test_a_chain_on_the_page_prints_what_combatsim_chain_prints(client, folder, 
     chain = started(client, "/api/chains", chain=DOCK, battles=300, seed=3)
     page = ended(client, f"/api/studies/{chain}")
     assert page["state"] == "done", page
-    assert main(["chain", str(folder / DOCK), "--battles", "300", "--seed", "3",
-                 "--workers", "1", "--out", str(tmp_path / "out")]) == 0
+    assert (
+        main(
+            [
+                "chain",
+                str(folder / DOCK),
+                "--battles",
+                "300",
+                "--seed",
+                "3",
+                "--workers",
+                "1",
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out.replace(f"{folder}/", "")
     assert page["text"] in printed  # to the byte: the command then says where it wrote
     rows = printed.split("\n\n")[2].splitlines()[1:]
     for row, encounter in zip(rows, page["encounters"], strict=True):
         cells = encounter["cells"]
-        expected = [encounter["encounter"], cells["reached"], cells["won"], *cells["interval"].split(" "),
-                    cells["ends"], *(["<-", "ends", "most", "runs"] if encounter["ends_most_runs"] else []),
-                    cells["fresh_won"]]
+        expected = [
+            encounter["encounter"],
+            cells["reached"],
+            cells["won"],
+            *cells["interval"].split(" "),
+            cells["ends"],
+            *(["<-", "ends", "most", "runs"] if encounter["ends_most_runs"] else []),
+            cells["fresh_won"],
+        ]
         assert row.split() == " ".join(expected).split()
     python = combatsim.chain(folder / DOCK, battles=300, seed=3, workers=1, quiet=True)
     first = python.summary["carried"]["encounters"][0]
@@ -178,12 +201,23 @@ def test_designs_on_the_page_are_the_commands_and_load_into_the_editor(client, f
     page = ended(client, f"/api/studies/{design}")
     assert page["state"] == "done", page
     python = combatsim.design(
-        folder / FIREFIGHT, "corp security", SEARCH["targets"], pool=["corp_guard"],
-        max_kinds=1, max_members=4, top=2, battles=100, seed=2, workers=1, quiet=True,
+        folder / FIREFIGHT,
+        "corp security",
+        SEARCH["targets"],
+        pool=["corp_guard"],
+        max_kinds=1,
+        max_members=4,
+        top=2,
+        battles=100,
+        seed=2,
+        workers=1,
+        quiet=True,
     )
     expected = python.summary["designs"]
     assert [d["design"] for d in page["designs"]] == [d["design"] for d in expected]
-    rates = [[{k: v for k, v in r.items() if k != "shown"} for r in d["rates"]] for d in page["designs"]]
+    rates = [
+        [{k: v for k, v in r.items() if k != "shown"} for r in d["rates"]] for d in page["designs"]
+    ]
     assert rates == [d["rates"] for d in expected]
     printed = python.text().splitlines()
     assert page["verdict"] == printed
@@ -193,7 +227,12 @@ def test_designs_on_the_page_are_the_commands_and_load_into_the_editor(client, f
     for entry in page["designs"]:
         checked = client.post("/api/check", json={"yaml": entry["yaml"]}).json()
         assert checked["errors"] == [], checked
-        guards = [m for s in checked["view"]["sides"] if s["name"] == "corp security" for m in s["members"]]
+        guards = [
+            m
+            for s in checked["view"]["sides"]
+            if s["name"] == "corp security"
+            for m in s["members"]
+        ]
         assert sum(int(m.get("count") or 1) for m in guards) == entry["members"]
 
 
@@ -202,7 +241,17 @@ def test_a_design_is_checked_before_it_starts(client):
         ({**SEARCH, "side": "nobody"}, "side"),
         ({**SEARCH, "targets": []}, "targets"),
         ({**SEARCH, "pool": ["dragon"]}, "pool"),
-        ({**SEARCH, "pool": None, "max_members": 12, "max_kinds": 3, "weapons": ["ak97", "hk227"], "armor": ["armor_vest", "none"]}, ""),
+        (
+            {
+                **SEARCH,
+                "pool": None,
+                "max_members": 12,
+                "max_kinds": 3,
+                "weapons": ["ak97", "hk227"],
+                "armor": ["armor_vest", "none"],
+            },
+            "",
+        ),
     ):
         answer = client.post("/api/designs", json={"scenario": FIREFIGHT, **body})
         assert answer.status_code in (422, 404), answer.text

@@ -1100,6 +1100,7 @@
   window.combatsimPage = {
     source: () => (S.file ? sourceBody() : null), // the fight the run runs: {scenario} or {yaml}, with set
     view: () => S.view, // its sides and members
+    file: () => S.file, // the file it came from
     seed: () => intOrNull("seed"),
     /** A whole scenario text (a design) into the editor, the form's edits dropped. */
     loadYaml(text) {

@@ -114,7 +114,7 @@
   }
   function outcome(p, d) {
     const how = p.winner == null ? (p.end_reason === "turn_limit" ? "a draw at the turn limit" : "a draw") : `${p.winner} won`;
-    return `${how} after ${p.turns} turn${p.turns === 1 ? "" : "s"} · ${count(p.position + 1)}. worst of ${count(d.battles)}`;
+    return `${how} after ${p.turns} turn${p.turns === 1 ? "" : "s"} · ranked ${count(p.position + 1)} of ${count(d.battles)} from the worst`;
   }
   function pickBlock(p, d, sides) {
     const trace = () => traceBattle(p.battle);
@@ -210,7 +210,7 @@
   }
   function renderChain(d) {
     const c = d.completes;
-    const completes = el("p", { class: "verdict chain-completes" },
+    const completes = el("p", { class: "chain-completes" },
       `${d.side} complete the run: `, el("strong", { text: `${c.carried.cells[0]} (${c.carried.cells[1]})` }),
       " carrying what each fight leaves; ", el("strong", { text: `${c.fresh.cells[0]} (${c.fresh.cells[1]})` }),
       " with every fight fresh.");
@@ -222,7 +222,7 @@
       el("td", {}, meter(e.reach.rate), " ", e.cells.reached),
       el("td", {}, meter(e.win_once_reached.rate), " ", e.cells.won),
       el("td", { text: e.cells.interval }),
-      el("td", { text: e.cells.ends + (e.ends_most_runs ? " ← ends most runs" : "") }),
+      el("td", {}, e.cells.ends, e.ends_most_runs ? el("span", { class: "mark", text: "← ends most runs" }) : null),
       el("td", { text: e.cells.fresh_won })));
     const table = el("table", { class: "chain-table", "aria-label": `${d.chain}: each encounter in order` }, el("thead", {}, head), el("tbody", {}, rows));
     const printed = el("details", {}, el("summary", { text: "What combatsim chain prints" }), el("pre", { class: "trace", text: d.text || "" }));
@@ -255,7 +255,7 @@
     const view = page()?.view();
     const sides = (view?.sides || []).map((s) => s.name);
     if (!sides.length) return;
-    const key = `${view.name}|${sides.join("|")}`;
+    const key = `${page().file()}|${sides.join("|")}`; // a design loaded keeps the list`
     if (designState.scenario === key) return;
     designState.scenario = key;
     $("design-side").replaceChildren(...sides.map((s, i) => el("option", { value: s, text: s, selected: i === sides.length - 1 })));
@@ -306,7 +306,7 @@
     const lines = d.verdict || [];
     const printed = el("details", {}, el("summary", { text: "What combatsim design prints" }), el("pre", { class: "trace", text: lines.join("\n") }));
     const gist = d.gist || "";
-    $("design-out").replaceChildren(el("p", { class: "verdict", text: gist }),
+    $("design-out").replaceChildren(el("p", { class: "gist", text: gist }),
       d.designs.length ? el("div", { class: "table-wrap" }, table) : null, printed);
   }
   function loadDesign(entry) {
