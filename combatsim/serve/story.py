@@ -65,7 +65,8 @@ def ranked(battles, combatants, side: str) -> list[int]:
 def conditions(scenario, seed: int, index: int) -> dict[str, Any]:
     """Battle ``index`` of the run seeded ``seed`` played again, with each fighter's condition
     at the start (turn 0) and at the end of every turn: ``condition`` (``1 - harm``, from 1
-    fresh to 0 out of the fight) and ``status``, and how the battle ended."""
+    fresh to 0 out of the fight), ``status`` and ``standing`` (able to act), and how the
+    battle ended."""
     from ..engine.battle import Battle
     from ..rng import battle_rng
 
@@ -77,10 +78,14 @@ def conditions(scenario, seed: int, index: int) -> dict[str, Any]:
             super().__init__(*args, **kwargs)
             self.noted = [self.now()]
 
-        def now(self) -> list[tuple[float, str]]:
+        def now(self) -> list[tuple[float, str, bool]]:
             system = self.system
             return [
-                (max(0.0, 1.0 - float(system.harm(f))), "fled" if f.fled else system.status(f))
+                (
+                    max(0.0, 1.0 - float(system.harm(f))),
+                    "fled" if f.fled else system.status(f),
+                    bool(f.can_act),
+                )
                 for f in self.fighters
             ]
 
@@ -101,6 +106,7 @@ def conditions(scenario, seed: int, index: int) -> dict[str, Any]:
                 "side": f.side,
                 "condition": [round(turn[k][0], 4) for turn in battle.noted],
                 "status": [turn[k][1] for turn in battle.noted],
+                "standing": [turn[k][2] for turn in battle.noted],
             }
         )
     return {

@@ -94,11 +94,20 @@ def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(
     # one click from a fighter's row: that battle, blow by blow
     page.locator("#story .story-pick[data-kind=worst_tenth] tbody tr .who").nth(1).click()
     page.wait_for_function(
-        "(k) => document.querySelector('#trace').textContent.includes('Battle ' + k)",
+        "(k) => document.querySelector('#trace').textContent.split('\\n').includes('Battle ' + k)",
         arg=battle,
         timeout=WAIT_MS,
     )
     assert page.input_value("#trace-index") == battle
+    # and from the keyboard: the median's button, Enter
+    median_battle = median.get_attribute("data-battle")
+    median.locator(".story-head button").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(k) => document.querySelector('#trace').textContent.split('\\n').includes('Battle ' + k)",
+        arg=median_battle,
+        timeout=WAIT_MS,
+    )
     # an edit marks the story as the previous fight's until the new run is done
     page.fill("#battles", "200")
     page.locator("#sides input[data-path]").first.fill("3")
@@ -137,6 +146,7 @@ def test_a_chain_shows_its_encounters_in_order_with_the_commands_numbers(page, s
     assert completes in page.inner_text("#chain-out .chain-completes")
     _no_sideways_scroll(page)
     _shot(page, "chain", "#chains")
+    _shot(page, "overview")
     assert not page.problems, page.problems
 
 
@@ -159,7 +169,8 @@ def test_designs_show_their_rates_against_the_targets_and_load_into_the_editor(p
     _shot(page, "design", "#design")
     design = rows.first.locator("th").inner_text()
     members = int(design.split()[0])
-    rows.first.locator("button").click()
+    rows.first.locator("button").focus()  # the keyboard's way: Enter on the button
+    page.keyboard.press("Enter")
     page.wait_for_function(
         "() => document.querySelector('#yaml').value.includes('corp_guard')", timeout=WAIT_MS
     )

@@ -256,3 +256,35 @@ def test_a_design_is_checked_before_it_starts(client):
         answer = client.post("/api/designs", json={"scenario": FIREFIGHT, **body})
         assert answer.status_code in (422, 404), answer.text
         assert len(answer.json()["errors"]) == 1 and word in answer.json()["errors"][0]
+
+
+@pytest.mark.parametrize(
+    "file",
+    [
+        "sr2097-runners-vs-patrol.yaml",
+        "sr-d8-chop-shop-bust.yaml",
+        "sr-grenade-ambush.yaml",
+        "lost-souls-warehouse-raid.yaml",
+        "4d8-temple-guardians.yaml",
+        "tactics/take-cover.yaml",
+    ],
+)
+def test_the_battles_played_again_end_as_the_run_recorded_them_in_every_system(file):
+    """A replay's last condition is the run's record of that battle: the status of every
+    fighter, who stands (a condition above 0 exactly when it can still act, unless fled),
+    and the turn it ended at."""
+    scenario = combatsim.load_scenario(ROOT / "scenarios" / file)
+    result = combatsim.simulate(scenario, 60, seed=3, workers=1, quiet=True)
+    told = story(scenario, 3, result.battles, result.combatants)
+    for pick in told["picks"]:
+        rows = result.combatants[result.combatants["battle"] == pick["battle"]]
+        assert [f["status"][-1] for f in pick["fighters"]] == rows["status"].tolist()
+        battle = result.battles.set_index("battle").loc[pick["battle"]]
+        assert pick["turns"] == battle["turns"]
+        for fighter, (_, row) in zip(pick["fighters"], rows.iterrows(), strict=True):
+            assert len(fighter["condition"]) == pick["turns"] + 1
+            assert all(0.0 <= c <= 1.0 for c in fighter["condition"])
+            # the turn it fell, as the run recorded it: the first turn it ended not standing
+            fell = fighter["standing"].index(False) if False in fighter["standing"] else None
+            recorded = row["knocked_out_turn"]
+            assert fell == (None if pd.isna(recorded) else int(recorded)), fighter["name"]

@@ -107,7 +107,11 @@
       `The ${count(d.battles)} battles ranked for ${d.side}, worst first: lost, then drawn, then won; ` +
       "then more of its fighters dead, out of the fight, and more damage taken. The median is the middle " +
       "battle; the worst tenth is the battle one in ten is as bad as or worse than. Each is played again: " +
-      "every fighter's condition at the start and after each turn (100% fresh, 0% out of the fight).";
+      "every fighter's condition at the start and after each turn (a full bar: fresh).";
+    $("story-note").append(el("span", { class: "story-key" },
+      el("span", { class: "cond out down", text: "×" }), "down",
+      el("span", { class: "cond out dead", text: "✝" }), "dead",
+      el("span", { class: "cond out fled", text: "↗" }), "fled"));
     say("story-status", "");
     const sides = [...new Set(d.picks.flatMap((p) => p.fighters.map((f) => f.side)))];
     $("story-picks").replaceChildren(...d.picks.map((p) => pickBlock(p, d, sides)));
@@ -130,18 +134,18 @@
       const colour = SIDE_COLOURS[sides.indexOf(f.side) % 4];
       const name = el("button", { type: "button", class: "linkish who", onclick: trace,
         title: `Trace battle ${p.battle}`, "aria-label": `${f.name} (${f.side}): trace battle ${p.battle}`, text: f.name });
-      const cells = f.condition.map((c, t) => conditionCell(f, c, f.status[t], t));
-      const last = f.status[f.status.length - 1];
+      const cells = f.condition.map((c, t) => conditionCell(f, c, f.status[t], f.standing[t], t));
+      const last = f.status[f.status.length - 1], up = f.standing[f.standing.length - 1];
       return el("tr", { "data-fighter": f.name, style: `--side: ${colour}` },
         el("th", { scope: "row", class: "story-who" }, name, el("span", { class: "muted", text: f.side })),
-        cells, el("td", { class: "story-end " + (OUT[last] || "up"), text: last }));
+        cells, el("td", { class: "story-end " + (up ? "up" : OUT[last] || "down"), text: last }));
     });
     const table = el("table", { class: "story-table", "aria-label": `${p.label}: each fighter's condition by turn` }, thead, el("tbody", {}, rows));
     return el("div", { class: "story-pick", "data-kind": p.kind, "data-battle": p.battle },
       head, el("p", { class: "small muted", text: outcome(p, d) }), el("div", { class: "table-wrap" }, table));
   }
-  function conditionCell(f, c, status, t) {
-    const out = OUT[status];
+  function conditionCell(f, c, status, standing, t) {
+    const out = standing ? null : OUT[status] || "down";
     const when = t === 0 ? "at the start" : `after turn ${t}`;
     const words = `${f.name} ${when}: ${pct(c)}${status ? ` (${status})` : ""}`;
     const hue = Math.round(120 * c);
