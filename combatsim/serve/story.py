@@ -44,22 +44,16 @@ def ranked(battles, combatants, side: str) -> list[int]:
     """Battle numbers, worst first for ``side`` (see the module docstring), from the per-battle
     tables of a run (``battles.csv`` and ``combatants.csv`` as frames)."""
     mine = combatants[combatants["side"] == side]
-    by_battle = (
-        mine.assign(
-            dead=(mine["status"] == "dead").astype(int),
-            out=(~mine["standing"].astype(bool)).astype(int),
-        )
-        .groupby("battle")[["dead", "out", "damage_taken"]]
-        .sum()
-    )
-    keys = []
-    for row in battles.itertuples(index=False):
-        index = int(row.battle)
-        outcome = 2 if row.winner == side else 1 if row.winner == "draw" else 0
-        dead, out, damage = by_battle.loc[index].tolist() if index in by_battle.index else (0, 0, 0)
-        keys.append((outcome, -int(dead), -int(out), -int(damage), index))
-    keys.sort()
-    return [key[-1] for key in keys]
+    fallen = mine.assign(
+        dead=(mine["status"] == "dead").astype(int),
+        out=(~mine["standing"].astype(bool)).astype(int),
+    ).groupby("battle")[["dead", "out", "damage_taken"]].sum()
+    keys = battles[["battle", "winner"]].join(fallen, on="battle").fillna(0)
+    keys["outcome"] = (keys["winner"] == side) * 2 + (keys["winner"] == "draw") * 1
+    for column in ("dead", "out", "damage_taken"):
+        keys[column] = -keys[column].astype(int)
+    columns = ["outcome", "dead", "out", "damage_taken", "battle"]
+    return [int(b) for b in keys.sort_values(columns, kind="stable")["battle"]]
 
 
 def conditions(scenario, seed: int, index: int) -> dict[str, Any]:
