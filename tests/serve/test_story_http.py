@@ -90,7 +90,9 @@ def test_the_ranking_puts_losses_then_deaths_then_falls_then_damage_first():
     assert positions(11) == {"median": 5, "worst_tenth": 1}
 
 
-def test_a_runs_story_is_the_python_apis_for_the_same_seed_and_its_battles_replay(client, folder):
+def test_a_runs_story_is_the_python_apis_for_the_same_seed_and_its_battles_replay(
+    client, folder, tmp_path
+):
     run = started(client, "/api/runs", scenario=FIREFIGHT, battles=400, seed=7)
     assert ended(client, f"/api/runs/{run}")["state"] == "done"
     got = client.get(f"/api/runs/{run}/story")
@@ -99,6 +101,29 @@ def test_a_runs_story_is_the_python_apis_for_the_same_seed_and_its_battles_repla
     scenario = combatsim.load_scenario(folder / FIREFIGHT)
     result = combatsim.simulate(scenario, 400, seed=7, workers=1, quiet=True)
     assert page == story(scenario, 7, result.battles, result.combatants)
+    from combatsim.cli import main
+
+    out = tmp_path / "run"
+    assert (
+        main(
+            [
+                "run",
+                str(folder / FIREFIGHT),
+                "--battles",
+                "400",
+                "--seed",
+                "7",
+                "--workers",
+                "1",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
+    tables = [pd.read_csv(out / name) for name in ("battles.csv", "combatants.csv")]
+    assert page == story(scenario, 7, *tables)  # from the command's own tables too
     assert [p["kind"] for p in page["picks"]] == ["median", "worst_tenth"]
     order = ranked(result.battles, result.combatants, "runners")
     for pick in page["picks"]:
