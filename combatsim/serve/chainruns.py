@@ -122,6 +122,7 @@ def chain_figures(summary: dict[str, Any]) -> dict[str, Any]:
                 "fresh_win_once_reached": f["win_once_reached"],
                 "cells": {
                     "reached": _pct(e["reach"]["rate"]),
+                    "reached_interval": _interval(e["reach"]["ci95"]),
                     "won": _pct(won["rate"]),
                     "interval": _interval(won["ci95"]),
                     "ends": _pct(e["ends_run"]["rate"]),

@@ -689,8 +689,7 @@
     if (state === "done" && id) {
       loadExact(id);
       document.dispatchEvent(new CustomEvent("combatsim:run-done", { detail: { id } })); // static/story.js
-    }
-    else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
+    } else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
     if (!done) return;
     S.shown = id;
     const order = r.side_order || Object.keys(r.sides || {});

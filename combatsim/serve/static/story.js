@@ -223,7 +223,7 @@
     const rows = d.encounters.map((e, k) => el("tr", { class: e.ends_most_runs ? "ends-most" : null, "data-encounter": e.encounter },
       el("td", { text: String(k + 1) }),
       el("th", { scope: "row", text: e.encounter }),
-      el("td", {}, meter(e.reach.rate), " ", e.cells.reached),
+      el("td", { title: `95% interval: ${e.cells.reached_interval}` }, meter(e.reach.rate), " ", e.cells.reached),
       el("td", {}, meter(e.win_once_reached.rate), " ", e.cells.won),
       el("td", { text: e.cells.interval }),
       el("td", {}, e.cells.ends, e.ends_most_runs ? el("span", { class: "mark", text: "← ends most runs" }) : null),
