@@ -18,6 +18,7 @@ fight) and its status. The same functions read the tables of ``combatsim run --o
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -44,10 +45,14 @@ def ranked(battles, combatants, side: str) -> list[int]:
     """Battle numbers, worst first for ``side`` (see the module docstring), from the per-battle
     tables of a run (``battles.csv`` and ``combatants.csv`` as frames)."""
     mine = combatants[combatants["side"] == side]
-    fallen = mine.assign(
-        dead=(mine["status"] == "dead").astype(int),
-        out=(~mine["standing"].astype(bool)).astype(int),
-    ).groupby("battle")[["dead", "out", "damage_taken"]].sum()
+    fallen = (
+        mine.assign(
+            dead=(mine["status"] == "dead").astype(int),
+            out=(~mine["standing"].astype(bool)).astype(int),
+        )
+        .groupby("battle")[["dead", "out", "damage_taken"]]
+        .sum()
+    )
     keys = battles[["battle", "winner"]].join(fallen, on="battle").fillna(0)
     keys["outcome"] = (keys["winner"] == side) * 2 + (keys["winner"] == "draw") * 1
     for column in ("dead", "out", "damage_taken"):
@@ -129,7 +134,12 @@ def story(scenario, seed: int, battles, combatants) -> dict[str, Any]:
 
 
 def job_story(job, folder) -> dict[str, Any]:
-    """The story of a finished run job (kept with it once made)."""
+    """The story of a finished run job (made once, then kept with it)."""
+    with job.extra.setdefault("story_lock", threading.Lock()):
+        return _job_story(job, folder)
+
+
+def _job_story(job, folder) -> dict[str, Any]:
     if "story" not in job.extra:
         scenario = job.extra["scenario"]
         if len(scenario.fighters) > MAX_TRACE_FIGHTERS:
