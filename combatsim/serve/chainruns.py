@@ -101,7 +101,8 @@ def chain_body(served, body: dict[str, Any], workers: int):
 def chain_figures(summary: dict[str, Any]) -> dict[str, Any]:
     """The page's view of a chain's summary: completion and each encounter in order, each
     number beside its cell as ``combatsim chain`` prints it."""
-    from ..chains.summary import _interval, _pct
+    from ..output import interval_text as _interval
+    from ..output import percent as _pct
 
     carried, fresh = summary["carried"], summary["fresh"]
 

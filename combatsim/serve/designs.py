@@ -22,7 +22,7 @@ from ..errors import UsageError
 from . import common as web
 from .jobs import Job
 from .runs import run_options, scenario_of
-from .studies import MAX_VARIANTS, _plain
+from .studies import MAX_VARIANTS, plain
 
 MAX_DESIGN_BATTLES = 2_000  # battles of each confirmation (and the screening's last look)
 MAX_MEMBERS = 12  # fighters of a designed side, from the page
@@ -47,7 +47,7 @@ def _whole(body: dict[str, Any], key: str, default: int, low: int, high: int) ->
 def design_arguments(scenario, body: dict[str, Any]) -> dict[str, Any]:
     """The request's side, targets and search, checked (422) before anything runs: the
     names as the command checks them, and at most ``MAX_VARIANTS`` make-ups."""
-    from ..sweeps.design import _kinds, count_candidates, side_index
+    from ..sweeps.design import count_candidates, design_kinds, side_index
 
     side = body.get("side")
     if not isinstance(side, str):
@@ -66,7 +66,7 @@ def design_arguments(scenario, body: dict[str, Any]) -> dict[str, Any]:
         "max_members": _whole(body, "max_members", 8, 1, MAX_MEMBERS),
         "max_kinds": _whole(body, "max_kinds", 2, 1, 3),
     }
-    kinds = _kinds(scenario, side_index(scenario, side), pool, weapons, armor)
+    kinds = design_kinds(scenario, side_index(scenario, side), pool, weapons, armor)
     found = count_candidates(
         len(kinds), sizes["min_members"], sizes["max_members"], sizes["max_kinds"]
     )
@@ -124,7 +124,7 @@ def design_body(served, body: dict[str, Any], workers: int, folder):
         )
         lines = [line for line in result.text().splitlines() if line.strip()]
         figures = {
-            **_plain(result.summary),
+            **plain(result.summary),
             "kind": "design",
             "verdict": [line.replace(root, "") for line in lines],  # as studies send it
             "gist": result.summary["verdict"],
