@@ -128,8 +128,8 @@ def test_every_rate_is_the_one_a_plain_run_of_the_make_up_gives():
     is the rate ``combatsim.simulate`` gives its scenario on the same battles (a shared empty
     tally once counted every candidate's deaths into each other's)."""
     from combatsim.scenario import load_scenario
-    from combatsim.sweeps.design import _kinds as kinds_of
     from combatsim.sweeps.design import build, design_data, placement
+    from combatsim.sweeps.design import design_kinds as kinds_of
 
     targets = ["runners dead <= 0.5", "corp security win >= 0.2"]
     kwargs = dict(pool=["elf_adept"], max_kinds=1, max_members=3, battles=32, seed=3)

@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CombatsimError
 from ..names import for_terminal
-from . import extras, runs
+from . import chainruns, designs, extras, runs, story
 from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
 from .folder import FenceMiddleware, Outside, Served
 from .jobs import Busy, Job, Jobs
@@ -348,8 +348,11 @@ def routes() -> list:
         Route("/api/runs/{id}", cancel_job, methods=["DELETE"]),
         Route("/api/runs/{id}/events", job_events),
         Route("/api/runs/{id}/exact", run_exact),
+        *story.routes(),  # before the tables: /api/runs/ID/story is not a table
         Route("/api/runs/{id}/{table}", run_table),
         *extras.routes(),
+        *chainruns.routes(),
+        *designs.routes(),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
 

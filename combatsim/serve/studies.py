@@ -213,20 +213,20 @@ def final_figures(kind: str, result) -> dict[str, Any]:
 
     rows = [] if result.table is None else wide_table(result.table).to_dict("records")
     return {
-        **_plain(summary),
+        **plain(summary),
         "kind": kind,
-        "rows": _plain(rows),
+        "rows": plain(rows),
         "verdict": lines,
         "battles_done": summary.get("battles_completed"),
     }
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """JSON-ready: numpy numbers as Python's, NaN as None."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if type(value).__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return None
     if hasattr(value, "item") and not isinstance(value, str | bytes):

@@ -398,7 +398,7 @@ def design(
     index = side_index(base, side)
     _check_limits(min_members, max_members, max_kinds, top)
     goals = _goals(targets, subject, index)
-    kinds = _kinds(base, index, pool, weapons, armor)
+    kinds = design_kinds(base, index, pool, weapons, armor)
     found = candidates(len(kinds), min_members, max_members, max_kinds)
     place = placement(base, index, formation)
     race = Race(goals, [simplicity(c) for c in found], opts.battles, top)
@@ -463,7 +463,11 @@ def catalogue_names(base) -> dict[str, list[str]]:
     return {section: list(found) for section, found in names.items()}
 
 
-def _kinds(base, index: int, pool, weapons: Sequence[str], armor: Sequence[str]) -> list[Kind]:
+def design_kinds(
+    base, index: int, pool, weapons: Sequence[str], armor: Sequence[str]
+) -> list[Kind]:
+    """The kinds a search of side ``index`` chooses from, its names checked (the page counts
+    the make-ups with it before it starts a search)."""
     known = catalogue_names(base)
     if pool is None:
         members = base.data["sides"][index]["members"]

@@ -57,6 +57,7 @@
     status("run-status", "Edited: new figures are coming (faded below: the previous ones, not this fight's).");
     $("run-progress").value = 0;
     $("exact-attacks").hidden = true;
+    document.dispatchEvent(new CustomEvent("combatsim:run-stale")); // static/story.js
   }
 
   // ---------- HTTP ----------
@@ -433,6 +434,7 @@
     delete $("csv-links").dataset.run;
     $("results").classList.remove("stale");
     $("exact-attacks").hidden = true;
+    document.dispatchEvent(new CustomEvent("combatsim:run-stale")); // static/story.js
     status("run-status", "Waiting for the first figures…");
     $("run-status").dataset.state = "pending";
   }
@@ -684,8 +686,10 @@
     $("run-progress").max = wanted || 1; $("run-progress").value = done;
     if (r.error) status("run-status", "The run failed: " + r.error, true);
     $("verdict").textContent = verdictText(r);
-    if (state === "done" && id) loadExact(id);
-    else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
+    if (state === "done" && id) {
+      loadExact(id);
+      document.dispatchEvent(new CustomEvent("combatsim:run-done", { detail: { id } })); // static/story.js
+    } else if ($("exact-attacks").dataset.run !== id) $("exact-attacks").hidden = true;
     if (!done) return;
     S.shown = id;
     const order = r.side_order || Object.keys(r.sides || {});
@@ -1090,6 +1094,21 @@
     }
   });
   $("save-name").addEventListener("input", () => { overwriteArmed = false; $("save-confirm").textContent = "Save"; $("save-warn").textContent = ""; });
+
+  // ---------- for the page's other scripts (static/story.js) ----------
+  window.combatsimPage = {
+    source: () => (S.file ? sourceBody() : null), // the fight the run runs: {scenario} or {yaml}, with set
+    view: () => S.view, // its sides and members
+    file: () => S.file, // the file it came from
+    seed: () => intOrNull("seed"),
+    /** A whole scenario text (a design) into the editor, the form's edits dropped. */
+    loadYaml(text) {
+      S.sets = new Map();
+      $("yaml").value = text;
+      editClock(); renderGutter(); markEdited();
+      checkYaml();
+    },
+  };
 
   // ---------- start ----------
   $("home").addEventListener("click", showOverview);
