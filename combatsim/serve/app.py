@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CombatsimError
 from ..names import for_terminal
-from . import extras, runs
+from . import extras, maps, runs
 from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
 from .folder import FenceMiddleware, Outside, Served
 from .jobs import Busy, Job, Jobs
@@ -350,6 +350,7 @@ def routes() -> list:
         Route("/api/runs/{id}/exact", run_exact),
         Route("/api/runs/{id}/{table}", run_table),
         *extras.routes(),
+        *maps.routes(),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
 
