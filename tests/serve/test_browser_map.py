@@ -297,6 +297,10 @@ def test_a_fighter_moves_by_keyboard_alone(page, served):
         raise AssertionError("Tab never reached the map's first fighter")
     assert "arrow keys" in page.evaluate("() => document.activeElement.getAttribute('aria-label')")
     assert page.locator("#map-svg .rings circle").count() > 0  # its ranges, on focus
+    page.keyboard.press("n")  # the next marker, and back
+    assert page.evaluate("() => document.activeElement.dataset.name") == "Grunt"
+    page.keyboard.press("p")
+    assert page.evaluate("() => document.activeElement.dataset.name") == "Razor"
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowUp")
@@ -309,5 +313,8 @@ def test_a_fighter_moves_by_keyboard_alone(page, served):
     # the focus stays on the marker moved, for the next key
     assert page.evaluate("() => document.activeElement.dataset.name") == "Razor"
     assert page.evaluate("() => document.activeElement.dataset.x") == "7"
+    # the map is one stop of the Tab order: the next Tab leaves it
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('#map-svg')")
     _shot(page, "keyboard")
     assert not page.problems, page.problems

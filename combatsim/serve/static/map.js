@@ -24,7 +24,7 @@
     <h3 id="map-h">Map <span class="muted small" id="map-scale"></span></h3>
     <div class="map-wrap"><svg id="map-svg" role="group" aria-labelledby="map-h" aria-describedby="map-help"></svg></div>
     <p id="map-info" class="map-info small" role="status" aria-live="polite"></p>
-    <p id="map-help" class="muted small">Drag a fighter or a cover point to move it, or focus it (Tab) and use the arrow keys (Shift: 5 m); hover or focus a fighter for its weapons' ranges. North is up.</p>
+    <p id="map-help" class="muted small">Drag a fighter or a cover point to move it; from the keyboard, Tab to the map, N and P pick a marker, the arrow keys move it (Shift: 5 m). Hover or focus a fighter for its weapons' ranges. North is up.</p>
     <div id="map-legend" class="legend small"></div>
     <form id="map-replay-form" class="inline map-replay">
       <label>Battle <input type="number" id="map-battle" value="0" min="0" step="1"></label>
@@ -148,26 +148,61 @@
     svg.append(rings);
     covers.forEach((c, i) => svg.append(coverMarker(M.field.cover_points[i], c, g)));
     if (M.replay) svg.append(replayLayer(g));
-    const crowded = crowding(places, g);
-    M.field.fighters.forEach((f, i) => svg.append(fighterMarker(f, i, places[i], g, crowded[i])));
+    const spots = labelSpots(places, covers, g);
+    M.field.fighters.forEach((f, i) => svg.append(fighterMarker(f, i, places[i], g, spots[i])));
     $("map-scale").textContent = `(grid: ${m1(gridStep(g.scale))} m)`;
     legend();
-    if (refocus) svg.querySelector(`[data-key="${CSS.escape(refocus)}"]`)?.focus();
+    rove(refocus);
     if (M.hover != null) showRanges(M.hover);
   }
-  /** Which fighters' names would run into another name or marker: those are shown only on
-   * hover or focus (their markers' titles and labels for a screen reader keep them). */
-  function crowding(places, g) {
-    const boxes = [], dots = places.map((p) => [g.x(p[0]), g.y(p[1])]);
+  /** Where each fighter's name goes: right of its marker, else left, above or below, the first
+   * place that runs into no other name, marker or cover point; null when none is free (the
+   * name then shows on hover or focus; the marker's title and label keep it for a reader). */
+  function labelSpots(places, covers, g) {
+    const boxes = [], hits = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+    const square = ([x, y], r) => [x - r, y - r, x + r, y + r];
+    const dots = places.map((p) => [g.x(p[0]), g.y(p[1])]);
+    const things = [...dots.map((d) => square(d, 9)), ...covers.map((c) => square([g.x(c[0]), g.y(c[1])], 8))];
     return M.field.fighters.map((f, i) => {
-      const [x, y] = dots[i], w = 6.5 * f.name.length, left = x > g.W - 120;
-      const box = [left ? x - 11 - w : x + 11, y - 8, left ? x - 11 : x + 11 + w, y + 5];
-      const hits = (b) => b[0] < box[2] && box[0] < b[2] && b[1] < box[3] && box[1] < b[3];
-      const clash = boxes.some(hits) || dots.some(([dx, dy], k) => k !== i && hits([dx - 8, dy - 8, dx + 8, dy + 8]));
-      if (!clash) boxes.push(box);
-      return clash;
+      const [x, y] = dots[i], w = 6.3 * f.name.length;
+      const tries = [
+        { x: 11, y: 4, anchor: null, box: [x + 10, y - 8, x + 12 + w, y + 5] },
+        { x: -11, y: 4, anchor: "end", box: [x - 12 - w, y - 8, x - 10, y + 5] },
+        { x: 0, y: -12, anchor: "middle", box: [x - w / 2, y - 22, x + w / 2, y - 9] },
+        { x: 0, y: 21, anchor: "middle", box: [x - w / 2, y + 9, x + w / 2, y + 22] },
+      ];
+      const spot = tries.find((t) => t.box[0] >= 0 && t.box[2] <= g.W && t.box[1] >= 0 && t.box[3] <= g.H
+        && !boxes.some((b) => hits(b, t.box)) && !things.some((b) => b !== things[i] && hits(b, t.box)));
+      if (spot) boxes.push(spot.box);
+      return spot || null;
     });
   }
+  // ---------- the keyboard: the map is one stop of the Tab order (a fight of 500 fighters is
+  // not 500 stops before the form); N and P go from marker to marker, the arrow keys move one ----
+  const markers = () => [...svg.querySelectorAll(".fighter"), ...svg.querySelectorAll(".cover[tabindex]")];
+  /** The marker of ``key`` (else the last one focused, else the first fighter) takes the map's
+   * place in the Tab order; focused if ``key`` was (the map was redrawn under the focus). */
+  function rove(key) {
+    const all = markers();
+    const next = all.find((n) => n.dataset.key === (key ?? M.focusKey)) || all[0];
+    for (const n of all) n.tabIndex = n === next ? 0 : -1;
+    if (next && key != null) next.focus({ preventScroll: true });
+  }
+  svg.addEventListener("focusin", (ev) => {
+    const key = ev.target.dataset?.key;
+    if (key == null) return;
+    M.focusKey = key;
+    for (const n of markers()) n.tabIndex = n === ev.target ? 0 : -1;
+  });
+  svg.addEventListener("keydown", (ev) => {
+    const step = { n: 1, N: 1, p: -1, P: -1 }[ev.key];
+    if (!step || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const all = markers(), k = all.indexOf(document.activeElement);
+    if (k < 0) return;
+    ev.preventDefault();
+    all[(k + step + all.length) % all.length].focus();
+  });
+
   function grid(g) {
     const layer = node("g", { class: "grid-layer", "aria-hidden": "true" });
     const step = gridStep(g.scale);
@@ -188,15 +223,15 @@
   function coverMarker(c, p, g) {
     const s = 14, x = g.x(p[0]), y = g.y(p[1]);
     const label = `${c.cover} cover at ${at(p)} m`;
-    const el = node("g", { class: `cover ${c.cover}`, transform: `translate(${x},${y})`, tabindex: M.replay ? null : 0, role: "button",
-      "aria-label": `${label}; arrow keys move it`, "data-key": c.path, "data-path": c.path, "data-x": p[0], "data-y": p[1] });
+    const el = node("g", { class: `cover ${c.cover}`, transform: `translate(${x},${y})`, tabindex: M.replay ? null : -1, role: "button",
+      "aria-label": `${label}; arrow keys move it, N and P: the next and previous marker`, "data-key": c.path, "data-path": c.path, "data-x": p[0], "data-y": p[1] });
     el.append(node("rect", { x: -s / 2, y: -s / 2, width: s, height: s, rx: 2 }));
     if (c.cover === "partial") el.append(node("path", { d: `M${-s / 2},${s / 2} L${s / 2},${-s / 2} L${s / 2},${s / 2} z`, class: "half" }));
     el.append(node("title", {}, label));
     if (!M.replay) movable(el, { path: c.path, offset: [0, 0], from: p, group: [el] });
     return el;
   }
-  function fighterMarker(f, i, p, g, crowded) {
+  function fighterMarker(f, i, p, g, spot) {
     const x = g.x(p[0]), y = g.y(p[1]);
     const r = M.replay, status = r ? (M.step === 0 ? r.start : r.turns[M.step - 1]) : null;
     const out = status ? status.out[i] : false, how = status ? status.status[i] : null;
@@ -204,14 +239,15 @@
     const words = `${f.name} (${f.side}) at ${at(p)} m${cover}${how && how !== "unhurt" ? ", " + how : ""}${out ? ", out of the fight" : ""}`;
     const el = node("g", {
       class: `fighter${out ? " out" : ""}${how === "dead" ? " dead" : ""}${f.cover !== "none" && !r ? " covered " + f.cover : ""}`,
-      transform: `translate(${x},${y})`, tabindex: 0, role: "button", "data-key": f.name, "data-name": f.name, "data-side": f.side,
+      transform: `translate(${x},${y})`, tabindex: -1, role: "button", "data-key": f.name, "data-name": f.name, "data-side": f.side,
       "data-path": f.path || "", "data-x": p[0], "data-y": p[1],
-      "aria-label": words + (r ? "" : "; arrow keys move it (Shift: 5 m)"),
+      "aria-label": words + (r ? "" : "; arrow keys move it (Shift: 5 m), N and P: the next and previous marker"),
     });
     el.append(node("circle", { r: 8, fill: colour(f.side), class: "dot" }));
     if (out) el.append(node("path", { d: "M-5,-5 L5,5 M-5,5 L5,-5", class: "cross" }));
-    const left = x > g.W - 120; // near the right edge the name goes on the left
-    el.append(node("text", { x: left ? -11 : 11, y: 4, "text-anchor": left ? "end" : null, class: `name${crowded ? " crowded" : ""}` }, f.name));
+    const left = x > g.W - 120; // no free place: on the marker's right, shown on hover or focus
+    const where = spot || { x: left ? -11 : 11, y: 4, anchor: left ? "end" : null };
+    el.append(node("text", { x: where.x, y: where.y, "text-anchor": where.anchor, class: `name${spot ? "" : " crowded"}` }, f.name));
     el.append(node("title", {}, words));
     el.addEventListener("pointerenter", () => showRanges(i));
     el.addEventListener("pointerleave", () => hideRanges(i));
@@ -456,6 +492,9 @@
     const cover = [];
     if (kinds.has("partial")) cover.push(`<span><svg width="12" height="12" aria-hidden="true" class="cover partial"><rect x="1" y="1" width="10" height="10"/><path class="half" d="M1,11 L11,1 L11,11 z"/></svg> partial cover</span>`);
     if (kinds.has("full")) cover.push(`<span><svg width="12" height="12" aria-hidden="true" class="cover full"><rect x="1" y="1" width="10" height="10"/></svg> full cover</span>`);
+    const covered = new Set(M.replay ? [] : M.field.fighters.map((f) => f.cover).filter((c) => c !== "none"));
+    if (covered.size) cover.push(`<span><svg width="14" height="14" aria-hidden="true" class="fighter covered"><circle class="dot" cx="7" cy="7" r="5" fill="#9aa0aa"/></svg> in cover where it starts</span>`);
+    if (covered.has("hidden")) cover.push(`<span><svg width="14" height="14" aria-hidden="true" class="fighter covered hidden"><circle class="dot" cx="7" cy="7" r="5" fill="#9aa0aa"/></svg> hidden</span>`);
     const replay = M.replay ? [`<span class="key-shot">→ attack (solid: it hurt; dashed: no harm)</span>`, `<span>✕ out of the fight</span>`] : [];
     $("map-legend").innerHTML = [...sides, ...cover, ...replay].join("");
   }
