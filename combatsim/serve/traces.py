@@ -95,6 +95,7 @@ def _trace(parent: int, scenario, seed: int, battle: int, head: str, conn) -> No
     from ..output import format_trace
     from .maps import replay
 
+    answer: tuple[bool, str, dict[str, Any] | None]
     try:
         result = run_battle(scenario, seed, battle, trace=True)
         sides = [side.name for side in scenario.sides]
