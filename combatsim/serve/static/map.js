@@ -101,13 +101,15 @@
     [x0, x1] = grow(x0, x1); [y0, y1] = grow(y0, y1);
     const H = Math.round(Math.min(460, Math.max(200, (W - 2 * PAD) * (y1 - y0) / (x1 - x0) + 2 * PAD)));
     const scale = Math.min((W - 2 * PAD) / (x1 - x0), (H - 2 * PAD) / (y1 - y0));
-    const left = (W - scale * (x1 - x0)) / 2, top = (H - scale * (y1 - y0)) / 2;
+    // the whole picture, centred on the fight: its meters at the left, right, top and bottom
+    x0 -= ((W - scale * (x1 - x0)) / 2) / scale; x1 = x0 + W / scale;
+    y1 += ((H - scale * (y1 - y0)) / 2) / scale; y0 = y1 - H / scale;
     return {
       W, H, scale, x0, x1, y0, y1,
-      x: (mx) => left + (mx - x0) * scale,
-      y: (my) => top + (y1 - my) * scale,
-      mx: (px) => x0 + (px - left) / scale,
-      my: (py) => y1 - (py - top) / scale,
+      x: (mx) => (mx - x0) * scale,
+      y: (my) => (y1 - my) * scale,
+      mx: (px) => x0 + px / scale,
+      my: (py) => y1 - py / scale,
     };
   }
   /** A round step for the grid: about every 60 px. */
