@@ -442,7 +442,7 @@
     if (M.step === 0) return layer;
     const turn = M.replay.turns[M.step - 1], names = M.replay.fighters;
     for (const mv of turn.moves) {
-      layer.append(node("line", { class: "move", x1: g.x(mv.from[0]), y1: g.y(mv.from[1]), x2: g.x(mv.to[0]), y2: g.y(mv.to[1]), stroke: colour(names[mv.who].side), "marker-end": "url(#map-arrow)" }));
+      layer.append(node("line", { class: "move", x1: g.x(mv.from[0]), y1: g.y(mv.from[1]), x2: g.x(mv.to[0]), y2: g.y(mv.to[1]), "data-who": names[mv.who].name, "marker-end": "url(#map-arrow)" }));
     }
     for (const s of turn.shots) {
       const hit = s.result !== "miss";
@@ -497,7 +497,7 @@
     const covered = new Set(M.replay ? [] : M.field.fighters.map((f) => f.cover).filter((c) => c !== "none"));
     if (covered.size) cover.push(`<span><svg width="14" height="14" aria-hidden="true" class="fighter covered"><circle class="dot" cx="7" cy="7" r="5" fill="#9aa0aa"/></svg> in cover where it starts</span>`);
     if (covered.has("hidden")) cover.push(`<span><svg width="14" height="14" aria-hidden="true" class="fighter covered hidden"><circle class="dot" cx="7" cy="7" r="5" fill="#9aa0aa"/></svg> hidden</span>`);
-    const replay = M.replay ? [`<span class="key-shot">→ attack (solid: it hurt; dashed: no harm)</span>`, `<span>✕ out of the fight</span>`] : [];
+    const replay = M.replay ? [`<span class="key-move">⇢ walked or ran</span>`, `<span>→ attack, in the attacker's colour (solid: it hurt; dashed: no harm)</span>`, `<span>✕ out of the fight</span>`] : [];
     $("map-legend").innerHTML = [...sides, ...cover, ...replay].join("");
   }
 })();
