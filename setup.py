@@ -49,11 +49,19 @@ def _warn(why: str) -> None:
     print(f"combatsim: installing pure Python ({why[:300]})", file=sys.stderr)
 
 
+# The commands that build the modules. ``pip install .`` runs this file three times (the build
+# requirements, the metadata, the wheel: PEP 517's three steps, each its own process); only the
+# last builds, so only it may run mypyc, the minute-long step.
+BUILDS = {"bdist_wheel", "build", "build_ext", "install", "bdist", "bdist_egg"}
+
+
 def _extensions() -> list:
     if os.environ.get("COMBATSIM_PURE"):
         return []
     if "editable_wheel" in sys.argv or "develop" in sys.argv:
         return []  # editable: the source itself runs (the build command says so too)
+    if not BUILDS & set(sys.argv[1:]):
+        return []  # metadata or a source archive: nothing is compiled, nothing need be planned
     try:
         from mypyc.build import mypycify
     except ImportError:

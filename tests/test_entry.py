@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from combatsim.entry import PURE_NOTICE, pure_build_notice
+from tests.helpers import default_sigint
+
 ROOT = Path(__file__).resolve().parents[1]
 SEND_WHILE_LOADING = """
 import os, signal, sys
@@ -34,6 +37,7 @@ def test_a_signal_while_loading_is_exit_130_in_one_line(signal):
         capture_output=True,
         text=True,
         timeout=60,
+        preexec_fn=default_sigint,
     )
     assert (done.returncode, done.stderr) == (130, "combatsim: interrupted\n")
 
@@ -49,3 +53,28 @@ def test_without_a_signal_the_command_runs():
         timeout=60,
     )
     assert done.returncode == 0 and done.stdout.startswith("ok: "), done
+
+
+def installed(tmp_path: Path) -> str:
+    package = tmp_path / "venv" / "lib" / "site-packages" / "combatsim"
+    package.mkdir(parents=True)
+    return str(package)
+
+
+def test_an_installed_pure_build_says_so_once_with_the_command_to_compile(tmp_path):
+    package, cache = installed(tmp_path), str(tmp_path / "cache")
+    first = pure_build_notice(package, "pure Python", cache)
+    assert first == PURE_NOTICE and "\n" not in first
+    assert "pip install --force-reinstall --no-deps ." in first
+    assert pure_build_notice(package, "pure Python", cache) is None  # said once
+    other = installed(tmp_path / "another")  # another environment is told too
+    assert pure_build_notice(other, "pure Python", cache) == PURE_NOTICE
+
+
+def test_a_compiled_build_a_checkout_or_an_unwritable_cache_says_nothing(tmp_path):
+    cache = str(tmp_path / "cache")
+    assert pure_build_notice(installed(tmp_path), "compiled", cache) is None
+    assert pure_build_notice(str(ROOT / "combatsim"), "pure Python", cache) is None
+    blocked = tmp_path / "file"
+    blocked.write_text("")  # a cache folder that cannot be made: never the line every time
+    assert pure_build_notice(installed(tmp_path / "b"), "pure Python", str(blocked / "c")) is None

@@ -27,10 +27,9 @@ import pytest
 
 from combatsim.cli import main
 from combatsim.commands import run as run_command
-from combatsim.output import write_results
 from combatsim.run.backends import IN_FLIGHT_PER_WORKER
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
+from tests.helpers import default_sigint, run_battles, write_results
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 ROOT = Path(__file__).parent.parent
@@ -49,6 +48,7 @@ def start(argv: list[str], cwd: Path = ROOT) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
 
 
@@ -213,6 +213,7 @@ def test_a_signal_while_the_workers_start_stops_the_run(tmp_path, name):
         text=True,
         timeout=DEADLINE,
         start_new_session=True,  # its own process group: the SIGINT reaches nothing else
+        preexec_fn=default_sigint,
     )
     assert run.returncode == 130, run.stderr
     assert "Traceback" not in run.stderr and "Exception ignored" not in run.stderr, run.stderr

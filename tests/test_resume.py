@@ -17,9 +17,8 @@ import pytest
 
 from combatsim.cli import main
 from combatsim.commands import run as run_command
-from combatsim.output import write_results
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
+from tests.helpers import default_sigint, run_battles, write_results
 from tests.test_faults import ctrl_c_with_work_left, needs_proc
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
@@ -252,6 +251,7 @@ def test_sigint_to_a_running_process_group_keeps_finished_chunks_and_resume_comp
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
     journal = out / ".combatsim" / "journal.jsonl"
     deadline = time.monotonic() + 60

@@ -20,7 +20,11 @@ tie-break draws (``TIES`` values each) are not enumerated: the chance of each or
 keys is counted exactly (``tie_orders``).
 
 A plan that moves (a walk, a run, flight) or throws a grenade is refused (``NotExact``), as is
-a fight past the limits on states and paths. A held action (``hold``) waits for a movement that
+a fight past the limits on states and paths. So that a refusal comes in seconds, not after the
+minute it takes to reach a limit, a fight is looked at before the walk: its system (Lost Souls
+and 4D8 keep other fighters in a fighter's state, which no plain value holds), its grenades,
+``PROBES`` sampled battles for movement, and a projection of the paths from the chain's first
+two steps (``Chain.check_size``). A held action (``hold``) waits for a movement that
 never comes in a fight that stands still: it is wasted with the rest of the fighter's turn, as
 the engine wastes it at the turn's end.
 """
@@ -45,6 +49,7 @@ from ..engine.battle import TIES, Battle
 from ..engine.exact import EnumeratingRoller
 from ..engine.fighter import Fighter
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
+from ..rng import battle_rng
 from .freeze import fighter_key
 from .state import Condition, NotExact, Snapshot, record_only, refuse, restore
 
@@ -53,6 +58,14 @@ STILL = ("fire", "melee", "reload", "none")
 MAX_STATES = 50_000  # distinct chain states (each a step of up to ``max_paths`` paths)
 MAX_PATHS = 1_000_000  # paths walked in all (under a minute of rule code: a refusal comes soon)
 MAX_TIED = 6  # fighters with equal tie-breaks whose orders are listed (6! = 720)
+PROBES = 20  # sampled battles looked at for movement before the chain starts
+PROJECTED = 5  # a fight projected past this many times the limit on paths is refused at once
+# The projection's first turn start and first action may take this share of the limit on paths
+# each (a few seconds at most): a fight whose first steps take more is too large anyway
+FIRST_SHARE = {"turn": 200, "act": 20}
+# Systems whose rule state the chain cannot hold, by name (docs/exact.md lists what it covers)
+NOT_COVERED = {"lost-souls": "Lost Souls", "4d8": "4D8"}
+COVERED = "Classic Shadowrun (sr-classic, sr-d8) or Shadowrun: 2097 (sr2097)"
 
 
 class Node(NamedTuple):
@@ -115,15 +128,25 @@ def fight_odds(
     """The exact odds of ``scenario``'s battle (see the module's docstring); ``NotExact``
     when it cannot be followed exactly or needs more than ``max_states`` states or
     ``max_paths`` paths."""
-    check_still(scenario)
+    conditions = check_still(scenario)
     start = time.perf_counter()
     chain = Chain(scenario, max_paths, meet)
+    chain.check_size(conditions)
     endings = chain.walk(max_states)
     return FightOdds(scenario, endings, chain.stepped, chain.paths, time.perf_counter() - start)
 
 
-def check_still(scenario: Any) -> None:
-    """Refuse up front what the chain never follows: grenades the tactics would throw."""
+def check_still(scenario: Any) -> int:
+    """Refuse up front, in a second, what the chain never follows: a system it does not
+    cover, grenades the tactics would throw, a fighter that moves. The number of conditions
+    ``PROBES`` sampled battles pass through (``probe``), for ``Chain.check_size``."""
+    name = scenario.system.name
+    if name in NOT_COVERED:
+        raise refuse(
+            f"a {NOT_COVERED[name]} fight",
+            f"a {COVERED} fight (in {NOT_COVERED[name]} a fighter's aim depends on whom it shot"
+            " at last, which --exact does not follow)",
+        )
     for spec in scenario.fighters:
         throws = any(w.kind == "grenade" for w in spec.weapons)
         if throws and dict(spec.tactics).get("grenades", "never") != "never":
@@ -131,6 +154,54 @@ def check_still(scenario: Any) -> None:
                 f"{spec.name}'s grenades",
                 "a fight without grenades (where one lands is not exact)",
             )
+    mover, conditions = probe(scenario)
+    if mover is not None:
+        raise refuse(
+            f"{mover}'s movement (it walks or runs in a sampled battle of this fight)",
+            "a fight whose fighters only fire, reload or strike where they stand",
+        )
+    return conditions
+
+
+class _Moved(Exception):
+    """A sampled battle moved someone (its name)."""
+
+
+class _Watched(Battle):
+    """A sampled battle that stops at its first step of movement and notes the fighters'
+    conditions (``seen``: their keys and who acts) at the start of every action."""
+
+    seen: set[tuple[tuple, int]]
+    conditions: list[Condition]
+
+    def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
+        if budget > 0 and math.dist(f.position, dest) > 1e-9:
+            raise _Moved(f.name)
+        super().move(f, dest, budget)
+
+    def _start_action(self, f: Fighter) -> Any:
+        keys = tuple(c.key(g, False) for c, g in zip(self.conditions, self.fighters, strict=True))
+        self.seen.add((keys, f.index))
+        return super()._start_action(f)
+
+
+def probe(scenario: Any) -> tuple[str | None, int]:
+    """The name of a fighter that walks or runs in one of ``PROBES`` sampled battles (None:
+    none does), and how many conditions those battles start an action in. A fight that moves
+    is refused in a second rather than after the chain's limits (which a walk's many ways to
+    go reach only after minutes). Finding no walk proves nothing: a rarer walk is still
+    refused when the chain meets it."""
+    seen: set[tuple[tuple, int]] = set()
+    for index in range(PROBES):
+        battle = _Watched(scenario, battle_rng(scenario.seed, index), index=index)
+        skip = record_only(type(battle.system))
+        battle.seen = seen
+        battle.conditions = [Condition(battle.system.new_state(f), skip) for f in battle.fighters]
+        try:
+            battle.run()
+        except _Moved as moved:
+            return str(moved), len(seen)
+    return None, len(seen)
 
 
 class _Decided:
@@ -183,6 +254,31 @@ class Chain:
         self.steps: dict[tuple[Node, int | None], Dist[Any]] = {}
         self.max_paths = max_paths
         self.paths = self.stepped = 0
+        self.first = self._first_node()  # the battle as it starts, before any step moves it
+
+    def check_size(self, conditions: int) -> None:
+        """Refuse at once a fight whose first steps show it far past the limit on paths: the
+        orders of the first turn's initiative, times the ways of the dice its first action
+        takes, times the ``conditions`` sampled battles start an action in, above
+        ``PROJECTED`` times ``max_paths``. An estimate, not a bound (a smaller fight still
+        meets the limit where it is reached); the steps it takes are the walk's first."""
+        first = self.step(self.first, 1, self.max_paths // FIRST_SHARE["turn"])
+        acting = next((n for n in first if isinstance(n, Node) and n.phase == "act"), None)
+        if acting is None:
+            return
+        before = self.paths
+        self.step(acting, 1, self.max_paths // FIRST_SHARE["act"])
+        one = self.paths - before
+        estimate = len(first) * one * conditions
+        if estimate > PROJECTED * self.max_paths:
+            raise refuse(
+                f"a fight of some {estimate:,} ways for the dice to fall ({len(first)} ways the"
+                f" first turn's initiative falls, {one:,} ways one action goes, {conditions}"
+                f" conditions in {PROBES} sampled battles), past the limit of"
+                f" {self.max_paths:,}",
+                "a smaller fight (fewer turns, dice or fighters) to answer exactly; sampled"
+                " battles (run without --exact) answer any fight",
+            )
 
     # --- states ---------------------------------------------------------------------------
     def node(self, phase: str, pending: tuple[int, ...]) -> Node:
@@ -226,8 +322,7 @@ class Chain:
         """Step every state from the first turn's start to the end of the turn limit, level by
         level ((turn, step in it)), merging equal states within a level."""
         limit = self.scenario.turn_limit
-        first = self._first_node()
-        levels: dict[tuple[int, int], dict[Node, Fraction]] = {(1, 0): {first: Fraction(1)}}
+        levels: dict[tuple[int, int], dict[Node, Fraction]] = {(1, 0): {self.first: Fraction(1)}}
         queue = [(1, 0)]
         endings: dict[Ending, Fraction] = defaultdict(Fraction)
         while queue:
@@ -259,9 +354,10 @@ class Chain:
         """The battle as it starts (a placeholder node whose snapshots are the fresh ones)."""
         return self.node("turn", ())
 
-    def step(self, node: Node, turn: int) -> Dist[Any]:
+    def step(self, node: Node, turn: int, limit: int | None = None) -> Dist[Any]:
         """The next states (or endings) from ``node`` in ``turn``: worked out once for every
-        turn when its rules did not read the turn number."""
+        turn when its rules did not read the turn number; refused past ``limit`` paths for
+        this step or the chain's ``max_paths`` in all."""
         known = self.steps.get((node, None))
         if known is None:
             known = self.steps.get((node, turn))
@@ -279,12 +375,16 @@ class Chain:
 
         battle.turn_read = False
         left = self.max_paths - self.paths
+        alone = limit is not None and limit < left
         try:
-            dist = explore(one, max(left, 1))
+            dist = explore(one, max(limit if limit is not None and alone else left, 1))
         except TooManyPaths:
+            what = f"a fight of more than {self.max_paths:,} ways for the dice to fall"
+            if alone:
+                first = "initiative" if node.phase == "turn" else "action"
+                what = f"a fight whose first {first} alone falls more than {limit:,} ways"
             raise refuse(
-                f"a fight of more than {self.max_paths:,} ways for the dice to fall",
-                "a smaller fight (fewer turns, dice or fighters) to answer exactly",
+                what, "a smaller fight (fewer turns, dice or fighters) to answer exactly"
             ) from None
         finally:
             self.paths += walked

@@ -2,7 +2,10 @@
 with exact rates in place of sampled ones.
 
 Rates are the exact probabilities as floats (rounded as a sampled run rounds them), each with
-its fraction beside it (``probability``); every interval has zero width; counts of battles are
+its fraction beside it as text (``probability`` beside a side's or the draws' rate,
+``down_probability`` and ``dead_probability`` beside a casualty's, ``end_reason_probabilities``
+beside ``end_reasons``, ``distributions.turns_probability`` beside ``distributions.turns``,
+``turns.mean_exact`` beside the mean); every interval has zero width; counts of battles are
 None (no battle was run) and ``"exact": true`` says so. The turns are described from their
 exact distribution (the mean exactly, percentiles as the quantiles of the distribution), and
 ``distributions.turns`` gives the probability of each length. What needs the battles' records
@@ -16,7 +19,7 @@ from typing import Any
 
 from ..engine.records import TURN_LIMIT
 from ..run.tally import casualty_entries
-from ..stats import _round
+from ..stats import rounded
 from .fight import FightOdds
 
 
@@ -25,6 +28,8 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
     scenario = odds.scenario
     sides = [s.name for s in scenario.sides]
     turns = odds.turns()
+    reasons = sorted(odds.endings.map(lambda e: e.reason).items())
+    lengths = [turns[t] if t in turns else Fraction(0) for t in range(scenario.turn_limit + 1)]
     return {
         "scenario": scenario.name,
         "source": str(scenario.source),
@@ -38,16 +43,12 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
         "sides": {side: _rate(odds.win(side), wins=None) for side in sides},
         "draws": _rate(odds.draw(), count=None),
         "turns": describe_turns(turns),
-        "end_reasons": {
-            reason: _round(float(p))
-            for reason, p in sorted(odds.endings.map(lambda e: e.reason).items())
-        },
+        "end_reasons": {reason: rounded(float(p)) for reason, p in reasons},
+        "end_reason_probabilities": {reason: str(p) for reason, p in reasons},
         "casualties": casualties(odds),
         "distributions": {
-            "turns": [
-                _round(float(turns[t])) if t in turns else 0.0
-                for t in range(scenario.turn_limit + 1)
-            ],
+            "turns": [rounded(float(p)) for p in lengths],
+            "turns_probability": [str(p) for p in lengths],
             "standing": None,
             "damage_taken": None,
         },
@@ -56,7 +57,7 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
 
 
 def _rate(p: Fraction, **counts: None) -> dict[str, Any]:
-    rate = _round(float(p))
+    rate = rounded(float(p))
     return {
         **counts,
         "rate" if "count" in counts else "win_rate": rate,
@@ -80,7 +81,8 @@ def describe_turns(turns: Any) -> dict[str, Any]:
         return lengths[-1]
 
     return {
-        "mean": _round(float(mean)),
+        "mean": rounded(float(mean)),
+        "mean_exact": str(mean),
         "median": float(quantile(Fraction(1, 2))),
         "p10": float(quantile(Fraction(1, 10))),
         "p90": float(quantile(Fraction(9, 10))),
@@ -110,11 +112,13 @@ def casualties(odds: FightOdds) -> list[dict[str, Any]]:
                 "level": entry.level,
                 "battles": None,
                 "down": None,
-                "down_rate": _round(float(p_down)),
-                "down_ci95": [_round(float(p_down))] * 2,
+                "down_rate": rounded(float(p_down)),
+                "down_ci95": [rounded(float(p_down))] * 2,
+                "down_probability": str(p_down),
                 "dead": None,
-                "dead_rate": _round(float(p_dead)),
-                "dead_ci95": [_round(float(p_dead))] * 2,
+                "dead_rate": rounded(float(p_dead)),
+                "dead_ci95": [rounded(float(p_dead))] * 2,
+                "dead_probability": str(p_dead),
             }
         )
     return out

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.routing import Route
 
-from ..engine.field import _cover_at
+from ..engine.field import cover_at
 from . import common as web
 from .runs import scenario_of
 
@@ -42,7 +42,7 @@ def battlefield(scenario) -> dict[str, Any]:
                 "side": spec.side,
                 "group": spec.group,
                 "position": _point(spec.position),
-                "cover": spec.cover if spec.cover != "none" else _cover_at(points, spec.position),
+                "cover": spec.cover if spec.cover != "none" else cover_at(points, spec.position),
                 "path": None if member is None else f"{member}.position",
                 "offset": _point(offset),
                 "weapons": [

@@ -133,6 +133,7 @@ def _sampled(seed: int, chance: int, over32: str, size: int) -> list[tuple[bool,
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("seed", "chance", "over32"), [(2041, 18, "bonus"), (2042, 36, "bonus"), (2043, 35, "doubles")]
 )
@@ -141,6 +142,7 @@ def test_sampled_aspects_fit_exact(seed, chance, over32):
     assert_fits(_sampled(seed, chance, over32, 80_000), f.exact_aspects(chance, over32))
 
 
+@pytest.mark.slow
 def test_sampled_successes_fit_the_combinations_and_aspects_on_success_only():
     samples = [(k, a) for ok, k, a in _sampled(2044, 14, "bonus", 200_000) if ok]
     assert_fits([k for k, _ in samples], f.exact_kind_on_success(14))

@@ -556,6 +556,34 @@ def test_autofire_adds_1_to_power(mode, faces, body_tn):
     assert body.data["tn"] == body_tn
 
 
+@pytest.mark.parametrize(
+    "option, faces, status",
+    [
+        (None, [1, 1, 5, 2], "dying"),  # the rest of the burst is not rolled: dying, not dead
+        ("stop", [1, 1, 5, 2], "dying"),
+        ("roll", [1, 1, 5, 2, 5, 2], "dead"),  # the second shot hits the dying target
+    ],
+)
+def test_the_rest_of_a_burst_at_a_downed_target_is_rolled_only_with_the_option(
+    option, faces, status
+):
+    """Ruling 29: a two-round burst whose first shot (5 hits, Body 2 fails: M, 3 boxes) fills
+    the 8-box Physical monitor stops there by default; with ``burst_after_down: roll`` the
+    second round is rolled too, hits and overflows the monitor 3 past Body 1: dead."""
+    shooter = member("Gunner", reaction=5, firearms=1, weapons=["smg"])
+    shooter["tactics"] = {"fire_mode": "autofire"}
+    options = None if option is None else {"burst_after_down": option}
+    sc = duel(shooter, sitting_target(body=1, position=(5, 0)), options=options)
+
+    def wounded(battle):
+        fighter(battle, "Target").state.physical = 8
+
+    battle, result, roller = run_scripted(sc, faces, prepare=wounded)
+    assert roller.left() == [], dump(result)
+    assert len(rolls(result, "Firearms", "Gunner")) == (2 if option == "roll" else 1)
+    assert battle.system.status(fighter(battle, "Target")) == status
+
+
 def test_a_sweep_wastes_a_round_per_meter_and_keeps_the_whole_bursts_recoil():
     """Ruling 8: six rounds swept across two targets 2 m apart: 2 wasted, 2 at each. Every
     round takes the recoil of all six: medium range 5, standing still -1, recoil +6."""

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from combatsim.cli import main
+from combatsim.exact import fight
 from combatsim.exact.attack import attack_odds
 from combatsim.exact.fight import NotExact, fight_odds, tie_orders
 from combatsim.exact.summary import exact_summary
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
 from combatsim.stats import wilson_interval
+from tests.helpers import run_battles
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "scenarios" / "catalogues" / "sr-classic.yaml"
@@ -154,13 +155,88 @@ def test_the_exact_odds_fall_inside_the_sampled_intervals(tmp_path):
         assert low <= exact <= high, f"{what}: exact {float(exact):.4f} not in [{low}, {high}]"
 
 
+GANGERS = """
+name: two gangers trade pistol shots
+rules: {{system: sr2097}}
+catalogues: [{catalogue}]
+sides:
+  - name: red
+    tactics: {{movement: hold, rules: {{attack: never, damage: never, lessen: never, burn: false}}}}
+    members:
+      - {{name: Ace, archetype: ganger, weapons: [light_pistol], position: [0, 0],
+         start: {{wounds: 20}}}}
+  - name: blue
+    tactics: {{movement: hold, rules: {{attack: never, damage: never, lessen: never, burn: false}}}}
+    members:
+      - {{name: Mark, archetype: ganger, weapons: [light_pistol], position: [10, 0],
+         start: {{wounds: 20}}}}
+turn_limit: 1
+seed: 3
+"""
+
+
+@pytest.mark.slow
+def test_a_2097_duel_answered_exactly_falls_inside_the_sampled_intervals(tmp_path):
+    """Shadowrun: 2097 through the chain (its checks, damage dice, initiative): one turn of
+    light pistols between two gangers already wounded, so a hit may drop either (each side
+    wins about 20%; some 233,000 paths; the sniper duel is refused as too large). Three rates
+    at 99.9% each: a false failure below 0.3% (fixed seeds: a run is deterministic)."""
+    path = tmp_path / "gangers.yaml"
+    catalogue = ROOT / "scenarios" / "catalogues" / "sr2097.yaml"
+    path.write_text(GANGERS.format(catalogue=catalogue), encoding="utf-8")
+    scenario = load_scenario(path)
+    odds = fight_odds(scenario)
+    assert odds.win("red") > Fraction(1, 10) and odds.win("blue") > Fraction(1, 10)
+    summary = run_battles(scenario, BATTLES, seed=5, records="none").summary
+    rates = {
+        "red": (summary["sides"]["red"]["wins"], odds.win("red")),
+        "blue": (summary["sides"]["blue"]["wins"], odds.win("blue")),
+        "draw": (summary["draws"]["count"], odds.draw()),
+    }
+    for what, (count, exact) in rates.items():
+        low, high = wilson_interval(count, BATTLES, CONFIDENCE)
+        assert low <= exact <= high, f"{what}: exact {float(exact):.4f} not in [{low}, {high}]"
+
+
 # --- refusals -------------------------------------------------------------------------------
 
 
 def test_a_fighter_that_would_move_is_refused_in_one_line(tmp_path):
     scenario = load_scenario(duel(tmp_path, blue_gun="derringer", blue_moves="advance"))
+    with pytest.raises(NotExact, match="Mark's movement .it walks or runs in a sampled battle"):
+        fight_odds(scenario)
+
+
+def test_a_walk_no_sampled_battle_showed_is_refused_where_the_chain_meets_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(fight, "PROBES", 0)  # as if the walk were too rare to be sampled
+    scenario = load_scenario(duel(tmp_path, blue_gun="derringer", blue_moves="advance"))
     with pytest.raises(NotExact, match="Mark's plan to (walk|run)"):
         fight_odds(scenario)
+
+
+SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
+    (ROOT / "scenarios" / "tactics").glob("*.yaml")
+)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_fight_is_refused_before_the_chain_is_walked(path, monkeypatch):
+    """Each used to run for a minute or more (a fight that moves: minutes) toward the chain's
+    limits, or ended in a message about the code ("holding Fighter in this_target"), before
+    a refusal came. Now each is refused by the sampled battles that look for movement or by
+    the projection from the chain's first two steps (a lost-souls or 4D8 fight, grenades:
+    before either), in one line naming what it does not cover: the walk never starts."""
+
+    def walked(self, max_states):
+        raise AssertionError("the chain was walked")
+
+    monkeypatch.setattr(fight.Chain, "walk", walked)
+    with pytest.raises(NotExact) as refused:
+        fight_odds(load_scenario(path))
+    said = str(refused.value)
+    assert "\n" not in said and "holding" not in said
+    known = ("movement", "grenades", "Lost Souls fight", "4D8 fight", "ways")
+    assert any(what in said for what in known), said
 
 
 def test_grenades_are_refused_before_anything_is_worked_out():
@@ -169,9 +245,10 @@ def test_grenades_are_refused_before_anything_is_worked_out():
         fight_odds(scenario)
 
 
-def test_a_rule_state_that_points_at_other_fighters_is_refused(tmp_path):
-    """Lost Souls keeps the fighter's target (and the allies that may assist it) in its state:
-    no plain value to merge states by, so the fight is refused in one line, not guessed."""
+def test_a_system_it_does_not_cover_is_refused_up_front_in_a_users_words(tmp_path):
+    """Lost Souls and 4D8 keep the fighter's last target (for aiming) in its state: no plain
+    value to merge states by, so the fight is refused in one line before anything is worked
+    out, naming the systems it does cover, even a duel standing still."""
     catalogue = ROOT / "scenarios" / "catalogues" / "lost-souls.yaml"
     path = tmp_path / "lost-souls-duel.yaml"
     path.write_text(
@@ -190,16 +267,29 @@ turn_limit: 1
 """,
         encoding="utf-8",
     )
-    with pytest.raises(NotExact, match="holding Fighter"):
+    with pytest.raises(NotExact, match="a Lost Souls fight") as refused:
         fight_odds(load_scenario(path))
+    assert "Classic Shadowrun (sr-classic, sr-d8) or Shadowrun: 2097" in str(refused.value)
+    assert "holding" not in str(refused.value)
+    fourd8 = load_scenario(ROOT / "scenarios" / "4d8-dockside-shootout.yaml")
+    with pytest.raises(NotExact, match="a 4D8 fight"):
+        fight_odds(fourd8)
 
 
-def test_a_fight_past_the_limits_is_refused(tmp_path):
+def test_a_fight_past_the_limits_is_refused(tmp_path, monkeypatch):
     scenario = load_scenario(duel(tmp_path, turns=1))
     with pytest.raises(NotExact, match="more than 50 states"):
         fight_odds(scenario, max_states=50)
-    with pytest.raises(NotExact, match="more than 1,000 ways"):
-        fight_odds(scenario, max_paths=1000)
+    # the first turn start (36 ways) is held to a 200th of the limit on paths
+    with pytest.raises(NotExact, match="first initiative alone falls more than 10 ways"):
+        fight_odds(scenario, max_paths=2000)
+    monkeypatch.setattr(fight, "FIRST_SHARE", {"turn": 1, "act": 1})
+    # projected: 36 ways of initiative x 18 ways of Ace's first shot x 14 conditions sampled
+    with pytest.raises(NotExact, match="some 9,072 ways .*past the limit of 1,500"):
+        fight_odds(scenario, max_paths=1500)
+    monkeypatch.setattr(fight, "PROJECTED", 100)
+    with pytest.raises(NotExact, match="more than 1,500 ways for the dice to fall"):
+        fight_odds(scenario, max_paths=1500)
 
 
 # --- the command ----------------------------------------------------------------------------
@@ -222,6 +312,18 @@ def test_run_exact_writes_the_summary_of_a_run_with_exact_rates(tmp_path, capsys
     assert red["ci95"] == [red["win_rate"], red["win_rate"]]
     assert summary["draws"]["ci95"][0] == summary["draws"]["ci95"][1]
     assert summary["distributions"]["turns"] == [0.0, 1.0]
+    # every rate it reports has its fraction beside it
+    assert summary["distributions"]["turns_probability"] == ["0", "1"]
+    assert summary["turns"]["mean_exact"] == "1"
+    reasons = summary["end_reason_probabilities"]
+    assert reasons.keys() == summary["end_reasons"].keys()
+    assert sum(map(Fraction, reasons.values())) == 1
+    for casualty in summary["casualties"]:
+        for what in ("down", "dead"):
+            exact = Fraction(casualty[f"{what}_probability"])
+            assert round(float(exact), 4) == round(casualty[f"{what}_rate"], 4)
+    downs = {Fraction(c["down_probability"]) for c in summary["casualties"]}
+    assert downs == {odds.down(0), odds.down(1)}
     # the sampled run's battles are not this answer's: gone with it
     assert not (out / "battles.csv").exists() and not (out / "combatants.csv").exists()
     # a variant with --set says so, as a sampled run's summary does
@@ -238,7 +340,7 @@ def test_run_exact_refuses_in_one_line_and_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(path), "--exact", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--exact" in err and "Mark's plan" in err
+    assert err.count("\n") == 1 and "--exact" in err and "Mark's movement" in err
     assert not out.exists()
     assert main(["run", str(path), "--exact", "--trace", "0"]) == 2
     assert "--trace" in capsys.readouterr().err

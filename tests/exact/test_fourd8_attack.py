@@ -101,12 +101,14 @@ def temple(tmp_path, over32="best", meters=20):
     return scenario_file(tmp_path, TEMPLE.format(over32=over32, meters=meters))
 
 
+@pytest.mark.slow
 def test_a_shot_at_dusk_fits_the_first_attack_of_sampled_battles(tmp_path):
     assert fits(dockside(tmp_path), "Dr. Jones", "Lefty Moran", 4000) >= ALPHA
 
 
 # chance 34 at 20 m (short range 20, the scope +2, shooting and coordination 12): "best" takes
 # the doubles roll here (combinations and their effects), "bonus" adds 2 to the highest die
+@pytest.mark.slow
 @pytest.mark.parametrize("over32", ["best", "bonus"])
 def test_an_over_32_shot_fits_the_first_attack_of_sampled_battles(tmp_path, over32):
     scenario = temple(tmp_path, over32)
@@ -115,6 +117,7 @@ def test_an_over_32_shot_fits_the_first_attack_of_sampled_battles(tmp_path, over
     assert fits(scenario, "Ashby", "Guardian", 3000, exact=odds.outcomes) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_melee_attack_with_combinations_fits_the_first_attack_of_sampled_battles(tmp_path):
     scenario = scenario_file(tmp_path, SPEAR)
     odds = attack_odds(scenario, "Guardian", "Mac")
@@ -122,6 +125,7 @@ def test_a_melee_attack_with_combinations_fits_the_first_attack_of_sampled_battl
     assert fits(scenario, "Guardian", "Mac", 4000, exact=odds.outcomes) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_wrong_rule_on_the_exact_side_is_rejected(tmp_path):
     """The degree's damage band left out (ruling 22) on the exact side only: the fit fails."""
     scenario = dockside(tmp_path)

@@ -92,21 +92,25 @@ def head_shot(tmp_path, called=1, karma="when_penalized"):
     return scenario_file(tmp_path, HEAD_SHOT.format(called=called, karma=karma))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("called", [1, 3])
 def test_a_called_shot_fits_the_first_attack_of_sampled_battles(tmp_path, called):
     assert fits(head_shot(tmp_path, called), "Reyes", "Zombie", 3000) >= ALPHA
 
 
+@pytest.mark.slow
 def test_penalty_dice_and_karma_fit_the_first_attack_of_sampled_battles(tmp_path):
     scenario = scenario_file(tmp_path, CULT_LEADER)
     assert fits(scenario, "Father Amon", "Harlan", 4000) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_melee_attack_fits_the_first_attack_of_sampled_battles(tmp_path):
     scenario = scenario_file(tmp_path, DOG)
     assert fits(scenario, "Dog", "Mandy", 4000) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_wrong_rule_on_the_exact_side_is_rejected(tmp_path):
     """Armor ignored (the zombie's rotting hide at 0) on the exact side only: the fit fails."""
     scenario = head_shot(tmp_path)

@@ -61,6 +61,7 @@ def fits(scenario, attacker, target, battles, exact=None):
     return chi_square_p(first_attacks(scenario, attacker, battles), exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "system, dodge, meters",
     [("sr-classic", "match", 100), ("sr-classic", "none", 30), ("sr-d8", "match", 100)],
@@ -76,11 +77,13 @@ def test_a_three_round_burst_fits_the_first_attack_of_sampled_battles(tmp_path):
     assert fits(scenario, "Ork", "Elf", 3000) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_melee_attack_fits_the_first_attack_of_sampled_battles(tmp_path):
     scenario = scenario_file(tmp_path, BRAWL)
     assert fits(scenario, "Troll", "Adept", 3000) >= ALPHA
 
 
+@pytest.mark.slow
 def test_a_wrong_rule_on_the_exact_side_is_rejected(tmp_path):
     """Armor ignored (the target's ballistic and impact armor at 0): the same fit fails."""
     scenario = duel(tmp_path, meters=30, dodge="none")

@@ -180,6 +180,7 @@ def _send(client, method: str, route: str, body: dict | str, path: str):
     return client.request(method, url, content=content)
 
 
+@pytest.mark.slow  # a fuzz test: 120 requests, each comparing the folders around the served one
 @settings(
     max_examples=120,
     deadline=None,

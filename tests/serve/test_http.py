@@ -550,7 +550,8 @@ def test_explain_ranks_levers_and_a_study_can_be_cancelled(client):
     assert client.get(f"/api/runs/{study_id}").status_code == 404  # a study is no run
 
 
-def test_the_overview_refines_every_scenario_in_the_background(client):
+@pytest.mark.slow  # multi-worker: waits while the pool refines every shipped scenario (4 s on CI)
+def test_the_overview_refines_every_scenario_in_the_background(client, server):
     first = client.get("/api/overview").json()
     files = {row["file"] for row in first}
     assert FIREFIGHT in files and not any(f.startswith("catalogues/") for f in files)
@@ -566,6 +567,9 @@ def test_the_overview_refines_every_scenario_in_the_background(client):
         assert 0 <= side["loses_someone"] <= 1 and 0 <= side["someone_dies"] <= 1
         assert side["win_ci95"][0] <= side["win"] <= side["win_ci95"][1]
     assert isinstance(row["dangerous"], bool)
+    # Asked once more, it would refine to 5,000 battles of every scenario for half a minute,
+    # on the workers the next tests' runs use: what would a page's user leaving do instead.
+    server.overview.close()
 
 
 def test_an_unwatched_run_is_cancelled_and_a_finished_one_forgotten(client, server):
@@ -662,6 +666,7 @@ def test_a_runs_tables_come_as_parquet_too_with_the_csvs_values(client, tmp_path
         assert again == client.get(f"/api/runs/{run_id}/{name}.csv").content, name
 
 
+@pytest.mark.slow
 def test_a_study_on_the_warm_pool_gives_the_numbers_of_its_own_processes(client):
     import multiprocessing
 

@@ -30,6 +30,7 @@ with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx
 from combatsim.errors import CombatsimError  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
 from combatsim.serve.jobs import Job  # noqa: E402
+from tests.helpers import default_sigint  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -162,7 +163,13 @@ def serve(folder: Path, tmp_path: Path) -> tuple[subprocess.Popen, str, dict[str
     command = [sys.executable, "-m", "combatsim", "serve", str(folder)]
     command += ["--port", "0", "--no-browser", "--workers", "2"]
     process = subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        preexec_fn=default_sigint,  # test_the_server_stops... sends it Ctrl-C
     )
     address, token = process.stdout.readline().strip().rsplit(" ", 1)[1].split("/?token=")
     return process, address, {"Authorization": f"Bearer {token}"}

@@ -61,6 +61,14 @@ class Options(Strict):
         "is a fumble with its usual cost (ruling 26); off: a re-roll never fumbles",
     )
 
+    # Ruling 29: the rest of a burst is not rolled once its target is out of the fight.
+    burst_after_down: Literal["stop", "roll"] = Field(
+        "stop",
+        description="stop: the rest of an autofire burst is not rolled once its target is out "
+        "of the fight (ruling 29); roll: every shot of the burst is rolled and resisted, so "
+        "more hits can kill a target the first dropped",
+    )
+
     _on_off = field_validator(
         "wound_modifiers", "instant_karma", "karma_reroll_fumbles", mode="before"
     )(_on_off)

@@ -242,6 +242,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         self.kind = self.pool_dice  # the options do not change: looked up once
         self._sheets = SpecCache()  # spec -> _state_values(spec)
         self._full_meters = options.blast_distance == "full_meters"  # ruling 25's rule
+        self._burst_stops = options.burst_after_down == "stop"  # ruling 29's rule
         self._last_counter: tuple | None = None  # (take, its dice.counter): the last battle's
         # initiative result -> ``action_scores`` as a tuple: every fighter asks every turn
         self._scores: dict[int, tuple[int, ...]] = {}
@@ -726,6 +727,7 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
         if not tracing and not (st.karma >= 1 and st.karma_policy in ("attack", "both")):
             roll = st.count or self._counter(battle, attacker)
         fired, meet = 0, battle.roll.checkpoint  # shots so far; exact answers' meeting point
+        stops = self._burst_stops
         for group, (victim, count) in enumerate(groups):
             s = battle.situation(attacker, victim)
             distance = s.distance
@@ -738,9 +740,10 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
             if tracing:
                 values = (recoil, COVER_TN[victim.cover], motion, s.engaged, moving, vis, smart)
                 _trace_aim(battle, attacker, victim, weapon, s, band, tn, (shots, count), values)
-            # each shot an attack test (ruling 5), until the victim is out of the fight
+            # each shot an attack test (ruling 5), until the victim is out of the fight (ruling
+            # 29; option ``burst_after_down: roll`` rolls the rest of the burst too)
             for shot in range(count):
-                if shot and not victim.can_act:
+                if shot and stops and not victim.can_act:
                     break
                 if meet is not None:  # the shots to come read this and the fighters' state
                     meet((group, victim.index, shot, fired, tn, power))
