@@ -584,7 +584,10 @@ class Battle:
             return
         if self.tracing:
             self.trace(
-                "grenade", f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})", actor=thrower
+                "grenade",
+                f"the grenade bursts at ({at[0]:.1f}, {at[1]:.1f})",
+                actor=thrower,
+                bursts=at,
             )
         self.blast(thrower, weapon, at)
         self.check_victory()
@@ -597,7 +600,8 @@ class Battle:
         angle = self.roll.angle() if meters or scatter.always_turn else 0.0
         at = landing_point(aim, meters, angle)
         if self.tracing:
-            self.trace("grenade", f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})", actor=thrower)
+            text = f"{scatter.text}({at[0]:.1f}, {at[1]:.1f})"
+            self.trace("grenade", text, actor=thrower, aim=aim, lands=at)
         return at
 
     def blast(self, thrower: Fighter, weapon: Any, at: Point) -> None:
@@ -640,6 +644,7 @@ class Battle:
                 f"({end[0]:.1f}, {end[1]:.1f})"
                 + (f", into {f.cover} cover" if f.cover != "none" else ""),
                 actor=f,
+                to=end,
             )
         for t, _, enemy in field.passed_by(f, start, end, moved, before):
             if not f.can_act or not enemy.can_act:
@@ -652,7 +657,9 @@ class Battle:
                 field.moved(f)
                 if self.tracing:
                     where = f"({at[0]:.1f}, {at[1]:.1f})"
-                    self.trace("move", f"{f.name} falls where it was stopped, at {where}", actor=f)
+                    self.trace(
+                        "move", f"{f.name} falls where it was stopped, at {where}", actor=f, to=at
+                    )
         if self.holders:
             self._wake_holders("moved")
 
@@ -666,7 +673,7 @@ class Battle:
             self.field.roster_changed(f)
             f.knocked_out_turn = self.record_turn()
             if self.tracing:
-                self.trace("status", f"{f.name} has fled the fight", actor=f)
+                self.trace("status", f"{f.name} has fled the fight", actor=f, fled=True)
             self.check_victory()
 
     def record_turn(self) -> int:

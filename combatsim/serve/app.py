@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CombatsimError
 from ..names import for_terminal
-from . import chainruns, designs, extras, runs, story
+from . import chainruns, designs, extras, maps, runs, story
 from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
 from .folder import FenceMiddleware, Outside, Served
 from .jobs import Busy, Job, Jobs
@@ -353,6 +353,7 @@ def routes() -> list:
         *extras.routes(),
         *chainruns.routes(),
         *designs.routes(),
+        *maps.routes(),
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
 

@@ -184,7 +184,8 @@ async def trace(request: Request):
         return web.errors(422, *got["errors"])
     if got["state"] != "done":
         return web.errors(409, "the trace was cancelled")
-    return JSONResponse({"text": got["text"].replace(f"{server.served.root}/", "")})
+    text = got["text"].replace(f"{server.served.root}/", "")
+    return JSONResponse({"text": text, "replay": got.get("replay")})
 
 
 class _Arguments(argparse.ArgumentParser):

@@ -46,14 +46,16 @@ def trace_body(served, body: dict[str, Any]):
     head = f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"
 
     def work(job: Job) -> dict[str, Any]:
-        return {"text": traced_apart(job, scenario, seed, battle, head)}
+        got = traced_apart(job, scenario, seed, battle, head)
+        return {"text": None, "replay": None} if got is None else got
 
     return work
 
 
-def traced_apart(job: Job, scenario, seed: int, battle: int, head: str) -> str | None:
-    """The trace's text, made in a process of its own that is killed if ``job`` is
-    cancelled or the trace outlasts ``TRACE_SECONDS``; None when cancelled."""
+def traced_apart(job: Job, scenario, seed: int, battle: int, head: str) -> dict[str, Any] | None:
+    """The trace's text and its replay for the map (``maps.replay``), made in a process of its
+    own that is killed if ``job`` is cancelled or the trace outlasts ``TRACE_SECONDS``; None
+    when cancelled."""
     from .. import engine, output  # noqa: F401 - imported once here, not in every child
 
     context = multiprocessing.get_context()
@@ -75,7 +77,7 @@ def traced_apart(job: Job, scenario, seed: int, battle: int, head: str) -> str |
                     f"the trace took over {TRACE_SECONDS:g} s and was ended; trace a smaller "
                     "fight, or use combatsim run FILE --trace K"
                 )
-        ok, text = mine.recv()
+        ok, text, turns = mine.recv()
     finally:
         if process.is_alive():
             process.kill()
@@ -83,24 +85,28 @@ def traced_apart(job: Job, scenario, seed: int, battle: int, head: str) -> str |
         mine.close()
     if not ok:
         raise CombatsimError(text)
-    return text
+    return {"text": text, "replay": turns}
 
 
 def _trace(parent: int, scenario, seed: int, battle: int, head: str, conn) -> None:
-    """In the trace's process: the battle, its text sent back as (ok, text)."""
+    """In the trace's process: the battle, its text and replay sent back as (ok, text, replay)."""
     install(parent)  # Ctrl-C is the server's; end when the server is gone
     from ..engine import run_battle
     from ..names import for_terminal
     from ..output import format_trace
+    from .maps import replay
 
+    answer: tuple[bool, str, dict[str, Any] | None]
     try:
         result = run_battle(scenario, seed, battle, trace=True)
         sides = [side.name for side in scenario.sides]
-        answer = (True, for_terminal(head) + "\n" + for_terminal(format_trace(result, sides)))
+        text = for_terminal(head) + "\n" + for_terminal(format_trace(result, sides))
+        answer = (True, text, replay(scenario, result))
     except Exception as err:  # one line back, never a traceback on the server's stderr
         answer = (
             False,
             f"{type(err).__name__}: {err}" if not isinstance(err, CombatsimError) else str(err),
+            None,
         )
     conn.send(answer)
     conn.close()

@@ -585,6 +585,9 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                 "attack",
                 f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}",
                 actor=attacker,
+                target=target.name,
+                weapon=weapon_name(attacker, weapon),
+                melee=not ranged,
             )
         attacker.shots += 1
         success, total, degree, kind, effect = self._test(

@@ -739,6 +739,9 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                 f"{attacker.name} {verb} {target.name} with {weapon_name(attacker, weapon)}"
                 + (f" (called shot, {called} penalty dice)" if called else ""),
                 actor=attacker,
+                target=target.name,
+                weapon=weapon_name(attacker, weapon),
+                melee=not ranged,
             )
         if not interception and st.helpers:
             total += self.assist(battle, attacker, target, ranged, parts)

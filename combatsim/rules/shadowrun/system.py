@@ -1000,6 +1000,9 @@ class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models
                 f"{attacker.name} {verb} {target.name} in melee with "
                 f"{weapon_name(attacker, weapon)}",
                 actor=attacker,
+                target=target.name,
+                weapon=weapon_name(attacker, weapon),
+                melee=True,
             )
         attacker.shots += 1
         a, a_fumble = self._melee_roll(battle, attacker, a_tn, intercepting=interception)
@@ -1242,6 +1245,8 @@ def _trace_aim(
         actor=attacker,
         tn=tn,
         shots=count,
+        target=target.name,
+        weapon=weapon_name(attacker, weapon),
     )
 
 

@@ -769,6 +769,8 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 actor=attacker,
                 tn=tn,
                 shots=shots,
+                target=target.name,
+                weapon=attacker.weapon_label(weapon),
             )
             what = skill.replace("_", " ").title()
         attacker.shots += 1
@@ -955,6 +957,9 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 + ", ".join(notes + why[3]),
                 actor=attacker,
                 tn=tn,
+                target=target.name,
+                weapon=name,
+                melee=True,
             )
         attacker.shots += 1
         mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, "Melee", why)

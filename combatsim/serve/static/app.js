@@ -545,6 +545,7 @@
     const edited = S.sets.size > 0 || S.yaml !== S.original;
     $("edited-flag").hidden = !edited;
     $("edited-flag").textContent = S.sets.size ? `edited (${S.sets.size} field${S.sets.size > 1 ? "s" : ""}${S.yaml !== S.original ? " + YAML" : ""})` : "edited";
+    document.dispatchEvent(new CustomEvent("combatsim:changed")); // the map (map.js) redraws
   }
 
   // ---------- the YAML editor ----------
@@ -931,8 +932,9 @@
     if (seed != null) body.seed = seed;
     $("trace").textContent = "Replaying…";
     try {
-      const { text } = await api("POST", "/api/trace", body);
-      $("trace").textContent = text;
+      const answer = await api("POST", "/api/trace", body);
+      $("trace").textContent = answer.text;
+      document.dispatchEvent(new CustomEvent("combatsim:trace", { detail: { ...answer, battle: body.battle } }));
     } catch (e) {
       $("trace").textContent = e.message;
     }
@@ -1095,8 +1097,22 @@
   });
   $("save-name").addEventListener("input", () => { overwriteArmed = false; $("save-confirm").textContent = "Save"; $("save-warn").textContent = ""; });
 
-  // ---------- for the page's other scripts (static/story.js) ----------
+  // ---------- for the page's other scripts (static/story.js, static/map.js) ----------
+  /** An edit from outside the form (a marker dragged on the map): the form's own way, through
+   * its field when it shows one (so the field shows the new value), else straight to the edits. */
+  function editField(path, value) {
+    const input = [...document.querySelectorAll("#sides [data-path]")].find((i) => i.dataset.path === path);
+    if (input) { input.value = value; onFieldEdit(input); return; }
+    editClock();
+    S.sets.set(path, value);
+    S.lastEdited = null;
+    markEdited();
+    scheduleRun();
+  }
   window.combatsimPage = {
+    api, // the page's fetch, with its token
+    edit: editField, // an edit from outside the form (a marker dragged on the map)
+    colours: SIDE_COLOURS,
     source: () => (S.file ? sourceBody() : null), // the fight the run runs: {scenario} or {yaml}, with set
     view: () => S.view, // its sides and members
     file: () => S.file, // the file it came from
