@@ -132,7 +132,8 @@ def test_a_chain_shows_its_encounters_in_order_with_the_commands_numbers(page, s
         "the way out",
     ]
     import combatsim
-    from combatsim.chains.summary import _interval, _pct
+    from combatsim.output import interval_text as _interval
+    from combatsim.output import percent as _pct
 
     python = combatsim.chain(
         folder / "chains/sr-loading-dock-run.yaml", battles=200, seed=11, workers=1, quiet=True
