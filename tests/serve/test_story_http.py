@@ -158,6 +158,7 @@ def test_the_folders_chains_are_listed_with_their_encounters(client):
     assert chains[DOCK]["side"] == "runners"
 
 
+@pytest.mark.slow  # runs the chain on the page and by the command: 3 s of CPU
 def test_a_chain_on_the_page_prints_what_combatsim_chain_prints(client, folder, tmp_path, capsys):
     from combatsim.cli import main
 
