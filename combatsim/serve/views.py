@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sweeps.fields import Inheritance
+from .controls import system_controls
 
 SHOWN = ("weapons", "armor", "position", "tactics", "count", "archetype", "name", "spacing")
 _IDENTIFIERS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -58,6 +59,7 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
             "rules": mapping_at(rules, "options"),
         },
         "paths": {"turn_limit": "turn_limit", "seed": "seed"},
+        "controls": system_controls(str(rules.get("system", ""))),
     }
 
 

@@ -12,12 +12,6 @@
   const PAGE = "page-" + Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   const $ = (id) => document.getElementById(id);
   const DEBOUNCE_MS = 150;
-  const TACTIC_CHOICES = {
-    target: ["nearest", "weakest", "most_dangerous", "focus", "random"],
-    fire_mode: ["single", "autofire"],
-    movement: ["hold", "advance", "keep_range", "take_cover"],
-    grenades: ["never", "clustered", "always"],
-  };
   const SIDE_COLOURS = ["var(--side0)", "var(--side1)", "var(--side2)", "var(--side3)"];
   // No form leaves the page (its Content-Security-Policy allows no inline handler to say so).
   // A dialog's form closes its dialog with the button's value, as method="dialog" would, once
@@ -33,7 +27,7 @@
 
   const S = {
     scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
-    sets: new Map(), catalogue: { weapons: [], armor: [] },
+    sets: new Map(), catalogue: { weapons: [], armor: [], archetypes: [] }, open: new Set(),
     runId: null, runSeq: 0, stream: null, shown: null, debounce: null, checkSeq: 0, lastEdited: null,
     overview: [], overviewSort: { key: "dies", dir: -1 }, overviewTimer: null,
     studies: {}, odds: [],
@@ -448,25 +442,81 @@
   function currentValue(path, fallback) {
     return S.sets.has(path) ? S.sets.get(path) : fallback;
   }
-  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, who = "" } = {}) {
+  /** A form field: a number, text, a choice or a toggle, editing one field path. */
+  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, max = null, step = "any", who = "", help = "", from = "" } = {}) {
     const id = "f-" + (path || label).replace(/[^A-Za-z0-9]+/g, "-") + "-" + Math.random().toString(36).slice(2, 6);
     const errId = id + "-err";
     let input;
     const shown = currentValue(path, value);
-    if (choices) {
+    if (type === "checkbox") {
+      input = el("input", { id, type, checked: isOn(shown), "aria-describedby": errId });
+      value = String(isOn(value));
+    } else if (choices) {
       const opts = [...new Set([...(shown != null && shown !== "" ? [String(shown)] : []), ...choices.map(String)])];
       input = el("select", { id, "aria-describedby": errId }, opts.map((c) => el("option", { value: c, text: c, selected: String(shown) === c })));
     } else {
-      input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, step: type === "number" ? "any" : null, size: type === "text" ? 10 : null });
+      input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, max, step: type === "number" ? step : null, size: type === "text" ? 10 : null, placeholder: type === "number" && shown == null ? "unset" : null });
     }
     if (who) input.setAttribute("aria-label", `${who}: ${label}`);
     if (!path) input.disabled = true;
     else {
       input.dataset.path = path;
       input.dataset.original = value ?? "";
-      input.addEventListener(choices ? "change" : "input", () => onFieldEdit(input));
+      input.addEventListener(choices || type === "checkbox" ? "change" : "input", () => onFieldEdit(input));
     }
-    return el("label", { class: "field" + (wide ? " wide" : ""), for: id }, el("span", { text: label }), input, el("span", { class: "err", id: errId, "aria-live": "polite" }));
+    const title = [help, from ? `(${from})` : ""].filter(Boolean).join(" ");
+    return el("label", { class: "field" + (wide ? " wide" : "") + (type === "checkbox" ? " flag" : "") + (from && !S.sets.has(path) ? " inherited" : ""), for: id, title: title || null },
+      el("span", { text: label }), input, el("span", { class: "err", id: errId, "aria-live": "polite" }));
+  }
+  /** A flag as YAML 1.1 writes it (the scenario loader's reading: on, yes, true). */
+  function isOn(v) {
+    return typeof v === "string" ? ["on", "yes", "y", "true"].includes(v.toLowerCase()) : v === true;
+  }
+  /** A setting of the rule system or the tactics as a control: a toggle, a choice, or a
+   * number with its model's bounds (never raw JSON). ``from``: where an unset value comes from. */
+  function settingField(c, path, value, who, from = "") {
+    const label = c.name.replace(/_/g, " ");
+    const shown = value === undefined ? c.default : value;
+    if (c.kind === "flag") return fieldInput(label, path, shown, { type: "checkbox", who, help: c.help, from });
+    if (c.kind === "choice") return fieldInput(label, path, shown, { choices: c.choices, wide: true, who, help: c.help, from });
+    return fieldInput(label, path, shown, { min: c.min, max: c.max, step: c.integer ? 1 : "any", who, help: c.help, from });
+  }
+  function controls() { return S.view?.controls || { options: [], tactics: [], rule_tactics: [] }; }
+  /** Details that stay open across the form's re-renders (after every edit of the YAML). */
+  function keptOpen(key, summary, ...body) {
+    const box = el("details", { class: "settings", "data-key": key, open: S.open.has(key) }, el("summary", { text: summary }), ...body);
+    box.addEventListener("toggle", () => { if (box.open) S.open.add(key); else S.open.delete(key); });
+    return box;
+  }
+  /** Every tactic of a side or member: the generic ones and the system's own (tactics.rules),
+   * each showing its own value, else the side's, else the default. */
+  function tacticsBox(key, prefix, own, side, who) {
+    const rules = own.rules && typeof own.rules === "object" ? own.rules : {};
+    const sideRules = side && side.rules && typeof side.rules === "object" ? side.rules : {};
+    const pick = (mine, theirs, k) => (k in mine ? [mine[k], ""] : theirs && k in theirs ? [theirs[k], "the side's"] : [undefined, "default"]);
+    const generic = controls().tactics.map((c) => {
+      const [v, from] = pick(own, side, c.name);
+      return settingField(c, `${prefix}.tactics.${c.name}`, v, who, from);
+    });
+    const ruleFields = controls().rule_tactics.map((c) => {
+      const top = c.name in own && !(c.name in rules) ? { ...rules, [c.name]: own[c.name] } : rules;
+      const [v, from] = pick(top, sideRules, c.name);
+      return settingField(c, `${prefix}.tactics.rules.${c.name}`, v, who, from);
+    });
+    const written = [...Object.entries(own).filter(([k]) => k !== "rules"), ...Object.entries(rules)].map(([k, v]) => `${k.replace(/_/g, " ")} ${valueOf(v)}`);
+    const summary = `tactics${written.length ? ": " + written.join(", ") : side ? " (the side's)" : ""}`;
+    return keptOpen(key, summary,
+      el("div", { class: "fields" }, generic),
+      ruleFields.length ? el("div", { class: "fields rule-tactics", "data-rule-tactics": who }, el("span", { class: "group", text: `${S.view?.system || "system"}'s own` }), ruleFields) : null);
+  }
+  /** The fight's own settings: the turn limit and every plain rule option of its system. */
+  function rulesBox() {
+    const options = S.view?.options?.rules || {};
+    const fields = controls().options.map((c) => settingField(c, `rules.options.${c.name}`, options[c.name], "rules", c.name in options ? "" : "default"));
+    const turns = fieldInput("turn limit", "turn_limit", S.view?.options?.turn_limit ?? 20, { min: 1, max: 1000, step: 1, who: "fight" });
+    const set = Object.keys(options).length;
+    return keptOpen("rules", `Rules: ${S.view?.system || "?"} options and the turn limit${set ? ` (${set} set in the file)` : ""}`,
+      el("div", { class: "fields", id: "rule-options" }, turns, fields));
   }
   function valueOf(v) {
     if (v == null) return "";
@@ -496,36 +546,25 @@
     if (member.position && memberPath(member, "position")) {
       fields.append(field("position", memberPath(member, "position"), `[${member.position.join(", ")}]`, { type: "text" }));
     }
-    for (const [key, v] of Object.entries(member.tactics || {})) {
-      const path = memberPath(member, "tactics." + key);
-      const choices = (S.view?.options?.tactics || {})[key] || TACTIC_CHOICES[key];
-      fields.append(field(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
-    }
-    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields);
+    const prefix = memberPath(member, "count").replace(/\.count$/, "");
+    const tactics = tacticsBox(prefix, prefix, member.tactics || {}, side.tactics || {}, member.name);
+    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields, tactics);
   }
   function renderForm() {
     const box = $("sides");
     const view = S.view;
     if (!view) { box.textContent = "The scenario could not be read; fix the YAML."; return; }
-    box.replaceChildren(...(view.sides || []).map((side, i) => {
-      // The side's own tactics: fields when the view gives their paths (sides[i].tactics.KEY),
-      // otherwise shown as text.
-      const entries = Object.entries(side.tactics || {});
-      const sidePath = (k) => (side.paths || {})["tactics." + k] ?? null;
-      const tactics = !entries.length ? null : entries.some(([k]) => sidePath(k))
-        ? el("div", { class: "fields side-fields", "data-side-tactics": side.name }, entries.map(([k, v]) => {
-          const choices = (S.view?.options?.tactics || {})[k] || TACTIC_CHOICES[k];
-          return fieldInput(`side ${k.replace(/_/g, " ")}`, sidePath(k), valueOf(v), { ...(choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }), who: side.name });
-        }))
-        : el("div", { class: "side-tactics muted" }, "side tactics: ",
-          entries.map(([k, v]) => el("span", { text: `${k.replace(/_/g, " ")} ${valueOf(v)}` })));
+    box.replaceChildren(rulesBox(), ...(view.sides || []).map((side, i) => {
+      const tactics = tacticsBox(`sides[${i}]`, `sides[${i}]`, side.tactics || {}, null, side.name);
+      tactics.classList.add("side-fields");
+      tactics.dataset.sideTactics = side.name;
       return el("fieldset", { class: "side", style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
         el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)));
     }));
   }
   function onFieldEdit(input) {
     const path = input.dataset.path;
-    let value = input.value.trim();
+    const value = input.type === "checkbox" ? String(input.checked) : input.value.trim();
     editClock();
     if (value === String(input.dataset.original)) S.sets.delete(path);
     else S.sets.set(path, value);
