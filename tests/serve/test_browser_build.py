@@ -148,3 +148,35 @@ def test_every_rule_option_and_tactic_is_a_toggle_a_choice_or_a_number(page, ser
     assert runners.locator("input[data-path='sides[0].tactics.rules.reserve']").input_value() == "1"
     _shot(page, "build-controls")
     assert not page.problems, page.problems
+
+
+def test_a_sweep_varies_any_field_weapons_and_armor_included(page, served):
+    _open(page, served, PATROL)
+    fields = page.eval_on_selector_all("#sweep-field option", "os => os.map(o => o.value)")
+    for path in (
+        "sides[1].members[1].weapons[0]",
+        "sides[1].members[1].armor",
+        "sides[0].members[0].tactics.rules.initiative",
+        "rules.options.edge",
+        "sides[1].members[1].count",
+    ):
+        assert path in fields, path
+    page.select_option("#sweep-field", "sides[1].members[1].weapons[0]")
+    page.select_option("#sweep-values", ["assault_rifle", "ares_predator"])
+    page.fill("#sweep-battles", "20")
+    page.click("#sweep-run")
+    page.wait_for_function(
+        "() => document.querySelector('#sweep-status').textContent.startsWith('balance')",
+        timeout=WAIT_MS * 2,
+    )
+    chart = page.inner_text("#sweep-chart")
+    assert "assault_rifle" in chart and "ares_predator" in chart, chart
+    assert "balance: " in page.inner_text("#sweep-status")
+    # armor the same way, and a count from 0 (none of them) up
+    page.select_option("#sweep-field", "sides[1].members[1].armor")
+    assert page.eval_on_selector_all("#sweep-values option", "os => os.length") >= 3
+    page.select_option("#sweep-field", "sides[1].members[1].count")
+    assert page.input_value("#sweep-from") == "1" and not page.is_hidden("#sweep-range")
+    page.locator("#sweep-form").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "build-sweep-weapons.png"))
+    assert not page.problems, page.problems

@@ -783,29 +783,93 @@
   for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
 
   // ---------- studies: sweep + balance, compare, explain ----------
+  /** Every field a sweep can vary, grouped by where it is: the fight's rule options and turn
+   * limit, each side's tactics, and each member's count, numbers, weapons, armor and tactics;
+   * each with its kind (a number, a choice, a toggle) and its value now. */
+  function sweepFields() {
+    const out = [], c = controls(), view = S.view || {};
+    const group = (label, items) => { if (items.length) out.push({ label, items }); };
+    const setting = (ctl, path, value) => ({ path, label: ctl.name.replace(/_/g, " "), kind: ctl.kind === "flag" ? "flag" : ctl.kind, choices: ctl.choices, integer: ctl.integer, min: ctl.min, max: ctl.max, value: value === undefined ? ctl.default : value });
+    const tactic = (prefix, own, side) => [
+      ...c.tactics.map((t) => setting(t, `${prefix}.tactics.${t.name}`, own[t.name] ?? side?.[t.name])),
+      ...c.rule_tactics.map((t) => setting(t, `${prefix}.tactics.rules.${t.name}`, own.rules?.[t.name] ?? side?.rules?.[t.name])),
+    ].map((f) => ({ ...f, label: "tactics · " + f.label }));
+    const options = view.options?.rules || {};
+    group("the fight", [
+      { path: "turn_limit", label: "turn limit", kind: "number", integer: true, min: 1, value: view.options?.turn_limit ?? 20 },
+      ...c.options.map((o) => setting(o, `rules.options.${o.name}`, options[o.name])).map((f) => ({ ...f, label: "rules · " + f.label })),
+    ]);
+    (view.sides || []).forEach((side, i) => {
+      group(`${side.name} · side`, tactic(`sides[${i}]`, side.tactics || {}, null));
+      for (const m of side.members || []) {
+        const prefix = memberPath(m, "count").replace(/\.count$/, "");
+        const items = [{ path: `${prefix}.count`, label: "count", kind: "number", integer: true, min: 0, value: m.count ?? 1 }];
+        for (const [key, path] of Object.entries(m.paths || {})) {
+          const v = (m.numbers || {})[key];
+          if (typeof v === "number") items.push({ path, label: key.replace(/_/g, " "), kind: "number", integer: Number.isInteger(v), value: v });
+        }
+        (m.weapons || []).forEach((w, k) => items.push({ path: `${prefix}.weapons[${k}]`, label: m.weapons.length > 1 ? `weapon ${k + 1}` : "weapon", kind: "choice", choices: S.catalogue.weapons || [], value: w }));
+        items.push({ path: `${prefix}.armor`, label: "armor", kind: "choice", choices: ["none", ...(S.catalogue.armor || [])], value: m.armor ?? "none" });
+        group(`${side.name} · ${m.name}`, [...items, ...tactic(prefix, m.tactics || {}, side.tactics || {})]);
+      }
+    });
+    return out;
+  }
   function fillStudyControls() {
     const fields = $("sweep-field");
     const prev = fields.value;
-    fields.replaceChildren();
-    for (const side of S.view?.sides || []) {
-      for (const m of side.members || []) {
-        for (const [key, path] of Object.entries(m.paths || {})) {
-          if (/weapon|armor|tactic|position/.test(key)) continue;
-          fields.append(el("option", { value: path, text: `${side.name} · ${m.name} · ${key.split(".").pop().replace(/_/g, " ")}` }));
-        }
-      }
-    }
+    S.sweepable = new Map();
+    fields.replaceChildren(...sweepFields().map((g) => el("optgroup", { label: g.label }, g.items.map((f) => {
+      S.sweepable.set(f.path, { ...f, where: g.label });
+      return el("option", { value: f.path, text: `${g.label} · ${f.label}` });
+    }))));
     const groups = (S.view?.sides || []).flatMap((side) => side.members || []).filter((m) => m.paths?.count);
     const biggest = groups.sort((a, b) => (b.count ?? 1) - (a.count ?? 1))[0];
-    const keep = [...fields.options].find((o) => o.value === prev);
-    if (keep) fields.value = keep.value;
+    if (S.sweepable.has(prev)) fields.value = prev;
     else if (biggest) fields.value = biggest.paths.count;
+    if (fields.value !== prev) sweepValues();
     const sides = (S.view?.sides || []).map((s) => s.name);
     for (const id of ["balance-side", "explain-side"]) {
       const sel = $(id), keep = sel.value;
       sel.replaceChildren(...sides.map((n) => el("option", { value: n, text: n })));
       if (sides.includes(keep)) sel.value = keep;
     }
+  }
+  /** The values a sweep of the chosen field offers: a range for a number, a pick of the
+   * choices (weapons, armor, a tactic's words) or both ways of a toggle. */
+  function sweepValues() {
+    const f = S.sweepable?.get($("sweep-field").value);
+    if (!f) return;
+    const number = f.kind === "number";
+    $("sweep-range").hidden = !number; $("sweep-pick").hidden = number;
+    if (number) {
+      const v = Number(f.value ?? 0), lo = f.min ?? -Infinity;
+      const step = f.integer ? 1 : Math.abs(v) >= 2 ? 1 : 0.1;
+      const from = f.path.endsWith(".count") ? Math.max(0, Math.min(1, v)) : Math.max(lo, +(v - 3 * step).toFixed(6));
+      const to = f.path.endsWith(".count") ? Math.max(8, v + 4) : Math.min(f.max ?? Infinity, +(v + 3 * step).toFixed(6));
+      $("sweep-from").value = from; $("sweep-to").value = to; $("sweep-step").value = step;
+      return;
+    }
+    const choices = f.kind === "flag" ? ["true", "false"] : [...new Set([String(f.value ?? ""), ...(f.choices || []).map(String)])].filter(Boolean);
+    const now = choices.indexOf(String(f.kind === "flag" ? isOn(f.value) : f.value));
+    $("sweep-values").replaceChildren(...choices.map((c, i) => el("option", { value: c, text: c, selected: f.kind === "flag" || (i >= now && i < now + 3) || (now < 0 && i < 3) })));
+    $("sweep-values").size = Math.min(6, Math.max(2, choices.length));
+  }
+  $("sweep-field").addEventListener("change", sweepValues);
+  /** The vary's values as `combatsim sweep` reads them: LO..HI/STEP for whole numbers, else
+   * the values listed (at most 50). Null, with the reason shown, when there are none. */
+  function sweepSpec(f) {
+    if (f.kind !== "number") {
+      const picked = [...$("sweep-values").selectedOptions].map((o) => o.value);
+      if (picked.length < 2) { status("sweep-status", "Pick at least two values to compare.", true); return null; }
+      return picked.join(",");
+    }
+    const lo = Number($("sweep-from").value), hi = Number($("sweep-to").value), step = Number($("sweep-step").value) || 1;
+    if (!(hi > lo)) { status("sweep-status", "“to” must be larger than “from”.", true); return null; }
+    if ([lo, hi, step].every(Number.isInteger)) return step === 1 ? `${lo}..${hi}` : `${lo}..${hi}/${step}`;
+    const values = [];
+    for (let v = lo; v <= hi + 1e-9 && values.length < 50; v += step) values.push(+v.toFixed(6));
+    return values.join(",");
   }
   /** POST a study, waiting politely while the server is at its cap of running jobs (429). */
   async function postStudy(body, statusId, tries = 40) {
@@ -849,7 +913,7 @@
   function sweepSeries(rows, path) {
     const column = path.toLowerCase().replace(/[^0-9a-z]+/g, "_").replace(/^_+|_+$/g, ""); // table.csv's name
     const xKey = rows.length && (path in rows[0] ? path : column in rows[0] ? column : Object.keys(rows[0]).find((k) => k === "value" || k.endsWith(path.split(".").pop())));
-    const xs = rows.map((r) => Number(r[xKey] ?? r.values?.[path]));
+    const xs = rows.map((r) => { const x = r[xKey] ?? r.values?.[path]; return typeof x === "number" || (x !== "" && !isNaN(Number(x)) && typeof x !== "boolean") ? Number(x) : x; });
     const series = sideOrder().map((side, i) => ({
       name: side, colour: SIDE_COLOURS[i % 4],
       points: rows.map((r, k) => ({ x: xs[k], value: r[`win_rate_${side}`] ?? null, ci: r[`ci_low_${side}`] != null ? [r[`ci_low_${side}`], r[`ci_high_${side}`]] : null })),
@@ -858,9 +922,10 @@
   }
   $("sweep-form").addEventListener("submit", () => {
     const path = $("sweep-field").value;
-    if (!path) return;
-    const lo = Number($("sweep-from").value), hi = Number($("sweep-to").value);
-    if (!(hi > lo)) { status("sweep-status", "“to” must be larger than “from”.", true); return; }
+    const f = S.sweepable?.get(path);
+    if (!path || !f) return;
+    const spec = sweepSpec(f);
+    if (spec == null) return;
     const side = $("balance-side").value, target = Number($("balance-target").value);
     const battles = intOrNull("sweep-battles") || 300;
     const label = $("sweep-field").selectedOptions[0]?.textContent || path;
@@ -869,10 +934,18 @@
       if (!state.rows.length) return;
       const { xs, series } = sweepSeries(state.rows, path);
       const mark = state.best ? { value: state.best.value, label: `balance: ${state.best.value} (${side} ${pct(state.best.rate ?? state.best.win_rate)})` } : null;
-      $("sweep-chart").innerHTML = sweepChart(xs, series, { mark, target, xLabel: label });
+      if (xs.every((x) => typeof x === "number" && !isNaN(x))) {
+        $("sweep-chart").innerHTML = sweepChart(xs, series, { mark, target, xLabel: label });
+        return;
+      }
+      // words (a weapon, an armor, a tactic): one row of win rates per value
+      $("sweep-chart").innerHTML = intervalChart(xs.map((x, k) => ({
+        label: String(x) + (state.best && String(state.best.value) === String(x) ? " ◆" : ""),
+        bars: series.map((s) => ({ value: s.points[k].value, ci: s.points[k].ci, colour: s.colour, name: `${s.name} wins` })),
+      })), { title: `${label}: win rates` });
     };
-    runStudy("sweep", { vary: [`${path}=${lo}..${hi}`], battles }, "sweep-status", (d) => { state.rows = d.rows || []; draw(); });
-    runStudy("balance", { vary: `${path}=${lo}..${hi}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
+    runStudy("sweep", { vary: [`${path}=${spec}`], battles }, "sweep-status", (d) => { state.rows = d.rows || []; draw(); });
+    runStudy("balance", { vary: `${path}=${spec}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
       const best = d.best || d.summary?.best;
       if (best) { state.best = best; draw(); }
       if (d.state && d.state !== "running") {
