@@ -39,14 +39,21 @@ TABLES = {
 
 
 def scenario_of(served: Served, body: dict[str, Any]):
-    """The scenario a request names or sends, with its ``set`` edits applied."""
+    """The scenario a request names or sends, with its ``set`` edits applied: text sent with
+    the file it is an edit of (``"scenario"``) reads its catalogues from that file's folder."""
     if "yaml" in body and body.get("yaml") is not None:
-        scenario = served.load_text(body["yaml"])
+        scenario = served.load_text(body["yaml"], file_of(body))
     elif isinstance(body.get("scenario"), str):
         scenario = served.load(body["scenario"])
     else:
         raise UsageError("scenario", body.get("scenario"), "a file of the folder, or 'yaml' text")
     return apply(scenario, edits(body.get("set")), "set")
+
+
+def file_of(body: dict[str, Any]) -> str | None:
+    """The file of the folder a request's text is an edit of, if it names one."""
+    file = body.get("scenario")
+    return file if isinstance(file, str) else None
 
 
 def edited_yaml(
@@ -65,7 +72,7 @@ def edited_yaml(
     sets = edits(body.get("set"))
     if "yaml" in body and body.get("yaml") is not None:
         text = body["yaml"]
-        scenario = served.load_text(text, at)
+        scenario = served.load_text(text, at or file_of(body))
     else:
         text = served.read(body["scenario"])
         scenario = served.load(body["scenario"])

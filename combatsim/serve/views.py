@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sweeps.fields import Inheritance
+from .build import archetype_cards
 from .controls import system_controls
 
 SHOWN = ("weapons", "armor", "position", "tactics", "count", "archetype", "name", "spacing")
@@ -60,6 +61,7 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
         },
         "paths": {"turn_limit": "turn_limit", "seed": "seed"},
         "controls": system_controls(str(rules.get("system", ""))),
+        "archetypes": archetype_cards(inherit.archetypes()),
     }
 
 

@@ -180,3 +180,95 @@ def test_a_sweep_varies_any_field_weapons_and_armor_included(page, served):
     page.locator("#sweep-form").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "build-sweep-weapons.png"))
     assert not page.problems, page.problems
+
+
+FIREFIGHT = "sr-firefight-4v4.yaml"
+
+
+def _built(page, before: str) -> None:
+    """The fight changed on the page: the YAML is no longer ``before`` and its run is done."""
+    page.wait_for_function(
+        "before => document.querySelector('#yaml').value !== before", arg=before, timeout=WAIT_MS
+    )
+    _wait_done(page)
+
+
+def _add(page, button: str, search: str, archetype: str) -> None:
+    before = page.input_value("#yaml")
+    page.click(button)
+    assert page.is_visible("#archetype-dialog")
+    page.fill("#archetype-search", search)
+    page.click(f"#archetype-list li:not([hidden]) button[data-archetype='{archetype}']")
+    _built(page, before)
+
+
+def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served):
+    _open(page, served, FIREFIGHT)
+    # the picker: searchable, each archetype with its key numbers and its kit
+    page.click("#sides fieldset.side[data-side='runners'] .add-member")
+    page.fill("#archetype-search", "samurai")
+    shown = page.locator("#archetype-list li:not([hidden])")
+    assert shown.count() >= 1 and shown.count() < page.locator("#archetype-list li").count()
+    card = page.inner_text("#archetype-list li:not([hidden]) button[data-archetype='street_samurai']")
+    assert "body 6" in card and "katana" in card, card
+    page.click("#archetype-dialog button[value=cancel]")
+    assert not page.is_visible("#archetype-dialog")
+    _add(page, "#sides fieldset.side[data-side='runners'] .add-member", "samurai", "street_samurai")
+    text = page.input_value("#yaml")
+    assert "- {name: Street samurai, archetype: street_samurai, position: [0, 12]}" in text
+    assert "# concrete pillar" in text  # written into the text, its comments kept
+    assert _member(page, "Street samurai").count() == 1
+    assert "Street samurai" in page.inner_text("#cas-chart")
+    _shot(page, "build-member-added")
+    # a new side, its first member picked the same way
+    _add(page, "#add-side", "troll", "troll_bouncer")
+    assert "side 3" in page.inner_text("#win-chart")
+    assert page.locator("#sides fieldset.side").count() == 3
+    # removed again: a member, then the side
+    before = page.input_value("#yaml")
+    _member(page, "Ember").locator("button.remove").click()
+    _built(page, before)
+    assert "Ember" not in page.input_value("#yaml") and "Ember" not in page.inner_text("#cas-chart")
+    before = page.input_value("#yaml")
+    page.click("#sides fieldset.side[data-side='side 3'] .side-actions .remove")
+    _built(page, before)
+    assert "side 3" not in page.inner_text("#win-chart")
+    # a fight keeps two sides: told in one line, nothing changed
+    page.click("#sides fieldset.side[data-side='runners'] .side-actions .remove")
+    page.wait_for_function("() => document.querySelector('#form-errors').textContent", timeout=WAIT_MS)
+    assert "a fight keeps two sides at least" in page.inner_text("#form-errors")
+    assert page.locator("#sides fieldset.side").count() == 2
+    assert not page.problems, page.problems
+
+
+def test_an_archetype_of_the_shipped_catalogue_brings_its_catalogue(page, served, folder):
+    import yaml
+
+    catalogue = yaml.safe_load((folder / "catalogues" / "sr2097.yaml").read_text())
+    catalogue["archetypes"] = {
+        k: v for k, v in catalogue["archetypes"].items() if k in ("street_samurai", "corp_sergeant")
+    }
+    (folder / "catalogues" / "two-2097.yaml").write_text(yaml.safe_dump(catalogue))
+    fight = {
+        "name": "Two of them",
+        "rules": {"system": "sr2097"},
+        "catalogues": ["catalogues/two-2097.yaml"],
+        "sides": [
+            {"name": "a", "members": [{"archetype": "street_samurai"}]},
+            {"name": "b", "members": [{"archetype": "corp_sergeant", "position": [20, 0]}]},
+        ],
+    }
+    (folder / "two.yaml").write_text(yaml.safe_dump(fight, sort_keys=False))
+    _open(page, served, "two.yaml")
+    page.click("#sides fieldset.side[data-side='a'] .add-member")
+    page.fill("#archetype-search", "sniper")
+    assert "from the shipped sr2097 catalogue" in page.inner_text("#archetype-list li:not([hidden])")
+    before = page.input_value("#yaml")
+    page.keyboard.press("Enter")  # the first one shown
+    _built(page, before)
+    text = page.input_value("#yaml")
+    assert "catalogues:\n- sr2097\n- catalogues/two-2097.yaml" in text, text
+    assert "Sniper" in page.inner_text("#cas-chart")
+    sniper = _member(page, "Sniper")
+    assert sniper.locator("select[data-path$='weapons[0]']").input_value() == "sniper_rifle"
+    assert not page.problems, page.problems

@@ -528,7 +528,9 @@
     const head = el("div", { class: "member-head" },
       el("span", { class: "who", text: member.name }),
       member.archetype ? el("span", { class: "badge", title: "archetype", text: member.archetype }) : null,
-      member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null);
+      member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null,
+      el("button", { type: "button", class: "small remove", "aria-label": `Remove ${member.name} from ${side.name}`, title: "Remove this member", text: "Remove",
+        onclick: () => buildFight({ remove: "member", side: sideIndex(side), member: side.members.indexOf(member) }) }));
     const fields = el("div", { class: "fields" });
     const field = (label, path, value, opts = {}) => fieldInput(label, path, value, { ...opts, who: member.name });
     fields.append(field("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
@@ -558,9 +560,82 @@
       const tactics = tacticsBox(`sides[${i}]`, `sides[${i}]`, side.tactics || {}, null, side.name);
       tactics.classList.add("side-fields");
       tactics.dataset.sideTactics = side.name;
-      return el("fieldset", { class: "side", style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
-        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)));
-    }));
+      return el("fieldset", { class: "side", "data-side": side.name, style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
+        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)),
+        el("div", { class: "row-actions side-actions" },
+          el("button", { type: "button", class: "small add-member", text: "+ Add a member", "aria-label": `Add a member to ${side.name}`, onclick: () => pickArchetype({ add: "member", side: i }, `Add a member to ${side.name}`) }),
+          el("button", { type: "button", class: "small remove", text: "Remove the side", "aria-label": `Remove the side ${side.name}`, onclick: () => buildFight({ remove: "side", side: i }) })));
+    }), el("div", { class: "row-actions" },
+      el("button", { type: "button", id: "add-side", class: "small", text: "+ Add a side", onclick: () => pickArchetype({ add: "side" }, "Add a side: its first member") })));
+  }
+  function sideIndex(side) { return (S.view?.sides || []).indexOf(side); }
+
+  // ---------- building the fight: sides and members from the catalogue's archetypes ----------
+  /** The archetypes a new member can be: the scenario's own and its catalogues' (ready), then
+   * the shipped catalogue's others (which bring their catalogue into the scenario). */
+  function archetypes() {
+    const ready = S.view?.archetypes || [];
+    const names = new Set(ready.map((a) => a.name));
+    return [...ready, ...(S.catalogue.archetypes || []).filter((a) => !names.has(a.name))];
+  }
+  function archetypeCard(a, op) {
+    const numbers = Object.entries(a.numbers || {}).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(" · ");
+    const kit = [...(a.weapons || []), a.armor].filter(Boolean).join(", ");
+    const text = [a.name, numbers, kit, a.catalogue || ""].join(" ").toLowerCase();
+    const button = el("button", { type: "button", class: "archetype", "data-archetype": a.name, onclick: () => { $("archetype-dialog").close("cancel"); buildFight({ ...op, archetype: a.name, catalogue: a.catalogue }); } },
+      el("b", { text: a.name.replace(/_/g, " ") }),
+      a.catalogue ? el("span", { class: "muted small", text: ` from the shipped ${a.catalogue} catalogue` }) : null,
+      el("span", { class: "small numbers", text: numbers }),
+      kit ? el("span", { class: "small muted", text: kit }) : null);
+    return el("li", { "data-text": text }, button);
+  }
+  function pickArchetype(op, title) {
+    $("archetype-h").textContent = title;
+    $("archetype-list").replaceChildren(...archetypes().map((a) => archetypeCard(a, op)));
+    $("archetype-search").value = "";
+    filterArchetypes();
+    $("archetype-dialog").showModal();
+    $("archetype-search").focus();
+  }
+  function filterArchetypes() {
+    const words = $("archetype-search").value.toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    for (const li of $("archetype-list").children) {
+      li.hidden = !words.every((w) => li.dataset.text.includes(w));
+      shown += !li.hidden;
+    }
+    $("archetype-count").textContent = `${shown} of ${$("archetype-list").children.length} archetypes`;
+  }
+  $("archetype-search").addEventListener("input", filterArchetypes);
+  $("archetype-search").addEventListener("keydown", (ev) => { // Enter takes the first one shown
+    if (ev.key !== "Enter") return;
+    ev.preventDefault();
+    $("archetype-list").querySelector("li:not([hidden]) button")?.click();
+  });
+  /** A side or member added or removed: the server writes it into the text (the form's field
+   * edits folded in first, the comments kept); the YAML, the form and the figures follow. */
+  let building = Promise.resolve();
+  function buildFight(op) { // one at a time: each is written into the text the last one made
+    building = building.then(() => buildOnce(op));
+    return building;
+  }
+  async function buildOnce(op) {
+    const body = { yaml: S.yaml, scenario: S.file, op };
+    if (S.sets.size) body.set = [...S.sets].map(([p, v]) => `${p}=${v}`);
+    $("form-errors").textContent = "";
+    try {
+      const res = await api("POST", "/api/build", body);
+      editClock();
+      Object.assign(S, { yaml: res.yaml, sets: new Map(), view: res.view || S.view });
+      $("yaml").value = res.yaml;
+      clearYamlErrors();
+      renderForm(); fillStudyControls(); markEdited();
+      scheduleRun();
+      const focus = op.add === "side" ? "#sides fieldset.side:last-of-type .add-member" : op.add ? `#sides fieldset.side:nth-of-type(${op.side + 1}) .member:last-of-type input` : "#add-side";
+      document.querySelector(focus)?.focus();
+    } catch (e) {
+      $("form-errors").textContent = e.message;
+    }
   }
   function onFieldEdit(input) {
     const path = input.dataset.path;
@@ -624,7 +699,7 @@
   async function checkYaml() {
     const text = $("yaml").value, seq = ++S.checkSeq;
     try {
-      const res = await api("POST", "/api/check", { yaml: text });
+      const res = await api("POST", "/api/check", { yaml: text, scenario: S.file });
       if (seq !== S.checkSeq) return;
       const errors = errorList(res);
       if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
@@ -659,7 +734,8 @@
 
   // ---------- runs ----------
   function sourceBody() {
-    const body = S.yaml === S.original ? { scenario: S.file } : { yaml: S.yaml };
+    // edited text names the file it is an edit of: its catalogue paths are read from there
+    const body = S.yaml === S.original ? { scenario: S.file } : { yaml: S.yaml, scenario: S.file };
     if (S.sets.size) body.set = [...S.sets].map(([p, v]) => `${p}=${v}`);
     return body;
   }
@@ -1141,7 +1217,7 @@
   async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
-      const res = await api("POST", "/api/check", { yaml: S.yaml, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
+      const res = await api("POST", "/api/check", { yaml: S.yaml, scenario: S.file, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
       const text = res.edited_yaml ?? res.yaml;
       if (typeof text === "string") return text;
     } catch { /* null below */ }
