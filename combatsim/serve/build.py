@@ -207,5 +207,7 @@ def _fighter_names(sides: list) -> set[str]:
             base = str(member.get("name") or member.get("archetype") or "")
             count = member.get("count", 1)
             taken.add(base)
-            taken.update(f"{base} {k}" for k in range(1, (count if isinstance(count, int) else 1) + 1))
+            taken.update(
+                f"{base} {k}" for k in range(1, (count if isinstance(count, int) else 1) + 1)
+            )
     return taken

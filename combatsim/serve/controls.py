@@ -50,7 +50,9 @@ def model_controls(model: type[BaseModel] | None) -> list[dict[str, Any]]:
         control = _control(info)
         if control is not None:
             default = info.default if not info.is_required() else None
-            out.append({"name": name, "default": default, "help": info.description or "", **control})
+            out.append(
+                {"name": name, "default": default, "help": info.description or "", **control}
+            )
     return out
 
 

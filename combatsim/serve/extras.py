@@ -168,7 +168,10 @@ def catalogue_names(server, system: str) -> dict[str, list]:
                 out[key] += [str(name) for name in section if str(name) not in out[key]]
     from .build import shipped_cards
 
-    return {**{key: sorted(names) for key, names in out.items()}, "archetypes": shipped_cards(system)}
+    return {
+        **{key: sorted(names) for key, names in out.items()},
+        "archetypes": shipped_cards(system),
+    }
 
 
 # --- studies ----------------------------------------------------------------------------------

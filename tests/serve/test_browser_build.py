@@ -130,7 +130,10 @@ def test_every_rule_option_and_tactic_is_a_toggle_a_choice_or_a_number(page, ser
     page.locator("#sides details.settings[data-key='rules'] > summary").click()
     edge = page.locator("#rule-options input[type=checkbox][data-path='rules.options.edge']")
     assert edge.is_checked()
-    assert page.get_attribute("#rule-options input[data-path='rules.options.max_actions']", "max") == "10"
+    assert (
+        page.get_attribute("#rule-options input[data-path='rules.options.max_actions']", "max")
+        == "10"
+    )
     old = page.inner_text("#win-chart")
     before = len(page.runs)
     edge.uncheck()
@@ -209,7 +212,9 @@ def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served
     page.fill("#archetype-search", "samurai")
     shown = page.locator("#archetype-list li:not([hidden])")
     assert shown.count() >= 1 and shown.count() < page.locator("#archetype-list li").count()
-    card = page.inner_text("#archetype-list li:not([hidden]) button[data-archetype='street_samurai']")
+    card = page.inner_text(
+        "#archetype-list li:not([hidden]) button[data-archetype='street_samurai']"
+    )
     assert "body 6" in card and "katana" in card, card
     page.click("#archetype-dialog button[value=cancel]")
     assert not page.is_visible("#archetype-dialog")
@@ -235,7 +240,9 @@ def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served
     assert "side 3" not in page.inner_text("#win-chart")
     # a fight keeps two sides: told in one line, nothing changed
     page.click("#sides fieldset.side[data-side='runners'] .side-actions .remove")
-    page.wait_for_function("() => document.querySelector('#form-errors').textContent", timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => document.querySelector('#form-errors').textContent", timeout=WAIT_MS
+    )
     assert "a fight keeps two sides at least" in page.inner_text("#form-errors")
     assert page.locator("#sides fieldset.side").count() == 2
     assert not page.problems, page.problems
@@ -262,7 +269,9 @@ def test_an_archetype_of_the_shipped_catalogue_brings_its_catalogue(page, served
     _open(page, served, "two.yaml")
     page.click("#sides fieldset.side[data-side='a'] .add-member")
     page.fill("#archetype-search", "sniper")
-    assert "from the shipped sr2097 catalogue" in page.inner_text("#archetype-list li:not([hidden])")
+    assert "from the shipped sr2097 catalogue" in page.inner_text(
+        "#archetype-list li:not([hidden])"
+    )
     before = page.input_value("#yaml")
     page.keyboard.press("Enter")  # the first one shown
     _built(page, before)

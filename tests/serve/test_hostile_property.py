@@ -197,7 +197,10 @@ def _send(client, method: str, route: str, body: dict | str, path: str):
 )
 @example(
     route=("POST", "/api/build"),
-    body={"yaml": FIREFIGHT_TEXT, "op": {"add": "side", "archetype": "ganger", "catalogue": "../x"}},
+    body={
+        "yaml": FIREFIGHT_TEXT,
+        "op": {"add": "side", "archetype": "ganger", "catalogue": "../x"},
+    },
     path="",
 )
 @example(route=("POST", "/api/trace"), body={"scenario": "x" * 300}, path="")

@@ -631,8 +631,12 @@
       clearYamlErrors();
       renderForm(); fillStudyControls(); markEdited();
       scheduleRun();
-      const focus = op.add === "side" ? "#sides fieldset.side:last-of-type .add-member" : op.add ? `#sides fieldset.side:nth-of-type(${op.side + 1}) .member:last-of-type input` : "#add-side";
-      document.querySelector(focus)?.focus();
+      // the keyboard stays where the work is: the new member's first field, or the side's adding
+      const sides = [...document.querySelectorAll("#sides fieldset.side")];
+      const side = op.add === "side" ? sides[sides.length - 1] : sides[op.side];
+      const members = side ? [...side.querySelectorAll(".member")] : [];
+      const target = op.add ? members[members.length - 1]?.querySelector("input") : side?.querySelector(".add-member");
+      (target || $("add-side")).focus();
     } catch (e) {
       $("form-errors").textContent = e.message;
     }
