@@ -15,7 +15,6 @@ holds its summary and tallies only.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -215,27 +214,6 @@ def _percent(rate: float | None) -> str:  # one decimal, as the CLI prints rates
 
 def _interval(ci: list[float]) -> str:
     return f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
-
-
-def exact_attacks(job: Job) -> dict[str, Any]:
-    """The section "Exact odds of one attack" of an ended run (``report.attacks``): ``rows``
-    for its most used attacks, ``pairs`` (how many different attacks it made), ``battles``
-    and the ``note`` that says how to read it. Worked out once, then kept with the job."""
-    from ..output import attack_rows
-    from ..report.attacks import NOTE, exact_attack_rows
-
-    with job.extra.setdefault("exact_lock", threading.Lock()):
-        if "exact" not in job.extra:
-            summary = job.extra["summary"]
-            scenario = job.extra["scenario"]
-            pairs = attack_rows(scenario, job.extra["tally"].attacks)
-            job.extra["exact"] = {
-                "battles": summary.get("battles_completed", 0),
-                "pairs": len(pairs),
-                "rows": exact_attack_rows(scenario, pairs, summary.get("casualties")),
-                "note": NOTE,
-            }
-        return job.extra["exact"]
 
 
 def write_table(job: Job, name: str, folder: Path) -> Path:

@@ -281,3 +281,18 @@ def test_an_archetype_of_the_shipped_catalogue_brings_its_catalogue(page, served
     sniper = _member(page, "Sniper")
     assert sniper.locator("select[data-path$='weapons[0]']").input_value() == "sniper_rifle"
     assert not page.problems, page.problems
+
+
+def test_the_exact_odds_table_appears_at_once_and_fills_in(page, served):
+    """An autofire burst against armor takes seconds to walk exactly (the table took 35 s to
+    appear): the rows are shown at once, the sampled figures beside them, and fill in."""
+    _open(page, served, "sr-autofire-vs-armor.yaml")
+    page.wait_for_selector("#exact-table td", timeout=WAIT_MS)
+    first = page.inner_text("#exact-status")
+    assert "Working out the exact odds of" in first, first
+    assert "being worked out" in page.inner_text("#exact-table")
+    page.wait_for_function(  # a fast walk's row fills in while the slow ones go on
+        "() => document.querySelectorAll('#exact-table td[title]').length > 0", timeout=WAIT_MS
+    )
+    _shot(page, "build-exact-filling-in")
+    assert not page.problems, page.problems

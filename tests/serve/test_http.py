@@ -297,9 +297,7 @@ def test_an_ended_run_gives_the_exact_odds_of_its_most_used_attacks_as_the_repor
     early = client.get(f"/api/runs/{run_id}/exact")
     assert early.status_code in (200, 409)  # 409 while the run is still going
     assert finish(client, run_id)["state"] == "done"
-    got = client.get(f"/api/runs/{run_id}/exact")
-    assert got.status_code == 200, got.text
-    exact = got.json()
+    exact = exact_of(client, run_id)
     assert exact["battles"] == 200 and "start situation" in exact["note"]
     rows = exact["rows"]
     assert 0 < len(rows) <= TOP_PAIRS and exact["pairs"] >= len(rows)
@@ -317,6 +315,45 @@ def test_an_ended_run_gives_the_exact_odds_of_its_most_used_attacks_as_the_repor
     assert rows == json.loads(json.dumps(report_rows(summary, out)))
     again = client.get(f"/api/runs/{run_id}/exact").json()  # worked out once, then kept
     assert again == exact
+
+
+def exact_of(client, run_id: str, timeout: float = 120.0) -> dict:
+    """The run's exact odds once every row is worked out (each answer gives the rows so far)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/runs/{run_id}/exact")
+        assert got.status_code == 200, got.text
+        if got.json()["complete"]:
+            return got.json()
+        time.sleep(0.1)
+    raise AssertionError("the exact odds were not worked out")
+
+
+def test_the_exact_odds_come_row_by_row_from_a_process_that_stops_when_unasked(
+    client, monkeypatch
+):
+    """An autofire burst against armor takes seconds to walk exactly: the first answer comes
+    at once with every row still being worked out (the walks run apart, not in the server's
+    process), and the work stops once nobody asks, its rows saying so."""
+    import multiprocessing
+
+    from combatsim.serve import exacts
+
+    monkeypatch.setattr(exacts, "UNASKED", 0.5)
+    before = len(multiprocessing.active_children())
+    run_id = start(client, scenario="sr-autofire-vs-armor.yaml", battles=100)
+    assert finish(client, run_id)["state"] == "done"
+    first = client.get(f"/api/runs/{run_id}/exact").json()
+    assert first["complete"] is False and first["rows"]
+    assert {r.get("reason") for r in first["rows"]} == {exacts.WORKING}
+    assert first["rows"][0]["attacks"] > 0 and first["rows"][0]["down_rate"] is not None
+    for _ in range(200):  # unasked: the rows' process is ended
+        if len(multiprocessing.active_children()) <= before:
+            break
+        time.sleep(0.05)
+    assert len(multiprocessing.active_children()) <= before
+    last = exact_of(client, run_id)
+    assert any("not worked out here" in r.get("reason", "") for r in last["rows"])
 
 
 # --- the command ------------------------------------------------------------------------------

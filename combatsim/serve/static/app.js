@@ -834,16 +834,25 @@
     box.dataset.run = id; box.hidden = false;
     status("exact-status", "Working out the exact odds of the attacks used most…");
     $("exact-table").replaceChildren(); $("exact-note").textContent = "";
-    try {
-      const d = await api("GET", `/api/runs/${id}/exact`);
-      if (box.dataset.run === id) renderExact(d);
-    } catch (e) {
-      if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
-    }
+    // the rows come as they are worked out (some walks take seconds): asked again until done
+    const ask = async () => {
+      if (box.dataset.run !== id || box.hidden) return;
+      try {
+        const d = await api("GET", `/api/runs/${id}/exact`);
+        if (box.dataset.run !== id) return;
+        renderExact(d);
+        if (d.complete === false) setTimeout(ask, 500);
+      } catch (e) {
+        if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
+      }
+    };
+    await ask();
   }
   function renderExact(d) {
     if (!d.rows.length) { status("exact-status", "No attack was made in these battles."); return; }
-    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`);
+    const left = d.rows.filter((r) => r.reason === "being worked out…").length;
+    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`
+      + (left ? ` Working out the exact odds of ${left} more…` : ""));
     const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
     const chances = (r) => (r.reason
       ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
