@@ -28,7 +28,7 @@ UNASKED = 3.0  # seconds without an ask after which the work stops (the page ask
 LOOK_EVERY = 0.05  # seconds between looks at the pipe, the clock and the asks
 WORKING = "being worked out…"
 STOPPED = "not worked out here (stopped after {seconds:g} s or when no longer shown): "
-STOPPED += "combatsim run FILE --exact works it out"
+STOPPED += "combatsim odds attack or the run's report works it out"
 
 
 def exact_attacks(job: Job, wanted: Callable[[], bool] = lambda: True) -> dict[str, Any]:
