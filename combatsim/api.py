@@ -15,28 +15,22 @@ docs/api.md is the reference.
 
 from __future__ import annotations
 
-import operator
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .errors import Described, UsageError, check_range
+from .errors import Described, UsageError
+from .errors import shown as _shown
 from .limits import (
     DEFAULT_BATTLES,
-    MAX_BATTLES,
-    MAX_CHUNK_SIZE,
-    MAX_SEED,
     MAX_SETS,
     MAX_VALUES,
     MAX_VARIANTS,
     MAX_VARIES,
-    MAX_WORKERS,
-    MIN_PRECISION,
-    PRECISION_BELOW,
-    RECORDS,
 )
+from .run_arguments import check_run_options
 
 if TYPE_CHECKING:
     from .sweeps.results import Result
@@ -319,50 +313,14 @@ SUBJECT = (
 
 
 def check_run_arguments(battles, seed, workers, quiet, options: dict[str, Any]) -> tuple:
-    """The bounds of ``combatsim run``'s options (``combatsim.limits``), for the API's keyword
-    arguments: a wrong type or a number past its bound is a ``UsageError`` naming it. Returns
-    ``battles``, ``seed`` and ``workers`` as plain ints (a numpy integer would reach the
-    summary's JSON), and makes ``options``' integers plain too."""
-    battles = _integer("battles", battles, 1, MAX_BATTLES)
-    if seed is not None:
-        seed = _integer("seed", seed, 0, MAX_SEED)
-    if workers is not None:
-        workers = _integer("workers", workers, 1, MAX_WORKERS)
-    if not isinstance(quiet, bool):
-        raise UsageError("quiet", _shown(quiet), "True or False")
-    if "chunk_size" in options:
-        options["chunk_size"] = _integer("chunk_size", options["chunk_size"], 1, MAX_CHUNK_SIZE)
-    if "max_battles" in options:
-        options["max_battles"] = _integer("max_battles", options["max_battles"], 1, MAX_BATTLES)
-    precision = options.get("precision")
-    if precision is not None:
-        if isinstance(precision, bool) or not isinstance(precision, int | float):
-            raise UsageError("precision", _shown(precision), "a number, e.g. 0.02")
-        if not MIN_PRECISION <= precision < PRECISION_BELOW:
-            raise UsageError(
-                "precision", precision, f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}"
-            )
-        if "max_battles" in options:
-            _integer("max_battles", options["max_battles"], battles, MAX_BATTLES)
-    if options.get("records") is not None and options["records"] not in RECORDS:
-        raise UsageError("records", _shown(options["records"]), "'none', 'battles' or 'all'")
-    out = options.get("out")
-    if out is not None and not isinstance(out, str | os.PathLike):
-        raise UsageError("out", _shown(out), "a folder name (a str or Path) or None")
-    if not isinstance(options.get("resume", False), bool):
-        raise UsageError("resume", _shown(options["resume"]), "True or False")
-    _text("scheduler", options.get("scheduler"), optional=True)
-    for name in ("runner", "progress", "watch"):
-        if options.get(name) is not None and not callable(options[name]):
-            raise UsageError(name, _shown(options[name]), "a function, or None")
-    return battles, seed, workers
-
-
-def _integer(argument: str, value: Any, low: int, high: int) -> int:
-    """``value`` as an int (numpy integers too; not True or 3.0) within ``low..high``."""
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise UsageError(argument, _shown(value), f"an integer from {low} to {high}")
-    return check_range(argument, operator.index(value), low, high)
+    """The API's keyword arguments checked as every front end's are
+    (``combatsim.run_arguments``): a wrong type or a number past its bound is a ``UsageError``
+    naming it. Returns ``battles``, ``seed`` and ``workers`` as plain ints, and makes
+    ``options``' integers plain too."""
+    given = {"battles": battles, "seed": seed, "workers": workers, "quiet": quiet, **options}
+    checked = check_run_options(given)
+    options.update({k: checked[k] for k in options})
+    return checked["battles"], checked["seed"], checked["workers"]
 
 
 def _text(argument: str, value: Any, optional: bool = False) -> Any:
@@ -450,14 +408,3 @@ def _bounded(items: Iterable, argument: str, cap: int, what: str = "items") -> l
     if len(listed) > cap:
         raise too_many
     return listed
-
-
-def _shown(value: Any) -> Any:
-    """A value for a message: itself when short, else its type and length."""
-    text = repr(value)
-    if len(text) <= 60 and not isinstance(value, dict):
-        return value
-    if not hasattr(value, "__len__"):
-        return Described(f"a {type(value).__name__}")
-    count = len(value)
-    return Described(f"a {type(value).__name__} of {count:,} item{'' if count == 1 else 's'}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class CombatsimError(Exception):
@@ -202,3 +202,14 @@ def too_many_digits() -> str:
     from .limits import MAX_DIGITS
 
     return f"an integer of at most {MAX_DIGITS} digits"
+
+
+def shown(value: Any) -> Any:
+    """A value for a message: itself when short, else its type and length."""
+    text = repr(value)
+    if len(text) <= 60 and not isinstance(value, dict):
+        return value
+    if not hasattr(value, "__len__"):
+        return Described(f"a {type(value).__name__}")
+    count = len(value)
+    return Described(f"a {type(value).__name__} of {count:,} item{'' if count == 1 else 's'}")

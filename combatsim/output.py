@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import groupby
 from numbers import Integral
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from .engine.records import BattleResult
 from .folder import write_atomic
@@ -54,17 +54,6 @@ ATTACK_COLUMNS = (
 FLOAT_FORMAT = "%.10g"
 
 
-class Results(Protocol):
-    """What ``write_results`` reads of a batch's result (``run.BatchResult``)."""
-
-    @property
-    def battles(self) -> pd.DataFrame: ...
-    @property
-    def combatants(self) -> pd.DataFrame: ...
-    @property
-    def summary(self) -> dict[str, Any]: ...
-
-
 def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """A DataFrame of record dicts in order; integer columns with gaps stay integers.
 
@@ -82,18 +71,6 @@ def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
         ):
             frame[column] = frame[column].astype("Int64")
     return frame
-
-
-def write_results(result: Results, out_dir: str | os.PathLike) -> list[Path]:
-    """Write the result files into ``out_dir`` (created if missing); return their paths."""
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    return [
-        _write_atomic(folder / BATTLES_CSV, lambda f: _write_csv(result.battles, f)),
-        _write_atomic(folder / COMBATANTS_CSV, lambda f: _write_csv(result.combatants, f)),
-        *write_casualties([result.summary], folder),
-        _write_atomic(folder / SUMMARY_JSON, lambda f: f.write(summary_json(result.summary))),
-    ]
 
 
 def summary_json(summary: dict[str, Any]) -> str:
@@ -184,12 +161,12 @@ def _write_both(frame: pd.DataFrame, folder: Path, csv_name: str, parquet_name: 
     folder.mkdir(parents=True, exist_ok=True)
     paths = [write_csv(frame, folder / csv_name)]
     parquet = folder / parquet_name
-    ready = _parquet_ready(frame)
+    ready = parquet_ready(frame)
     write_atomic(parquet, lambda f: ready.to_parquet(f, index=False), binary=True)
     return [*paths, parquet]
 
 
-def _parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
+def parquet_ready(frame: pd.DataFrame) -> pd.DataFrame:
     """Parquet wants one type per column: a column mixing numbers and text becomes text."""
     frame = frame.copy()
     for column in frame.columns:
@@ -426,10 +403,14 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines[-1] += f" (interrupted: {n} of {summary['battles_requested']} finished)"
     rows = [("", "wins", "rate", "95% interval")]
     for name, side in summary["sides"].items():
-        rows.append((name, str(side["wins"]), _pct(side["win_rate"]), _interval(side["ci95"])))
+        rows.append(
+            (name, str(side["wins"]), percent(side["win_rate"]), interval_text(side["ci95"]))
+        )
     draws = summary["draws"]
-    rows.append(("draws", str(draws["count"]), _pct(draws["rate"]), _interval(draws["ci95"])))
-    lines += ["", *_columns(rows), ""]
+    rows.append(
+        ("draws", str(draws["count"]), percent(draws["rate"]), interval_text(draws["ci95"]))
+    )
+    lines += ["", *aligned_rows(rows), ""]
     turns = summary["turns"]
     if turns["mean"] is not None:
         lines.append(
@@ -457,14 +438,14 @@ def format_casualties(entries: Sequence[dict[str, Any]]) -> list[str]:
         rows.append(
             (
                 INDENT[e["level"]] + e["who"],
-                _pct(e["down_rate"]),
-                _interval(e["down_ci95"]),
-                _pct(e["dead_rate"]),
-                _interval(e["dead_ci95"]),
+                percent(e["down_rate"]),
+                interval_text(e["down_ci95"]),
+                percent(e["dead_rate"]),
+                interval_text(e["dead_ci95"]),
             )
         )
     return [
-        *_columns(rows),
+        *aligned_rows(rows),
         "  (share of battles in which it, or at least one of them, ended down / dead;",
         f"   {DOWN_MEANS})",
     ]
@@ -524,7 +505,7 @@ def format_table(
                 low, high = record[f"ci_low_{side}"], record[f"ci_high_{side}"]
                 cells.append(f"{rate:.1%} ({low:.1%}-{high:.1%})")
         cells.append(
-            _pct(record["draw_rate"]) if record["draw_rate"] == record["draw_rate"] else "-"
+            percent(record["draw_rate"]) if record["draw_rate"] == record["draw_rate"] else "-"
         )
         mean = record["turns_mean"]
         cells.append("-" if mean is None or mean != mean else f"{mean:.1f}")
@@ -584,10 +565,10 @@ def format_runs(summaries: Sequence[dict[str, Any]], width: int = WIDTH) -> str:
                     summary.get("file", Path(summary["source"]).stem) if first else "",
                     str(n) if first else "",
                     side,
-                    _pct(stats["win_rate"]),
-                    _interval(stats["ci95"]) if n else "-",
-                    _pct(downs.get(side)),
-                    _pct(summary["draws"]["rate"]) if first else "",
+                    percent(stats["win_rate"]),
+                    interval_text(stats["ci95"]) if n else "-",
+                    percent(downs.get(side)),
+                    percent(summary["draws"]["rate"]) if first else "",
                     ("-" if turns is None else f"{turns:.1f}") if first else "",
                 )
             )
@@ -616,7 +597,7 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
+def aligned_rows(rows: Sequence[tuple[str, ...]]) -> list[str]:
     """Rows as aligned text: the first column left-aligned, the numbers right-aligned."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -628,11 +609,11 @@ def _columns(rows: Sequence[tuple[str, ...]]) -> list[str]:
     return lines
 
 
-def _pct(rate: float | None) -> str:
+def percent(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.1%}"
 
 
-def _interval(bounds: Sequence[float]) -> str:
+def interval_text(bounds: Sequence[float]) -> str:
     return f"{bounds[0]:.1%} - {bounds[1]:.1%}"
 
 

@@ -55,7 +55,7 @@ def rate_with_interval(count: int, n: int) -> tuple[float | None, list[float]]:
     The rate is ``None`` when ``n`` is 0 (no battle finished); the interval is then [0, 1].
     """
     low, high = wilson_interval(count, n, CONFIDENCE)
-    return (None if n == 0 else _round(count / n)), [_round(low), _round(high)]
+    return (None if n == 0 else rounded(count / n)), [rounded(low), rounded(high)]
 
 
 def describe_turns(turns: Sequence[int] | np.ndarray) -> dict:
@@ -69,15 +69,15 @@ def describe_turns(turns: Sequence[int] | np.ndarray) -> dict:
         return {"mean": None, "median": None, "p10": None, "p90": None, "max": None}
     p10, median, p90 = np.percentile(values, [10, 50, 90])
     return {
-        "mean": _round(values.mean()),
-        "median": _round(median),
-        "p10": _round(p10),
-        "p90": _round(p90),
+        "mean": rounded(values.mean()),
+        "median": rounded(median),
+        "p10": rounded(p10),
+        "p90": rounded(p90),
         "max": int(values.max()),
     }
 
 
-def _round(x: float) -> float:
+def rounded(x: float) -> float:
     return round(float(x), DECIMALS)
 
 
@@ -110,10 +110,10 @@ def describe_turn_counts(histogram: Sequence[int]) -> dict:
         return low + (position - below) * (high - low)
 
     return {
-        "mean": _round(total / n),
-        "median": _round(percentile(0.5)),
-        "p10": _round(percentile(0.1)),
-        "p90": _round(percentile(0.9)),
+        "mean": rounded(total / n),
+        "median": rounded(percentile(0.5)),
+        "p10": rounded(percentile(0.1)),
+        "p90": rounded(percentile(0.9)),
         "max": highest,
     }
 

@@ -171,3 +171,57 @@ def dump(result: BattleResult) -> str:
     return "\n".join(
         f"t{e.turn} @{e.score} {e.actor}: [{e.kind}] {e.text}" for e in result.trace or []
     )
+
+
+# --- one scenario's battles in memory, through the one way a scenario runs ----------------------
+
+
+class Batch:
+    """What the tests read of ``run_one``'s ``Result``: ``battles`` and ``combatants`` as
+    DataFrames (empty when ``records`` kept none), ``summary``, ``interrupted``."""
+
+    def __init__(self, result):
+        import pandas as pd
+
+        self.result = result
+        self.summary = result.summary
+        self.battles = result.battles if result.battles is not None else pd.DataFrame()
+        self.combatants = result.combatants if result.combatants is not None else pd.DataFrame()
+
+    @property
+    def interrupted(self) -> bool:
+        return self.result.interrupted
+
+    @property
+    def battles_completed(self) -> int:
+        return self.summary["battles_completed"]
+
+
+def run_battles(scenario, battles: int, seed: int | None = None, **options: Any) -> Batch:
+    """Battles ``0 .. battles - 1`` of ``scenario`` in memory (one worker and every record
+    unless told), run as ``combatsim run`` runs them: ``combatsim.sweeps.api.run_one``."""
+    from combatsim.sweeps.api import run_one
+
+    return Batch(run_one(scenario, battles=battles, seed=seed, **options))
+
+
+def write_results(result: Batch, out_dir) -> list[Path]:
+    """A batch's tables and summary written into ``out_dir`` as the reference a test compares
+    the command line's files with (the files' fixed formats: ``combatsim.output``)."""
+    from combatsim.output import (
+        BATTLES_CSV,
+        COMBATANTS_CSV,
+        SUMMARY_JSON,
+        write_casualties,
+        write_csv,
+        write_summary,
+    )
+
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return [
+        write_csv(result.battles, folder / BATTLES_CSV),
+        write_csv(result.combatants, folder / COMBATANTS_CSV),
+        *write_casualties([result.summary], folder),
+        write_summary(result.summary, folder / SUMMARY_JSON),
+    ]

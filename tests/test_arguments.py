@@ -20,9 +20,9 @@ from combatsim.commands import run as run_command
 from combatsim.output import summary_json
 from combatsim.run import backends
 from combatsim.run.backends import ProcessBackend, SerialBackend, make_backend
-from combatsim.run.battles import run_battles
 from combatsim.run.chunks import Job, Task, default_workers
 from combatsim.scenario import load_scenario
+from tests.helpers import run_battles
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 ROOT = Path(__file__).parent.parent

@@ -17,9 +17,9 @@ import pytest
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from combatsim.errors import UsageError
 from combatsim.rng import battle_rng
-from combatsim.run.battles import BatchResult, run_battles
 from combatsim.run.tally import Tally
 from combatsim.stats import wilson_interval
+from tests.helpers import Batch, run_battles
 
 # --- fakes ------------------------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class OtherColumns:
         return replace(result, battle=row)
 
 
-def run(battles: int = 100, **kwargs) -> BatchResult:
+def run(battles: int = 100, **kwargs) -> Batch:
     kwargs.setdefault("runner", fake_runner)
     return run_battles(SCENARIO, battles, **kwargs)
 
@@ -421,7 +421,9 @@ def test_records_without_the_distribution_columns_leave_them_out():
 
 
 def test_a_one_row_table_of_the_summary():
+    from combatsim.output import summary_table
+
     result = run(50)
-    table = result.table
+    table = summary_table([result.summary])
     assert len(table) == 1 and table["battles"][0] == 50
     assert table["wins_runners"][0] == result.summary["sides"]["runners"]["wins"]

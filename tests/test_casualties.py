@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from combatsim.engine.records import VICTORY, BattleResult
-from combatsim.output import casualty_table, format_summary, summary_table, write_results
-from combatsim.run.battles import run_battles
+from combatsim.output import casualty_table, format_summary, summary_table
 from combatsim.run.tally import Tally, casualty_entries
 from combatsim.stats import wilson_interval
+from tests.helpers import run_battles, write_results
 from tests.test_batch import FakeScenario, FakeSide, FakeSystem
 
 

@@ -18,9 +18,9 @@ import pytest
 from combatsim.cli import main
 from combatsim.commands import run as run_command
 from combatsim.errors import ScenarioError
-from combatsim.output import format_trace, write_results
+from combatsim.output import format_trace
 from combatsim.progress import Progress
-from combatsim.run.battles import run_battles
+from tests.helpers import run_battles, write_results
 from tests.test_batch import SCENARIO, FailAt, InterruptAt, fake_runner
 
 SIDES = [side.name for side in SCENARIO.sides]

@@ -13,8 +13,8 @@ import pytest
 
 from combatsim.cli import main
 from combatsim.run import backends
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_catalogue
+from tests.helpers import run_battles
 from tests.test_batch import SCENARIO, fake_runner
 from tests.test_sweep import one_error_line, toy_files
 

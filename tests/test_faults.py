@@ -27,10 +27,9 @@ import pytest
 
 from combatsim.cli import main
 from combatsim.commands import run as run_command
-from combatsim.output import write_results
 from combatsim.run.backends import IN_FLIGHT_PER_WORKER
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
+from tests.helpers import run_battles, write_results
 from tests.test_sweep import one_error_line, toy_files, toy_runner
 
 ROOT = Path(__file__).parent.parent

@@ -235,3 +235,37 @@ def test_rules_and_tactics_never_import_the_engine():
         for path in sorted((ROOT / "combatsim" / layer).rglob("*.py")):
             engine = {n for n in _imports(path) if n.startswith("combatsim.engine")}
             assert not engine, f"{path.relative_to(ROOT)} imports {sorted(engine)}"
+
+
+def private_imports(path: Path) -> list[str]:
+    """``from X import _name`` lines of a module: a name another module keeps to itself (an
+    alias such as ``html_name as _n`` imports a public name and is fine)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+    return found
+
+
+def test_no_module_imports_a_name_another_keeps_private():
+    """A name shared across modules is public (the page once read the CLI's ``_values``)."""
+    shared = {name: lines for name, path in MODULES.items() if (lines := private_imports(path))}
+    assert not shared, shared
+
+
+def test_the_private_import_check_finds_one(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("from .output import _pct, table\nfrom ..names import html_name as _n\n")
+    assert private_imports(module) == ["line 1: from output import _pct"]
+
+
+def test_the_page_shares_the_command_lines_public_functions_not_its_commands():
+    """The page sits beside the command line: what both need lives below them both."""
+    reaching = {
+        name: sorted(t for t in _edges(name, with_type_checking=True) if ".commands" in t)
+        for name in MODULES
+        if name.startswith("combatsim.serve")
+    }
+    assert not {name: found for name, found in reaching.items() if found}

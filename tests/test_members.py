@@ -21,7 +21,7 @@ from combatsim.errors import ScenarioError
 from combatsim.rules.registry import system_class, system_names
 from combatsim.scenario import build_scenario
 from combatsim.scenario.catalogues import shipped_catalogues
-from combatsim.scenario.loader import _compatible
+from combatsim.scenario.loader import serves_system
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUES = ROOT / "scenarios" / "catalogues"
@@ -39,7 +39,7 @@ NUMBERS = {
 @functools.cache
 def catalogue_of(system: str) -> tuple[Path, dict]:
     cls = system_class(system)
-    path = next(p for _, p, system in shipped_catalogues() if _compatible(system, cls)).resolve()
+    path = next(p for _, p, system in shipped_catalogues() if serves_system(system, cls)).resolve()
     return path, yaml.safe_load(path.read_text(encoding="utf-8"))
 
 

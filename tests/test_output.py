@@ -13,8 +13,8 @@ from combatsim.output import (
     format_summary,
     format_trace,
     summary_json,
-    write_results,
 )
+from tests.helpers import write_results
 from tests.test_batch import SCENARIO, InterruptAt, fake_runner, run
 
 FILES = ["battles.csv", "combatants.csv", "summary.json"]

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from combatsim.run import Cancel, Update, run_battles, summarize
+from combatsim.run import Cancel, Update, summarize
 from combatsim.sweeps.api import run_one
+from tests.helpers import run_battles
 from tests.test_batch import SCENARIO, fake_runner
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..output import _columns, _interval, _pct
+from ..output import aligned_rows, interval_text, percent
 from .tally import RESOURCES, STATUSES
 
 if TYPE_CHECKING:
@@ -159,26 +159,28 @@ def format_chain(summary: dict[str, Any]) -> str:
     lines = [head, runs, ""]
     rows: list[tuple[str, ...]] = [("", "completes the run", "95% interval")]
     for label, part in (("carried over", carried), ("every fight fresh", fresh)):
-        rows.append((label, _pct(part["completes"]["rate"]), _interval(part["completes"]["ci95"])))
-    lines += _columns(rows) + [""]
+        rows.append(
+            (label, percent(part["completes"]["rate"]), interval_text(part["completes"]["ci95"]))
+        )
+    lines += aligned_rows(rows) + [""]
     rows = [("encounter", "reached", "won once reached", "95% interval", "ends run", "fresh: won")]
     for e, f in zip(carried["encounters"], fresh["encounters"], strict=True):
         mark = " <- ends most runs" if e["ends_most_runs"] else ""
         rows.append(
             (
                 e["encounter"],
-                _pct(e["reach"]["rate"]),
-                _pct(e["win_once_reached"]["rate"]),
-                _interval(e["win_once_reached"]["ci95"]),
-                _pct(e["ends_run"]["rate"]) + mark,
-                _pct(f["win_once_reached"]["rate"]),
+                percent(e["reach"]["rate"]),
+                percent(e["win_once_reached"]["rate"]),
+                interval_text(e["win_once_reached"]["ci95"]),
+                percent(e["ends_run"]["rate"]) + mark,
+                percent(f["win_once_reached"]["rate"]),
             )
         )
-    lines += _columns(rows) + [""]
+    lines += aligned_rows(rows) + [""]
     rows = [("member", *STATUSES)]
     for member in carried["members"]:
-        rows.append((member["member"], *(_pct(member["end"][s]["rate"]) for s in STATUSES)))
-    lines += ["how each member ends the run (carried over):", *_columns(rows)]
+        rows.append((member["member"], *(percent(member["end"][s]["rate"]) for s in STATUSES)))
+    lines += ["how each member ends the run (carried over):", *aligned_rows(rows)]
     lines += ["", *_casualty_lines(carried), "", *_resource_lines(carried)]
     return "\n".join(lines)
 
@@ -191,12 +193,12 @@ def _casualty_lines(part: dict[str, Any]) -> list[str]:
                 (
                     e["encounter"],
                     c["member"],
-                    _pct(c["down"]["rate"]),
-                    _interval(c["down"]["ci95"]),
-                    _pct(c["dead"]["rate"]),
+                    percent(c["down"]["rate"]),
+                    interval_text(c["down"]["ci95"]),
+                    percent(c["dead"]["rate"]),
                 )
             )
-    return [*_columns(rows), "  (of the runs in which the member entered the fight standing)"]
+    return [*aligned_rows(rows), "  (of the runs in which the member entered the fight standing)"]
 
 
 def shown_resources(left: dict[str, Any]) -> list[tuple[str, list[int]]]:
@@ -218,4 +220,4 @@ def _resource_lines(part: dict[str, Any]) -> list[str]:
             values = [v for v, c in enumerate(histogram) if c]
             mean = sum(v * c for v, c in enumerate(histogram)) / sum(histogram)
             rows.append((label, member["member"], f"{mean:.2f}", str(values[0]), str(values[-1])))
-    return _columns(rows)
+    return aligned_rows(rows)

@@ -44,13 +44,13 @@ def add_parser(sub) -> None:
 def _list(args: argparse.Namespace) -> int:
     from ..rules.registry import system_class, system_names
     from ..scenario.catalogues import entries, shipped_catalogues
-    from ..scenario.loader import _compatible
+    from ..scenario.loader import serves_system
 
     if args.target is None:
         print("rule systems: " + ", ".join(system_names()))
         print("shipped catalogues (a scenario names one as catalogues: [NAME]):")
         for name, path, system in shipped_catalogues():
-            serves = ", ".join(s for s in system_names() if _compatible(system, system_class(s)))
+            serves = ", ".join(s for s in system_names() if serves_system(system, system_class(s)))
             print(for_terminal(f"  {name:<12} for {serves:<20} {path}"))
         print("\nmore: combatsim list SYSTEM, or combatsim list FILE")
         print("to change a shipped catalogue: copy its file beside your scenario, name the copy")

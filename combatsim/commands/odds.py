@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..names import for_terminal
+from ..odds_arguments import add_output_flags, reader
 from ..rules.registry import odds_calculators
 from . import examples
 from .odds_attack import ATTACK
@@ -52,24 +53,8 @@ def add_parser(sub) -> None:
             **examples(*calculator.examples),
         )
         calculator.add_arguments(p)
-        _json_flag(p, grid=calculator.grid)
+        add_output_flags(p, grid=calculator.grid)
         p.set_defaults(handler=functools.partial(_odds, calculator))
-
-
-def _json_flag(parser: argparse.ArgumentParser, grid: bool = True) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument(
-        "--plot",
-        metavar="FILE.png",
-        help="also draw the distribution (exactly / at least / at most), or the grid's heatmap "
-        "(.png, .pdf or .svg)",
-    )
-    if grid:
-        parser.add_argument(
-            "--grid",
-            action="store_true",
-            help="P(success) over ranges of the two numbers (LO..HI) as a table",
-        )
 
 
 PLOT_FORMATS = (".png", ".pdf", ".svg")
@@ -103,12 +88,7 @@ def check_plot(value: str | None) -> None:
 def _odds(calculator: odds.Calculator, args: argparse.Namespace) -> int:
     """Check the ``--plot`` file, compute, print the table or the JSON, and draw."""
     check_plot(args.plot)
-    grid = getattr(args, "grid", False)
-
-    def read(argument: str, ranged: bool = True) -> list[int] | int:
-        return _values(getattr(args, argument[2:].replace("-", "_")), argument, grid and ranged)
-
-    payload, table, *rest = calculator.compute(args, read)
+    payload, table, *rest = calculator.compute(args, reader(args))
     print(json.dumps(payload, indent=2) if args.json else table.render())
     if args.plot:
         from ..odds_plots import plot_distribution, plot_grid
@@ -122,20 +102,3 @@ def _odds(calculator: odds.Calculator, args: argparse.Namespace) -> int:
         if not args.json:
             print(for_terminal(f"\nplot: {path}"))
     return 0
-
-
-def _values(text: str | None, argument: str, grid: bool) -> list[int] | int:
-    """An integer, or with ``--grid`` a list of them: ``N``, ``LO..HI``, ``LO..HI/STEP`` or
-    ``a,b,c`` (as a sweep's values)."""
-    if text is None:
-        raise UsageError(argument, None, "an integer" + (" or a range LO..HI" if grid else ""))
-    from ..sweeps.fields import parse_values
-
-    values = [v for _, v in parse_values(text, argument)]
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise UsageError(argument, text, "integers: N, LO..HI, LO..HI/STEP or a,b,c")
-    if grid:
-        return values
-    if len(values) != 1:
-        raise UsageError(argument, text, "one integer (a range needs --grid)")
-    return values[0]

@@ -27,20 +27,19 @@ from ..limits import (
     CHUNK_SIZE,
     DEFAULT_BATTLES,
     DEFAULT_MAX_BATTLES,
-    MAX_BATTLES,
-    MAX_CHUNK_SIZE,
     MAX_SEED,
-    MAX_WORKERS,
-    MIN_PRECISION,
-    PRECISION_BELOW,
     RECORDS,
 )
 from ..names import for_terminal
+from ..run_arguments import check_run_options, cli_flag
 from . import examples, integer
 
 EXIT_INTERRUPTED = 130
 # Options that do not change any number of a run, so ``--resume`` accepts them.
 RUN_ONLY = ("workers", "scheduler", "quiet")
+
+
+CHECKED = ("battles", "workers", "seed", "chunk_size", "max_battles", "precision", "scheduler")
 
 
 def add_parser(sub) -> None:
@@ -235,30 +234,12 @@ def add_batch_options(p, records: str | None, battles: int | None) -> None:
 
 
 def check_batch_options(args: argparse.Namespace) -> None:
-    """Refuse out-of-range options before anything is loaded (one line, exit 2). The bounds
-    are listed in docs/limits.md."""
-    if args.battles is not None:
-        check_range("--battles", args.battles, 1, MAX_BATTLES)
-    if args.workers is not None:
-        check_range("--workers", args.workers, 1, MAX_WORKERS)
-    if args.seed is not None:
-        check_range("--seed", args.seed, 0, MAX_SEED)
-    check_range("--chunk-size", args.chunk_size, 1, MAX_CHUNK_SIZE)
-    check_range("--max-battles", args.max_battles, 1, MAX_BATTLES)
-    if args.precision is not None:
-        if not MIN_PRECISION <= args.precision < PRECISION_BELOW:
-            raise UsageError(
-                "--precision",
-                args.precision,
-                f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
-            )
-        check_range("--max-battles", args.max_battles, args.battles or 1, MAX_BATTLES)
+    """Refuse out-of-range options before anything is loaded (one line, exit 2), as every
+    front end does (``combatsim.run_arguments``). The bounds are listed in docs/limits.md."""
+    given = {key: getattr(args, key) for key in CHECKED if getattr(args, key) is not None}
+    check_run_options(given, cli_flag)
     if args.out is not None:
         check_out("--out", args.out)
-    if args.scheduler is not None and args.workers is not None:
-        raise UsageError(
-            "--workers", args.workers, "nothing with --scheduler (the cluster decides)"
-        )
 
 
 def check_out(argument: str, value: str | os.PathLike) -> Path:

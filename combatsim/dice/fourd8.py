@@ -1,4 +1,4 @@
-"""The 4D8 roll-under system (seed 004; rulings 20-21).
+"""The 4D8 roll-under system (docs/rules-4d8.md; rulings 20-21).
 
 * Chance of success (seed "Mechanics", "Abilities", "Necessary Abilities"): the referee's ease
   (at most 32, no lowest value) plus the ability bonuses that apply, less 8 when a required
@@ -21,8 +21,8 @@
 
 The degree is only meaningful on a success and is 0 on a failure (every success has a degree
 of at least 1). The combination kind and its aspects describe the faces under the rules in
-force and are recorded on a failure too (so a failed snake-eyes is visible for the seed's
-"unfortunate effects"); the seed's special effects apply only when ``success`` is true.
+force and are recorded on a failure too (so a failed snake-eyes is visible for the rules'
+"unfortunate effects"); the rules' special effects apply only when ``success`` is true.
 
 Exactly: ``exact_outcomes`` (success, degree, kind), ``exact_aspects`` (which dice made the
 combination), and ``on_success`` for either among the successful rolls only.
@@ -90,7 +90,7 @@ class FourD8Result:
     ``aspects`` are the aspects of the dice that make the combination, in die order (all four
     for two pairs and four alike; for ``"none"`` the die that sets the degree: the highest,
     the first of them on a tie). ``lesser`` is the aspect of the higher remaining die of a pair
-    (the seed's "lesser effect") or of the fourth die of a triple, else ``None``.
+    (the rules' "lesser effect") or of the fourth die of a triple, else ``None``.
     """
 
     faces: tuple[int, ...]
@@ -118,7 +118,7 @@ class FourD8Result:
 def resolve(faces: Sequence[int] | None, chance: int, over32: str = DEFAULT_OVER32) -> FourD8Result:
     """Resolve a test from the four faces shown (physical, mental, social, magical).
 
-    ``resolve((5, 5, 5, 3), 20)`` is the seed's triple, degree 13. For an automatic success
+    ``resolve((5, 5, 5, 3), 20)`` is the rules' own triple, degree 13. For an automatic success
     (chance 33+ and ``over32="automatic"``) no dice are rolled: ``faces`` is ignored (pass
     ``None``) and the result shows 8, 6, 5, 4.
     """
@@ -275,7 +275,7 @@ def on_success(dist: Dist[tuple]) -> Dist[tuple]:
 
 def exact_kind_on_success(chance: int, over32: str = DEFAULT_OVER32) -> Dist[str]:
     """Exact distribution of the combination kind of a *successful* roll (the share of the
-    successes each kind makes; only a success has the seed's special effects)."""
+    successes each kind makes; only a success has the rules' special effects)."""
     return on_success(exact_outcomes(chance, over32)).map(lambda o: o[1])
 
 

@@ -1,6 +1,6 @@
-"""Lost Souls percentile rolls with bonus and penalty dice (seed 001, "Rolling the Bones").
+"""Lost Souls percentile rolls with bonus and penalty dice ("Rolling the Bones").
 
-The roll (seed 001 "Bonus Dice and Penalty Dice", "Multiple Bonus/Penalty Dice", "Competing
+The roll ("Bonus Dice and Penalty Dice", "Multiple Bonus/Penalty Dice", "Competing
 Bonus/Penalty Dice"; ruling 17):
 
 * Percentile dice are a tens die and a ones die, each showing 0-9. The roll is
@@ -24,7 +24,7 @@ gives the ten tier names, the columns and each tier's lowest roll per column. Th
 table is an approximation, not the book's; a scenario names a replacement file with the
 Lost Souls option ``action_table`` (read by ``combatsim.rules.lost_souls.table``).
 
-In combat (seed 001 "Cooperative Rolls", "Combat", "Karma and Bonus Dice"; ruling 19): an
+In combat ("Cooperative Rolls", "Combat", "Karma and Bonus Dice"; ruling 19): an
 assistant's Good or better gives the lead a bonus die, Inferior or worse a penalty die
 (``cooperative_dice``; the lead's tier exactly: ``exact_assisted_tier``); a called shot takes
 penalty dice and adds 1 to the damage multiplier per die (``called_shot_multiplier``); 2 Karma
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 
 FaceRanks = tuple[tuple[int, ...], ...]  # ActionTable.face_ranks: [ones face][tens face] -> rank
 
-MAX_NET_DICE = 5  # seed 001 "Multiple Bonus/Penalty Dice"; ruling 17
-KARMA_PER_BONUS_DIE = 2  # seed 001 "Karma and Bonus Dice"; ruling 19
+MAX_NET_DICE = 5  # "Multiple Bonus/Penalty Dice"; ruling 17
+KARMA_PER_BONUS_DIE = 2  # "Karma and Bonus Dice"; ruling 19
 MAX_KARMA_BONUS_DICE = 3
 N_TIERS = 10  # ruling 18: five failures, then five successes
 FIRST_SUCCESS_RANK = 5
@@ -77,7 +77,7 @@ def net_dice(net: int = 0, *, bonus: int = 0, penalty: int = 0) -> int:
     """Net bonus dice (negative: penalty dice) from all sources; they cancel one for one.
 
     ``net``, ``bonus`` and ``penalty`` add up (``net + bonus - penalty``), so a caller can pass a
-    net count, separate counts, or both. The result must lie in -5..5 (seed 001 "Multiple
+    net count, separate counts, or both. The result must lie in -5..5 ("Multiple
     Bonus/Penalty Dice", "Competing Bonus/Penalty Dice"; ruling 17): 7 bonus and 3 penalty dice
     are 4 bonus dice, but 6 bonus dice are refused.
     """
@@ -118,9 +118,9 @@ def resolve(
 ) -> PercentileRoll:
     """Resolve a roll from the faces shown (0-9 each); the single source of the rule.
 
-    Seed 001: ``resolve(6, 9, bonus=[8])`` is Perkins' 89 (a bonus 2 would leave 69);
+    The rules' example: ``resolve(6, 9, bonus=[8])`` is Perkins' 89 (a bonus 2 would leave 69);
     ``resolve(9, 9, penalty=[0])`` is Mandy's 09. Bonus and penalty dice must already have
-    cancelled (seed 001 "Competing Bonus/Penalty Dice"), so at most one list is non-empty, and
+    cancelled ("Competing Bonus/Penalty Dice"), so at most one list is non-empty, and
     it holds at most 5 dice (ruling 17).
     """
     bonus, penalty = tuple(bonus), tuple(penalty)
@@ -414,7 +414,7 @@ def is_success(tier: Tier | str, table: ActionTable | None = None) -> bool:
 def cooperative_dice(assistant_tier: Tier | str, table: ActionTable | None = None) -> int:
     """The lead's extra die from the assistant's result: +1 bonus, -1 penalty, or 0.
 
-    Seed 001 "Cooperative Rolls"; ruling 19: Good or better gives a bonus die, Inferior or
+    "Cooperative Rolls"; ruling 19: Good or better gives a bonus die, Inferior or
     worse a penalty die. The tiers are compared by rank in ``table``.
     """
     t = _table(table)
@@ -427,7 +427,8 @@ def cooperative_dice(assistant_tier: Tier | str, table: ActionTable | None = Non
 
 
 def karma_bonus_dice(points_spent: int) -> int:
-    """Bonus dice bought with Karma: one per 2 points, at most 3 (seed 001; ruling 19).
+    """Bonus dice bought with Karma: one per 2 points, at most 3 ("Karma and Bonus Dice";
+    ruling 19).
 
     An odd spend is refused rather than rounded down: a wasted Karma point is a tactic's bug.
     """
@@ -514,7 +515,7 @@ def sample_assisted(
 def called_shot_multiplier(base_multiplier: int, penalty_dice: int) -> int:
     """Damage multiplier of a called shot that took ``penalty_dice`` penalty dice.
 
-    Seed 001 "Combat"; ruling 19: each penalty die taken adds 1 to the weapon's multiplier. The
+    "Combat"; ruling 19: each penalty die taken adds 1 to the weapon's multiplier. The
     penalty dice go on the attack roll (``penalty=penalty_dice``), and the raised multiplier
     applies only if that attack succeeds.
     """
@@ -598,7 +599,7 @@ class _Validator:
             ("Good", range(FIRST_SUCCESS_RANK, N_TIERS), "one of the five successes"),
             ("Awesome", range(N_TIERS - 1, N_TIERS), "the last (best) tier"),
         )
-        for name, ranks, where in places:  # the seed names these four (ruling 18)
+        for name, ranks, where in places:  # the rules name these four (ruling 18)
             if name not in names or names.index(name) not in ranks:
                 self.fail(at, names, f"'{name}' as {where}")
         return names

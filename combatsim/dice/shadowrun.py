@@ -1,12 +1,12 @@
-"""Classic Shadowrun dice pools: the d6 game (seed 002) and its D8 variant (seed 000).
+"""Classic Shadowrun dice pools: the d6 game and its D8 variant.
 
 One mechanism serves both. A pool of N dice is rolled against a target number (TN); each die
 that reaches the TN is a success.
 
-* d6 (seed 002 "Rule of One", "Rule of Six"; rulings 2-3): faces 1-6. A TN below 2 counts as
+* d6 ("Rule of One", "Rule of Six"; rulings 2-3): faces 1-6. A TN below 2 counts as
   2, so a first roll of 1 never succeeds. A 6 is rolled again and added while it keeps showing
   6 (6, 6, 4 = 16); a re-rolled 1 adds 1. All dice showing 1 on their first roll is a fumble.
-* d8 (seed 000 "Rule of Zero", "Rule of Seven"; ruling 12): faces 0-7 (an 8 reads as 0). A TN
+* d8 ("Rule of Zero", "Rule of Seven"; ruling 12): faces 0-7 (an 8 reads as 0). A TN
   below 1 counts as 1, so a 0 never succeeds. Only when the TN is above 7 is a 7 rolled again
   and added, and again only while the total is still below the TN; a follow-up 0 adds nothing.
   All zeros is a disaster (a fumble). House rule ``tn_cap``: a TN above 21 is impossible.
@@ -100,7 +100,7 @@ class PoolResult:
 def resolve(rolls: Sequence[int | Sequence[int]], tn: int, dice: PoolDice = D6) -> PoolResult:
     """Resolve a test from the faces shown; each die is one face or its chain of re-rolls.
 
-    ``resolve([1, 3, 5, 6], 5)`` is Chuck-Chuck's two successes (seed 002);
+    ``resolve([1, 3, 5, 6], 5)`` is Chuck-Chuck's two successes (the rules' example);
     ``resolve([[6, 6, 4]], 16)`` is one success with a total of 16.
     """
     chains = [(r,) if isinstance(r, int) else tuple(r) for r in rolls]
@@ -113,8 +113,9 @@ def resolve(rolls: Sequence[int | Sequence[int]], tn: int, dice: PoolDice = D6) 
 def count(chains: Sequence[tuple[int, ...]], target: int | None, dice: PoolDice = D6) -> PoolResult:
     """Count successes and the fumble of legal chains against an effective TN.
 
-    The rule itself (seed 002 Rule of One and Rule of Six, ruling 12), shared by ``resolve``,
-    which checks given faces first, and ``roll``, whose chains are legal by construction.
+    The rule itself (the Rule of One and the Rule of Six; rulings 2, 3 and 12), shared by
+    ``resolve``, which checks given faces first, and ``roll``, whose chains are legal by
+    construction.
     """
     low = dice.low
     totals = tuple(sum(c) for c in chains)
@@ -261,7 +262,7 @@ def _six_plan(dice: PoolDice) -> tuple[tuple[tuple[int, ...], bool], ...]:
 def _six_counter(
     take: Callable[[int], Sequence[int]], dice: PoolDice
 ) -> Callable[[int, int], tuple[int, bool]]:
-    """``counter`` for dice re-rolled on every top face (the Rule of Six, seed 002): the d6.
+    """``counter`` for dice re-rolled on every top face (the Rule of Six; ruling 3): the d6.
 
     Every top face is rolled again whatever the TN, so the re-rolls drawn are one batch per
     round: as many faces as the last round showed top faces. Above the top face, a die
@@ -528,7 +529,7 @@ def _may_reroll(chain: list[int], dice: PoolDice, target: int | None) -> bool:
 def initiative_exact(reaction: int, n_dice: int, dice: PoolDice = D6) -> Dist[int]:
     """Exact initiative result: Reaction plus the plain sum of the initiative dice (no re-rolls).
 
-    Seed 002 "Initiative Results"; seed 000: the Rule of Seven does not apply to initiative.
+    "Initiative Results"; in the D8 variant the Rule of Seven does not apply to initiative.
     """
     _check_n(n_dice, "n_dice")
     return Dist.uniform(range(dice.low, dice.top + 1)) * n_dice + Dist.point(reaction)

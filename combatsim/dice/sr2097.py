@@ -1,4 +1,4 @@
-"""Shadowrun: 2097 (seed 003): the 2d10 success check, d6 damage, PT/DR armor and Edge.
+"""Shadowrun: 2097 (docs/rules-sr2097.md): the 2d10 success check, d6 damage, PT/DR armor and Edge.
 
 * Success check (seed "Success checks", steps 1-6): 2d10 (faces 1-10) + skill bonus against a
   target number (TN); success if the total reaches the TN; MoS = total - TN (ruling 14).
@@ -153,7 +153,7 @@ def _check_mode_args(mode: str, edge: bool) -> None:
 
 
 def mos_tier(mos: int) -> str:
-    """The seed's "Magnitude of Success/Failure" tier of a MoS (after doubles)."""
+    """The rules' "Magnitude of Success/Failure" tier of a MoS (after doubles)."""
     if mos >= 10:
         return COMPLETE_SUCCESS
     if mos >= 5:
@@ -501,7 +501,7 @@ def success_chance(bonus: int, tn: int, mode: str = NORMAL, edge: bool = False) 
 def exact_kept_sum(mode: str = NORMAL) -> Dist[int]:
     """Exact sum of the kept 2d10 removing the lowest (Advantage) or highest (Disadvantage) die.
 
-    This ignores doubles, as the seed's "roughly +2.5 / -2.5" does ("How Advantage and
+    This ignores doubles, as the rules' "roughly +2.5 / -2.5" does ("How Advantage and
     Disadvantage Affect Rolls"); the doubles-aware choice depends on the TN (``exact_check``).
     """
     _check_mode_args(mode, False)

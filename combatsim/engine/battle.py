@@ -56,7 +56,7 @@ from ..tactics.policies import (
     walk_left,
     within_reach,
 )
-from .field import Field, _cover_at
+from .field import Field, cover_at
 from .fighter import Fighter, Point, leave_grenades
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
@@ -808,7 +808,7 @@ def _prepared(scenario: Scenario) -> list[tuple]:
         autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
         burst = burst_size(fighter.tactics, firearm, autofire)
         # placed on a cover point: it has that point's cover from the start
-        cover = spec.cover if spec.cover != "none" else _cover_at(points, spec.position)
+        cover = spec.cover if spec.cover != "none" else cover_at(points, spec.position)
         parts.append((spec, static, walk, run, burst, cover))
     # A long sweep makes many scenarios: keep the newest few, and few fighters' worth, so that
     # variants built one at a time (``explain``'s) are not all kept alive here.

@@ -406,11 +406,11 @@ class Field:
                 self.release_claim(f)
 
     def cover_at(self, at: Point) -> str:
-        """The cover at ``at``: ``_cover_at`` of the battle's cover points, from the grid's
+        """The cover at ``at``: ``cover_at`` of the battle's cover points, from the grid's
         nearby ones in a big fight."""
         grid = self.grid
         if grid is None:
-            return _cover_at(self.cover_points, at)
+            return cover_at(self.cover_points, at)
         points = self.cover_points
         for k in grid.cover_near(at, 0.5):
             position, point = points[k]
@@ -1213,7 +1213,7 @@ def _remember(
     return seen
 
 
-def _cover_at(points: list[tuple], at: tuple[float, float]) -> str:
+def cover_at(points: list[tuple], at: tuple[float, float]) -> str:
     """The cover of the first of ``points`` ((position, CoverPoint) pairs) within half a
     meter of ``at``; "none" when there is none."""
     for position, point in points:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine.records import TURN_LIMIT
 from ..run.tally import casualty_entries
-from ..stats import _round
+from ..stats import rounded
 from .fight import FightOdds
 
 
@@ -39,13 +39,13 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
         "draws": _rate(odds.draw(), count=None),
         "turns": describe_turns(turns),
         "end_reasons": {
-            reason: _round(float(p))
+            reason: rounded(float(p))
             for reason, p in sorted(odds.endings.map(lambda e: e.reason).items())
         },
         "casualties": casualties(odds),
         "distributions": {
             "turns": [
-                _round(float(turns[t])) if t in turns else 0.0
+                rounded(float(turns[t])) if t in turns else 0.0
                 for t in range(scenario.turn_limit + 1)
             ],
             "standing": None,
@@ -56,7 +56,7 @@ def exact_summary(odds: FightOdds) -> dict[str, Any]:
 
 
 def _rate(p: Fraction, **counts: None) -> dict[str, Any]:
-    rate = _round(float(p))
+    rate = rounded(float(p))
     return {
         **counts,
         "rate" if "count" in counts else "win_rate": rate,
@@ -80,7 +80,7 @@ def describe_turns(turns: Any) -> dict[str, Any]:
         return lengths[-1]
 
     return {
-        "mean": _round(float(mean)),
+        "mean": rounded(float(mean)),
         "median": float(quantile(Fraction(1, 2))),
         "p10": float(quantile(Fraction(1, 10))),
         "p90": float(quantile(Fraction(9, 10))),
@@ -110,11 +110,11 @@ def casualties(odds: FightOdds) -> list[dict[str, Any]]:
                 "level": entry.level,
                 "battles": None,
                 "down": None,
-                "down_rate": _round(float(p_down)),
-                "down_ci95": [_round(float(p_down))] * 2,
+                "down_rate": rounded(float(p_down)),
+                "down_ci95": [rounded(float(p_down))] * 2,
                 "dead": None,
-                "dead_rate": _round(float(p_dead)),
-                "dead_ci95": [_round(float(p_dead))] * 2,
+                "dead_rate": rounded(float(p_dead)),
+                "dead_ci95": [rounded(float(p_dead))] * 2,
             }
         )
     return out

@@ -1,9 +1,10 @@
 """What rule systems with a pool of points share (Lost Souls' life, 4D8's health).
 
-Neither seed 001 nor seed 004 has combat damage, so both systems give each combatant a pool
-of points that armor protects and hits drain: out of the fight at 0 ("down"), dead at
-``-dead_at`` times the maximum (option ``dead_at``). One mechanism serves both; each system
-names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its per-battle state.
+Neither the Lost Souls nor the 4D8 rules have combat damage, so both systems give each
+combatant a pool of points that armor protects and hits drain: out of the fight at 0
+("down"), dead at ``-dead_at`` times the maximum (option ``dead_at``). One mechanism serves
+both; each system names its pool (``pool``) and keeps ``<pool>`` and ``max_<pool>`` on its
+per-battle state.
 """
 
 from __future__ import annotations

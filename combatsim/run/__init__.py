@@ -11,7 +11,8 @@ live page) runs battles through here and through nothing else:
   output folder for ``--resume``, progress (``progress`` and ``watch``) as chunks come in;
 - ``cancel``: a ``Cancel`` token that stops a run from another thread;
 - ``options``: how a study runs (``Options``) and the start-up every study shares;
-- ``battles``: ``run_battles``, one scenario in memory, and ``summarize``.
+- ``battles``: ``summarize``, a tally as the JSON-ready summary every run reports;
+- ``one``: ``OneRun``, the one way a front end runs one scenario.
 
 It imports the engine, the scenario models and the helpers below them, never a study,
 command, report or the public API (``tests/test_imports.py`` holds it to that).
@@ -20,20 +21,21 @@ command, report or the public API (``tests/test_imports.py`` holds it to that).
 from __future__ import annotations
 
 from .backends import Backend, make_backend
-from .battles import BatchResult, default_runner, run_battles, summarize
+from .battles import default_runner, summarize
 from .cancel import Cancel, Cancelled
 from .chunks import Chunk, Job, Progress, Runner, Task
+from .one import OneRun
 from .options import Options, holds_folder, load
 from .study import Pairing, Settings, Study, Update, Watch, paired_differences
 from .tally import Tally
 
 __all__ = [
     "Backend",
-    "BatchResult",
     "Cancel",
     "Cancelled",
     "Chunk",
     "Job",
+    "OneRun",
     "Options",
     "Pairing",
     "Progress",
@@ -49,6 +51,5 @@ __all__ = [
     "load",
     "make_backend",
     "paired_differences",
-    "run_battles",
     "summarize",
 ]

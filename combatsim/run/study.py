@@ -32,17 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..errors import BackendLost, CombatsimError, UsageError, check_range
+from ..errors import BackendLost, CombatsimError, UsageError
 from ..limits import (
     CHUNK_SIZE,
     DEFAULT_MAX_BATTLES,
-    MAX_BATTLES,
-    MAX_CHUNK_SIZE,
-    MAX_SEED,
-    MIN_PRECISION,
-    PRECISION_BELOW,
 )
 from ..output import table, write_csv
+from ..run_arguments import check_run_options
 from ..stats import half_width, paired_comparison
 from .backends import Backend
 from .cancel import Cancel
@@ -52,7 +48,6 @@ from .chunks import (
     Progress,
     Runner,
     Task,
-    check_records,
     empty_tally,
     one_at_a_time,
     split,
@@ -81,19 +76,8 @@ class Settings:
     records: str = "none"
 
     def __post_init__(self):
-        if self.seed is not None:
-            check_range("seed", self.seed, 0, MAX_SEED)
-        check_range("battles", self.battles, 1, MAX_BATTLES)
-        check_range("chunk_size", self.chunk_size, 1, MAX_CHUNK_SIZE)
-        check_records(self.records)
-        if self.precision is not None:
-            if not MIN_PRECISION <= self.precision < PRECISION_BELOW:
-                raise UsageError(
-                    "precision",
-                    self.precision,
-                    f"a number from {MIN_PRECISION} to below {PRECISION_BELOW}",
-                )
-            check_range("max_battles", self.max_battles, self.battles)
+        fields = ("seed", "battles", "precision", "max_battles", "chunk_size", "records")
+        check_run_options({name: getattr(self, name) for name in fields})
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import UsageError, did_you_mean
 from ..rules.registry import system_class, system_names
-from .loader import _compatible, is_catalogue, load_catalogue, load_scenario
+from .loader import is_catalogue, load_catalogue, load_scenario, serves_system
 from .shipped import FOLDER, is_bare_name, shipped_names, shipped_path
 from .yamlio import load_yaml
 
@@ -53,7 +53,7 @@ def entries(target: str) -> tuple[str, list[Path], dict[str, dict[str, Any]]]:
             "a rule system (" + ", ".join(names) + "), or a catalogue or scenario file",
             did_you_mean(target, names),
         )
-    files = [path for _, path, name in shipped_catalogues() if _compatible(name, cls)]
+    files = [path for _, path, name in shipped_catalogues() if serves_system(name, cls)]
     if not files:
         raise UsageError(
             "SYSTEM", target, "a system with a shipped catalogue; or name a catalogue file"

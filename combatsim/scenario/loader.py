@@ -190,7 +190,7 @@ def _catalogue_sections(base_dir: Path, rel: str, where: tuple, system) -> dict[
         cat_data, cat_lines = parse_yaml(text, str(cat_path))
         _require_mapping(cat_data, str(cat_path))
         cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
-        if not _compatible(cat.system, system):
+        if not serves_system(cat.system, system):
             raise ScenarioError(
                 str(cat_path),
                 "system",
@@ -674,7 +674,7 @@ def _known(section: dict, what: str) -> str:
     return f"a known {what}: {shown}"
 
 
-def _compatible(catalogue_system: str, system) -> bool:
+def serves_system(catalogue_system: str, system) -> bool:
     """A catalogue serves every system that reads the same weapons, armor and sheets
     (``sr-d8`` uses ``sr-classic`` catalogues)."""
     cls = system_class(catalogue_system)

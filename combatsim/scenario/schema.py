@@ -92,9 +92,9 @@ def scenario_schema(system: str | None = None, catalogue: bool = False) -> dict[
 def _catalogues_help(cls) -> str:
     """What a ``catalogues`` item may be: the shipped names this system reads, or a path."""
     from .catalogues import shipped_catalogues
-    from .loader import _compatible
+    from .loader import serves_system
 
-    names = [name for name, _, system in shipped_catalogues() if _compatible(system, cls)]
+    names = [name for name, _, system in shipped_catalogues() if serves_system(system, cls)]
     shipped = f"a shipped catalogue's name ({', '.join(names)}) or " if names else ""
     return shipped + "a path to a catalogue file, relative to the scenario"
 

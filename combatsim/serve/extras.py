@@ -235,11 +235,11 @@ class _Arguments(argparse.ArgumentParser):
 
 
 def _calculator_parser(calculator) -> argparse.ArgumentParser:
-    from ..commands.odds import _json_flag
+    from ..odds_arguments import add_output_flags
 
     parser = _Arguments(prog=f"odds {calculator.name}", add_help=False)
     calculator.add_arguments(parser)
-    _json_flag(parser, grid=calculator.grid)
+    add_output_flags(parser, grid=calculator.grid)
     return parser
 
 
@@ -278,7 +278,7 @@ async def compute_odds(request: Request):
     body = await web.read_json(request)
 
     def computed() -> dict[str, Any]:
-        from ..commands.odds import _values
+        from ..odds_arguments import reader
         from ..rules.registry import odds_calculators
 
         found = odds_calculators()
@@ -296,12 +296,7 @@ async def compute_odds(request: Request):
             elif value is not None and value is not False:
                 argv += [f"--{key}", str(value)]
         namespace = _calculator_parser(calculator).parse_args(argv)
-
-        def read(argument: str, ranged: bool = True):
-            given = getattr(namespace, argument[2:].replace("-", "_"))
-            return _values(given, argument, bool(getattr(namespace, "grid", False)) and ranged)
-
-        payload, table, *rest = calculator.compute(namespace, read)
+        payload, table, *rest = calculator.compute(namespace, reader(namespace))
         out = {**payload, "table": table.render()}
         if not rest:
             outcome, values, series = calculator.distribution(payload)

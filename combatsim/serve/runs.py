@@ -1,11 +1,11 @@
 """A run of one scenario for the page: the same study ``combatsim run`` makes, on the warm pool.
 
 ``scenario_of`` turns a request (``{"scenario": FILE}`` or ``{"yaml": TEXT}``, with
-``"set": ["PATH=VALUE", ...]``) into a scenario; ``run_body`` runs it as
-``combatsim.sweeps.api.run_one`` does (the same ``Options.study``, root seed, records and
-``summarize``), so a finished run's numbers are those of ``combatsim run FILE --battles N
---seed S``. Its figures are the summary so far, with ``battles_done`` and a plain-language
-``verdict``; its tables are written as ``combatsim run`` writes them, on demand.
+``"set": ["PATH=VALUE", ...]``) into a scenario; ``run_body`` runs it as a ``OneRun``, as
+``combatsim run`` does (``combatsim.sweeps.api.run_one``), so a finished run's numbers are
+those of ``combatsim run FILE --battles N --seed S``. Its figures are the summary so far,
+with ``battles_done`` and a plain-language ``verdict``; its tables are written as
+``combatsim run`` writes them, on demand.
 
 Memory stays bounded: a run keeps its per-battle records while it runs only up to
 ``MAX_RECORD_ROWS`` fighter-battles (beyond, its tables answer 410), and when it ends they go
@@ -18,10 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..api import check_run_arguments
 from ..errors import CombatsimError, UsageError
 from ..limits import DEFAULT_BATTLES
-from ..run import Options, Update, summarize
+from ..run import OneRun, Options, Update
+from ..run_arguments import check_run_options
 from ..sweeps.fields import apply, parse_vary
 from .folder import Served
 from .jobs import Job
@@ -113,13 +113,13 @@ def run_options(body: dict[str, Any], limit: int = MAX_SERVED_BATTLES) -> dict[s
     checks them, and held to ``limit`` battles."""
     battles = body.get("battles", DEFAULT_BATTLES)
     precision = body.get("precision")
-    options: dict[str, Any] = {"precision": precision} if precision is not None else {}
+    given = {"battles": battles, "seed": body.get("seed"), "precision": precision}
     if precision is not None:
-        options["max_battles"] = limit
-    battles, seed, _ = check_run_arguments(battles, body.get("seed"), None, True, options)
-    if battles > limit:
-        raise UsageError("battles", battles, f"at most {limit:,} battles from the page")
-    return {"battles": battles, "seed": seed, **options}
+        given["max_battles"] = limit
+    checked = check_run_options(given)
+    if checked["battles"] > limit:
+        raise UsageError("battles", checked["battles"], f"at most {limit:,} battles from the page")
+    return {key: value for key, value in checked.items() if key != "precision" or value is not None}
 
 
 class Dropped(CombatsimError):
@@ -132,33 +132,27 @@ def run_body(scenario, options: dict[str, Any], tables: Path):
     records = "all" if most * len(scenario.fighters) <= MAX_RECORD_ROWS else "none"
 
     def body(job: Job) -> dict[str, Any]:
-        requested = options["battles"]
-
         def watch(update: Update) -> None:
-            job.publish(figures(update.tally(0), None))
+            job.publish(figures(None))
 
-        opts = Options(**options, watch=watch, cancel=job.cancel, chunk_size=CHUNK)
-        root = opts.root_seed(scenario)
-        study = opts.study([scenario], "run", root, records=records)
+        opts = Options(
+            **options, watch=watch, cancel=job.cancel, chunk_size=CHUNK, backend=job.backend
+        )
+        run = OneRun.start(scenario, opts, records)
         job.extra["scenario"] = scenario
 
-        def figures(tally, complete: bool | None) -> dict[str, Any]:
+        def figures(complete: bool | None) -> dict[str, Any]:
             """The summary so far (``complete`` None: still running)."""
-            wanted = max(requested, study.requested(0)) if complete is None else None
-            summary = summarize(tally, scenario, root, wanted or study.requested(0), not complete)
+            summary = run.summary(complete)
             summary["battles_done"] = summary.get("battles_completed", 0)
             summary["verdict"] = verdict(summary)
             return summary
 
-        job.publish(figures(study.tally(0), None), force=True)
-        complete = study.evaluate(job.backend)
-        final = figures(study.tally(0), complete)
-        report = study.precision_report()
-        if report is not None:
-            final["precision"] = report
-        if records != "none":
-            spill(study, tables / job.id)
-        job.extra["tally"] = study.tally(0)
+        job.publish(figures(None), force=True)
+        final = figures(run.evaluate())
+        if run.records != "none":
+            spill(run.study, tables / job.id)
+        job.extra["tally"] = run.study.tally(0)
         job.extra["summary"] = final
         return final
 
@@ -222,7 +216,7 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     Parquet by the writer of its ``casualties.parquet`` (a column mixing numbers and text as
     text)."""
     from ..folder import write_atomic
-    from ..output import _parquet_ready, attack_table, casualty_table, write_csv
+    from ..output import attack_table, casualty_table, parquet_ready, write_csv
 
     path = folder / job.id / name
     if path.exists():
@@ -236,6 +230,6 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
     else:
         frame = records_of(job, kind, folder)
     if path.suffix == ".parquet":
-        ready = _parquet_ready(frame)
+        ready = parquet_ready(frame)
         return write_atomic(path, lambda f: ready.to_parquet(f, index=False), binary=True)
     return write_csv(frame, path)

@@ -27,7 +27,8 @@ LOOK_EVERY = 0.05  # seconds between looks at a trace's cancel, clock and proces
 
 def trace_body(served, body: dict[str, Any]):
     """Check a trace request (422 before anything starts) and return its job's work."""
-    from ..api import check_run_arguments
+    from ..limits import MAX_SEED
+    from ..run_arguments import check_run_options, integer
 
     scenario = scenario_of(served, body)
     fighters = len(scenario.fighters)
@@ -39,13 +40,13 @@ def trace_body(served, body: dict[str, Any]):
             "(combatsim run FILE --trace K traces any)",
         )
     battle = body["battle"] if body.get("battle") is not None else 0  # null: the first
-    check_run_arguments(1, battle, None, True, {})  # a battle index: as a seed's bounds
-    _, seed, _ = check_run_arguments(1, body.get("seed"), None, True, {})
+    battle = integer("battle", battle, 0, MAX_SEED)  # a battle index: as a seed's bounds
+    seed = check_run_options({"seed": body.get("seed")})["seed"]
     seed = scenario.seed if seed is None else seed
     head = f"{scenario.name} ({scenario.source}, {scenario.system.name}), seed {seed}"
 
     def work(job: Job) -> dict[str, Any]:
-        return {"text": traced_apart(job, scenario, seed, int(battle), head)}
+        return {"text": traced_apart(job, scenario, seed, battle, head)}
 
     return work
 

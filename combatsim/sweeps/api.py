@@ -35,7 +35,7 @@ from ..output import (
     write_casualties,
     write_csv,
 )
-from ..run import Options, holds_folder, load, paired_differences, summarize
+from ..run import OneRun, Options, holds_folder, load, paired_differences, summarize
 from .fields import (
     FieldPath,
     Variant,
@@ -157,21 +157,13 @@ def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
     and ``summary.json``. ``sets``: fields set first (``"PATH=VALUE"`` strings or
     ``(path, value)`` pairs, as ``compare``'s), recorded as ``summary["sets"]``.
     ``options``: see ``Options``."""
-    opts = Options(**options)
     variant = set_fields(scenario, sets)
-    loaded = variant.scenario
-    root = opts.root_seed(loaded)
-    study = opts.study([loaded], "run", root, records="all")
-    records = study.settings.records
-    tasks = None if opts.precision is not None else -(-opts.battles // opts.chunk_size)
-    with opts.open_backend(tasks) as backend:
-        complete = study.evaluate(backend)
-    summary = summarize(study.tally(0), loaded, root, study.requested(0), not complete)
+    run = OneRun.start(variant.scenario, Options(**options))
+    complete = run.evaluate()
+    summary = run.summary(complete)
     if variant.settings:
         summary["sets"] = [f"{p}={label_of(v)}" for p, v in variant.settings]
-    report = study.precision_report()
-    if report is not None:
-        summary["precision"] = report
+    loaded, study, records, opts = run.scenario, run.study, run.records, run.options
     result = Result(
         "run",
         summary,

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from combatsim.engine import run_battle
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
+from tests.helpers import run_battles
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [

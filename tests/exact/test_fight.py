@@ -19,9 +19,9 @@ from combatsim.cli import main
 from combatsim.exact.attack import attack_odds
 from combatsim.exact.fight import NotExact, fight_odds, tie_orders
 from combatsim.exact.summary import exact_summary
-from combatsim.run.battles import run_battles
 from combatsim.scenario import load_scenario
 from combatsim.stats import wilson_interval
+from tests.helpers import run_battles
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "scenarios" / "catalogues" / "sr-classic.yaml"

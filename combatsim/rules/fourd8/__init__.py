@@ -1,4 +1,4 @@
-"""``4d8``: seed 004's roll-under 4D8 system as a rule system (see system.py).
+"""``4d8``: the roll-under 4D8 system (docs/rules-4d8.md) as a rule system (see system.py).
 
 ``SYSTEMS`` and ``ODDS`` are what ``combatsim.rules.registry`` reads (see shadowrun/)."""
 

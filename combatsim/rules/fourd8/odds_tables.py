@@ -14,7 +14,7 @@ EFFECT_KINDS = ("pair", "two_pairs", "triple", "four_alike")  # the kinds with a
 
 
 def fourd8_odds(chance: int, over32: str = fourd8.DEFAULT_OVER32) -> tuple[dict, Table]:
-    """P(success) and the degree-of-success distribution of a 4D8 roll-under (seed 004)."""
+    """P(success) and the degree-of-success distribution of a 4D8 roll-under (ruling 20)."""
     check_range("--chance", chance, -100, 200)
     degree = fourd8.exact_degree(chance, over32)
     p_ok = fourd8.p_success(chance, over32)

@@ -1,4 +1,5 @@
-"""``lost-souls``: seed 001's bonus and penalty dice as a rule system (see system.py).
+"""``lost-souls``: Lost Souls' bonus and penalty dice as a rule system (see system.py and
+docs/rules-lost-souls.md).
 
 ``SYSTEMS`` and ``ODDS`` are what ``combatsim.rules.registry`` reads (see shadowrun/)."""
 

@@ -1,4 +1,4 @@
-"""Classic Shadowrun (seed 002) and its D8 variant (seed 000) as rule systems (see system.py).
+"""Classic Shadowrun and its D8 variant as rule systems (docs/rules-sr-classic.md).
 
 ``SYSTEMS`` and ``ODDS`` are what ``combatsim.rules.registry`` reads: the systems and the
 ``combatsim odds`` calculators this package offers, imported only when asked for."""

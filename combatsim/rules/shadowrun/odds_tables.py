@@ -52,7 +52,7 @@ def sr_odds(dice: int, tn: int, d8: bool = False, tn_cap: bool = False) -> tuple
 
 
 def sr_compare(dice: int, tns: range = range(2, 21)) -> tuple[dict, Table]:
-    """The d6 game against its D8 variant, TN by TN (seed 000 says 'almost the same')."""
+    """The d6 game against its D8 variant, TN by TN ('almost the same', says the variant)."""
     check_range("--dice", dice, 1, 100)
     rows, out = [], []
     for tn in tns:

@@ -1,4 +1,4 @@
-"""Shadowrun: 2097 (seed 003) as a rule system for the battle engine: ``sr2097``.
+"""Shadowrun: 2097 (docs/rules-sr2097.md) as a rule system for the battle engine: ``sr2097``.
 
 ``SYSTEMS`` and ``ODDS`` are what ``combatsim.rules.registry`` reads (see shadowrun/)."""
 

@@ -1,6 +1,6 @@
 """Scenario and catalogue models of Shadowrun: 2097.
 
-The seed gives the check (2d10 + skill bonus against a TN), damage (Nd6 + ST), armor (PT/DR)
+The rules give the check (2d10 + skill bonus against a TN), damage (Nd6 + ST), armor (PT/DR)
 and Edge exactly; ruling 16 leaves attack TNs, the defender's Dodge, initiative, health and
 injury to the scenario. Every such choice is a field of ``Options`` (``rules.options``) with a
 documented default; docs/rules-sr2097.md lists them.

@@ -23,7 +23,7 @@ def mode_label(mode: str, edge: bool, use: str | None = None) -> str:
 def sr2097_odds(
     bonus: int, tn: int, mode: str = "normal", edge: bool = False, use: str | None = None
 ) -> tuple[dict, Table]:
-    """P(success) and the margin-of-success distribution of a 2d10 Success Check (seed 003)."""
+    """P(success) and the margin-of-success distribution of a 2d10 Success Check (ruling 14)."""
     check_range("--bonus", bonus, -50, 100)
     check_range("--tn", tn, -50, 200)
     joint = sr2097.exact_check(bonus, tn, mode, edge)
