@@ -168,8 +168,9 @@ def test_a_sweep_varies_any_field_weapons_and_armor_included(page, served):
     page.select_option("#sweep-values", ["assault_rifle", "ares_predator"])
     page.fill("#sweep-battles", "20")
     page.click("#sweep-run")
-    page.wait_for_function(
-        "() => document.querySelector('#sweep-status').textContent.startsWith('balance')",
+    page.wait_for_function(  # the sweep's rows, and the balance's word (whichever ends first)
+        "() => /ares_predator/.test(document.querySelector('#sweep-chart').textContent)"
+        " && document.querySelector('#sweep-status').textContent.startsWith('balance')",
         timeout=WAIT_MS * 2,
     )
     chart = page.inner_text("#sweep-chart")

@@ -1033,13 +1033,17 @@
         bars: series.map((s) => ({ value: s.points[k].value, ci: s.points[k].ci, colour: s.colour, name: `${s.name} wins` })),
       })), { title: `${label}: win rates` });
     };
-    runStudy("sweep", { vary: [`${path}=${spec}`], battles }, "sweep-status", (d) => { state.rows = d.rows || []; draw(); });
+    runStudy("sweep", { vary: [`${path}=${spec}`], battles }, "sweep-status", (d) => {
+      state.rows = d.rows || []; draw();
+      if (d.state !== "running" && state.line) status("sweep-status", state.line); // the balance's word stays
+    });
     runStudy("balance", { vary: `${path}=${spec}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
       const best = d.best || d.summary?.best;
       if (best) { state.best = best; draw(); }
       if (d.state && d.state !== "running") {
         commandText("sweep-text", d.verdict, "combatsim balance");
-        if (best) status("sweep-status", `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`);
+        if (best) state.line = `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`;
+        if (state.line) status("sweep-status", state.line);
       }
     });
   });
