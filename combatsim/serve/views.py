@@ -2,6 +2,10 @@
 member's key numbers as its sheet has them (its own, else its archetype's), and for every
 editable value the field path (``combatsim.sweeps.fields``) that ``"set"`` and a sweep take.
 
+The view also carries the form's ``controls`` (``controls``: the tactics and rule options as
+toggles, choices and numbers) and the ``archetypes`` the scenario reads, with their key numbers
+(``build``: what "add a member" offers).
+
 Paths name sides and members by position (``sides[1].members[0].count``), so a name with
 brackets or dots in it needs no quoting; a field the member takes from its archetype is
 still set on the member (the path machinery copies the archetype's value first).

@@ -2,7 +2,8 @@
  *
  * The page talks only to the documented HTTP API (docs/serve.md). One scenario is edited at a
  * time: its YAML text (S.yaml) plus field edits from the form (S.sets, "PATH=VALUE" as for
- * `combatsim run --set`). Every edit starts a new run after a short pause; the server cancels
+ * `combatsim run --set`); adding or removing a side or member rewrites the text itself (the
+ * server writes it in, POST /api/build). Every edit starts a new run after a short pause; the server cancels
  * the page's previous run, and figures stream in over server-sent events.
  */
 "use strict";
