@@ -55,7 +55,7 @@ def test_a_path_into_an_encounter_sets_that_encounters_scenario_only():
         (f"encounters[7].{GUARDS}", 2, "has 3 encounters"),
         ("rests[0].heal", 2, "a field of the chain file"),
         ("rest.heal", -1, "rest.heal"),
-        (f"encounters[1].{GUARDS}", 0, "encounters[1].set"),
+        (f"encounters[1].{GUARDS}", 101, "encounters[1].set"),
     ],
 )
 def test_a_bad_path_or_value_in_a_chain_is_one_clear_error(path, value, said):

@@ -138,3 +138,18 @@ def test_a_set_run_never_writes_over_the_file_as_written(tmp_path, monkeypatch, 
     assert json.loads((variant / "summary.json").read_text())["sets"] == [GUARDS]
     said = capsys.readouterr().out
     assert said.count(f"results in {Path('results') / variant.name}:") == 2
+
+
+def test_a_member_of_a_shipped_catalogues_archetype_takes_a_set_field(tmp_path):
+    """``catalogues: [sr2097]`` (a shipped catalogue by its bare name): a set weapon or skill
+    of a member is copied from its archetype first, as from a catalogue file beside it (the
+    path machinery read the bare name as a file and found nothing to copy)."""
+    from combatsim.sweeps.fields import set_fields
+
+    text = (ROOT / "scenarios" / "sr2097-runners-vs-patrol.yaml").read_text()
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace("[catalogues/sr2097.yaml]", "[sr2097]"))
+    sets = ["sides[0].members[0].weapons[0]=sniper_rifle", "sides[0].members[0].skills.firearms=2"]
+    razor = set_fields(str(path), sets).scenario.sides[0].fighters[0]
+    assert razor.sheet.weapons == ("sniper_rifle", "sword")
+    assert (razor.sheet.skills.firearms, razor.sheet.skills.melee) == (2, 6)

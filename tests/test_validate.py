@@ -231,7 +231,7 @@ sides:
         archetype: gangr
       - name: Bo
         archetype: ganger
-        count: 0
+        count: 101
       - name: Cy
         archetype: ganger
         skils: {firearms: 4}
@@ -248,7 +248,7 @@ TEN_FOUND = [
     (15, "sides[0].colour: found unknown key 'colour'"),
     (16, "sides[0].tactics.targetting: found unknown key 'targetting'"),
     (19, "sides[0].members[0].archetype: found 'gangr' (did you mean 'ganger'?)"),
-    (22, "sides[0].members[1].count: found 0"),
+    (22, "sides[0].members[1].count: found 101"),
     (25, "sides[0].members[2].skils: found unknown key 'skils' (did you mean 'skills'?)"),
     (26, "sides[0].members[2].weapons[0]: found 'ak98' (did you mean 'ak97'?)"),
     (30, "turn_limit: found 0"),
@@ -277,7 +277,7 @@ def test_one_mistake_left_is_one_plain_line(tmp_path, capsys):
         ("    colour: red\n", ""),
         ("targetting", "target"),
         ("gangr\n", "ganger\n"),
-        ("count: 0", "count: 2"),
+        ("count: 101", "count: 2"),
         ("skils", "skills"),
         ("turn_limit: 0", "turn_limit: 5"),
     ]
@@ -289,3 +289,31 @@ def test_one_mistake_left_is_one_plain_line(tmp_path, capsys):
     with pytest.raises(ScenarioError) as caught:
         load_scenario(tmp_path / "s.yaml")
     assert type(caught.value) is ScenarioError and str(caught.value) in err
+
+
+COUNTS = """\
+name: Counts
+rules: {system: sr-classic}
+catalogues: [sr-classic]
+sides:
+  - name: a
+    members:
+      - {name: Ace, archetype: ganger, count: A}
+      - {name: Bo, archetype: ganger, count: B, position: [0, 3]}
+  - name: b
+    members: [{archetype: ganger, position: [10, 0]}]
+"""
+
+
+def test_a_count_of_0_leaves_the_member_out_and_a_side_keeps_one_fighter(tmp_path, capsys):
+    """A sweep of a count from 0 (how many guards before the runners lose?) needs 0 to mean
+    "none of them": the member is left out of the fight. A side whose every member is 0 has
+    nobody to fight: one line, at its first member's count."""
+    from combatsim.scenario import load_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(COUNTS.replace("count: A", "count: 0").replace("count: B", "count: 2"))
+    fighters = [f.name for side in load_scenario(path).sides for f in side.fighters]
+    assert fighters == ["Bo 1", "Bo 2", "ganger"]
+    (err,) = _errors(tmp_path, capsys, COUNTS.replace("count: A", "count: 0").replace("B", "0"))
+    assert "s.yaml:7: sides[0].members[0].count: found 0; allowed: a side with at least one" in err

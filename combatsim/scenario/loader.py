@@ -228,6 +228,8 @@ def _sides(spec, system, sections, source, lines, taken, problems) -> tuple[Side
                 pass
             _claim(_fighter_names(member, side, path), names, source, path, lines, problems)
             fighters += expanded
+        if not any(member.count for member in side.members):
+            problems.add(_nobody(side, i, source, lines))
         sides.append(SideSpec(side.name, tuple(fighters)))
     try:
         written = [
@@ -245,6 +247,19 @@ def _fighter_names(member: MemberSpec, side, path: tuple) -> list[str]:
     place; numbered when it has more than one."""
     base = member.name or member.archetype or f"{side.name} {path[3] + 1}"
     return [base] if member.count == 1 else [f"{base} {k + 1}" for k in range(member.count)]
+
+
+def _nobody(side, i: int, source, lines) -> ScenarioError:
+    """A side whose every member has count 0 has nobody to fight (a count of 0 leaves one
+    member out, as a sweep from 0 asks)."""
+    path = ("sides", i, "members", 0, "count")
+    return ScenarioError(
+        source,
+        format_path(path),
+        0,
+        f"a side with at least one fighter (every member of {side.name!r} has count 0)",
+        line_of(lines, path),
+    )
 
 
 def _claim(new: list[str], names: set, source, path, lines, problems: Problems) -> None:
@@ -332,7 +347,7 @@ def _expand(member: MemberSpec, side, system, sections, source, path, lines) -> 
                 group=base if member.count > 1 else None,
             )
         )
-    if member.start is not None:  # every copy starts alike
+    if member.start is not None and out:  # every copy starts alike
         start = start_of(member.start, out[0], system, source, path, lines)
         out = [dataclasses.replace(f, start=start) for f in out]
     return out

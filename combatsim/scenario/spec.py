@@ -64,7 +64,9 @@ class MemberSpec(BaseModel):
 
     name: Name | None = None
     archetype: str | None = None
-    count: int = Field(1, ge=1, le=100)
+    count: int = Field(
+        1, ge=0, le=100, description="copies of the member; 0: none (left out of the fight)"
+    )
     position: tuple[Coordinate, Coordinate] = Field((0.0, 0.0), description="[x, y] in meters")
     spacing: tuple[Spacing, Spacing] = Field(
         (0.0, 2.0), description="[dx, dy] in meters between copies (count above 1)"

@@ -48,6 +48,7 @@ from ..errors import CombatsimError
 from ..names import for_terminal
 from . import chainruns, designs, extras, maps, runs, story
 from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
+from .exacts import exact_attacks
 from .folder import FenceMiddleware, Outside, Served
 from .jobs import Busy, Job, Jobs
 from .overview import Overview
@@ -331,12 +332,17 @@ async def run_table(request: Request):
 
 
 async def run_exact(request: Request):
-    """The exact odds of one attack for the run's most used attacks (``runs.exact_attacks``),
-    once the run has ended: worked out here, in the server's process."""
+    """The exact odds of one attack for the run's most used attacks, once the run has ended:
+    the rows worked out so far (``exacts``), while the run is still its page's latest."""
     job = job_of(request, "run")
     if job.running or "summary" not in job.extra:
         return errors(409, "the run is still going (the exact odds come when it ends)")
-    return JSON(await run_in_threadpool(runs.exact_attacks, job))
+    jobs = server_of(request).jobs
+
+    def wanted() -> bool:
+        return job.page is None or jobs.latest(job.page) == job.id
+
+    return JSON(await run_in_threadpool(exact_attacks, job, wanted))
 
 
 def routes() -> list:

@@ -4,7 +4,8 @@
   ``PUT`` saves text into the folder (409 if the file exists and ``overwrite`` is not true);
 - ``POST /api/check``: the validator's message for text (with ``set`` edits), and its VIEW;
 - ``GET /api/catalogue?system=NAME``: weapon and armor names of the folder's and the shipped
-  catalogues for that system;
+  catalogues for that system, and the shipped archetypes;
+- ``POST /api/build``: a side or member added from an archetype, or removed (``build``);
 - ``POST /api/studies`` (``studies``), ``GET``/``DELETE /api/studies/ID``, ``.../events``;
 - ``POST /api/trace``: one battle blow by blow, as ``combatsim run FILE --trace K``;
 - ``GET /api/odds``: the calculators and their arguments; ``POST`` computes one, as
@@ -28,7 +29,7 @@ from . import common as web
 from .common import JSON as JSONResponse  # valid JSON even for a NaN a file holds
 from .folder import YAML, Outside
 from .jobs import Job
-from .runs import edited_yaml, scenario_of
+from .runs import edited_yaml, file_of, scenario_of
 from .studies import study_body
 from .traces import trace_body
 from .views import scenario_view
@@ -85,9 +86,9 @@ async def check(request: Request):
         text = body.get("yaml")
         view, base = None, server.served.root
         try:
-            if text is None and isinstance(body.get("scenario"), str):
-                path = server.served.path(body["scenario"])
-                text, base = server.served.read(body["scenario"]), path.parent
+            if isinstance(body.get("scenario"), str):
+                base = server.served.path(body["scenario"]).parent
+                text = server.served.read(body["scenario"]) if text is None else text
             if isinstance(text, str) and len(text.encode("utf-8", "replace")) <= max_file_bytes():
                 data, _ = parse_yaml(text, str(base / "edited.yaml"))
                 view = scenario_view(data, base)
@@ -112,14 +113,48 @@ async def catalogue(request: Request):
     return JSONResponse(await run_in_threadpool(catalogue_names, server, system))
 
 
-def catalogue_names(server, system: str) -> dict[str, list[str]]:
-    """Weapon and armor names of every catalogue for ``system``: the folder's, the shipped."""
+async def build_fight(request: Request):
+    """A side or member added from an archetype, or removed: the text with the change
+    written in (the form's ``set`` edits folded in first), its VIEW, checked as a run is."""
+    server = web.server_of(request)
+    body = await web.read_json(request)
+
+    def built() -> dict[str, Any]:
+        from .build import build
+
+        op = body.get("op")
+        if not isinstance(op, dict):
+            raise UsageError("op", op, "{add: member|side, ...} or {remove: member|side, ...}")
+        text = edited_yaml(server.served, body)
+        file = file_of(body)
+        base = server.served.path(file).parent if file else server.served.root
+        if op.get("catalogue") is not None and op.get("archetype") in readable(text, base):
+            op = {**op, "catalogue": None}  # the scenario reads it already: nothing to bring
+        text = build(text, op)
+        server.served.load_text(text, file)  # only a fight that loads comes back
+        data, _ = parse_yaml(text, str(base / "edited.yaml"))
+        return {"yaml": text, "view": scenario_view(data, base)}
+
+    return JSONResponse(await run_in_threadpool(built))
+
+
+def readable(text: str, base) -> dict[str, Any]:
+    """The archetypes a scenario's text reads: its catalogues' and its own."""
+    from ..sweeps.fields import Inheritance
+
+    data, _ = parse_yaml(text, str(base / "edited.yaml"))
+    return Inheritance(data, base).archetypes() if isinstance(data, dict) else {}
+
+
+def catalogue_names(server, system: str) -> dict[str, list]:
+    """Weapon and armor names of every catalogue for ``system``: the folder's, the shipped;
+    and the shipped archetypes, with their key numbers (``build.archetype_cards``)."""
     from ..safeyaml import load_yaml
     from ..scenario.catalogues import shipped_catalogues
 
     files = server.served.yaml_files()
     files += [path for _, path, name in shipped_catalogues() if name == system]
-    out: dict[str, list[str]] = {"weapons": [], "armor": []}
+    out: dict[str, list] = {"weapons": [], "armor": []}
     for path in files:
         try:
             data, _ = load_yaml(path)
@@ -131,7 +166,12 @@ def catalogue_names(server, system: str) -> dict[str, list[str]]:
             section = data.get(key)
             if isinstance(section, dict):
                 out[key] += [str(name) for name in section if str(name) not in out[key]]
-    return {key: sorted(names) for key, names in out.items()}
+    from .build import shipped_cards
+
+    return {
+        **{key: sorted(names) for key, names in out.items()},
+        "archetypes": shipped_cards(system),
+    }
 
 
 # --- studies ----------------------------------------------------------------------------------
@@ -281,6 +321,7 @@ def routes() -> list:
         Route("/api/scenarios/{file:path}", put_scenario, methods=["PUT"]),
         Route("/api/check", check, methods=["POST"]),
         Route("/api/catalogue", catalogue),
+        Route("/api/build", build_fight, methods=["POST"]),
         Route("/api/studies", start_study, methods=["POST"]),
         Route("/api/studies/{id}", get_study, methods=["GET"]),
         Route("/api/studies/{id}", cancel_study, methods=["DELETE"]),

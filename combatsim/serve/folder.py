@@ -145,10 +145,11 @@ class Served:
         limit = max_file_bytes()
         if len(text.encode("utf-8", "surrogatepass")) > limit:
             raise ScenarioError(EDITED, "(file)", "text too long", f"at most {limit:,} bytes")
-        source = (self.path(at).parent if at else self.root) / EDITED
+        base = self.path(at).parent if at else self.root
+        source = base / EDITED
         with self.fenced():
             data, lines = parse_yaml(text, str(source))
-            return build_scenario(data, str(source), self.root, lines)
+            return build_scenario(data, str(source), base, lines)
 
 
 def shipped(path: Path) -> bool:

@@ -156,6 +156,11 @@ class Jobs:
         job.thread.start()
         return job
 
+    def latest(self, page: str) -> str | None:
+        """The id of the page's latest job (of the kind its key names)."""
+        with self._lock:
+            return self._pages.get(page)
+
     def busy(self) -> bool:
         """Whether any job is running (the overview waits for them)."""
         with self._lock:

@@ -22,6 +22,16 @@ FLAGS.update({word: False for word in ("off", "no", "n", "false")})
 def write_into(text: str, data: Any, name: str | None = None) -> str:
     """``text`` with its values made those of ``data`` (a plain mapping of the same scenario,
     edited), and its ``name`` set to ``name`` when given."""
+    yaml = round_trip(text)
+    tree = yaml.load(text)
+    if name is not None:
+        data = {**data, "name": name}
+    return dump(yaml, _merge(tree, data))
+
+
+def round_trip(text: str) -> Any:
+    """A ``ruamel.yaml`` reader and writer that writes back as ``text`` is written: its
+    indents, its quotes, its line width."""
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
@@ -31,12 +41,12 @@ def write_into(text: str, data: Any, name: str | None = None) -> str:
     # as wide as the author's longest line: their wrapped lines stay wrapped, none is folded
     yaml.width = max([80, *(len(line) for line in text.splitlines())])
     yaml.indent(mapping=_mapping_indent(text), sequence=indent or 2, offset=dash or 0)
-    tree = yaml.load(text)
-    if name is not None:
-        data = {**data, "name": name}
-    merged = _merge(tree, data)
+    return yaml
+
+
+def dump(yaml: Any, tree: Any) -> str:
     out = io.StringIO()
-    yaml.dump(merged, out)
+    yaml.dump(tree, out)
     return out.getvalue()
 
 

@@ -15,7 +15,6 @@ holds its summary and tallies only.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,14 +38,21 @@ TABLES = {
 
 
 def scenario_of(served: Served, body: dict[str, Any]):
-    """The scenario a request names or sends, with its ``set`` edits applied."""
+    """The scenario a request names or sends, with its ``set`` edits applied: text sent with
+    the file it is an edit of (``"scenario"``) reads its catalogues from that file's folder."""
     if "yaml" in body and body.get("yaml") is not None:
-        scenario = served.load_text(body["yaml"])
+        scenario = served.load_text(body["yaml"], file_of(body))
     elif isinstance(body.get("scenario"), str):
         scenario = served.load(body["scenario"])
     else:
         raise UsageError("scenario", body.get("scenario"), "a file of the folder, or 'yaml' text")
     return apply(scenario, edits(body.get("set")), "set")
+
+
+def file_of(body: dict[str, Any]) -> str | None:
+    """The file of the folder a request's text is an edit of, if it names one."""
+    file = body.get("scenario")
+    return file if isinstance(file, str) else None
 
 
 def edited_yaml(
@@ -65,7 +71,7 @@ def edited_yaml(
     sets = edits(body.get("set"))
     if "yaml" in body and body.get("yaml") is not None:
         text = body["yaml"]
-        scenario = served.load_text(text, at)
+        scenario = served.load_text(text, at or file_of(body))
     else:
         text = served.read(body["scenario"])
         scenario = served.load(body["scenario"])
@@ -202,27 +208,6 @@ def _percent(rate: float | None) -> str:  # one decimal, as the CLI prints rates
 
 def _interval(ci: list[float]) -> str:
     return f"{ci[0] * 100:.1f}-{ci[1] * 100:.1f}%"
-
-
-def exact_attacks(job: Job) -> dict[str, Any]:
-    """The section "Exact odds of one attack" of an ended run (``report.attacks``): ``rows``
-    for its most used attacks, ``pairs`` (how many different attacks it made), ``battles``
-    and the ``note`` that says how to read it. Worked out once, then kept with the job."""
-    from ..output import attack_rows
-    from ..report.attacks import NOTE, exact_attack_rows
-
-    with job.extra.setdefault("exact_lock", threading.Lock()):
-        if "exact" not in job.extra:
-            summary = job.extra["summary"]
-            scenario = job.extra["scenario"]
-            pairs = attack_rows(scenario, job.extra["tally"].attacks)
-            job.extra["exact"] = {
-                "battles": summary.get("battles_completed", 0),
-                "pairs": len(pairs),
-                "rows": exact_attack_rows(scenario, pairs, summary.get("casualties")),
-                "note": NOTE,
-            }
-        return job.extra["exact"]
 
 
 def write_table(job: Job, name: str, folder: Path) -> Path:

@@ -2,6 +2,10 @@
 member's key numbers as its sheet has them (its own, else its archetype's), and for every
 editable value the field path (``combatsim.sweeps.fields``) that ``"set"`` and a sweep take.
 
+The view also carries the form's ``controls`` (``controls``: the tactics and rule options as
+toggles, choices and numbers) and the ``archetypes`` the scenario reads, with their key numbers
+(``build``: what "add a member" offers).
+
 Paths name sides and members by position (``sides[1].members[0].count``), so a name with
 brackets or dots in it needs no quoting; a field the member takes from its archetype is
 still set on the member (the path machinery copies the archetype's value first).
@@ -14,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..sweeps.fields import Inheritance
+from .build import archetype_cards
+from .controls import system_controls
 
 SHOWN = ("weapons", "armor", "position", "tactics", "count", "archetype", "name", "spacing")
 _IDENTIFIERS = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -58,6 +64,8 @@ def scenario_view(data: Any, base_dir: Path) -> dict[str, Any] | None:
             "rules": mapping_at(rules, "options"),
         },
         "paths": {"turn_limit": "turn_limit", "seed": "seed"},
+        "controls": system_controls(str(rules.get("system", ""))),
+        "archetypes": archetype_cards(inherit.archetypes()),
     }
 
 

@@ -198,10 +198,14 @@ class Inheritance:
 
     def archetypes(self) -> dict[str, Any]:
         if self._archetypes is None:
+            from ..scenario.shipped import is_shipped, shipped_path
+
             merged: dict[str, Any] = {}
             for rel in self.data.get("catalogues") or []:
+                # a bare name is a shipped catalogue (as the loader reads it), else a path
+                shipped = shipped_path(rel) if isinstance(rel, str) and is_shipped(rel) else None
                 try:
-                    catalogue, _ = load_yaml(self.base_dir / str(rel))
+                    catalogue, _ = load_yaml(shipped or self.base_dir / str(rel))
                 except (CombatsimError, TypeError):
                     continue  # build_scenario reports a missing or broken catalogue
                 if isinstance(catalogue, dict):

@@ -218,6 +218,10 @@ def test_a_finished_run_shows_the_exact_odds_of_its_most_used_attacks(page, serv
     page.select_option("#scenario-pick", "lost-souls-warehouse-raid.yaml")
     _wait_done(page)
     page.wait_for_selector("#exact-table td", timeout=WAIT_MS)
+    page.wait_for_function(  # the rows come as they are worked out
+        "() => !/Working out/.test(document.querySelector('#exact-status').textContent)",
+        timeout=WAIT_MS,
+    )
     assert page.is_visible("#exact-h")
     rows = page.locator("#exact-table tr")
     assert 2 <= rows.count() <= 13  # a heading row and the 12 attacks used most at most

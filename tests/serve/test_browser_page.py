@@ -312,6 +312,10 @@ def test_rates_read_as_the_cli_prints_them(page, served):
 def test_the_exact_odds_read_zero_only_when_no_way_of_the_dice_gives_it(page, served):
     _open(page, served, "sr-bar-brawl.yaml")
     page.wait_for_selector("#exact-table td", timeout=WAIT_MS * 2)
+    page.wait_for_function(  # the rows come as they are worked out
+        "() => !/Working out/.test(document.querySelector('#exact-status').textContent)",
+        timeout=WAIT_MS * 2,
+    )
     page.locator("#exact-attacks").scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "page-exact-odds.png"), full_page=True)

@@ -236,5 +236,11 @@ def test_save_keeps_existing_files_unless_told(client, folder):
     assert read_text(folder / "kept.yaml") == text
     assert save(client, "kept.yaml", changed, overwrite=True).status_code == 200
     assert read_text(folder / "kept.yaml") == changed
-    assert save(client, "new-sub/deeper/made.yaml", text).status_code == 200
-    assert read_text(folder / "new-sub" / "deeper" / "made.yaml") == text
+    # a file saved in a subfolder reads its catalogues from there: only a text whose paths
+    # hold there is saved (the firefight's own would make a file that does not load)
+    refused = save(client, "new-sub/deeper/made.yaml", text)
+    assert refused.status_code == 422 and "catalogues[0]" in refused.json()["errors"][0]
+    assert not (folder / "new-sub" / "deeper" / "made.yaml").exists()
+    moved = text.replace("[catalogues/sr-classic.yaml]", "[sr-classic]")  # the shipped one
+    assert save(client, "new-sub/deeper/made.yaml", moved).status_code == 200
+    assert read_text(folder / "new-sub" / "deeper" / "made.yaml") == moved

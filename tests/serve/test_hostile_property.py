@@ -53,7 +53,7 @@ PATHS = [
 FIELDS = [
     "scenario", "yaml", "set", "battles", "seed", "precision", "page", "kind", "vary",
     "a_set", "b_set", "side", "metric", "target", "battle", "calculator", "system", "args",
-    "overwrite",
+    "overwrite", "op",
 ]  # fmt: skip
 EDITS = [
     "catalogues=[{p}]",
@@ -126,6 +126,7 @@ _routes = st.sampled_from(
     [
         ("POST", "/api/runs"),
         ("POST", "/api/check"),
+        ("POST", "/api/build"),
         ("POST", "/api/trace"),
         ("POST", "/api/studies"),
         ("POST", "/api/odds"),
@@ -190,6 +191,19 @@ def _send(client, method: str, route: str, body: dict | str, path: str):
 # found by this test: a file name of several lines answered in several, one too long for the
 # system answered 500
 @example(route=("POST", "/api/runs"), body={"scenario": "rules: {}\nsides: []\n"}, path="")
+@example(
+    route=("POST", "/api/build"),
+    body={"scenario": "link-out.yaml", "op": {"add": "member", "side": 0, "archetype": "x"}},
+    path="",
+)
+@example(
+    route=("POST", "/api/build"),
+    body={
+        "yaml": FIREFIGHT_TEXT,
+        "op": {"add": "side", "archetype": "ganger", "catalogue": "../x"},
+    },
+    path="",
+)
 @example(route=("POST", "/api/trace"), body={"scenario": "x" * 300}, path="")
 @example(route=("GET", "/api/scenarios/{p}"), body={}, path=("y" * 300 + "/") * 3 + "z.yaml")
 def test_any_request_is_answered_in_a_line_and_touches_nothing_outside(

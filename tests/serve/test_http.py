@@ -297,9 +297,7 @@ def test_an_ended_run_gives_the_exact_odds_of_its_most_used_attacks_as_the_repor
     early = client.get(f"/api/runs/{run_id}/exact")
     assert early.status_code in (200, 409)  # 409 while the run is still going
     assert finish(client, run_id)["state"] == "done"
-    got = client.get(f"/api/runs/{run_id}/exact")
-    assert got.status_code == 200, got.text
-    exact = got.json()
+    exact = exact_of(client, run_id)
     assert exact["battles"] == 200 and "start situation" in exact["note"]
     rows = exact["rows"]
     assert 0 < len(rows) <= TOP_PAIRS and exact["pairs"] >= len(rows)
@@ -317,6 +315,43 @@ def test_an_ended_run_gives_the_exact_odds_of_its_most_used_attacks_as_the_repor
     assert rows == json.loads(json.dumps(report_rows(summary, out)))
     again = client.get(f"/api/runs/{run_id}/exact").json()  # worked out once, then kept
     assert again == exact
+
+
+def exact_of(client, run_id: str, timeout: float = 120.0) -> dict:
+    """The run's exact odds once every row is worked out (each answer gives the rows so far)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = client.get(f"/api/runs/{run_id}/exact")
+        assert got.status_code == 200, got.text
+        if got.json()["complete"]:
+            return got.json()
+        time.sleep(0.1)
+    raise AssertionError("the exact odds were not worked out")
+
+
+def test_the_exact_odds_come_row_by_row_from_a_process_that_stops_when_unasked(client, monkeypatch):
+    """An autofire burst against armor takes seconds to walk exactly: the first answer comes
+    at once with every row still being worked out (the walks run apart, not in the server's
+    process), and the work stops once nobody asks, its rows saying so."""
+    import multiprocessing
+
+    from combatsim.serve import exacts
+
+    monkeypatch.setattr(exacts, "UNASKED", 0.5)
+    before = len(multiprocessing.active_children())
+    run_id = start(client, scenario="sr-autofire-vs-armor.yaml", battles=100)
+    assert finish(client, run_id)["state"] == "done"
+    first = client.get(f"/api/runs/{run_id}/exact").json()
+    assert first["complete"] is False and first["rows"]
+    assert {r.get("reason") for r in first["rows"]} == {exacts.WORKING}
+    assert first["rows"][0]["attacks"] > 0 and first["rows"][0]["down_rate"] is not None
+    for _ in range(200):  # unasked: the rows' process is ended
+        if len(multiprocessing.active_children()) <= before:
+            break
+        time.sleep(0.05)
+    assert len(multiprocessing.active_children()) <= before
+    last = exact_of(client, run_id)
+    assert any("not worked out here" in r.get("reason", "") for r in last["rows"])
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -441,7 +476,48 @@ def test_check_shows_every_mistake_at_every_depth_as_validate_does(client):
 def test_the_catalogue_lists_weapon_and_armor_names_of_a_system(client):
     names = client.get("/api/catalogue?system=sr-classic").json()
     assert "armor_vest" in names["armor"] and "hk227" in names["weapons"]
-    assert client.get("/api/catalogue?system=nope").json() == {"weapons": [], "armor": []}
+    assert client.get("/api/catalogue?system=nope").json() == {
+        "weapons": [],
+        "armor": [],
+        "archetypes": [],
+    }
+    (samurai,) = [a for a in names["archetypes"] if a["name"] == "street_samurai"]
+    assert samurai["catalogue"] == "sr-classic" and samurai["weapons"][0] == "ares_predator_smart"
+    assert samurai["numbers"]["body"] == 6
+
+
+def test_building_adds_and_removes_members_and_sides_in_the_text(client, folder):
+    """A member or side added from an archetype, or removed: written into the text (the
+    form's set edits folded in first, the comments kept), and the new text runs."""
+
+    def build(op, **body):
+        return client.post("/api/build", json={"scenario": FIREFIGHT, "op": op, **body})
+
+    text = (folder / FIREFIGHT).read_text()
+    sets = ["sides[1].members[1].count=2"]
+    added = build({"add": "member", "side": 0, "archetype": "street_samurai"}, set=sets).json()
+    new = "      - {name: Street samurai, archetype: street_samurai, position: [0, 12]}\n"
+    ember = "position: [0, 9]}\n"  # the runners' last member
+    assert added["yaml"] == text.replace("count: 3", "count: 2").replace(ember, ember + new)
+    assert [m["name"] for m in added["view"]["sides"][0]["members"]][-1] == "Street samurai"
+    run = finish(client, start(client, yaml=added["yaml"], scenario=FIREFIGHT, battles=50))
+    assert run["state"] == "done" and "Street samurai" in json.dumps(run["casualties"])
+    side = build({"add": "side", "archetype": "troll_bouncer"}).json()
+    assert side["view"]["sides"][2]["name"] == "side 3"
+    assert "  - name: side 3\n    members:\n      - {name: Troll bouncer" in side["yaml"]
+    gone = build({"remove": "member", "side": 1, "member": 0}).json()["yaml"]
+    assert "Sergeant Tanaka" not in gone and "# concrete pillar" in gone
+    for op, line in [
+        ({"remove": "side", "side": 0}, "a fight keeps two sides at least"),
+        ({"remove": "member", "side": 5, "member": 0}, "side: got 5; allowed: a side's place"),
+        ({"add": "member", "side": 0, "archetype": "nobody"}, "archetype: found 'nobody'"),
+        ({"add": "member", "side": 0, "archetype": "x", "catalogue": "../x"}, "catalogue"),
+        ({"swap": 1}, "add: member or side, remove: member or side"),
+    ]:
+        answer = build(op)
+        assert answer.status_code == 422, answer.text
+        (error,) = answer.json()["errors"]
+        assert line in error, error
 
 
 def test_saving_never_overwrites_without_overwrite(client, folder):
@@ -685,3 +761,15 @@ def test_a_study_on_the_warm_pool_gives_the_numbers_of_its_own_processes(client)
     )
     rows = json.loads(json.dumps(wide_table(expected.table).to_dict("records")))
     assert got["rows"] == rows
+
+
+def test_edited_text_of_a_subfolders_file_reads_its_catalogues_from_there(client, folder):
+    """The page sends an edited scenario as text naming its file: a scenario of a subfolder
+    (``catalogues: [../catalogues/sr-classic.yaml]``) still finds its catalogue, as the file
+    itself does (read from the folder's top, the path left the folder and was refused)."""
+    name = "tactics/take-cover.yaml"
+    text = (folder / name).read_text().replace("turn_limit: ", "turn_limit: 1", 1)
+    checked = client.post("/api/check", json={"yaml": text, "scenario": name}).json()
+    assert checked["errors"] == [] and checked["view"]["sides"][0]["members"][0]["numbers"]
+    run = finish(client, start(client, yaml=text, scenario=name, battles=20))
+    assert run["state"] == "done", run

@@ -262,7 +262,7 @@ GUARDS = "sides[1].members[1].count"
         ({"kind": "sweep", "vary": ["seed=1..5000"]}, "5,000 variants"),
         ({"kind": "sweep", "vary": ["seed=1..200"], "battles": 20_000}, "battles in all"),
         ({"kind": "balance", "vary": f"{GUARDS}=1..4", "target": "ghosts win 0.5"}, "ghosts"),
-        ({"kind": "compare", "b_set": [f"{GUARDS}=0"]}, "b_set"),
+        ({"kind": "compare", "b_set": [f"{GUARDS}=101"]}, "b_set"),
         ({"kind": "explain", "side": "ghosts"}, "ghosts"),
         ({"kind": "explain", "metric": "runners happy"}, "happy"),
     ],

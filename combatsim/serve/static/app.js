@@ -2,7 +2,8 @@
  *
  * The page talks only to the documented HTTP API (docs/serve.md). One scenario is edited at a
  * time: its YAML text (S.yaml) plus field edits from the form (S.sets, "PATH=VALUE" as for
- * `combatsim run --set`). Every edit starts a new run after a short pause; the server cancels
+ * `combatsim run --set`); adding or removing a side or member rewrites the text itself (the
+ * server writes it in, POST /api/build). Every edit starts a new run after a short pause; the server cancels
  * the page's previous run, and figures stream in over server-sent events.
  */
 "use strict";
@@ -12,12 +13,6 @@
   const PAGE = "page-" + Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
   const $ = (id) => document.getElementById(id);
   const DEBOUNCE_MS = 150;
-  const TACTIC_CHOICES = {
-    target: ["nearest", "weakest", "most_dangerous", "focus", "random"],
-    fire_mode: ["single", "autofire"],
-    movement: ["hold", "advance", "keep_range", "take_cover"],
-    grenades: ["never", "clustered", "always"],
-  };
   const SIDE_COLOURS = ["var(--side0)", "var(--side1)", "var(--side2)", "var(--side3)"];
   // No form leaves the page (its Content-Security-Policy allows no inline handler to say so).
   // A dialog's form closes its dialog with the button's value, as method="dialog" would, once
@@ -33,7 +28,7 @@
 
   const S = {
     scenarios: [], file: null, original: "", yaml: "", yamlEdited: false, view: null,
-    sets: new Map(), catalogue: { weapons: [], armor: [] },
+    sets: new Map(), catalogue: { weapons: [], armor: [], archetypes: [] }, open: new Set(),
     runId: null, runSeq: 0, stream: null, shown: null, debounce: null, checkSeq: 0, lastEdited: null,
     overview: [], overviewSort: { key: "dies", dir: -1 }, overviewTimer: null,
     studies: {}, odds: [],
@@ -450,25 +445,81 @@
   function currentValue(path, fallback) {
     return S.sets.has(path) ? S.sets.get(path) : fallback;
   }
-  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, who = "" } = {}) {
+  /** A form field: a number, text, a choice or a toggle, editing one field path. */
+  function fieldInput(label, path, value, { type = "number", choices = null, wide = false, min = null, max = null, step = "any", who = "", help = "", from = "" } = {}) {
     const id = "f-" + (path || label).replace(/[^A-Za-z0-9]+/g, "-") + "-" + Math.random().toString(36).slice(2, 6);
     const errId = id + "-err";
     let input;
     const shown = currentValue(path, value);
-    if (choices) {
+    if (type === "checkbox") {
+      input = el("input", { id, type, checked: isOn(shown), "aria-describedby": errId });
+      value = String(isOn(value));
+    } else if (choices) {
       const opts = [...new Set([...(shown != null && shown !== "" ? [String(shown)] : []), ...choices.map(String)])];
       input = el("select", { id, "aria-describedby": errId }, opts.map((c) => el("option", { value: c, text: c, selected: String(shown) === c })));
     } else {
-      input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, step: type === "number" ? "any" : null, size: type === "text" ? 10 : null });
+      input = el("input", { id, type, value: shown ?? "", "aria-describedby": errId, min, max, step: type === "number" ? step : null, size: type === "text" ? 10 : null, placeholder: type === "number" && shown == null ? "unset" : null });
     }
     if (who) input.setAttribute("aria-label", `${who}: ${label}`);
     if (!path) input.disabled = true;
     else {
       input.dataset.path = path;
       input.dataset.original = value ?? "";
-      input.addEventListener(choices ? "change" : "input", () => onFieldEdit(input));
+      input.addEventListener(choices || type === "checkbox" ? "change" : "input", () => onFieldEdit(input));
     }
-    return el("label", { class: "field" + (wide ? " wide" : ""), for: id }, el("span", { text: label }), input, el("span", { class: "err", id: errId, "aria-live": "polite" }));
+    const title = [help, from ? `(${from})` : ""].filter(Boolean).join(" ");
+    return el("label", { class: "field" + (wide ? " wide" : "") + (type === "checkbox" ? " flag" : "") + (from && !S.sets.has(path) ? " inherited" : ""), for: id, title: title || null },
+      el("span", { text: label }), input, el("span", { class: "err", id: errId, "aria-live": "polite" }));
+  }
+  /** A flag as YAML 1.1 writes it (the scenario loader's reading: on, yes, true). */
+  function isOn(v) {
+    return typeof v === "string" ? ["on", "yes", "y", "true"].includes(v.toLowerCase()) : v === true;
+  }
+  /** A setting of the rule system or the tactics as a control: a toggle, a choice, or a
+   * number with its model's bounds (never raw JSON). ``from``: where an unset value comes from. */
+  function settingField(c, path, value, who, from = "") {
+    const label = c.name.replace(/_/g, " ");
+    const shown = value === undefined ? c.default : value;
+    if (c.kind === "flag") return fieldInput(label, path, shown, { type: "checkbox", who, help: c.help, from });
+    if (c.kind === "choice") return fieldInput(label, path, shown, { choices: c.choices, wide: true, who, help: c.help, from });
+    return fieldInput(label, path, shown, { min: c.min, max: c.max, step: c.integer ? 1 : "any", who, help: c.help, from });
+  }
+  function controls() { return S.view?.controls || { options: [], tactics: [], rule_tactics: [] }; }
+  /** Details that stay open across the form's re-renders (after every edit of the YAML). */
+  function keptOpen(key, summary, ...body) {
+    const box = el("details", { class: "settings", "data-key": key, open: S.open.has(key) }, el("summary", { text: summary }), ...body);
+    box.addEventListener("toggle", () => { if (box.open) S.open.add(key); else S.open.delete(key); });
+    return box;
+  }
+  /** Every tactic of a side or member: the generic ones and the system's own (tactics.rules),
+   * each showing its own value, else the side's, else the default. */
+  function tacticsBox(key, prefix, own, side, who) {
+    const rules = own.rules && typeof own.rules === "object" ? own.rules : {};
+    const sideRules = side && side.rules && typeof side.rules === "object" ? side.rules : {};
+    const pick = (mine, theirs, k) => (k in mine ? [mine[k], ""] : theirs && k in theirs ? [theirs[k], "the side's"] : [undefined, "default"]);
+    const generic = controls().tactics.map((c) => {
+      const [v, from] = pick(own, side, c.name);
+      return settingField(c, `${prefix}.tactics.${c.name}`, v, who, from);
+    });
+    const ruleFields = controls().rule_tactics.map((c) => {
+      const top = c.name in own && !(c.name in rules) ? { ...rules, [c.name]: own[c.name] } : rules;
+      const [v, from] = pick(top, sideRules, c.name);
+      return settingField(c, `${prefix}.tactics.rules.${c.name}`, v, who, from);
+    });
+    const written = [...Object.entries(own).filter(([k]) => k !== "rules"), ...Object.entries(rules)].map(([k, v]) => `${k.replace(/_/g, " ")} ${valueOf(v)}`);
+    const summary = `tactics${written.length ? ": " + written.join(", ") : side ? " (the side's)" : ""}`;
+    return keptOpen(key, summary,
+      el("div", { class: "fields" }, generic),
+      ruleFields.length ? el("div", { class: "fields rule-tactics", "data-rule-tactics": who }, el("span", { class: "group", text: `${S.view?.system || "system"}'s own` }), ruleFields) : null);
+  }
+  /** The fight's own settings: the turn limit and every plain rule option of its system. */
+  function rulesBox() {
+    const options = S.view?.options?.rules || {};
+    const fields = controls().options.map((c) => settingField(c, `rules.options.${c.name}`, options[c.name], "rules", c.name in options ? "" : "default"));
+    const turns = fieldInput("turn limit", "turn_limit", S.view?.options?.turn_limit ?? 20, { min: 1, max: 1000, step: 1, who: "fight" });
+    const set = Object.keys(options).length;
+    return keptOpen("rules", `Rules: ${S.view?.system || "?"} options and the turn limit${set ? ` (${set} set in the file)` : ""}`,
+      el("div", { class: "fields", id: "rule-options" }, turns, fields));
   }
   function valueOf(v) {
     if (v == null) return "";
@@ -480,7 +531,9 @@
     const head = el("div", { class: "member-head" },
       el("span", { class: "who", text: member.name }),
       member.archetype ? el("span", { class: "badge", title: "archetype", text: member.archetype }) : null,
-      member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null);
+      member.position ? el("span", { class: "muted small", text: `at (${member.position.join(", ")})` }) : null,
+      el("button", { type: "button", class: "small remove", "aria-label": `Remove ${member.name} from ${side.name}`, title: "Remove this member", text: "Remove",
+        onclick: () => buildFight({ remove: "member", side: sideIndex(side), member: side.members.indexOf(member) }) }));
     const fields = el("div", { class: "fields" });
     const field = (label, path, value, opts = {}) => fieldInput(label, path, value, { ...opts, who: member.name });
     fields.append(field("count", memberPath(member, "count"), member.count ?? 1, { min: 0 }));
@@ -498,36 +551,102 @@
     if (member.position && memberPath(member, "position")) {
       fields.append(field("position", memberPath(member, "position"), `[${member.position.join(", ")}]`, { type: "text" }));
     }
-    for (const [key, v] of Object.entries(member.tactics || {})) {
-      const path = memberPath(member, "tactics." + key);
-      const choices = (S.view?.options?.tactics || {})[key] || TACTIC_CHOICES[key];
-      fields.append(field(key.replace(/_/g, " "), path, valueOf(v), choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }));
-    }
-    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields);
+    const prefix = memberPath(member, "count").replace(/\.count$/, "");
+    const tactics = tacticsBox(prefix, prefix, member.tactics || {}, side.tactics || {}, member.name);
+    return el("div", { class: "member", "data-member": member.name, "data-side": side.name }, head, fields, tactics);
   }
   function renderForm() {
     const box = $("sides");
     const view = S.view;
     if (!view) { box.textContent = "The scenario could not be read; fix the YAML."; return; }
-    box.replaceChildren(...(view.sides || []).map((side, i) => {
-      // The side's own tactics: fields when the view gives their paths (sides[i].tactics.KEY),
-      // otherwise shown as text.
-      const entries = Object.entries(side.tactics || {});
-      const sidePath = (k) => (side.paths || {})["tactics." + k] ?? null;
-      const tactics = !entries.length ? null : entries.some(([k]) => sidePath(k))
-        ? el("div", { class: "fields side-fields", "data-side-tactics": side.name }, entries.map(([k, v]) => {
-          const choices = (S.view?.options?.tactics || {})[k] || TACTIC_CHOICES[k];
-          return fieldInput(`side ${k.replace(/_/g, " ")}`, sidePath(k), valueOf(v), { ...(choices ? { choices, wide: true } : { type: typeof v === "number" ? "number" : "text" }), who: side.name });
-        }))
-        : el("div", { class: "side-tactics muted" }, "side tactics: ",
-          entries.map(([k, v]) => el("span", { text: `${k.replace(/_/g, " ")} ${valueOf(v)}` })));
-      return el("fieldset", { class: "side", style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
-        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)));
-    }));
+    box.replaceChildren(rulesBox(), ...(view.sides || []).map((side, i) => {
+      const tactics = tacticsBox(`sides[${i}]`, `sides[${i}]`, side.tactics || {}, null, side.name);
+      tactics.classList.add("side-fields");
+      tactics.dataset.sideTactics = side.name;
+      return el("fieldset", { class: "side", "data-side": side.name, style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
+        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)),
+        el("div", { class: "row-actions side-actions" },
+          el("button", { type: "button", class: "small add-member", text: "+ Add a member", "aria-label": `Add a member to ${side.name}`, onclick: () => pickArchetype({ add: "member", side: i }, `Add a member to ${side.name}`) }),
+          el("button", { type: "button", class: "small remove", text: "Remove the side", "aria-label": `Remove the side ${side.name}`, onclick: () => buildFight({ remove: "side", side: i }) })));
+    }), el("div", { class: "row-actions" },
+      el("button", { type: "button", id: "add-side", class: "small", text: "+ Add a side", onclick: () => pickArchetype({ add: "side" }, "Add a side: its first member") })));
+  }
+  function sideIndex(side) { return (S.view?.sides || []).indexOf(side); }
+
+  // ---------- building the fight: sides and members from the catalogue's archetypes ----------
+  /** The archetypes a new member can be: the scenario's own and its catalogues' (ready), then
+   * the shipped catalogue's others (which bring their catalogue into the scenario). */
+  function archetypes() {
+    const ready = S.view?.archetypes || [];
+    const names = new Set(ready.map((a) => a.name));
+    return [...ready, ...(S.catalogue.archetypes || []).filter((a) => !names.has(a.name))];
+  }
+  function archetypeCard(a, op) {
+    const numbers = Object.entries(a.numbers || {}).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(" · ");
+    const kit = [...(a.weapons || []), a.armor].filter(Boolean).join(", ");
+    const text = [a.name, numbers, kit, a.catalogue || ""].join(" ").toLowerCase();
+    const button = el("button", { type: "button", class: "archetype", "data-archetype": a.name, onclick: () => { $("archetype-dialog").close("cancel"); buildFight({ ...op, archetype: a.name, catalogue: a.catalogue }); } },
+      el("b", { text: a.name.replace(/_/g, " ") }),
+      a.catalogue ? el("span", { class: "muted small", text: ` from the shipped ${a.catalogue} catalogue` }) : null,
+      el("span", { class: "small numbers", text: numbers }),
+      kit ? el("span", { class: "small muted", text: kit }) : null);
+    return el("li", { "data-text": text }, button);
+  }
+  function pickArchetype(op, title) {
+    $("archetype-h").textContent = title;
+    $("archetype-list").replaceChildren(...archetypes().map((a) => archetypeCard(a, op)));
+    $("archetype-search").value = "";
+    filterArchetypes();
+    $("archetype-dialog").showModal();
+    $("archetype-search").focus();
+  }
+  function filterArchetypes() {
+    const words = $("archetype-search").value.toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    for (const li of $("archetype-list").children) {
+      li.hidden = !words.every((w) => li.dataset.text.includes(w));
+      shown += !li.hidden;
+    }
+    $("archetype-count").textContent = `${shown} of ${$("archetype-list").children.length} archetypes`;
+  }
+  $("archetype-search").addEventListener("input", filterArchetypes);
+  $("archetype-search").addEventListener("keydown", (ev) => { // Enter takes the first one shown
+    if (ev.key !== "Enter") return;
+    ev.preventDefault();
+    $("archetype-list").querySelector("li:not([hidden]) button")?.click();
+  });
+  /** A side or member added or removed: the server writes it into the text (the form's field
+   * edits folded in first, the comments kept); the YAML, the form and the figures follow. */
+  let building = Promise.resolve();
+  function buildFight(op) { // one at a time: each is written into the text the last one made
+    building = building.then(() => buildOnce(op));
+    return building;
+  }
+  async function buildOnce(op) {
+    const body = { yaml: S.yaml, scenario: S.file, op };
+    if (S.sets.size) body.set = [...S.sets].map(([p, v]) => `${p}=${v}`);
+    $("form-errors").textContent = "";
+    try {
+      const res = await api("POST", "/api/build", body);
+      editClock();
+      Object.assign(S, { yaml: res.yaml, sets: new Map(), view: res.view || S.view });
+      $("yaml").value = res.yaml;
+      clearYamlErrors();
+      renderForm(); fillStudyControls(); markEdited();
+      scheduleRun();
+      // the keyboard stays where the work is: the new member's first field, or the side's adding
+      const sides = [...document.querySelectorAll("#sides fieldset.side")];
+      const side = op.add === "side" ? sides[sides.length - 1] : sides[op.side];
+      const members = side ? [...side.querySelectorAll(".member")] : [];
+      const target = op.add ? members[members.length - 1]?.querySelector("input") : side?.querySelector(".add-member");
+      (target || $("add-side")).focus();
+    } catch (e) {
+      $("form-errors").textContent = e.message;
+    }
   }
   function onFieldEdit(input) {
     const path = input.dataset.path;
-    let value = input.value.trim();
+    const value = input.type === "checkbox" ? String(input.checked) : input.value.trim();
     editClock();
     if (value === String(input.dataset.original)) S.sets.delete(path);
     else S.sets.set(path, value);
@@ -588,7 +707,7 @@
   async function checkYaml() {
     const text = $("yaml").value, seq = ++S.checkSeq;
     try {
-      const res = await api("POST", "/api/check", { yaml: text });
+      const res = await api("POST", "/api/check", { yaml: text, scenario: S.file });
       if (seq !== S.checkSeq) return;
       const errors = errorList(res);
       if (errors.length) { showYamlErrors(errors); $("results").classList.add("stale"); status("run-status", "Fix the YAML to see new figures (the figures below are the last good ones).", true); return; }
@@ -623,7 +742,8 @@
 
   // ---------- runs ----------
   function sourceBody() {
-    const body = S.yaml === S.original ? { scenario: S.file } : { yaml: S.yaml };
+    // edited text names the file it is an edit of: its catalogue paths are read from there
+    const body = S.yaml === S.original ? { scenario: S.file } : { yaml: S.yaml, scenario: S.file };
     if (S.sets.size) body.set = [...S.sets].map(([p, v]) => `${p}=${v}`);
     return body;
   }
@@ -720,16 +840,25 @@
     box.dataset.run = id; box.hidden = false;
     status("exact-status", "Working out the exact odds of the attacks used most…");
     $("exact-table").replaceChildren(); $("exact-note").textContent = "";
-    try {
-      const d = await api("GET", `/api/runs/${id}/exact`);
-      if (box.dataset.run === id) renderExact(d);
-    } catch (e) {
-      if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
-    }
+    // the rows come as they are worked out (some walks take seconds): asked again until done
+    const ask = async () => {
+      if (box.dataset.run !== id || box.hidden) return;
+      try {
+        const d = await api("GET", `/api/runs/${id}/exact`);
+        if (box.dataset.run !== id) return;
+        renderExact(d);
+        if (d.complete === false) setTimeout(ask, 500);
+      } catch (e) {
+        if (box.dataset.run === id) status("exact-status", "No exact odds: " + e.message, true);
+      }
+    };
+    await ask();
   }
   function renderExact(d) {
     if (!d.rows.length) { status("exact-status", "No attack was made in these battles."); return; }
-    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`);
+    const left = d.rows.filter((r) => r.reason === "being worked out…").length;
+    status("exact-status", `The ${d.rows.length} attacks used most (of ${d.pairs} kinds) in ${Number(d.battles).toLocaleString()} battles.`
+      + (left ? ` Working out the exact odds of ${left} more…` : ""));
     const sampled = (rate, ci) => (rate == null ? "–" : `${pct(rate)}<br><small class="muted">${interval(ci)}</small>`);
     const chances = (r) => (r.reason
       ? `<td class="why muted" colspan="3">${esc(r.reason)}</td>`
@@ -749,29 +878,93 @@
   for (const id of ["battles", "precision", "seed"]) $(id).addEventListener("change", () => { editClock(); scheduleRun(); });
 
   // ---------- studies: sweep + balance, compare, explain ----------
+  /** Every field a sweep can vary, grouped by where it is: the fight's rule options and turn
+   * limit, each side's tactics, and each member's count, numbers, weapons, armor and tactics;
+   * each with its kind (a number, a choice, a toggle) and its value now. */
+  function sweepFields() {
+    const out = [], c = controls(), view = S.view || {};
+    const group = (label, items) => { if (items.length) out.push({ label, items }); };
+    const setting = (ctl, path, value) => ({ path, label: ctl.name.replace(/_/g, " "), kind: ctl.kind === "flag" ? "flag" : ctl.kind, choices: ctl.choices, integer: ctl.integer, min: ctl.min, max: ctl.max, value: value === undefined ? ctl.default : value });
+    const tactic = (prefix, own, side) => [
+      ...c.tactics.map((t) => setting(t, `${prefix}.tactics.${t.name}`, own[t.name] ?? side?.[t.name])),
+      ...c.rule_tactics.map((t) => setting(t, `${prefix}.tactics.rules.${t.name}`, own.rules?.[t.name] ?? side?.rules?.[t.name])),
+    ].map((f) => ({ ...f, label: "tactics · " + f.label }));
+    const options = view.options?.rules || {};
+    group("the fight", [
+      { path: "turn_limit", label: "turn limit", kind: "number", integer: true, min: 1, value: view.options?.turn_limit ?? 20 },
+      ...c.options.map((o) => setting(o, `rules.options.${o.name}`, options[o.name])).map((f) => ({ ...f, label: "rules · " + f.label })),
+    ]);
+    (view.sides || []).forEach((side, i) => {
+      group(`${side.name} · side`, tactic(`sides[${i}]`, side.tactics || {}, null));
+      for (const m of side.members || []) {
+        const prefix = memberPath(m, "count").replace(/\.count$/, "");
+        const items = [{ path: `${prefix}.count`, label: "count", kind: "number", integer: true, min: 0, value: m.count ?? 1 }];
+        for (const [key, path] of Object.entries(m.paths || {})) {
+          const v = (m.numbers || {})[key];
+          if (typeof v === "number") items.push({ path, label: key.replace(/_/g, " "), kind: "number", integer: Number.isInteger(v), value: v });
+        }
+        (m.weapons || []).forEach((w, k) => items.push({ path: `${prefix}.weapons[${k}]`, label: m.weapons.length > 1 ? `weapon ${k + 1}` : "weapon", kind: "choice", choices: S.catalogue.weapons || [], value: w }));
+        items.push({ path: `${prefix}.armor`, label: "armor", kind: "choice", choices: ["none", ...(S.catalogue.armor || [])], value: m.armor ?? "none" });
+        group(`${side.name} · ${m.name}`, [...items, ...tactic(prefix, m.tactics || {}, side.tactics || {})]);
+      }
+    });
+    return out;
+  }
   function fillStudyControls() {
     const fields = $("sweep-field");
     const prev = fields.value;
-    fields.replaceChildren();
-    for (const side of S.view?.sides || []) {
-      for (const m of side.members || []) {
-        for (const [key, path] of Object.entries(m.paths || {})) {
-          if (/weapon|armor|tactic|position/.test(key)) continue;
-          fields.append(el("option", { value: path, text: `${side.name} · ${m.name} · ${key.split(".").pop().replace(/_/g, " ")}` }));
-        }
-      }
-    }
+    S.sweepable = new Map();
+    fields.replaceChildren(...sweepFields().map((g) => el("optgroup", { label: g.label }, g.items.map((f) => {
+      S.sweepable.set(f.path, { ...f, where: g.label });
+      return el("option", { value: f.path, text: `${g.label} · ${f.label}` });
+    }))));
     const groups = (S.view?.sides || []).flatMap((side) => side.members || []).filter((m) => m.paths?.count);
     const biggest = groups.sort((a, b) => (b.count ?? 1) - (a.count ?? 1))[0];
-    const keep = [...fields.options].find((o) => o.value === prev);
-    if (keep) fields.value = keep.value;
+    if (S.sweepable.has(prev)) fields.value = prev;
     else if (biggest) fields.value = biggest.paths.count;
+    if (fields.value !== prev) sweepValues();
     const sides = (S.view?.sides || []).map((s) => s.name);
     for (const id of ["balance-side", "explain-side"]) {
       const sel = $(id), keep = sel.value;
       sel.replaceChildren(...sides.map((n) => el("option", { value: n, text: n })));
       if (sides.includes(keep)) sel.value = keep;
     }
+  }
+  /** The values a sweep of the chosen field offers: a range for a number, a pick of the
+   * choices (weapons, armor, a tactic's words) or both ways of a toggle. */
+  function sweepValues() {
+    const f = S.sweepable?.get($("sweep-field").value);
+    if (!f) return;
+    const number = f.kind === "number";
+    $("sweep-range").hidden = !number; $("sweep-pick").hidden = number;
+    if (number) {
+      const v = Number(f.value ?? 0), lo = f.min ?? -Infinity;
+      const step = f.integer ? 1 : Math.abs(v) >= 2 ? 1 : 0.1;
+      const from = f.path.endsWith(".count") ? Math.max(0, Math.min(1, v)) : Math.max(lo, +(v - 3 * step).toFixed(6));
+      const to = f.path.endsWith(".count") ? Math.max(8, v + 4) : Math.min(f.max ?? Infinity, +(v + 3 * step).toFixed(6));
+      $("sweep-from").value = from; $("sweep-to").value = to; $("sweep-step").value = step;
+      return;
+    }
+    const choices = f.kind === "flag" ? ["true", "false"] : [...new Set([String(f.value ?? ""), ...(f.choices || []).map(String)])].filter(Boolean);
+    const now = choices.indexOf(String(f.kind === "flag" ? isOn(f.value) : f.value));
+    $("sweep-values").replaceChildren(...choices.map((c, i) => el("option", { value: c, text: c, selected: f.kind === "flag" || (i >= now && i < now + 3) || (now < 0 && i < 3) })));
+    $("sweep-values").size = Math.min(6, Math.max(2, choices.length));
+  }
+  $("sweep-field").addEventListener("change", sweepValues);
+  /** The vary's values as `combatsim sweep` reads them: LO..HI/STEP for whole numbers, else
+   * the values listed (at most 50). Null, with the reason shown, when there are none. */
+  function sweepSpec(f) {
+    if (f.kind !== "number") {
+      const picked = [...$("sweep-values").selectedOptions].map((o) => o.value);
+      if (picked.length < 2) { status("sweep-status", "Pick at least two values to compare.", true); return null; }
+      return picked.join(",");
+    }
+    const lo = Number($("sweep-from").value), hi = Number($("sweep-to").value), step = Number($("sweep-step").value) || 1;
+    if (!(hi > lo)) { status("sweep-status", "“to” must be larger than “from”.", true); return null; }
+    if ([lo, hi, step].every(Number.isInteger)) return step === 1 ? `${lo}..${hi}` : `${lo}..${hi}/${step}`;
+    const values = [];
+    for (let v = lo; v <= hi + 1e-9 && values.length < 50; v += step) values.push(+v.toFixed(6));
+    return values.join(",");
   }
   /** POST a study, waiting politely while the server is at its cap of running jobs (429). */
   async function postStudy(body, statusId, tries = 40) {
@@ -815,7 +1008,7 @@
   function sweepSeries(rows, path) {
     const column = path.toLowerCase().replace(/[^0-9a-z]+/g, "_").replace(/^_+|_+$/g, ""); // table.csv's name
     const xKey = rows.length && (path in rows[0] ? path : column in rows[0] ? column : Object.keys(rows[0]).find((k) => k === "value" || k.endsWith(path.split(".").pop())));
-    const xs = rows.map((r) => Number(r[xKey] ?? r.values?.[path]));
+    const xs = rows.map((r) => { const x = r[xKey] ?? r.values?.[path]; return typeof x === "number" || (x !== "" && !isNaN(Number(x)) && typeof x !== "boolean") ? Number(x) : x; });
     const series = sideOrder().map((side, i) => ({
       name: side, colour: SIDE_COLOURS[i % 4],
       points: rows.map((r, k) => ({ x: xs[k], value: r[`win_rate_${side}`] ?? null, ci: r[`ci_low_${side}`] != null ? [r[`ci_low_${side}`], r[`ci_high_${side}`]] : null })),
@@ -824,9 +1017,10 @@
   }
   $("sweep-form").addEventListener("submit", () => {
     const path = $("sweep-field").value;
-    if (!path) return;
-    const lo = Number($("sweep-from").value), hi = Number($("sweep-to").value);
-    if (!(hi > lo)) { status("sweep-status", "“to” must be larger than “from”.", true); return; }
+    const f = S.sweepable?.get(path);
+    if (!path || !f) return;
+    const spec = sweepSpec(f);
+    if (spec == null) return;
     const side = $("balance-side").value, target = Number($("balance-target").value);
     const battles = intOrNull("sweep-battles") || 300;
     const label = $("sweep-field").selectedOptions[0]?.textContent || path;
@@ -835,15 +1029,27 @@
       if (!state.rows.length) return;
       const { xs, series } = sweepSeries(state.rows, path);
       const mark = state.best ? { value: state.best.value, label: `balance: ${state.best.value} (${side} ${pct(state.best.rate ?? state.best.win_rate)})` } : null;
-      $("sweep-chart").innerHTML = sweepChart(xs, series, { mark, target, xLabel: label });
+      if (xs.every((x) => typeof x === "number" && !isNaN(x))) {
+        $("sweep-chart").innerHTML = sweepChart(xs, series, { mark, target, xLabel: label });
+        return;
+      }
+      // words (a weapon, an armor, a tactic): one row of win rates per value
+      $("sweep-chart").innerHTML = intervalChart(xs.map((x, k) => ({
+        label: String(x) + (state.best && String(state.best.value) === String(x) ? " ◆" : ""),
+        bars: series.map((s) => ({ value: s.points[k].value, ci: s.points[k].ci, colour: s.colour, name: `${s.name} wins` })),
+      })), { title: `${label}: win rates` });
     };
-    runStudy("sweep", { vary: [`${path}=${lo}..${hi}`], battles }, "sweep-status", (d) => { state.rows = d.rows || []; draw(); });
-    runStudy("balance", { vary: `${path}=${lo}..${hi}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
+    runStudy("sweep", { vary: [`${path}=${spec}`], battles }, "sweep-status", (d) => {
+      state.rows = d.rows || []; draw();
+      if (d.state !== "running" && state.line) status("sweep-status", state.line); // the balance's word stays
+    });
+    runStudy("balance", { vary: `${path}=${spec}`, target: `${side} win ${target}`, battles }, "sweep-status", (d) => {
       const best = d.best || d.summary?.best;
       if (best) { state.best = best; draw(); }
       if (d.state && d.state !== "running") {
         commandText("sweep-text", d.verdict, "combatsim balance");
-        if (best) status("sweep-status", `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`);
+        if (best) state.line = `balance: ${best.value} gives ${side} ${pct(best.rate ?? best.win_rate)} (${interval(best.ci95 ?? best.win_ci95)}) against the aim of ${pct(target)}`;
+        if (state.line) status("sweep-status", state.line);
       }
     });
   });
@@ -1035,7 +1241,7 @@
   async function foldedYaml() {
     if (!S.sets.size) return S.yaml;
     try {
-      const res = await api("POST", "/api/check", { yaml: S.yaml, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
+      const res = await api("POST", "/api/check", { yaml: S.yaml, scenario: S.file, set: [...S.sets].map(([p, v]) => `${p}=${v}`) });
       const text = res.edited_yaml ?? res.yaml;
       if (typeof text === "string") return text;
     } catch { /* null below */ }
