@@ -37,7 +37,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse
@@ -46,14 +45,23 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CombatsimError
 from ..names import for_terminal
-from . import chainruns, designs, extras, maps, runs, story
-from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
-from .exacts import exact_attacks
+from . import (
+    calculators,
+    chainruns,
+    designs,
+    maps,
+    overview,
+    runs,
+    scenarios,
+    story,
+    studies,
+    traces,
+)
+from .common import errors
 from .folder import FenceMiddleware, Outside, Served
-from .jobs import Busy, Job, Jobs
+from .jobs import Busy, Jobs
 from .overview import Overview
 from .pool import WarmPool
-from .views import mapping_at
 
 STATIC = Path(__file__).parent / "static"
 COOKIE = "combatsim_token"
@@ -100,7 +108,7 @@ class Server:
         self.study_workers = workers
         self.jobs = Jobs(message=self.message)
         self.overview = Overview(
-            self.served, self.pool, lambda: scenario_rows(self), busy=self.jobs.busy
+            self.served, self.pool, lambda: scenarios.scenario_rows(self), busy=self.jobs.busy
         )
         self.tables = Path(tempfile.mkdtemp(prefix="combatsim-serve-"))
         self.allow_origins = frozenset(origin.rstrip("/") for origin in allow_origins)
@@ -282,81 +290,17 @@ async def page(request: Request):
     return response
 
 
-async def list_scenarios(request: Request):
-    server = server_of(request)
-    return JSON(await run_in_threadpool(scenario_rows, server))
-
-
-def scenario_rows(server: Server) -> list[dict[str, Any]]:
-    """Every scenario file of the folder, as ``combatsim run FOLDER`` runs them (catalogues
-    and broken files left out)."""
-    rows = []
-    for path, data in server.served.scenario_files():
-        rules = mapping_at(data, "rules")
-        rows.append(
-            {
-                "file": server.served.relative(path),
-                "name": str(data.get("name", path.stem)),
-                "system": str(rules.get("system", "")),
-            }
-        )
-    return rows
-
-
-async def start_run(request: Request):
-    server = server_of(request)
-    body = await read_json(request)
-
-    def prepare() -> Job:
-        scenario = runs.scenario_of(server.served, body)
-        options = runs.run_options(body)
-        return Job("run", runs.run_body(scenario, options, server.tables), server.pool)
-
-    job = await run_in_threadpool(prepare)
-    page_id = body.get("page")
-    server.jobs.start(job, page_id if isinstance(page_id, str) else None)
-    return JSON({"id": job.id}, status_code=201)
-
-
-async def run_table(request: Request):
-    job = job_of(request, "run")
-    name = request.path_params["table"]
-    if name not in runs.TABLES:
-        names = ", ".join(runs.TABLES)
-        raise LookupError(f"no table {name} ({names})")
-    if job.running or "summary" not in job.extra:
-        return errors(409, "the run is still going (its tables come when it ends)")
-    path = await run_in_threadpool(runs.write_table, job, name, server_of(request).tables)
-    media = "text/csv" if name.endswith(".csv") else "application/vnd.apache.parquet"
-    return FileResponse(path, media_type=media, filename=name)
-
-
-async def run_exact(request: Request):
-    """The exact odds of one attack for the run's most used attacks, once the run has ended:
-    the rows worked out so far (``exacts``), while the run is still its page's latest."""
-    job = job_of(request, "run")
-    if job.running or "summary" not in job.extra:
-        return errors(409, "the run is still going (the exact odds come when it ends)")
-    jobs = server_of(request).jobs
-
-    def wanted() -> bool:
-        return job.page is None or jobs.latest(job.page) == job.id
-
-    return JSON(await run_in_threadpool(exact_attacks, job, wanted))
-
-
 def routes() -> list:
     return [
         Route("/", page),
-        Route("/api/scenarios", list_scenarios),
-        Route("/api/runs", start_run, methods=["POST"]),
-        Route("/api/runs/{id}", get_job, methods=["GET"]),
-        Route("/api/runs/{id}", cancel_job, methods=["DELETE"]),
-        Route("/api/runs/{id}/events", job_events),
-        Route("/api/runs/{id}/exact", run_exact),
+        *scenarios.routes(),
+        *runs.routes(),
         *story.routes(),  # before the tables: /api/runs/ID/story is not a table
-        Route("/api/runs/{id}/{table}", run_table),
-        *extras.routes(),
+        *runs.table_routes(),
+        *studies.routes(),
+        *traces.routes(),
+        *calculators.routes(),
+        *overview.routes(),
         *chainruns.routes(),
         *designs.routes(),
         *maps.routes(),

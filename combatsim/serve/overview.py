@@ -23,8 +23,14 @@ import threading
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import Route
+
 from ..errors import CombatsimError
 from ..run import Cancel, Settings, Study, default_runner
+from . import common as web
+from .common import JSON as JSONResponse
 from .folder import Served
 from .pool import WarmPool
 
@@ -136,3 +142,12 @@ def overview_row(row: dict[str, Any], study: Study) -> dict[str, Any]:
         "sides": sides,
         "dangerous": bool(first) and dies[0] >= DANGER_DEATH,
     }
+
+
+async def overview(request: Request):
+    server = web.server_of(request)
+    return JSONResponse(await run_in_threadpool(server.overview.rows))
+
+
+def routes() -> list:
+    return [Route("/api/overview", overview)]

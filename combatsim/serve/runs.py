@@ -18,11 +18,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse
+from starlette.routing import Route
+
 from ..errors import CombatsimError, UsageError
 from ..limits import DEFAULT_BATTLES
 from ..run import OneRun, Options, Update
 from ..run_arguments import check_run_options
 from ..sweeps.fields import apply, parse_vary
+from .common import JSON, cancel_job, errors, get_job, job_events, job_of, read_json, server_of
+from .exacts import exact_attacks
 from .folder import Served
 from .jobs import Job
 
@@ -233,3 +240,64 @@ def write_table(job: Job, name: str, folder: Path) -> Path:
         ready = parquet_ready(frame)
         return write_atomic(path, lambda f: ready.to_parquet(f, index=False), binary=True)
     return write_csv(frame, path)
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+async def start_run(request: Request):
+    server = server_of(request)
+    body = await read_json(request)
+
+    def prepare() -> Job:
+        scenario = scenario_of(server.served, body)
+        options = run_options(body)
+        return Job("run", run_body(scenario, options, server.tables), server.pool)
+
+    job = await run_in_threadpool(prepare)
+    page_id = body.get("page")
+    server.jobs.start(job, page_id if isinstance(page_id, str) else None)
+    return JSON({"id": job.id}, status_code=201)
+
+
+async def run_table(request: Request):
+    job = job_of(request, "run")
+    name = request.path_params["table"]
+    if name not in TABLES:
+        names = ", ".join(TABLES)
+        raise LookupError(f"no table {name} ({names})")
+    if job.running or "summary" not in job.extra:
+        return errors(409, "the run is still going (its tables come when it ends)")
+    path = await run_in_threadpool(write_table, job, name, server_of(request).tables)
+    media = "text/csv" if name.endswith(".csv") else "application/vnd.apache.parquet"
+    return FileResponse(path, media_type=media, filename=name)
+
+
+async def run_exact(request: Request):
+    """The exact odds of one attack for the run's most used attacks, once the run has ended:
+    the rows worked out so far (``exacts``), while the run is still its page's latest."""
+    job = job_of(request, "run")
+    if job.running or "summary" not in job.extra:
+        return errors(409, "the run is still going (the exact odds come when it ends)")
+    jobs = server_of(request).jobs
+
+    def wanted() -> bool:
+        return job.page is None or jobs.latest(job.page) == job.id
+
+    return JSON(await run_in_threadpool(exact_attacks, job, wanted))
+
+
+def routes() -> list:
+    """The run's routes; its table route comes last, after any ``/api/runs/ID/NAME`` route
+    of another module (``story``), which would otherwise be read as a table's name."""
+    return [
+        Route("/api/runs", start_run, methods=["POST"]),
+        Route("/api/runs/{id}", get_job, methods=["GET"]),
+        Route("/api/runs/{id}", cancel_job, methods=["DELETE"]),
+        Route("/api/runs/{id}/events", job_events),
+        Route("/api/runs/{id}/exact", run_exact),
+    ]
+
+
+def table_routes() -> list:
+    return [Route("/api/runs/{id}/{table}", run_table)]

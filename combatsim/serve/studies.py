@@ -18,9 +18,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import Route
+
 from ..errors import UsageError
 from ..run import Update
 from ..sweeps.fields import Vary, apply, parse_vary
+from . import common as web
+from .common import JSON as JSONResponse
 from .jobs import Job
 from .runs import run_options, scenario_of
 
@@ -234,3 +240,37 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+async def start_study(request: Request):
+    server = web.server_of(request)
+    body = await web.read_json(request)
+    work = await run_in_threadpool(study_body, server.served, body, server.study_workers)
+    job = Job(body["kind"], work, server.pool)
+    page = body.get("page")
+    server.jobs.start(job, f"{page}:{body['kind']}" if isinstance(page, str) and page else None)
+    return JSONResponse({"id": job.id}, status_code=201)
+
+
+async def get_study(request: Request):
+    return await web.get_job(request, "study")
+
+
+async def study_events(request: Request):
+    return await web.job_events(request, "study")
+
+
+async def cancel_study(request: Request):
+    return await web.cancel_job(request, "study")
+
+
+def routes() -> list:
+    return [
+        Route("/api/studies", start_study, methods=["POST"]),
+        Route("/api/studies/{id}", get_study, methods=["GET"]),
+        Route("/api/studies/{id}", cancel_study, methods=["DELETE"]),
+        Route("/api/studies/{id}/events", study_events),
+    ]

@@ -10,12 +10,19 @@ guards takes about 0.5 s at 400 fighters, 1.2 s at 800 and 4.4 s at 2,000.
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
 import os
 import time
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.routing import Route
+
 from ..errors import CombatsimError, UsageError
+from . import common as web
+from .common import JSON as JSONResponse
 from .jobs import Job
 from .pool import install
 from .runs import scenario_of
@@ -110,3 +117,36 @@ def _trace(parent: int, scenario, seed: int, battle: int, head: str, conn) -> No
         )
     conn.send(answer)
     conn.close()
+
+
+TRACE_LOOK = 0.05  # seconds between a trace request's looks at its job and its client
+
+
+async def trace(request: Request):
+    """A trace as a job of its own process (``traces``): 422 before it starts if it cannot
+    be traced, 429 over the cap, ended when its client goes or the server stops."""
+    server = web.server_of(request)
+    body = await web.read_json(request)
+    work = await run_in_threadpool(trace_body, server.served, body)
+    job = Job("trace", work, server.pool)
+    page = body.get("page")
+    server.jobs.start(job, f"{page}:trace" if isinstance(page, str) and page else None)
+    try:
+        while job.running:
+            if await request.is_disconnected():
+                break
+            await asyncio.sleep(TRACE_LOOK)
+    finally:
+        job.cancel.cancel()  # a trace ended is not touched; one still going ends now
+    got = job.snapshot()
+    server.jobs.forget(job)  # its text goes with this answer, not kept with the jobs
+    if got["state"] == "failed":
+        return web.errors(422, *got["errors"])
+    if got["state"] != "done":
+        return web.errors(409, "the trace was cancelled")
+    text = got["text"].replace(f"{server.served.root}/", "")
+    return JSONResponse({"text": text, "replay": got.get("replay")})
+
+
+def routes() -> list:
+    return [Route("/api/trace", trace, methods=["POST"])]

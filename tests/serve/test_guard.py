@@ -23,7 +23,7 @@ with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx
     from starlette.testclient import TestClient
 
 from combatsim.cli import main  # noqa: E402
-from combatsim.serve import app as app_module  # noqa: E402
+from combatsim.serve import scenarios  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -410,7 +410,7 @@ def test_an_unexpected_error_is_one_json_line_and_one_log_line(client, monkeypat
     def broken(server):
         raise RuntimeError("a bug\nin two lines")
 
-    monkeypatch.setattr(app_module, "scenario_rows", broken)
+    monkeypatch.setattr(scenarios, "scenario_rows", broken)
     answer = client.get("/api/scenarios")
     assert "RuntimeError" in one_line_refusal(answer, 500)
     err = capfd.readouterr().err
