@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from ..rules.base import C, grenade_rules
+from ..rules.base import Autofire, C, grenade_rules
 from ..rules.situation import blast_distance, whole_meters
 
 if TYPE_CHECKING:
@@ -136,7 +136,8 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     if d <= reach:
         shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
-        sweeps = battle.system.autofire_sweeps(me)
+        system = battle.system
+        sweeps = isinstance(system, Autofire) and system.autofire_sweeps(me)
         sweep = _sweep(battle, at, target, enemies, shots, firearm) if sweeps else ()
         reason = _fire_reason(here, dest, shots, sweep, why_target) if tracing else ""
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from ...dice import fourd8 as dice
-from ..base import Grenades, RuleSystem, SpecCache
+from ..base import (
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+)
 from ..points import PointPoolRules
 from ..situation import (
     Scatter,
@@ -165,7 +173,15 @@ class Chance:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
+class FourD8(
+    PointPoolRules,
+    Grenades,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
     The hot path (``ranged_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
@@ -181,7 +197,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     pool = "health"
     name = "4d8"
     damage_unit = "health points"
-    initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are health points lost
     start_keys = ("wounds",)
@@ -262,9 +277,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                 scores=[score],
             )
         return [score]
-
-    def initiative_penalty(self, fighter: C) -> int:
-        return 0  # wounds make tasks harder (difficulty.wounded), not slower
 
     def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.tiebreak

@@ -29,7 +29,15 @@ from mypy_extensions import mypyc_attr
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import Grenades, RuleSystem, SpecCache
+from ..base import (
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+)
 from ..points import PointPoolRules
 from ..situation import (
     Scatter,
@@ -191,13 +199,20 @@ def _capped(total: int) -> int:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
+class LostSouls(
+    PointPoolRules,
+    Grenades,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
     name = "lost-souls"
     damage_unit = "life points"
-    initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are life points lost; spent: Karma
     start_keys = ("wounds", KARMA_SPENT)
@@ -376,9 +391,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
                 scores=[score],
             )
         return [score]
-
-    def initiative_penalty(self, fighter: C) -> int:
-        return 0  # wounds cost dice (circumstances.wounded), not initiative
 
     def initiative_tiebreak(self, fighter: C) -> int:
         pf = fighter.state.profile  # set by initiative, which comes first
