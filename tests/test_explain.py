@@ -3,7 +3,7 @@
 The ranking test runs a one-against-one duel built here: Ace (a corp guard with Firearms 1)
 shoots at Mark from 15 m with an SMG; nobody moves or carries a grenade. Ace's Firearms is the
 lever built to matter; Ace's Throwing cannot matter (nothing is ever thrown): the rule system
-says so (``RuleSystem.unread``), so it is reported "not used by anyone" without a battle.
+says so (``Explainable.unread``), so it is reported "not used by anyone" without a battle.
 Every number is from fixed seeds, so these tests are deterministic.
 """
 

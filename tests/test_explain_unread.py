@@ -1,4 +1,4 @@
-"""``RuleSystem.unread``: the levers a rule system says no battle reads really change nothing.
+"""``Explainable.unread``: the levers a rule system says no battle reads really change nothing.
 
 ``explain`` reports such a lever "not used by anyone" and runs no battle of it, so the claim
 must hold exactly. For every shipped scenario (and the SR2097 ones with Edge switched off),

@@ -13,7 +13,16 @@ from combatsim.engine.battle import Battle, run_battle
 from combatsim.errors import ScenarioError
 from combatsim.rng import battle_rng
 from combatsim.rules import registry
-from combatsim.rules.base import Grenades, RuleSystem
+from combatsim.rules.base import (
+    Autofire,
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    StartingConditions,
+    WoundPenalties,
+)
 from combatsim.scenario import build_scenario, load_scenario
 from combatsim.scenario.schema import scenario_schema
 from combatsim.tactics.policies import plan_action
@@ -138,25 +147,45 @@ def test_only_shadowrun_sweeps():
 
 
 def _sweeps(cls: type[RuleSystem]) -> bool:
-    return cls.autofire_sweeps is not RuleSystem.autofire_sweeps
+    return issubclass(cls, Autofire) and cls.autofire_sweeps is not Autofire.autofire_sweeps
 
 
-def test_grenades_are_a_capability_some_systems_lack():
-    with_grenades = {
-        n for n in registry.system_names() if issubclass(registry.system_class(n), Grenades)
-    }
-    assert with_grenades == {"sr-classic", "sr-d8", "4d8", "lost-souls"}
+def _having(capability: type) -> set[str]:
+    return {n for n in registry.system_names() if issubclass(registry.system_class(n), capability)}
+
+
+def test_capabilities_are_what_each_shipped_system_has_and_the_toy_has_none():
+    every = {"sr-classic", "sr-d8", "sr2097", "4d8", "lost-souls"}
+    assert _having(Grenades) == every - {"sr2097"}
+    assert _having(WoundPenalties) == {"sr-classic", "sr-d8"}  # the others' wounds cost dice
+    assert _having(Autofire) == {"sr-classic", "sr-d8", "sr2097"}
+    for capability in (StartingConditions, Explainable, ExtraColumns, ExactHooks):
+        assert _having(capability) == every, capability.__name__
+    capabilities = (Grenades, WoundPenalties, Autofire, StartingConditions, Explainable)
+    assert not any(issubclass(CoinFlips, c) for c in (*capabilities, ExtraColumns, ExactHooks))
 
 
 def test_the_required_methods_are_the_ones_the_page_lists_and_python_enforces_them():
     required = {
-        "new_state", "initiative", "initiative_penalty", "can_act", "status", "movement",
-        "threat", "harm", "ranged_attack", "melee_attack",
+        "new_state", "initiative", "can_act", "status", "movement", "threat", "harm",
+        "ranged_attack", "melee_attack",
     }  # fmt: skip
     assert RuleSystem.__abstractmethods__ == required
     page = (ROOT / "docs" / "writing-a-rule-system.md").read_text(encoding="utf-8")
     assert all(f"`{name}(" in page for name in required)
-    assert Grenades.__abstractmethods__ == {"throw_grenade", "grenade_blast", "blast_radius"}
+    capabilities = {
+        Grenades: {"throw_grenade", "grenade_blast", "blast_radius"},
+        WoundPenalties: {"initiative_penalty"},
+        Autofire: {"max_autofire"},
+        StartingConditions: {"check_start", "down_at", "down_wounds", "apply_start", "carried"},
+        Explainable: {"levers"},
+        ExtraColumns: {"record"},
+        ExactHooks: {"condition"},
+    }
+    for capability, methods in capabilities.items():
+        assert capability.__abstractmethods__ == methods, capability.__name__
+        assert f"`{capability.__name__}`" in page, capability.__name__
+        assert all(f"`{name}(" in page for name in methods), capability.__name__
 
     class Empty(RuleSystem):
         name = "empty"

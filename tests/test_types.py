@@ -68,8 +68,8 @@ def test_the_checker_holds_a_rule_system_to_the_contract(tmp_path):
         "from combatsim.rules.base import Combatant, RuleSystem\n"
         "from combatsim.rules.sr2097.models import Armor, Options, Sheet\n"
         "class Broken(RuleSystem[Options, Sheet, Armor]):\n"
-        "    def initiative_penalty(self, fighter: Combatant) -> str:\n"
-        "        return str(self.options.no_such_option)\n",
+        "    def status(self, fighter: Combatant) -> int:\n"
+        "        return int(self.options.no_such_option)\n",
         encoding="utf-8",
     )
     result = _mypy(str(probe), cache=tmp_path / "cache")

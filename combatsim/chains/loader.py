@@ -17,6 +17,7 @@ from ..bounds import MAX_SEED
 from ..errors import Problem, ScenarioError, UsageError
 from ..limits import MAX_ENCOUNTERS, MAX_HEAL, MAX_SETS
 from ..names import Name
+from ..rules.base import StartingConditions, start_rules
 from ..rules.registry import system_class
 from ..scenario import Scenario, build_scenario
 from ..scenario.loader import referenced_file
@@ -157,7 +158,8 @@ def _encounter(spec: ChainFile, k: int, source: str, base: Path, lines: LineMap)
             Problem(f"{target} has no side {spec.side!r}"),
             f"a scenario with the chain's side (its sides: {names})",
         )
-    boss = scenario.system.boss_regain if entry.boss else 0  # ruling 27
+    rules = start_rules(scenario.system)
+    boss = rules.boss_regain if entry.boss and rules is not None else 0  # ruling 27
     name = entry.name or f"{k + 1}: {scenario.name}"
     return Encounter(name, scenario, entry.boss, tuple(f.name for f in side.fighters), boss)
 
@@ -245,7 +247,8 @@ def _rests(spec: ChainFile, encounters: list[Encounter], system: str, source, li
 
 def _rest(rest: RestSpec, system: str, source, lines, where: tuple) -> Rest:
     found = system_class(system)
-    recovers = found.long_rest_regain if found is not None else 0  # ruling 27
+    rules = found if found is not None and issubclass(found, StartingConditions) else None
+    recovers = rules.long_rest_regain if rules is not None else 0  # ruling 27
     edge = rest.edge or ("long_rest" if recovers else "none")
     if edge == "long_rest" and not recovers:
         raise _error(
@@ -255,7 +258,7 @@ def _rest(rest: RestSpec, system: str, source, lines, where: tuple) -> Rest:
             edge,
             f"none ({system} regains nothing in a rest; heal models first aid)",
         )
-    keys = found.start_keys if found is not None else ()
+    keys = rules.start_keys if rules is not None else ()
     for key, value, needs in (("heal", rest.heal, "wounds"), ("heal_stun", rest.heal_stun, "stun")):
         if value and needs not in keys:
             raise _error(source, lines, (*where, key), value, f"0 ({system} has no {needs})")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine import BattleResult, run_battle
 from ..rng import chain_seed
+from ..rules.base import start_rules
 from ..rules.start import Start
 
 if TYPE_CHECKING:
@@ -161,8 +162,9 @@ class _Run:
             if rest.regain:
                 self._regain(name, rest.regain)
             if self.status[name] == "down" and healed != state:
-                system = self.chain.encounters[0].scenario.system
-                down = system.down_at(self.specs[name], self.states[name])
+                rules = start_rules(self.chain.encounters[0].scenario.system)
+                assert rules is not None  # a rest heals only under starting conditions
+                down = rules.down_at(self.specs[name], self.states[name])
                 self.status[name] = "down" if down else "up"
 
     def _regain(self, name: str, amount: int) -> None:

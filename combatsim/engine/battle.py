@@ -36,7 +36,14 @@ from mypy_extensions import mypyc_attr
 from simpy.events import NORMAL, Event
 
 from ..rng import battle_rng
-from ..rules.base import RuleSystem, grenade_rules
+from ..rules.base import (
+    ExtraColumns,
+    RuleSystem,
+    grenade_rules,
+    max_autofire,
+    start_rules,
+    wound_penalty,
+)
 from ..rules.situation import (
     EnemiesInView,
     Scatter,
@@ -89,6 +96,8 @@ class Battle:
             if type(system).begin_action is not RuleSystem.begin_action
             else None
         )
+        # its initiative_penalty, unless wounds never move initiative under it
+        self.wound_penalty = wound_penalty(system)
         self.environment = scenario.environment
         self.melee_range = scenario.environment.melee_range
         self.index = index
@@ -145,7 +154,9 @@ class Battle:
         out before the first turn (``knocked_out_turn`` 0)."""
         system = self.system
         if start.wounds or start.stun or start.spent or start.dead:
-            system.apply_start(f, start)
+            rules = start_rules(system)  # the loader takes these only from a system with them
+            assert rules is not None, f"{system.name} has no starting conditions"
+            rules.apply_start(f, start)
         if start.rounds is not None:
             f.ammo = list(start.rounds)
         if start.grenades is not None:
@@ -231,7 +242,7 @@ class Battle:
         """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env, fighters = self.system, self.env, self.fighters
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
-        penalty = system.initiative_penalty if system.initiative_penalties else None
+        penalty = self.wound_penalty
         draw_ties = self.roll.taker(0, TIES - 1)
         top = system.initiative_top  # scores run from top down to 1 within a turn
         for turn in range(1, self.scenario.turn_limit + 1):
@@ -709,9 +720,9 @@ class Battle:
         if was_acting and not acting:
             target.knocked_out_turn = self.record_turn()
             self.fallen = True
-        elif acting and target.scores and system.initiative_penalties:
+        elif acting and target.scores and self.wound_penalty is not None:
             # wounds move initiative only here: the fighter's shift is kept for its waits
-            target.shift = shift = system.initiative_penalty(target) - target.penalty_at_roll
+            target.shift = shift = self.wound_penalty(target) - target.penalty_at_roll
             if shift < target.waiting_shift:  # its waiting action moved earlier: re-time it now
                 self._interrupt(target)
 
@@ -748,7 +759,9 @@ class Battle:
         for side, key in self.survivor_columns:
             row[key] = survivors[side]
         combatants = []
-        status, record = self.system.status, self.system.record
+        system = self.system
+        status = system.status
+        record = system.record if isinstance(system, ExtraColumns) else None
         for f in self.fighters:
             combatants.append(
                 {
@@ -763,7 +776,7 @@ class Battle:
                     "hits": f.hits,
                     "damage_dealt": f.damage_dealt,
                     "damage_taken": f.damage_taken,
-                    **record(f),
+                    **(record(f) if record is not None else {}),
                 }
             )
         return BattleResult(
@@ -783,10 +796,10 @@ class Battle:
         system's ``carried``, the magazines (None when all are full), the grenades left
         (None when the sheet has none), dead or not. Under 1% of a battle's cost (measured on
         three shipped scenarios: 0.4-1.0%)."""
-        carried, status = self.system.carried, self.system.status
+        rules, status = start_rules(self.system), self.system.status
         out = {}
         for f in self.fighters:
-            wounds, stun, spent = carried(f)
+            wounds, stun, spent = rules.carried(f) if rules is not None else (0, 0, 0)
             rounds = None if tuple(f.ammo) == f.full_loads else tuple(f.ammo)
             grenades = sum(f.ammo[i] for i, _ in f.grenades) if f.grenades else None
             out[f.name] = Start(wounds, stun, spent, rounds, grenades, status(f) == "dead")
@@ -812,7 +825,7 @@ def _prepared(scenario: Scenario) -> list[tuple]:
         fighter = Fighter(spec, i, static)
         walk, run = scenario.system.movement(fighter)
         firearm = fighter.firearm
-        autofire = scenario.system.max_autofire(fighter, firearm) if firearm else 1
+        autofire = max_autofire(scenario.system, fighter, firearm) if firearm else 1
         burst = burst_size(fighter.tactics, firearm, autofire)
         # placed on a cover point: it has that point's cover from the start
         cover = spec.cover if spec.cover != "none" else cover_at(points, spec.position)

@@ -4,7 +4,7 @@
 (``combatsim.dice.paths``), one die at a time, each face with its probability: run under
 ``paths.explore``, the rule code's own branches are walked once per way its dice can fall. A
 rule system that can say more than face by face (a dice pool's successes at once) arms its
-fighters with that through ``RuleSystem.exact_dice``; faces are the fallback.
+fighters with that through ``ExactHooks.exact_dice``; faces are the fallback.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from ..engine.battle import Battle
 from ..engine.exact import EnumeratingRoller
 from ..engine.fighter import Fighter
 from ..errors import Described, UsageError
+from ..rules.base import ExactHooks, condition, max_autofire
 from ..tactics.policies import shots_now
 from .freeze import fighter_key
 
@@ -51,7 +52,7 @@ class Outcome:
         return cls(
             attacker.hits > 0,
             target.damage_taken,
-            system.condition(target),
+            condition(system, target),
             system.status(target),
             not target.can_act,
             bool(attacker.lose_next_action),
@@ -95,10 +96,12 @@ class Rig:
         """The fighters ``indexes`` fresh, their tests armed with ``choose``."""
         self.roller.choose = choose
         battle = self.battle
-        exact_dice = battle.system.exact_dice
+        system = battle.system
+        exact_dice = system.exact_dice if isinstance(system, ExactHooks) else None
         fresh = [battle.renew(i) for i in indexes]
         for fighter in fresh:
-            exact_dice(fighter, choose)
+            if exact_dice is not None:
+                exact_dice(fighter, choose)
         self.touched = tuple(fresh)
         return fresh
 
@@ -187,7 +190,7 @@ def ask(
     w = _weapon(scenario, fighter, specs[t].position, weapon)
     chosen = fighter.weapons[w] if w >= 0 else None
     firearm = chosen is not None and chosen.kind == "firearm"
-    most = scenario.system.max_autofire(fighter, chosen) if firearm else 1
+    most = max_autofire(scenario.system, fighter, chosen) if firearm else 1
     if shots is None:
         shots = shots_now(fighter.burst, fighter.ammo[w]) if chosen is fighter.firearm else 1
     if not 1 <= shots <= most:

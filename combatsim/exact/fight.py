@@ -50,6 +50,7 @@ from ..engine.exact import EnumeratingRoller
 from ..engine.fighter import Fighter
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
 from ..rng import battle_rng
+from ..rules.base import ExactHooks, wound_penalty
 from .freeze import fighter_key
 from .state import Condition, NotExact, Snapshot, record_only, refuse, restore
 
@@ -302,11 +303,13 @@ class Chain:
         """The battle put into ``node``'s state, its dice choosing with ``choose``."""
         battle = self.battle
         self.roller.choose = choose
-        exact_dice = self.system.exact_dice
+        system = self.system
+        exact_dice = system.exact_dice if isinstance(system, ExactHooks) else None
         for i, saved in enumerate(self.saved[node]):
             f = battle.renew(i)
             restore(f, saved)
-            exact_dice(f, choose)
+            if exact_dice is not None:
+                exact_dice(f, choose)
         fighters = battle.fighters
         battle.focus = {side: fighters[i] for side, i in node.focus}
         battle.over = battle.fallen = False
@@ -408,10 +411,10 @@ class Chain:
                 acting.append(f)
                 rolls.append(system.initiative(battle, f))
         order = choose(tie_orders([system.initiative_tiebreak(f) for f in acting]))
-        slowed, penalty = system.initiative_penalties, system.initiative_penalty
+        penalty = wound_penalty(system)
         for rank, i in enumerate(order):
             f = acting[i]
-            f.penalty_at_roll = penalty(f) if slowed else 0
+            f.penalty_at_roll = penalty(f) if penalty is not None else 0
             f.shift = 0
             f.scores = rolls[i]
             f.priority = NORMAL + 1 + rank

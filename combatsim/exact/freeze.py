@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from ..engine.fighter import Fighter
+from ..rules.base import ExactHooks
 
 # The engine's fields of a fighter that an attack reads or changes (the rest are set once per
 # battle from the spec, or belong to the turn's timing, which no attack touches).
@@ -40,7 +41,7 @@ FIGHTER_FIELDS = (
 def fighter_key(fighter: Fighter, system: Any) -> Hashable:
     """The fighter's engine fields and its rule system state (the system's ``exact_key``, or
     all of the state, frozen), and whether it has hit anyone."""
-    own = system.exact_key(fighter)
+    own = system.exact_key(fighter) if isinstance(system, ExactHooks) else None
     return (
         tuple(freeze(getattr(fighter, name)) for name in FIGHTER_FIELDS),
         fighter.hits > 0,

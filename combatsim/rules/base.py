@@ -3,7 +3,11 @@
 The engine owns time, turns, positions, movement, tactics and victory; a rule system owns
 every number the rules decide. A system is a subclass of ``RuleSystem`` (an abstract class, so
 a type checker and Python itself refuse one that leaves a required method out), found by its
-``name`` through ``combatsim.rules.registry``. What it declares:
+``name`` through ``combatsim.rules.registry``. ``RuleSystem`` is what every system must
+answer; what only some systems have is a capability, an abstract class of its own that a
+system also inherits when it has it, so that a new system writes only what it uses.
+
+The contract, ``RuleSystem``:
 
 * ``name``, and the pydantic models ``Options`` (the scenario's ``rules.options``), ``Sheet``
   (a combatant), ``Weapon`` and ``Armor`` (catalogue entries). ``Sheet`` must have
@@ -14,44 +18,44 @@ a type checker and Python itself refuse one that leaves a required method out), 
   member's or side's ``tactics: {rules: {...}}``; the validated model is
   ``fighter.spec.rule_tactics`` (None when the system has no such model). ``tactics_at_top``
   names fields of it a file may also write at the top of ``tactics:``.
-* class constants the engine and the tactics read: ``initiative_top`` (the scale initiative
-  scores run down from), ``initiative_penalties`` (can wounds move scores?),
-  ``running_takes_turn`` and ``running_stops_shooting``.
-
-What it answers (the abstract methods must be written; the others have defaults):
-
-* ``check_scenario(scenario)``: load-time checks that need the whole scenario.
-* ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...).
-* ``initiative(battle, fighter)``: this turn's action scores, highest first.
-* ``initiative_penalty(fighter)``: the current wound penalty to initiative, so the engine can
-  move a wounded fighter's remaining actions down as damage lands; ``initiative_tiebreak``:
-  who goes first among equal scores.
-* ``may_run(fighter)``, ``begin_action(battle, fighter)`` (refresh what refreshes at the start
-  of the owner's action) and ``end_battle(battle)``.
-* ``can_act(fighter)`` and ``status(fighter)``: who is out of the fight, and why.
-* ``movement(fighter)``: meters walked with an action, and run as the turn's only action.
-* ``ranged_attack`` and ``melee_attack``: resolve an attack against the battle and return
+* class constants the engine, the tactics and the reports read: ``initiative_top`` (the
+  scale initiative scores run down from), ``running_takes_turn``, ``running_stops_shooting``
+  and ``damage_unit``.
+* ``new_state(fighter)``: the mutable per-battle state of one combatant (monitors, pools...);
+  ``initiative(battle, fighter)``: this turn's action scores, highest first;
+  ``can_act(fighter)`` and ``status(fighter)``: who is out of the fight, and why;
+  ``movement(fighter)``: meters walked with an action, and run as the turn's only action;
+  ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets;
+  ``ranged_attack`` and ``melee_attack``: resolve an attack against the battle and return
   nothing; they record to the battle's trace and counters and apply damage through the
-  battle (``damage_dealt``), which handles knock-outs. ``max_autofire`` and
-  ``autofire_sweeps`` say how many shots one action fires and whether they may be spread.
-* ``threat(fighter)`` and ``harm(fighter)``: numbers the tactics use to pick targets.
-* ``levers(sheet, armors)``: the knobs of a combatant a game master can turn, for
-  ``combatsim explain``; ``record(fighter)``: extra columns of combatants.csv.
-* starting conditions (a fighter that starts a battle wounded, its Karma or Edge spent: a
-  ``combatsim.rules.start.Start``, from a member's ``start:`` or a chain of fights, ruling
-  27): ``start_keys`` (which of ``wounds``, ``stun`` and the spent pool, ``karma_spent`` or
-  ``edge_spent``, the system reads; none by default), ``check_start(spec, start)`` (what is
-  out of bounds, for the loader), ``down_at`` and ``down_wounds`` (when a start is down),
-  ``apply_start(fighter, start)`` (the engine calls it after ``new_state`` when a start sets
-  any of them) and ``carried(fighter)`` (wounds, stun and spent at the battle's end, in the
-  same units: what the next fight of a chain starts from). Rounds and grenades are the
-  engine's. ``long_rest_regain`` and ``boss_regain``: the spent pool a chain's long rest, and
-  a boss's defeat, give back (none by default).
+  battle (``damage_dealt``), which handles knock-outs.
+* with defaults: ``check_scenario(scenario)`` (load-time checks that need the whole
+  scenario), ``initiative_tiebreak`` (who goes first among equal scores), ``may_run``,
+  ``begin_action`` (refresh what refreshes at the start of the owner's action) and
+  ``end_battle``.
 
-Capabilities a system may lack are separate abstract classes a system also inherits when it
-has them: ``Grenades`` (how far off a throw lands, what a blast does to a fighter, who it
-catches, how long a grenade flies). The loader refuses, in one line, a scenario that needs a
-capability its system lacks, so the engine never asks a system for what it does not have.
+The capabilities; the engine, the tactics, the loader and the reports ask ``isinstance`` (or
+the accessors below) and do without what a system lacks:
+
+* ``WoundPenalties``: ``initiative_penalty(fighter)``, the wound penalty to initiative, so
+  the engine moves a wounded fighter's remaining actions down as damage lands. Without it,
+  wounds never move initiative.
+* ``Autofire``: ``max_autofire`` (shots one action may fire) and ``autofire_sweeps`` (may
+  they be spread over several enemies). Without it, one shot an action.
+* ``Grenades``: how far off a throw lands, what a blast does to a fighter, who it catches,
+  how long a grenade flies. The loader refuses, in one line, a scenario that hands a
+  grenade to a fighter of a system without it.
+* ``StartingConditions`` (a fighter that starts a battle wounded, its Karma or Edge spent: a
+  ``combatsim.rules.start.Start``, from a member's ``start:`` or a chain of fights, ruling
+  27): ``start_keys``, ``check_start``, ``down_at``, ``down_wounds``, ``apply_start``,
+  ``carried``, ``long_rest_regain`` and ``boss_regain``. Without it, a ``start:`` may set
+  only rounds, grenades and ``condition: up``, and a chain carries no wounds.
+* ``Explainable``: ``levers(sheet, armors)`` and ``unread(spec)``, the knobs of a combatant
+  ``combatsim explain`` turns. Without it, ``explain`` tries only the counts of groups.
+* ``ExtraColumns``: ``record(fighter)``, extra columns of combatants.csv.
+* ``ExactHooks``: ``exact_dice``, ``exact_key`` and ``condition``, which make exact answers
+  (``combatsim odds attack``, ``run --exact``) faster or better worded. Without it, every
+  face is enumerated and all of a fighter's state is compared, which is exact too.
 
 Rules and tactics never import the engine: the engine hands them the battle, and what they may
 use of it is written down here as two protocols, ``BattleView`` (the battle) and ``Combatant``
@@ -59,10 +63,10 @@ use of it is written down here as two protocols, ``BattleView`` (the battle) and
 ``C`` (a ``Combatant``): the battle takes back only fighters it handed out, so the methods
 that get a battle are generic in ``C`` (``ranged_attack(battle: BattleView[C], attacker: C,
 ...)``) and a checker holds a system to that (``tests/test_types.py``). ``RuleSystem`` is
-generic in the system's ``Options``, ``Sheet`` and ``Armor`` models, so ``self.options`` and
-``levers``' arguments are the system's own. The layers read from the imports: the engine
-imports the tactics and the rules; the tactics import this interface; the rules import this
-interface and the dice.
+generic in the system's ``Options``, ``Sheet`` and ``Armor`` models, so ``self.options`` is
+the system's own, as are ``Explainable.levers``' arguments. The layers read from the imports:
+the engine imports the tactics and the rules; the tactics import this interface; the rules
+import this interface and the dice.
 """
 
 from __future__ import annotations
@@ -223,11 +227,6 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     # Initiative scores run from this down to 1 within one turn's time; a higher score acts
     # at the top of the scale.
     initiative_top: ClassVar[int] = 100
-    # Can wounds move a fighter's initiative scores (``initiative_penalty`` not always 0)?
-    # Systems whose penalty is always 0 say False, and the engine never asks. Otherwise the
-    # engine asks when the turn's initiative is rolled and after each ``damage_dealt`` for
-    # the fighter: the penalty may change only with damage reported there.
-    initiative_penalties: ClassVar[bool] = True
     # Is running the turn's only action (Shadowrun: 2097)? Then a fighter may run only as its
     # first action of the turn, and loses the turn's other actions once it has run.
     running_takes_turn: ClassVar[bool] = False
@@ -252,9 +251,6 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     @abstractmethod
     def initiative(self, battle: BattleView[C], fighter: C) -> Sequence[int]:
         """This turn's action scores, highest first, from ``initiative_top`` down to 1."""
-
-    @abstractmethod
-    def initiative_penalty(self, fighter: Combatant) -> int: ...
 
     def initiative_tiebreak(self, fighter: Combatant) -> int:
         """Among equal scores the higher value (an integer) acts first, then a random draw."""
@@ -290,99 +286,6 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     def harm(self, fighter: Combatant) -> float:
         """Share of the way to being out of the fight, 0 (fresh) to 1 (out)."""
 
-    def levers(self, sheet: SheetT, armors: Mapping[str, ArmorT]) -> list[Lever]:
-        """The knobs of one combatant a game master can turn, for ``combatsim explain``.
-
-        ``sheet``: the member's validated ``Sheet`` (archetype and overrides merged);
-        ``armors``: every armor the scenario can name (catalogues and its own), by name.
-        Return one ``Lever`` per field worth trying: its path inside the member entry
-        (``skills.firearms``, as a sweep's field path continues ``sides[0].members[1].``), its
-        value now and the values one natural step down and up (a point; an armor grade), None
-        where the rules allow no step. Every step must be a value the sheet accepts; the
-        helpers in ``combatsim.rules.levers`` take the bounds from the model. The count of a
-        group is added by ``explain`` itself. Default: no levers (``explain`` then tries
-        only the counts of groups).
-        """
-        return []
-
-    def unread(self, spec: Any) -> frozenset[str]:
-        """Lever paths of one member (as ``levers`` names them) that no roll or decision of any
-        fighter can read under this system's options, so that turning them cannot change any
-        battle: ``explain`` reports them as "no effect: not used by anyone" without running
-        them. ``spec``: the member's ``FighterSpec`` (its sheet and resolved weapons).
-
-        Name a field here only when the code proves it (the Karma pool with Instant Karma
-        off); a field only *rarely* read (melee skills of shooters, read when someone is
-        intercepted) is read. ``tests/test_explain_unread.py`` checks every answer against
-        traced battles of the shipped scenarios. Default: nothing is known to be unread.
-        """
-        return frozenset()
-
-    def record(self, fighter: Combatant) -> dict[str, Any]:
-        """Extra per-combatant columns for combatants.csv."""
-        return {}
-
-    # --- starting conditions (``Start``; ruling 27) ------------------------------------------
-    # The keys of a member's ``start:`` the system reads beyond rounds, grenades and an ``up``
-    # condition: ``wounds`` (its own unit, ``damage_unit``), ``stun``, and its spent pool by
-    # its name (``karma_spent`` or ``edge_spent``). A file's other keys are refused; ``down``
-    # and ``dead`` need ``wounds``.
-    start_keys: ClassVar[tuple[str, ...]] = ()
-    # Between encounters of a chain (ruling 27): the spent pool a long rest gives back, and
-    # what each survivor of the side that defeated a boss gets back. Nothing by default.
-    long_rest_regain: ClassVar[int] = 0
-    boss_regain: ClassVar[int] = 0
-
-    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
-        """What of ``start`` is out of bounds for the fighter of ``spec`` (a wound past the
-        monitor, more Karma spent than it has), one ``StartProblem`` per key; the loader makes
-        each a one-line error at ``start.<key>``. Rounds and grenades are the loader's.
-        Default: nothing to check (a system with no ``start_keys`` is never asked)."""
-        return []
-
-    def down_at(self, spec: Any, start: Start) -> bool:
-        """Does a fighter of ``spec`` starting at ``start`` start out of the fight (down, or
-        dead)? The loader holds ``condition: up/down`` to it. Default: only the dead."""
-        return start.dead
-
-    def down_wounds(self, spec: Any) -> int:
-        """The fewest wounds that put a fighter of ``spec`` down: what ``condition: down``
-        without ``wounds`` starts it at. Asked only when ``wounds`` is in ``start_keys``."""
-        raise NotImplementedError(f"{self.name} has no starting wounds")
-
-    def apply_start(self, fighter: Combatant, start: Start) -> None:  # noqa: B027
-        """Set ``fighter.state`` (just made by ``new_state``) to ``start``'s wounds, stun, spent
-        pool and death. Called only when ``start`` sets one of them; the engine then asks
-        ``can_act``, and a fighter that cannot starts out of the fight. Default: nothing."""
-
-    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
-        """Wounds, stun and the spent pool of ``fighter`` now (at a battle's end), in the
-        units ``apply_start`` reads: a ``Start`` of them, fed to the next battle, starts the
-        fighter where this one left it. Default: nothing carried."""
-        return (0, 0, 0)
-
-    # --- exact answers (``combatsim odds attack``, ``run --exact``) -------------------------
-    def exact_dice(self, fighter: Combatant, choose: Callable[[Any], Any]) -> None:  # noqa: B027
-        """Arm ``fighter``'s state for an exact answer: where the rules roll a whole test,
-        let it take the test's outcome from ``choose`` over the dice layer's exact
-        distribution (``choose(options)`` with ``(outcome, probability)`` pairs, as
-        ``combatsim.dice.paths`` explains) rather than face by face. The battle's dice then
-        enumerate only what is left. Nothing by default: every face is enumerated, which is
-        exact too, only slower."""
-
-    def exact_key(self, fighter: Combatant) -> Any:
-        """What of the fighter's state a later roll, decision or ``condition`` can read, as
-        a hashable, or None (the default) for all of it, walked generically. Paths of an
-        exact answer that reach the same keys meet (``combatsim.dice.paths``), so a tight key
-        (no counters kept only for combatants.csv) makes long bursts cheap; a key that leaves
-        out something read gives wrong answers, which ``tests/exact`` would show."""
-        return None
-
-    def condition(self, fighter: Combatant) -> str:
-        """The fighter's condition in a few words, for exact-odds tables (``status`` by
-        default; a system may add its monitor, "4 Physical, 2 Stun")."""
-        return self.status(fighter)
-
     # --- actions --------------------------------------------------------------------------
     @abstractmethod
     def ranged_attack(
@@ -406,16 +309,6 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
         weapon: Any,
         interception: bool = False,
     ) -> None: ...
-
-    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
-        """Most shots one autofire action may fire (1 when the weapon cannot autofire).
-        Fixed for a battle: the engine asks once per combatant, at the start."""
-        return 1
-
-    def autofire_sweeps(self, fighter: Combatant) -> bool:
-        """May the fighter's autofire walk across enemies standing close together (the
-        tactics then plan a ``sweep``)? Default: no."""
-        return False
 
 
 class Grenades(ABC):
@@ -458,3 +351,171 @@ def grenade_rules(system: RuleSystem) -> Grenades:
     which the loader allows only under a system with the ``Grenades`` capability."""
     assert isinstance(system, Grenades), f"{system.name} has no grenade rules"
     return system
+
+
+# --- capabilities a system may lack --------------------------------------------------------
+# Each is an abstract class a system inherits besides ``RuleSystem`` when it has the rules;
+# the code that needs one asks ``isinstance`` (or an accessor here) and does without.
+
+
+class WoundPenalties(ABC):
+    """Wounds that move a fighter's initiative scores. The engine asks when the turn's
+    initiative is rolled and after each ``damage_dealt`` for the fighter: the penalty may
+    change only with damage reported there. Without it, wounds never move initiative."""
+
+    @abstractmethod
+    def initiative_penalty(self, fighter: Combatant) -> int:
+        """The current wound penalty to initiative (points off every score)."""
+
+
+def wound_penalty(system: RuleSystem) -> Callable[[Combatant], int] | None:
+    """``system``'s ``initiative_penalty``, or None when wounds never move initiative."""
+    return system.initiative_penalty if isinstance(system, WoundPenalties) else None
+
+
+class Autofire(ABC):
+    """More than one shot an action. Without it, every firing action fires one shot."""
+
+    @abstractmethod
+    def max_autofire(self, fighter: Combatant, weapon: Any) -> int:
+        """Most shots one autofire action may fire (1 when the weapon cannot autofire).
+        Fixed for a battle: the engine asks once per combatant, at the start."""
+
+    def autofire_sweeps(self, fighter: Combatant) -> bool:
+        """May the fighter's autofire walk across enemies standing close together (the
+        tactics then plan a ``sweep``, passed to ``ranged_attack``)? Default: no."""
+        return False
+
+
+def max_autofire(system: RuleSystem, fighter: Combatant, weapon: Any) -> int:
+    """Most shots one action of ``fighter`` may fire with ``weapon``: 1 without ``Autofire``."""
+    return system.max_autofire(fighter, weapon) if isinstance(system, Autofire) else 1
+
+
+class StartingConditions(ABC):
+    """Fighters that start a battle otherwise than fresh (``Start``; ruling 27): wounded,
+    stunned, their Karma or Edge spent, from a member's ``start:`` or a chain of fights.
+    Rounds and grenades are the engine's. Without it, a ``start:`` may set only rounds,
+    grenades and ``condition: up``, and a chain carries no wounds from fight to fight."""
+
+    # The keys of a member's ``start:`` the system reads beyond rounds, grenades and an ``up``
+    # condition: ``wounds`` (its own unit, ``damage_unit``), ``stun``, and its spent pool by
+    # its name (``karma_spent`` or ``edge_spent``). A file's other keys are refused; ``down``
+    # and ``dead`` need ``wounds``.
+    start_keys: ClassVar[tuple[str, ...]]
+    # Between encounters of a chain: the spent pool a long rest gives back, and what each
+    # survivor of the side that defeated a boss gets back. Nothing by default.
+    long_rest_regain: ClassVar[int] = 0
+    boss_regain: ClassVar[int] = 0
+
+    @abstractmethod
+    def check_start(self, spec: Any, start: Start) -> list[StartProblem]:
+        """What of ``start`` is out of bounds for the fighter of ``spec`` (a wound past the
+        monitor, more Karma spent than it has), one ``StartProblem`` per key; the loader makes
+        each a one-line error at ``start.<key>``. Rounds and grenades are the loader's."""
+
+    @abstractmethod
+    def down_at(self, spec: Any, start: Start) -> bool:
+        """Does a fighter of ``spec`` starting at ``start`` start out of the fight (down, or
+        dead)? The loader holds ``condition: up/down`` to it."""
+
+    @abstractmethod
+    def down_wounds(self, spec: Any) -> int:
+        """The fewest wounds that put a fighter of ``spec`` down: what ``condition: down``
+        without ``wounds`` starts it at. Asked only when ``wounds`` is in ``start_keys``."""
+
+    @abstractmethod
+    def apply_start(self, fighter: Combatant, start: Start) -> None:
+        """Set ``fighter.state`` (just made by ``new_state``) to ``start``'s wounds, stun, spent
+        pool and death. Called only when ``start`` sets one of them; the engine then asks
+        ``can_act``, and a fighter that cannot starts out of the fight."""
+
+    @abstractmethod
+    def carried(self, fighter: Combatant) -> tuple[int, int, int]:
+        """Wounds, stun and the spent pool of ``fighter`` now (at a battle's end), in the
+        units ``apply_start`` reads: a ``Start`` of them, fed to the next battle, starts the
+        fighter where this one left it."""
+
+
+def start_rules(system: RuleSystem) -> StartingConditions | None:
+    """``system`` as its starting conditions, or None when it has none."""
+    return system if isinstance(system, StartingConditions) else None
+
+
+def start_keys(system: RuleSystem) -> tuple[str, ...]:
+    """The keys of a ``start:`` ``system`` reads: none without the capability."""
+    return system.start_keys if isinstance(system, StartingConditions) else ()
+
+
+class Explainable(ABC, Generic[SheetT, ArmorT]):
+    """The knobs of a combatant a game master can turn, for ``combatsim explain``. Without
+    it, ``explain`` tries only the counts of groups. Generic in the system's ``Sheet`` and
+    ``Armor`` models, as ``RuleSystem`` is."""
+
+    @abstractmethod
+    def levers(self, sheet: SheetT, armors: Mapping[str, ArmorT]) -> list[Lever]:
+        """The knobs of one combatant a game master can turn.
+
+        ``sheet``: the member's validated ``Sheet`` (archetype and overrides merged);
+        ``armors``: every armor the scenario can name (catalogues and its own), by name.
+        Return one ``Lever`` per field worth trying: its path inside the member entry
+        (``skills.firearms``, as a sweep's field path continues ``sides[0].members[1].``), its
+        value now and the values one natural step down and up (a point; an armor grade), None
+        where the rules allow no step. Every step must be a value the sheet accepts; the
+        helpers in ``combatsim.rules.levers`` take the bounds from the model. The count of a
+        group is added by ``explain`` itself.
+        """
+
+    def unread(self, spec: Any) -> frozenset[str]:
+        """Lever paths of one member (as ``levers`` names them) that no roll or decision of any
+        fighter can read under this system's options, so that turning them cannot change any
+        battle: ``explain`` reports them as "no effect: not used by anyone" without running
+        them. ``spec``: the member's ``FighterSpec`` (its sheet and resolved weapons).
+
+        Name a field here only when the code proves it (the Karma pool with Instant Karma
+        off); a field only *rarely* read (melee skills of shooters, read when someone is
+        intercepted) is read. ``tests/test_explain_unread.py`` checks every answer against
+        traced battles of the shipped scenarios. Default: nothing is known to be unread.
+        """
+        return frozenset()
+
+
+class ExtraColumns(ABC):
+    """Per-combatant columns of combatants.csv beyond the engine's own."""
+
+    @abstractmethod
+    def record(self, fighter: Combatant) -> dict[str, Any]:
+        """The extra columns of ``fighter`` at the battle's end, by name."""
+
+
+class ExactHooks(ABC):
+    """Help for exact answers (``combatsim odds attack``, ``run --exact``): whole tests
+    taken from the dice layer's distributions, a tight key of what later rolls read, a
+    fighter's condition in words. ``exact_dice`` and ``exact_key`` have defaults. Without
+    the capability every face is enumerated and all of a fighter's state is compared, which
+    is exact too, only slower, and a fighter's condition is its ``status``."""
+
+    def exact_dice(self, fighter: Combatant, choose: Callable[[Any], Any]) -> None:  # noqa: B027
+        """Arm ``fighter``'s state for an exact answer: where the rules roll a whole test,
+        let it take the test's outcome from ``choose`` over the dice layer's exact
+        distribution (``choose(options)`` with ``(outcome, probability)`` pairs, as
+        ``combatsim.dice.paths`` explains) rather than face by face. The battle's dice then
+        enumerate only what is left. Nothing by default."""
+
+    def exact_key(self, fighter: Combatant) -> Any:
+        """What of the fighter's state a later roll, decision or ``condition`` can read, as
+        a hashable, or None (the default) for all of it, walked generically. Paths of an
+        exact answer that reach the same keys meet (``combatsim.dice.paths``), so a tight key
+        (no counters kept only for combatants.csv) makes long bursts cheap; a key that leaves
+        out something read gives wrong answers, which ``tests/exact`` would show."""
+        return None
+
+    @abstractmethod
+    def condition(self, fighter: Combatant) -> str:
+        """The fighter's condition in a few words, for exact-odds tables (its monitor,
+        "4 Physical, 2 Stun")."""
+
+
+def condition(system: RuleSystem, fighter: Combatant) -> str:
+    """``fighter``'s condition in words: ``ExactHooks.condition``, else its ``status``."""
+    return system.condition(fighter) if isinstance(system, ExactHooks) else system.status(fighter)

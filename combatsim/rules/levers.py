@@ -1,7 +1,7 @@
 """Levers: the knobs of a combatant a game master can turn, as a rule system declares them.
 
 ``combatsim explain`` asks each member's rule system for its levers
-(``RuleSystem.levers(sheet, armors)``), then runs the scenario with each lever one step down
+(``Explainable.levers(sheet, armors)``), then runs the scenario with each lever one step down
 and one step up. A lever names a field of the member the way a sweep's field path does
 (``skills.firearms``, ``attributes.body``, ``armor``), so a step is an ordinary variant of the
 scenario file, validated again like any other; there is no second way of changing a scenario.

@@ -19,12 +19,12 @@ EDGE_SPENT = "edge_spent"
 class Start:
     """A fighter's state at the start of a battle, in its rule system's own units.
 
-    ``wounds`` and ``stun``: damage already taken (the system's ``RuleSystem.start_keys`` and
-    its docs page say which unit); ``spent``: Karma or Edge already spent (the system says
-    which); ``rounds``: rounds in each weapon's magazine, one per weapon in the sheet's order
-    (None: every one full); ``grenades``: grenades left in all (None: as the sheet has them);
-    ``dead``: dead before the battle starts. Down is not a field: the system derives it from
-    the wounds and stun (``RuleSystem.down_at``)."""
+    ``wounds`` and ``stun``: damage already taken (the system's
+    ``StartingConditions.start_keys`` and its docs page say which unit); ``spent``: Karma or
+    Edge already spent (the system says which); ``rounds``: rounds in each weapon's magazine,
+    one per weapon in the sheet's order (None: every one full); ``grenades``: grenades left in
+    all (None: as the sheet has them); ``dead``: dead before the battle starts. Down is not a
+    field: the system derives it from the wounds and stun (``StartingConditions.down_at``)."""
 
     wounds: int = 0
     stun: int = 0
@@ -38,8 +38,8 @@ FRESH = Start()
 
 
 class StartProblem(NamedTuple):
-    """One thing wrong with a ``Start`` for a fighter (``RuleSystem.check_start``): the key of
-    ``start:`` it is about, the value found and what the system allows there."""
+    """One thing wrong with a ``Start`` for a fighter (``StartingConditions.check_start``): the
+    key of ``start:`` it is about, the value found and what the system allows there."""
 
     key: str
     found: int

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from ..bounds import MAX_AMOUNT, STRICT, Amount
 from ..errors import Described, Problems, ScenarioError
+from ..rules.base import start_keys, start_rules
 from ..rules.start import EDGE_SPENT, FRESH, KARMA_SPENT, Start, StartProblem
 from .yamlio import LineMap, format_path, line_of
 
@@ -72,10 +73,12 @@ def start_of(
         problems.add(err)
     spent = written.karma_spent or written.edge_spent or 0
     wounds, stun = written.wounds or 0, written.stun or 0
-    if written.condition == "down" and written.wounds is None and written.stun is None:
-        wounds = system.down_wounds(spec)
+    rules = start_rules(system)  # None: ``_check_keys`` let through no wounds, stun or spent
+    unsaid = written.wounds is None and written.stun is None
+    if rules is not None and written.condition == "down" and unsaid:
+        wounds = rules.down_wounds(spec)
     start = Start(wounds, stun, spent, rounds, grenades, written.condition == "dead")
-    for problem in system.check_start(spec, start):
+    for problem in rules.check_start(spec, start) if rules is not None else ():
         problems.add(_problem(problem, written, where))
     problems.raise_any()
     _check_condition(written, start, spec, system, where)
@@ -83,8 +86,9 @@ def start_of(
 
 
 def _check_keys(written: StartFile, system: Any, where: _Where) -> None:
-    """Only the keys the system reads (``RuleSystem.start_keys``); down and dead need wounds."""
-    keys = system.start_keys
+    """Only the keys the system reads (``StartingConditions.start_keys``); down and dead need
+    wounds."""
+    keys = start_keys(system)
     takes = ", ".join((*keys, "rounds", "grenades", "condition"))
     for key in POOL_KEYS:
         if getattr(written, key) is not None and key not in keys:
@@ -110,7 +114,8 @@ def _check_condition(
     """``up`` and ``down`` must agree with what the wounds make the fighter."""
     if written.condition not in ("up", "down"):
         return
-    down = system.down_at(spec, start)
+    rules = start_rules(system)
+    down = rules.down_at(spec, start) if rules is not None else start.dead
     if down != (written.condition == "down"):
         makes = "down" if down else "up"
         raise where.error(

@@ -6,6 +6,7 @@ module holding its work and its routes: ``scenarios`` (list, read, save, check, 
 ``runs`` (a run as ``combatsim run`` makes it, its tables and exact odds), ``story`` (a
 typical and an unlucky battle of a run), ``studies``, ``traces``, ``maps``, ``calculators``
 (the odds calculators), ``overview``, ``chainruns`` and ``designs``; ``app`` is the Starlette
-app, its guard (Host, Origin and token) and the list of every module's routes. The web stack (Starlette, uvicorn) is imported only here, and only by the
+app, its guard (Host, Origin and token) and the list of every module's routes. The web
+stack (Starlette, uvicorn) is imported only here, and only by the
 ``serve`` command. docs/serve.md is the reference.
 """

@@ -1,7 +1,7 @@
 """What decides this fight: every lever of a scenario, ranked by its paired effect on a rate.
 
 For every member of every side (a group's copies together) the rule system declares its
-levers (``RuleSystem.levers``: attributes, skills, pools, initiative dice, armor grades, karma
+levers (``Explainable.levers``: attributes, skills, pools, initiative dice, armor grades, karma
 or edge), and a group adds its count. Each lever is tried one natural step down and one up
 from the scenario as written: each step is a variant made by setting a field path
 (``sides[0].members[1].skills.firearms``), validated again as ``sweep`` does. The baseline
@@ -17,7 +17,7 @@ effect per step is the slope across the values tried. ``--precision`` runs round
 step's interval is within +-P, and the run journals and resumes like every other study.
 
 Two things keep the battles where they can matter. A lever its rule system proves unread
-(``RuleSystem.unread``: the Karma pool with Instant Karma off) is reported "not used by anyone"
+(``Explainable.unread``: the Karma pool with Instant Karma off) is reported "not used by anyone"
 and never run. The others run in rounds (``LOOK_AT``: a look after 1/16, 1/8, 1/4, 1/2, 3/4
 and all of ``--battles``); after a round, a lever whose effect is clearly below the ``TOP``
 levers' (the upper end of its interval under the ``TOP``-th largest lower end) stops there.

@@ -3,7 +3,7 @@ one step up, each a field path (or, for a fighter a chain carries, one path per 
 fights) and the values its rule system declares.
 
 For every member of every side (a group's copies together) the rule system declares its
-levers (``RuleSystem.levers``: attributes, skills, pools, initiative dice, armor grades, karma
+levers (``Explainable.levers``: attributes, skills, pools, initiative dice, armor grades, karma
 or edge), and a group adds its count. In a chain, the carried side's members are moved in
 every encounter they fight at once (the step is taken from the member's value in the first
 one), and each encounter's opposition has levers of its own, named with the encounter.
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..rules.base import Explainable
 from ..rules.levers import Lever
 
 MAX_COUNT = 100  # MemberSpec.count's bound
@@ -35,7 +36,7 @@ class MemberLever:
     member: int
     member_name: str
     lever: Lever
-    unread: bool = False  # the system proves no battle reads it (``RuleSystem.unread``)
+    unread: bool = False  # the system proves no battle reads it (``Explainable.unread``)
     at: tuple[str, ...] = ()
     where: str = ""
 
@@ -101,8 +102,10 @@ def _levers_of(scenario, prefix: str = "", where: str = "") -> Iterator[MemberLe
     for i, side, j, member, fighter, name in _members(scenario):
         count = int(member.get("count", 1))
         at = (f"{prefix}sides[{i}].members[{j}]",)
-        unread = scenario.system.unread(fighter)
-        for lever in scenario.system.levers(fighter.sheet, armors):
+        system = scenario.system
+        rules = system if isinstance(system, Explainable) else None
+        unread = rules.unread(fighter) if rules is not None else frozenset()
+        for lever in rules.levers(fighter.sheet, armors) if rules is not None else ():
             yield MemberLever(i, side.name, j, name, lever, lever.path in unread, at, where)
         if count > 1:
             up = count + 1 if count < MAX_COUNT else None

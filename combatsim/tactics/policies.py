@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from ..rules.base import C, grenade_rules
+from ..rules.base import Autofire, C, grenade_rules
 from ..rules.situation import blast_distance, whole_meters
 
 if TYPE_CHECKING:
@@ -136,11 +136,25 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     if d <= reach:
         shots = shots_now(me.burst, ammo)
         at = here if dest is None else dest  # where it fires from: after the walk
-        sweeps = battle.system.autofire_sweeps(me)
+        system = battle.system
+        sweeps = _autofires(system) and system.autofire_sweeps(me)  # type: ignore[attr-defined]
         sweep = _sweep(battle, at, target, enemies, shots, firearm) if sweeps else ()
         reason = _fire_reason(here, dest, shots, sweep, why_target) if tracing else ""
         return Plan("fire", reason, target, firearm, shots, dest, None, sweep)
     return _out_of_reach(battle, me, target, d, dest, why_target)
+
+
+_AUTOFIRES: dict[type, bool] = {}  # rule system class -> has the ``Autofire`` capability
+
+
+def _autofires(system: Any) -> bool:
+    """Has ``system`` the ``Autofire`` capability? Asked by type, once: ``isinstance`` against
+    an abstract class costs several times a dictionary's lookup, once per shot planned."""
+    kind = type(system)
+    found = _AUTOFIRES.get(kind)
+    if found is None:
+        found = _AUTOFIRES[kind] = isinstance(system, Autofire)
+    return found
 
 
 def _fall_back(battle: BattleView[C], me: C, nearest: C, enemies: list[C]) -> Plan[C] | None:

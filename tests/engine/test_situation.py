@@ -196,8 +196,8 @@ def shuffled_situations(path: Path, seed: int, times: int):
 
 
 def test_lost_souls_counts_the_same_dice_traced_and_untraced():
-    """Untraced, ``circumstances`` adds only the dice that apply; traced, it lists them all
-    for the trace (``_values``): the two must agree on every situation."""
+    """``circumstances`` is one path (``_values``), traced or not: traced, the dice it names
+    add up to the dice it counts, on every situation, and untraced it counts the same."""
     checked = 0
     raid = ROOT / "scenarios" / "lost-souls-warehouse-raid.yaml"
     for battle, attacker, target, rng in shuffled_situations(raid, 5, 400):
@@ -223,11 +223,14 @@ def test_lost_souls_counts_the_same_dice_traced_and_untraced():
     assert checked > 300
 
 
-def test_4d8_adds_the_same_ease_traced_and_untraced():
-    """Untraced, ``_ease`` adds only the modifiers that apply; traced, ``_ease_traced`` names
-    them all for the trace: the two must agree on every situation (range, cover, aiming, a
-    running target, a moving attacker, an enemy in reach, wounds, melee, a throw at a point)."""
+def test_4d8_names_every_part_of_the_ease_it_adds():
+    """``_ease`` is one path, traced or not: its notes name the band's (or melee's) ease and
+    every modifier that is not 0, and they add up to the ease it returns (capped at 32), on
+    every situation (range, cover, aiming, a running target, a moving attacker, an enemy in
+    reach, wounds, melee, a throw at a point); untraced it returns the same number."""
     from collections import Counter
+
+    from combatsim.dice.fourd8 import MAX_EASE
 
     checked: Counter = Counter()
     temple = ROOT / "scenarios" / "4d8-temple-guardians.yaml"
@@ -241,7 +244,9 @@ def test_4d8_adds_the_same_ease_traced_and_untraced():
         notes: list[str] = []
         traced = battle.system._ease(battle, attacker, who, arms, ranged, aim, notes)
         assert battle.system._ease(battle, attacker, who, arms, ranged, aim, None) == traced
-        assert notes
+        named = sum(int(note.rsplit(" ", 1)[1]) for note in notes if not note.startswith("capped"))
+        assert traced == min(named, MAX_EASE), notes
+        assert (f"capped at {MAX_EASE}" in notes) == (named > MAX_EASE), notes
         checked[(ranged, who is None)] += 1
     assert checked[(True, False)] > 100 and checked[(False, False)] > 300
     assert checked[(True, True)] > 25

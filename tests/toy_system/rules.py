@@ -57,7 +57,6 @@ class CoinFlips(RuleSystem):
     Weapon = CoinWeapon
     Armor = CoinArmor
     initiative_top = 12  # speed + 1d6
-    initiative_penalties = False  # wounds never slow anyone
     options: CoinOptions  # the scenario's rules.options, validated
 
     def new_state(self, fighter: Fighter) -> State:
@@ -65,9 +64,6 @@ class CoinFlips(RuleSystem):
 
     def initiative(self, battle: Battle, fighter: Fighter) -> list[int]:
         return [fighter.spec.sheet.speed + battle.roll.d(6, 1)[0]]
-
-    def initiative_penalty(self, fighter: Fighter) -> int:
-        return 0
 
     def can_act(self, fighter: Fighter) -> bool:
         return fighter.state.health > 0

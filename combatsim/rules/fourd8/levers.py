@@ -14,7 +14,7 @@ from .models import Armor, Sheet
 
 
 def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
-    """See ``RuleSystem.levers``."""
+    """See ``Explainable.levers``."""
     found: list[Lever | None] = [*mapping_levers(sheet, "abilities", "skill", low=-32, high=32)]
     found.append(number_lever(sheet, "energy", "pool"))
     found.append(number_lever(sheet, "health", "attribute"))

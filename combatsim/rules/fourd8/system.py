@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from ...dice import fourd8 as dice
-from ..base import Grenades, RuleSystem, SpecCache
+from ..base import (
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+)
 from ..points import PointPoolRules
 from ..situation import (
     Scatter,
@@ -165,7 +173,15 @@ class Chance:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
+class FourD8(
+    PointPoolRules,
+    Grenades,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
 
     The hot path (``ranged_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
@@ -181,7 +197,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
     pool = "health"
     name = "4d8"
     damage_unit = "health points"
-    initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are health points lost
     start_keys = ("wounds",)
@@ -204,7 +219,7 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         self._cover_ease = dict(diff.cover)
         self._visibility = {vis: (mod, vis.replace("_", " ")) for vis, mod in diff.visibility}
         self._visibility_ease = dict(diff.visibility)
-        # the difficulty read on every untraced attack, flat (``_ease``)
+        # the difficulty read on every attack, flat (``_ease``)
         self._wounded_ease, self._aiming_ease = diff.wounded, diff.aiming
         self._running_ease, self._moving_ease = diff.target_running, diff.attacker_moving
         self._engaged_ease, self._melee_ease = diff.engaged, o.melee_ease
@@ -262,9 +277,6 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
                 scores=[score],
             )
         return [score]
-
-    def initiative_penalty(self, fighter: C) -> int:
-        return 0  # wounds make tasks harder (difficulty.wounded), not slower
 
     def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.tiebreak
@@ -344,90 +356,61 @@ class FourD8(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, 
         notes: list[str] | None,
     ) -> int:
         """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
-        situation of the attack (``battle.situation``) as 4D8's modifiers, added up.
-
-        Untraced, only the modifiers that apply are added (the attack's hot path); traced
-        (``notes`` a list), ``_ease_traced`` names each in its order. The two agree on every
-        situation (``tests/engine/test_situation.py``)."""
-        if notes is not None:
-            return self._ease_traced(battle, attacker, target, arms, ranged, at, notes)
+        situation of the attack (``battle.situation``) as 4D8's modifiers, added up. Traced
+        (``notes`` a list), each part that applies is named in the trace's order
+        (``_ease_notes``): one path, whose text alone waits on the trace."""
         st: FourD8State = attacker.state
-        ease = arms.ease + self._visibility_ease[battle.environment.visibility]
-        if st.wounded:
-            ease += self._wounded_ease
-        if ranged:
-            s = battle.situation(attacker, target, at)
-            ease += self._range_ease[band_of(arms.ranges, s.distance)]  # type: ignore[arg-type]
-            # the same situation Lost Souls' ``circumstances`` adds up inline: one shared
-            # method cost a call per attack (+1.5% of a battle here, +2% there, measured)
-            moved = attacker.moved_this_action > 0
-            if target is not None:
-                cover = target.cover
-                if cover != "none":
-                    ease += self._cover_ease[cover]
-                if st.prev_target is target and not moved:
-                    ease += self._aiming_ease
-                if target.running:
-                    ease += self._running_ease
-            if moved:
-                ease += self._moving_ease
-            if s.engaged:
-                ease += self._engaged_ease
-        else:
-            ease += self._melee_ease
+        visibility = battle.environment.visibility
+        vis = self._visibility_ease[visibility]
+        wounded = self._wounded_ease if st.wounded else 0
+        if not ranged:
+            ease = self._melee_ease + arms.ease + vis + wounded
+            if notes is not None:
+                values: tuple[int, ...] = (arms.ease, vis, wounded)
+                self._ease_notes(notes, -1, self._melee_ease, values, "none", visibility, ease)
+            return ease if ease <= dice.MAX_EASE else dice.MAX_EASE
+        s = battle.situation(attacker, target, at)
+        band = band_of(arms.ranges, s.distance)  # type: ignore[arg-type]  # a gun has ranges
+        # the same situation Lost Souls' ``circumstances`` adds up inline: one shared method
+        # cost a call per attack (+1.5% of a battle here, +2% there, measured); each modifier
+        # a local (a tuple of them, summed, cost 2-4% of a battle): the trace gets the same ones
+        cover = target.cover if target is not None else "none"
+        moved = attacker.moved_this_action > 0
+        aimed = target is not None and st.prev_target is target and not moved
+        covered = self._cover_ease[cover] if cover != "none" else 0
+        aiming = self._aiming_ease if aimed else 0
+        running = self._running_ease if target is not None and target.running else 0
+        moving = self._moving_ease if moved else 0
+        engaged = self._engaged_ease if s.engaged else 0
+        base = self._range_ease[band]
+        ease = base + arms.ease + covered + aiming + running + moving + engaged + vis + wounded
+        if notes is not None:
+            values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
+            self._ease_notes(notes, band, base, values, cover, visibility, ease)
         return ease if ease <= dice.MAX_EASE else dice.MAX_EASE  # seed 004 "Ease": at most 32
 
-    def _ease_traced(
+    def _ease_notes(
         self,
-        battle: Battle[C],
-        attacker: C,
-        target: C | None,
-        arms: Arms,
-        ranged: bool,
-        at: tuple[float, float] | None,
         notes: list[str],
-    ) -> int:
-        """``_ease`` with each part that applies named in ``notes``, in the trace's order
-        (``situation.labelled``)."""
-        diff = self.options.difficulty
-        st: FourD8State = attacker.state
-        vis, seen = self._visibility[battle.environment.visibility]
-        wounded = diff.wounded if st.wounded else 0
-        if ranged:
-            s = battle.situation(attacker, target, at)
-            band = band_of(arms.ranges, s.distance)  # type: ignore[arg-type]  # a gun has ranges
-            ease = self._range_ease[band]
-            cover = target.cover if target is not None else "none"
-            moved = attacker.moved_this_action > 0
-            aimed = target is not None and st.prev_target is target and not moved
-            covered = self._cover_ease[cover] if cover != "none" else 0
-            aiming = diff.aiming if aimed else 0
-            running = diff.target_running if target is not None and target.running else 0
-            moving = diff.attacker_moving if moved else 0
-            engaged = diff.engaged if s.engaged else 0
-            values: tuple[int, ...] = (
-                arms.ease,
-                covered,
-                aiming,
-                running,
-                moving,
-                engaged,
-                vis,
-                wounded,
-            )
-            notes.append(f"{RANGE_NAMES[band]} range {ease}")
+        band: int,
+        base: int,
+        values: tuple[int, ...],
+        cover: str,
+        visibility: str,
+        ease: int,
+    ) -> None:
+        """The trace's words for ``_ease``'s parts: the range band's (or melee's) ease, then
+        every modifier that is not 0 (``situation.labelled``), then the cap if it bit."""
+        seen = self._visibility[visibility][1]
+        if band >= 0:
+            notes.append(f"{RANGE_NAMES[band]} range {base}")
             labels: tuple[str, ...] = ("weapon", *circumstance_labels(cover, seen))
         else:
-            ease = self.options.melee_ease
-            notes.append(f"melee {ease}")
-            values = (arms.ease, vis, wounded)
+            notes.append(f"melee {base}")
             labels = ("weapon", seen, "wounded")
-        ease += sum(values)
         notes.extend(signed(labelled(values, labels)))
-        if ease > dice.MAX_EASE:  # seed 004 "Ease": 32 is the highest possible value
+        if ease > dice.MAX_EASE:
             notes.append(f"capped at {dice.MAX_EASE}")
-            ease = dice.MAX_EASE
-        return ease
 
     # --- over 32 (ruling 21) ------------------------------------------------------------------
     def over32_choice(self, fighter: C, c: int, damage: int, armor: int) -> str:

@@ -15,7 +15,7 @@ from .models import Armor, Sheet
 
 
 def levers(sheet: Sheet, armors: Mapping[str, Armor], columns: Sequence[Any]) -> list[Lever]:
-    """See ``RuleSystem.levers``; ``columns``: the table's column labels, weakest first."""
+    """See ``Explainable.levers``; ``columns``: the table's column labels, weakest first."""
     found: list[Lever | None] = [*mapping_levers(sheet, "abilities", "skill", scale=list(columns))]
     found.append(number_lever(sheet, "reflexes", "initiative"))
     found.append(number_lever(sheet, "life", "attribute"))

@@ -29,7 +29,15 @@ from mypy_extensions import mypyc_attr
 
 from ...dice import lost_souls as dice
 from ...errors import ScenarioError
-from ..base import Grenades, RuleSystem, SpecCache
+from ..base import (
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+)
 from ..points import PointPoolRules
 from ..situation import (
     Scatter,
@@ -191,13 +199,20 @@ def _capped(total: int) -> int:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
+class LostSouls(
+    PointPoolRules,
+    Grenades,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
     name = "lost-souls"
     damage_unit = "life points"
-    initiative_penalties = False  # initiative_penalty is always 0
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are life points lost; spent: Karma
     start_keys = ("wounds", KARMA_SPENT)
@@ -377,9 +392,6 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
             )
         return [score]
 
-    def initiative_penalty(self, fighter: C) -> int:
-        return 0  # wounds cost dice (circumstances.wounded), not initiative
-
     def initiative_tiebreak(self, fighter: C) -> int:
         pf = fighter.state.profile  # set by initiative, which comes first
         return pf.reflexes if pf is not None else fighter.spec.sheet.reflexes
@@ -496,71 +508,57 @@ class LostSouls(PointPoolRules, Grenades, RuleSystem[models.Options, models.Shee
 
         ``target`` None with a point ``at`` is a grenade thrown at the ground: no cover, no aim,
         no running target. When ``parts`` is a list (tracing) each source is appended to it as
-        (dice, reason), in the order the trace shows them; untraced only the sum is worked out.
+        (dice, reason), in the order the trace shows them (``_labels``): range, cover, aiming,
+        target running, attacker moving, enemy in reach (a ranged roll only), visibility,
+        wounded. One path: only the words wait on the trace.
         """
         c = self._c
         st: LSState = attacker.state
         pf = cast(Profile, st.profile)  # armed by the roll's kit (``_kit``)
-        s = battle.situation(attacker, target, at) if ranged else None
-        if parts is not None:  # traced: the same dice, as values in the trace's order
-            values = self._values(attacker, target, kit, s)
-            band = None if s is None else self._band(kit, s)
-            cover = target.cover if target is not None else "none"
-            parts.extend(labelled(values, self._labels(battle, band, cover)))
-            parts.append((kit.quality, "gear"))
-            parts.append((pf.standing, "standing dice"))
-            return kit.fixed + sum(values)
-        # untraced: only the dice that apply are added (a sum of zeros cost 1% of a battle)
-        total = kit.fixed + st.light  # visibility, set for the battle (none: sees in the dark)
-        if st.life <= pf.wounded_life:
-            total += c.wounded
-        if s is not None:
-            ranges = kit.ranges
-            if ranges is not None:
-                total += c.range[band_of(ranges, s.distance)]
-            moved = attacker.moved_this_action > 0
-            if target is not None:
-                if target.cover != "none":
-                    total += self._cover[target.cover]
-                if st.prev_target is target and not moved:
-                    total += c.aiming
-                if target.running:
-                    total += c.target_running
-            if moved:
-                total += c.attacker_moving
-            if s.engaged:
-                total += c.engaged
-        return total
+        light = st.light  # visibility, set for the battle (none: sees in the dark)
+        wounded = c.wounded if st.life <= pf.wounded_life else 0
+        if not ranged:
+            if parts is not None:
+                self._name_dice(battle, parts, kit, pf, None, "none", (light, wounded))
+            return kit.fixed + light + wounded
+        s = battle.situation(attacker, target, at)
+        band = self._band(kit, s)
+        # each die a local (the tuple ``_name_dice`` gets, summed, cost 3% of a battle)
+        moved = attacker.moved_this_action > 0
+        cover = target.cover if target is not None else "none"
+        aimed = target is not None and st.prev_target is target and not moved
+        ranging = c.range[band] if band >= 0 else 0
+        covered = self._cover[cover]
+        aiming = c.aiming if aimed else 0
+        running = c.target_running if target is not None and target.running else 0
+        moving = c.attacker_moving if moved else 0
+        engaged = c.engaged if s.engaged else 0
+        if parts is not None:
+            values = (ranging, covered, aiming, running, moving, engaged, light, wounded)
+            self._name_dice(battle, parts, kit, pf, band, cover, values)
+        total = ranging + covered + aiming + running + moving + engaged + light + wounded
+        return kit.fixed + total
 
     @staticmethod
     def _band(kit: Kit, s: Situation) -> int:
         """The range band of a ranged roll (-1: a weapon without ranges)."""
         return band_of(kit.ranges, s.distance) if kit.ranges is not None else -1
 
-    def _values(
-        self, attacker: C, target: C | None, kit: Kit, s: Situation | None
-    ) -> tuple[int, ...]:
-        """``circumstances``' dice one by one, in the order the trace names them
-        (``_labels``): range, cover, aiming, target running, attacker moving, enemy in
-        reach, visibility, wounded (the first six for a ranged roll only)."""
-        c, st = self._c, attacker.state
-        wounded = c.wounded if st.life <= cast(Profile, st.profile).wounded_life else 0
-        if s is None:
-            return (st.light, wounded)
-        band = self._band(kit, s)
-        moved = attacker.moved_this_action > 0
-        cover = target.cover if target is not None else "none"
-        aimed = target is not None and st.prev_target is target and not moved
-        return (
-            c.range[band] if band >= 0 else 0,
-            self._cover[cover],
-            c.aiming if aimed else 0,
-            c.target_running if target is not None and target.running else 0,
-            c.attacker_moving if moved else 0,
-            c.engaged if s.engaged else 0,
-            st.light,
-            wounded,
-        )
+    def _name_dice(
+        self,
+        battle: Battle[C],
+        parts: list[tuple[int, str]],
+        kit: Kit,
+        pf: Profile,
+        band: int | None,
+        cover: str,
+        values: tuple[int, ...],
+    ) -> None:
+        """``circumstances``' dice for the trace: those not 0 with their names, in order, then
+        the gear's and the standing dice (``band`` None: a melee roll)."""
+        parts.extend(labelled(values, self._labels(battle, band, cover)))
+        parts.append((kit.quality, "gear"))
+        parts.append((pf.standing, "standing dice"))
 
     @staticmethod
     def _labels(battle: Battle[C], band: int | None, cover: str) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from .models import Armor, Attributes, Sheet, Skills
 
 
 def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
-    """See ``RuleSystem.levers``."""
+    """See ``Explainable.levers``."""
     found = [
         number_lever(sheet, f"attributes.{name}", "attribute") for name in Attributes.model_fields
     ]
@@ -30,7 +30,7 @@ def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
 
 
 def unread(spec: Any, instant_karma: bool) -> frozenset[str]:
-    """See ``RuleSystem.unread``: the fields of ``levers`` no battle of these options reads."""
+    """See ``Explainable.unread``: the fields of ``levers`` no battle of these options reads."""
     found = set()
     if not instant_karma:
         found.add("karma")

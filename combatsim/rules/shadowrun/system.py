@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from ...dice import shadowrun as dice
-from ..base import Grenades, RuleSystem, SpecCache
+from ..base import (
+    Autofire,
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    Grenades,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+    WoundPenalties,
+)
 from ..levers import field_bounds
 from ..situation import Scatter, Situation, band_of, labelled, range_band, signed, weapon_name
 from ..start import KARMA_SPENT, StartProblem
@@ -223,7 +233,16 @@ class SRState:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class ClassicShadowrun(Grenades, RuleSystem[models.Options, models.Sheet, models.Armor]):
+class ClassicShadowrun(
+    WoundPenalties,
+    Autofire,
+    Grenades,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"

@@ -14,7 +14,7 @@ from .models import Armor, Attributes, Sheet, Skills
 
 
 def levers(sheet: Sheet, armors: Mapping[str, Armor]) -> list[Lever]:
-    """See ``RuleSystem.levers``."""
+    """See ``Explainable.levers``."""
     found = [
         number_lever(sheet, f"attributes.{name}", "attribute") for name in Attributes.model_fields
     ]

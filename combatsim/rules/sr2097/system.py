@@ -46,7 +46,15 @@ from typing import TYPE_CHECKING, Any
 from mypy_extensions import mypyc_attr
 
 from ...dice import sr2097 as dice
-from ..base import RuleSystem, SpecCache
+from ..base import (
+    Autofire,
+    ExactHooks,
+    Explainable,
+    ExtraColumns,
+    RuleSystem,
+    SpecCache,
+    StartingConditions,
+)
 from ..situation import band_of, labelled, signed
 from ..start import EDGE_SPENT, StartProblem
 from . import levers as sr2097_levers
@@ -224,7 +232,14 @@ class State:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
+class Shadowrun2097(
+    Autofire,
+    StartingConditions,
+    Explainable[models.Sheet, models.Armor],
+    ExtraColumns,
+    ExactHooks,
+    RuleSystem[models.Options, models.Sheet, models.Armor],
+):
     """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
 
     The hot path (``initiative``, ``ranged_attack`` -> ``attack_check`` -> ``hit`` ->
@@ -234,7 +249,6 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
 
     name = "sr2097"
     damage_unit = "health points"
-    initiative_penalties = False  # initiative_penalty is always 0
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
     running_stops_shooting = True  # as seed 002: the engine's ruling for every system
     Options = models.Options
@@ -395,10 +409,6 @@ class Shadowrun2097(RuleSystem[models.Options, models.Sheet, models.Armor]):
                 scores=scores,
             )
         return scores
-
-    def initiative_penalty(self, fighter: C) -> int:
-        """Injuries do not slow initiative (ruling 16 setting: they bring Disadvantage)."""
-        return 0
 
     def initiative_tiebreak(self, fighter: C) -> int:
         return fighter.state.profile.reflexes
