@@ -230,7 +230,7 @@ def setup_cost(repeats: int) -> tuple[float, float]:
     scenario = load_scenario(BASE)
     _simulate(BASE, 50)
     extra, own = [], []
-    for r in range(repeats):
+    for _ in range(repeats):
         start = time.process_time()
         for i in range(SETUP_BATTLES):
             run_battle(scenario, scenario.seed, i)
@@ -250,7 +250,9 @@ def _report_sizes(rounds: int, folder: Path) -> None:
         for n, cost in by_size.items():
             print(f"{'':>{len(layout) + 1}} {n:>4}v{n:<4} {cost:>10.2f} {cost / by_size[4]:>7.2f}")
         a, b = line(by_size)
-        print(f"{'':>{len(layout) + 1}} cost per fighter-action = {a:.2f} us + {b:.4f} us x fighters")
+        print(
+            f"{'':>{len(layout) + 1}} cost per fighter-action = {a:.2f} us + {b:.4f} us x fighters"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"4v4: {four:.2f} us a fighter-action")
         for name, target in TARGETS.items():
             ratio = costs[name] / four
-            print(f"{BIG}v{BIG} {name:>5}: {costs[name]:6.2f} us, {ratio:.2f} x the 4v4 (target {target})")
+            cost = f"{costs[name]:6.2f} us"
+            print(f"{BIG}v{BIG} {name:>5}: {cost}, {ratio:.2f} x the 4v4 (target {target})")
             if ratio > target:
                 missed.append(f"{name} {ratio:.2f} > {target}")
         far = far_turn(args.repeats, folder)

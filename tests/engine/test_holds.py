@@ -78,7 +78,9 @@ def test_moves_far_from_a_holder_do_not_wake_it():
                 member("Ally", position=(0, 5), tactics={"movement": "advance"}, **guns),
             ],
             "B": [
-                member(f"Runner {k}", position=(1000, 3 * k), tactics={"movement": "advance"}, **guns)
+                member(
+                    f"Runner {k}", position=(1000, 3 * k), tactics={"movement": "advance"}, **guns
+                )
                 for k in range(3)
             ],
         },
