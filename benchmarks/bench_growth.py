@@ -163,6 +163,10 @@ def _write(data: dict, folder: Path, name: str) -> Path:
     return path
 
 
+def _load(data: dict, folder: Path, name: str):
+    return load_scenario(_write(data, folder, name))
+
+
 def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
     """CPU seconds and fighter-actions of ``battles`` battles from ``first``."""
     actions = 0
@@ -176,7 +180,7 @@ def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
 def growth(rounds: int, folder: Path, battles: dict[str, dict]) -> dict[str, float]:
     """Microseconds of CPU per fighter-action of each of ``battles`` (name -> scenario
     data), interleaved over ``rounds``."""
-    scenarios = {n: load_scenario(_write(data, folder, n)) for n, data in battles.items()}
+    scenarios = {n: _load(data, folder, n) for n, data in battles.items()}
     names = list(scenarios)
     chunk = {}
     for n, scenario in scenarios.items():  # warm up and size the chunks
