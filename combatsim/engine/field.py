@@ -158,7 +158,7 @@ class Field:
         reach = self.melee_range
         hint = seen.nearest
         if footing is not None:
-            again = grid.again(me.side, footing, here, reach)
+            again = grid.again(me.side, footing, here, reach, hint, seen.in_reach)
             if again is HOLDS:  # ``hint`` stands where it stood, as ``me`` does
                 d = seen.meters.get(hint.index) if hint is not None else None
                 return _remember(me, layout, enemies, meters, hint, seen.in_reach, d)
@@ -1123,7 +1123,15 @@ class _Grid:
                         entries.append(entry)
         return entries
 
-    def again(self, side: str, footing: tuple, here: Point, reach: float) -> tuple | None:
+    def again(
+        self,
+        side: str,
+        footing: tuple,
+        here: Point,
+        reach: float,
+        last: Fighter | None = None,
+        last_in_reach: int = -1,
+    ) -> tuple | None:
         """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
         without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
         in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
@@ -1131,7 +1139,9 @@ class _Grid:
         within the footing's radius (every enemy as near is in its cells), ``BEYOND`` when
         none does; else None (look afresh). Only while the fighter has not moved and no cell
         entry was made (an enemy in a cell empty till then). A footing of too many cells
-        holds while every change was beyond its radius (``changed_beyond``)."""
+        holds while every change was beyond its radius (``changed_beyond``). ``last`` and
+        ``last_in_reach``: the nearest and the count the measure found (with only falls since,
+        a nearest still standing is still the nearest, and none in reach stays none)."""
         if footing[0] != here:
             return None
         entries = footing[1]
@@ -1147,7 +1157,15 @@ class _Grid:
             return HOLDS
         radius = footing[4]
         moved = _moved(entries)
-        ranking = footing[7] if moved == footing[6] else []  # (else someone came or moved)
+        falls = moved == footing[6]  # (else someone came or moved)
+        if (
+            falls
+            and last_in_reach == 0
+            and last is not None
+            and self.placed[last.index] is not None
+        ):
+            return last, None, 0, (here, entries, total, self.made, radius, None, moved, footing[7])
+        ranking = footing[7] if falls else []
         if ranking:
             best, best_d, count = self._ranked(ranking, entries, here, reach)
         else:
