@@ -1164,7 +1164,8 @@ class _Grid:
             and last is not None
             and self.placed[last.index] is not None
         ):
-            return last, None, 0, (here, entries, total, self.made, radius, None, moved, footing[7])
+            d = math.dist(here, last.position)  # (the tactics read it at once)
+            return last, d, 0, (here, entries, total, self.made, radius, None, moved, footing[7])
         ranking = footing[7] if falls else []
         if ranking:
             best, best_d, count = self._ranked(ranking, entries, here, reach)
