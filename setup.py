@@ -27,6 +27,7 @@ COMPILED = (
     "combatsim/engine/battle.py",
     "combatsim/engine/field.py",
     "combatsim/engine/fighter.py",
+    "combatsim/engine/holds.py",
     "combatsim/engine/roll.py",
     "combatsim/tactics/policies.py",
     "combatsim/rules/shadowrun/system.py",

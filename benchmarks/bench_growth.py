@@ -2,30 +2,43 @@
 
 Run from the repository root::
 
-    python benchmarks/bench_growth.py                # 1v1 to 128v128, and 2,000 apart
+    python benchmarks/bench_growth.py                # every layout, the far turn, set-up
     python benchmarks/bench_growth.py --rounds 8     # steadier on a busy machine
     python benchmarks/bench_growth.py --check        # exit 1 if a target is missed
-    python benchmarks/bench_growth.py --step 200     # copies out of each other's reach
+    python benchmarks/bench_growth.py --sizes        # 1v1 to 128v128 in each layout
 
-The battles are copies of the 4v4 firefight (``scenarios/sr-firefight-4v4.yaml``): n against
-n is the first n fighters of each side below 4, and n / 4 copies of the whole 4v4 from 4 up,
-each copy (fighters and cover points) 12 m north of the one before, so that the fighters
-stand as the 4v4's do (3 m apart in a line, 24 m from the other side's line): one long
-fight, where a fighter sees about three times the enemies near it that a 4v4 fighter does.
-With ``--step 200`` the copies stand out of each other's reach: many small fights in one
-battle, whose winners then cross to the next copy. Each round runs
-every size once, in an order that turns round after round (interleaved: every size sees the
-same load), a chunk of battles of about the same number of fighter-actions per size; the cost
-is the CPU time of the process (``time.process_time``) per fighter-action (the ``actions`` of
-``combatants.csv``, summed). It prints the cost per size against the 4v4's (the **growth
-ratio**) and the least-squares line ``cost = a + b x fighters``.
+Three layouts of 128 against 128, each against the 4v4 firefight
+(``scenarios/sr-firefight-4v4.yaml``), per fighter-action (the **growth ratio**):
 
-Then one turn of **2,000 combatants that never meet**: 1,000 a side, 4v4 fighters with their
-tactics, the sides 50 km apart (no weapon reaches, no cover within reach: everyone runs
-toward the enemy): the median CPU time of ``run_battle`` with a turn limit of 1.
+- ``apart``: 32 copies of the whole 4v4 (fighters and cover points), each 200 m north of the
+  one before: out of each other's reach, many small fights in one battle, whose winners
+  then cross to the next copy;
+- ``near``: the same copies 12 m apart, so that the fighters stand as the 4v4's do (3 m
+  apart in a line, 24 m from the other side's line): one long fight, where a fighter sees
+  about three times the enemies near it that a 4v4 fighter does;
+- ``dense``: a mass battle, two blocks of 128 (16 files of 8, 1.5 m apart, no cover) 6 m
+  apart facing each other, every enemy within every gun's reach.
 
-Targets (issue 19): the 128v128 growth ratio at most 1.2, the 2,000-combatant turn under
-50 ms.
+Each round runs every battle once, in an order that turns round after round (interleaved:
+every one sees the same load), a chunk of battles of about the same number of
+fighter-actions each; the cost is the CPU time of the process (``time.process_time``) per
+fighter-action (the ``actions`` of ``combatants.csv``, summed). With ``--sizes`` it runs
+n against n for n = 1 to 128 in each layout too (n against n is the first n fighters of each
+side below 4, n / 4 copies or the first n of each block from 4 up) and prints the
+least-squares line ``cost = a + b x fighters``.
+
+Then a **far turn**: one turn (``turn_limit: 1``) of 1,000 against 1,000 4v4 fighters with
+their tactics, the sides 50 km apart (no weapon reaches, no cover within reach: everyone
+runs toward the enemy), against the same of 100 against 100, each as ``combatsim.simulate``
+runs it from its file (reading it, the set-up of the run, the one battle): the median CPU
+of ``--repeats`` interleaved runs, and their ratio (linear growth: 10).
+
+Then the **set-up** of ``simulate`` per battle: ``simulate`` of the 4v4, 1,000 battles on
+one worker (records kept, as by default), against the same 1,000 battles run with
+``run_battle`` alone, interleaved: the difference per battle, and its share of the run.
+
+Targets: growth ratios ``apart`` 1.2, ``near`` 1.5, ``dense`` 2.0; the far turn 15 times
+the 100-against-100 turn.
 """
 
 from __future__ import annotations
@@ -42,15 +55,20 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from combatsim import api  # noqa: E402
 from combatsim.engine import run_battle  # noqa: E402
 from combatsim.scenario import load_scenario  # noqa: E402
 
 BASE = ROOT / "scenarios" / "sr-firefight-4v4.yaml"
-SIZES = (1, 2, 4, 8, 16, 32, 64, 128)  # fighters a side
-COPY_STEP = 12.0  # meters north between copies of the 4v4
-ACTIONS_PER_CHUNK = 6000  # fighter-actions each size runs per round (about)
-GROWTH_TARGET, APART_TARGET = 1.2, 0.050
-APART_PER_SIDE, APART_GAP = 1000, 50_000.0
+SIZES = (1, 2, 4, 8, 16, 32, 64, 128)  # fighters a side (``--sizes``)
+BIG = 128  # fighters a side of the layouts the targets are for
+LAYOUTS = {"apart": 200.0, "near": 12.0, "dense": None}  # meters between copies (None: blocks)
+TARGETS = {"apart": 1.2, "near": 1.5, "dense": 2.0}
+FAR_TARGET = 15.0  # the 1,000-against-1,000 turn against the 100-against-100 one
+DENSE_FILES, DENSE_SPACING, DENSE_GAP = 16, 1.5, 6.0  # a block: files of fighters, meters
+ACTIONS_PER_CHUNK = 6000  # fighter-actions each battle runs per round (about)
+FAR_SIDES, FAR_GAP = (100, 1000), 50_000.0
+SETUP_BATTLES = 1000
 
 
 def _base() -> dict:
@@ -74,11 +92,15 @@ def _members(side: dict) -> list[dict]:
     return out
 
 
-def growth_scenario(per_side: int, step: float = COPY_STEP) -> dict:
-    """n against n copies of the 4v4, ``step`` meters apart (see the module's docstring)."""
+def growth_scenario(per_side: int, step: float | None = LAYOUTS["near"]) -> dict:
+    """n against n copies of the 4v4, ``step`` meters apart, or (``step`` None) n of each
+    side in a block (see the module's docstring)."""
+    if step is None and per_side > 4:
+        return dense_scenario(per_side)
     data = _base()
     copies = max(1, per_side // 4)
     points = data["environment"]["cover_points"]
+    step = step or 0.0
     data["environment"]["cover_points"] = [
         dict(p, position=[p["position"][0], p["position"][1] + c * step])
         for c in range(copies)
@@ -98,8 +120,27 @@ def growth_scenario(per_side: int, step: float = COPY_STEP) -> dict:
     return data
 
 
-def apart_scenario() -> dict:
-    """2,000 combatants in two lines 50 km apart, one turn."""
+def dense_scenario(per_side: int) -> dict:
+    """Two blocks of ``per_side`` facing each other, every enemy in reach, no cover."""
+    data = _base()
+    data["environment"]["cover_points"] = []
+    for s, side in enumerate(data["sides"]):
+        kinds = _members(side)[:4]
+        members = []
+        for k in range(per_side):
+            row, file = divmod(k, DENSE_FILES)
+            depth = row * DENSE_SPACING
+            kind = kinds[k % len(kinds)]
+            x = -depth if s == 0 else DENSE_GAP + depth
+            members.append(
+                dict(kind, name=f"{kind['name']} #{k}", position=[x, file * DENSE_SPACING])
+            )
+        side["members"] = members
+    return data
+
+
+def far_scenario(per_side: int) -> dict:
+    """``per_side`` against as many in two lines ``FAR_GAP`` meters apart, one turn."""
     data = _base()
     data["turn_limit"] = 1
     data["environment"]["cover_points"] = []
@@ -109,17 +150,21 @@ def apart_scenario() -> dict:
             dict(
                 kinds[k % len(kinds)],
                 name=f"{kinds[k % len(kinds)]['name']} #{k}",
-                position=[s * APART_GAP, 3.0 * k],
+                position=[s * FAR_GAP, 3.0 * k],
             )
-            for k in range(APART_PER_SIDE)
+            for k in range(per_side)
         ]
     return data
 
 
-def _load(data: dict, folder: Path, name: str):
+def _write(data: dict, folder: Path, name: str) -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data))
-    return load_scenario(path)
+    return path
+
+
+def _load(data: dict, folder: Path, name: str):
+    return load_scenario(_write(data, folder, name))
 
 
 def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
@@ -132,24 +177,24 @@ def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
     return time.process_time() - start, actions
 
 
-def growth(rounds: int, folder: Path, step: float = COPY_STEP) -> dict[int, float]:
-    """Microseconds of CPU per fighter-action, per size, interleaved over ``rounds``."""
-    scenarios = {n: _load(growth_scenario(n, step), folder, f"growth-{n}") for n in SIZES}
-    per_battle = {}
+def growth(rounds: int, folder: Path, battles: dict[str, dict]) -> dict[str, float]:
+    """Microseconds of CPU per fighter-action of each of ``battles`` (name -> scenario
+    data), interleaved over ``rounds``."""
+    scenarios = {n: _load(data, folder, n) for n, data in battles.items()}
+    names = list(scenarios)
+    chunk = {}
     for n, scenario in scenarios.items():  # warm up and size the chunks
         _, actions = _chunk(scenario, 10**6, 2)
-        per_battle[n] = max(1, actions // 2)
-    battles = {n: max(1, round(ACTIONS_PER_CHUNK / per_battle[n])) for n in SIZES}
-    spent = dict.fromkeys(SIZES, 0.0)
-    acted = dict.fromkeys(SIZES, 0)
-    order = list(SIZES)
+        chunk[n] = max(1, round(ACTIONS_PER_CHUNK / max(1, actions // 2)))
+    spent = dict.fromkeys(names, 0.0)
+    acted = dict.fromkeys(names, 0)
     for r in range(rounds):
-        for n in order[r % len(order) :] + order[: r % len(order)]:
-            seconds, actions = _chunk(scenarios[n], r * battles[n], battles[n])
+        turned = names[r % len(names) :] + names[: r % len(names)]
+        for n in turned if r % 2 == 0 else turned[::-1]:
+            seconds, actions = _chunk(scenarios[n], r * chunk[n], chunk[n])
             spent[n] += seconds
             acted[n] += actions
-        order.reverse()
-    return {n: 1e6 * spent[n] / acted[n] for n in SIZES}
+    return {n: 1e6 * spent[n] / acted[n] for n in names}
 
 
 def line(costs: dict[int, float]) -> tuple[float, float]:
@@ -163,45 +208,94 @@ def line(costs: dict[int, float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
-def apart_turn(repeats: int, folder: Path) -> float:
-    """Median CPU seconds of one turn of the 2,000 combatants that never meet."""
-    scenario = _load(apart_scenario(), folder, "apart")
-    run_battle(scenario, 2050, 0)  # prepares the scenario's fighters once, as a batch does
-    times = []
-    for i in range(repeats):
+def _simulate(path: Path, battles: int) -> float:
+    """CPU seconds of ``combatsim.simulate`` of ``path`` (its file read, set up, run)."""
+    start = time.process_time()
+    api.simulate(str(path), battles, workers=1, quiet=True)
+    return time.process_time() - start
+
+
+def far_turn(repeats: int, folder: Path) -> dict[int, float]:
+    """Median CPU seconds of one turn of each of ``FAR_SIDES`` a side far apart, from the
+    file, interleaved."""
+    paths = {n: _write(far_scenario(n), folder, f"far-{n}") for n in FAR_SIDES}
+    for path in paths.values():
+        _simulate(path, 1)  # warm up (imports, the catalogue's cache)
+    times: dict[int, list[float]] = {n: [] for n in FAR_SIDES}
+    for r in range(repeats):
+        for n in FAR_SIDES if r % 2 == 0 else FAR_SIDES[::-1]:
+            times[n].append(_simulate(paths[n], 1))
+    return {n: statistics.median(t) for n, t in times.items()}
+
+
+def setup_cost(repeats: int) -> tuple[float, float]:
+    """Microseconds of CPU per battle that ``simulate`` of the 4v4 spends beyond its
+    battles, and the battles' own (medians of ``repeats`` interleaved pairs)."""
+    scenario = load_scenario(BASE)
+    _simulate(BASE, 50)
+    extra, own = [], []
+    for _ in range(repeats):
         start = time.process_time()
-        run_battle(scenario, 2050, i + 1)
-        times.append(time.process_time() - start)
-    return statistics.median(times)
+        for i in range(SETUP_BATTLES):
+            run_battle(scenario, scenario.seed, i)
+        battles = time.process_time() - start
+        whole = _simulate(BASE, SETUP_BATTLES)
+        extra.append(1e6 * (whole - battles) / SETUP_BATTLES)
+        own.append(1e6 * battles / SETUP_BATTLES)
+    return statistics.median(extra), statistics.median(own)
+
+
+def _report_sizes(rounds: int, folder: Path) -> None:
+    for layout, step in LAYOUTS.items():
+        battles = {f"{layout}-{n}": growth_scenario(n, step) for n in SIZES}
+        costs = growth(rounds, folder, battles)
+        by_size = dict(zip(SIZES, costs.values(), strict=True))
+        print(f"{layout}: {'size':>9} {'us/action':>10} {'vs 4v4':>7}")
+        for n, cost in by_size.items():
+            print(f"{'':>{len(layout) + 1}} {n:>4}v{n:<4} {cost:>10.2f} {cost / by_size[4]:>7.2f}")
+        a, b = line(by_size)
+        print(
+            f"{'':>{len(layout) + 1}} cost per fighter-action = {a:.2f} us + {b:.4f} us x fighters"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=7, help="turns of the 2,000 apart")
+    parser.add_argument("--repeats", type=int, default=7, help="runs of the far turns, set-up")
     parser.add_argument("--check", action="store_true")
-    parser.add_argument(
-        "--step", type=float, default=COPY_STEP, help="meters between copies of the 4v4"
-    )
+    parser.add_argument("--sizes", action="store_true", help="1v1 to 128v128 in each layout")
     args = parser.parse_args(argv)
+    missed = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        costs = growth(args.rounds, folder, args.step)
-        apart = apart_turn(args.repeats, folder)
-    four = costs[4]
-    print(f"{'size':>9} {'us/action':>10} {'vs 4v4':>7}")
-    for n, cost in costs.items():
-        print(f"{n:>4}v{n:<4} {cost:>10.2f} {cost / four:>7.2f}")
-    a, b = line(costs)
-    print(f"cost per fighter-action = {a:.2f} us + {b:.4f} us x fighters")
-    print(f"2,000 combatants apart, one turn: {1e3 * apart:.1f} ms CPU (median of {args.repeats})")
-    growth_ratio = costs[SIZES[-1]] / four
-    missed = growth_ratio > GROWTH_TARGET or apart > APART_TARGET
-    if args.check and missed:
+        if args.sizes:
+            _report_sizes(args.rounds, folder)
+        battles = {"4v4": growth_scenario(4)}
+        battles.update({name: growth_scenario(BIG, step) for name, step in LAYOUTS.items()})
+        costs = growth(args.rounds, folder, battles)
+        four = costs["4v4"]
+        print(f"4v4: {four:.2f} us a fighter-action")
+        for name, target in TARGETS.items():
+            ratio = costs[name] / four
+            cost = f"{costs[name]:6.2f} us"
+            print(f"{BIG}v{BIG} {name:>5}: {cost}, {ratio:.2f} x the 4v4 (target {target})")
+            if ratio > target:
+                missed.append(f"{name} {ratio:.2f} > {target}")
+        far = far_turn(args.repeats, folder)
+        small, big = FAR_SIDES
+        ratio = far[big] / far[small]
         print(
-            f"target missed: growth {growth_ratio:.2f} (<= {GROWTH_TARGET}), "
-            f"apart {1e3 * apart:.1f} ms (< {1e3 * APART_TARGET:.0f})"
+            f"one far turn from the file: {small}v{small} {1e3 * far[small]:.1f} ms, "
+            f"{big}v{big} {1e3 * far[big]:.1f} ms CPU: {ratio:.1f} x (target {FAR_TARGET})"
         )
+        if ratio > FAR_TARGET:
+            missed.append(f"far turn {ratio:.1f} > {FAR_TARGET}")
+    extra, own = setup_cost(max(3, args.repeats // 2))
+    share = extra / (extra + own)
+    print(f"simulate's set-up per 4v4 battle: {extra:.1f} us ({share:.0%} of {extra + own:.1f} us)")
+    if args.check and missed:
+        print("target missed: " + ", ".join(missed))
         return 1
     return 0
 

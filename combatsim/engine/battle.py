@@ -11,8 +11,8 @@ fighter then waits for its further scores in turn. A wound that moves a fighter'
 actions down (initiative penalty) is seen when its waiting action comes due: it waits again,
 longer (it is interrupted only in the rare case that its next action moves *earlier*). A
 fighter taken out of the fight finds it cannot act when its action comes due, and loses its
-remaining actions. Held (conditional) actions wait for a movement or the end of the turn,
-each on its own event that is triggered only while someone holds; grenades in flight are
+remaining actions. Held (conditional) actions wait for a move that concerns them or the end
+of the turn, each on its own event (``holds.py``, ruling 30); grenades in flight are
 processes of their own.
 
 The engine owns time, positions, movement and victory, and hands the tactics and the rule
@@ -65,6 +65,7 @@ from ..tactics.policies import (
 )
 from .field import Field, cover_at
 from .fighter import Fighter, Point, leave_grenades
+from .holds import Holds
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
 from .roll import Roller
 from .simpy_parts import Alarm, At, advance, release, run_until, started
@@ -124,7 +125,8 @@ class Battle:
         self.turn = 0
         self.score: int | None = None
         self.turn_start = 0.0
-        self.holders: list[Fighter] = []  # fighters waiting with a held action
+        # fighters waiting with a held action, as wide as the longest reach one may hold
+        self.holds = Holds(max((f.firearm_range for f in fighters), default=0.0))
         self.decided: Event = self.env.event()
         self.over = False
         self.fallen = True  # someone left the fight since the last victory check
@@ -235,7 +237,7 @@ class Battle:
             f.process = f.alarm = None
         self.field.clear()
         self.focus.clear()
-        self.holders.clear()
+        self.holds.take_all()
         self.system.end_battle(self)
 
     def _turns(self) -> Generator[Event, Any, None]:
@@ -283,8 +285,8 @@ class Battle:
                     )
                 priority += 1
             yield turn_end
-            if self.holders:  # held actions not triggered this turn are wasted now
-                self._wake_holders("turn end")
+            if self.holds.count:  # held actions not triggered this turn are wasted now
+                self._wake_holders(self.holds.take_all(), "turn end")
                 yield env.timeout(0)  # let them give up before the next turn starts
         if not self.over:
             self.over = True
@@ -409,14 +411,15 @@ class Battle:
     def _hold(
         self, f: Fighter, plan: Plan[Fighter], ends: float
     ) -> Generator[Event, Any, Plan[Fighter] | None]:
-        """A conditional action (seed 002 step 3): wait until an enemy moves into range, or
-        waste the action when the holder's next action comes due (ruling 28) or the turn
-        ends: one action per initiative score."""
+        """A conditional action (seed 002 step 3): wait until a move that concerns it brings an
+        enemy into range (ruling 30), or waste the action when the holder's next action comes
+        due (ruling 28) or the turn ends: one action per initiative score."""
         weapon = plan.weapon
         env = self.env
+        score = self.score or 0
         while not self.over:
             f.wake = wake = env.event()
-            self.holders.append(f)
+            self.holds.add(f, weapon.max_range, plan.target, score)
             lapse = self._lapses_at(f, ends)
             try:
                 if lapse < ends:  # its next action comes first
@@ -488,22 +491,21 @@ class Battle:
     @staticmethod
     def _in_range(seen: EnemiesInView, reach: float) -> list[Fighter]:
         """The enemies ``seen`` within ``reach`` (by their meters), in order: none when the
-        nearest is farther (a holder with no enemy near is woken by every move of the battle,
-        and must not measure all of them each time); in a big fight numpy finds them."""
+        nearest is farther (no measure of all of them then); in a big fight numpy finds them."""
         nearest = seen.nearest
         if nearest is None or seen.meters[nearest.index] > reach:
             return []
         return within_reach(seen.enemies, seen.meters, reach)
 
-    def _wake_holders(self, cause: str) -> None:
-        holders, self.holders = self.holders, []
+    @staticmethod
+    def _wake_holders(holders: list[Fighter], cause: str) -> None:
+        """Wake ``holders``, in the order given (ruling 30's, from ``Holds``)."""
         for h in holders:
-            # a holder waits on the wake ``_hold`` gave it before it joined ``holders``
+            # a holder waits on the wake ``_hold`` gave it before it joined ``holds``
             h.wake.succeed(cause)  # type: ignore[union-attr]
 
     def _drop_holder(self, f: Fighter) -> None:
-        if f in self.holders:
-            self.holders.remove(f)
+        self.holds.remove(f)
 
     def _execute(self, f: Fighter, plan: Plan[Fighter]) -> None:
         """Carry out ``plan``. What a plan holds goes with its kind (``Plan``): a run or flee
@@ -630,8 +632,8 @@ class Battle:
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
         """Walk or run toward ``dest`` as far as ``budget`` meters allow; opponents passed
         within one meter (``INTERCEPT_DISTANCE``, the field's ``passed_by``) may intercept
-        (seed 002 Interception). Fighters holding an action are woken to see whether the
-        mover came into range (no event when none holds)."""
+        (seed 002 Interception). Fighters holding an action that the move concerns are
+        woken to see whether it came into range (ruling 30: no event for the others)."""
         start = f.position
         length = math.dist(start, dest)
         if length <= 1e-9 or budget < MIN_WALK:  # (a rounding leftover is no walk)
@@ -671,8 +673,10 @@ class Battle:
                     self.trace(
                         "move", f"{f.name} falls where it was stopped, at {where}", actor=f, to=at
                     )
-        if self.holders:
-            self._wake_holders("moved")
+        if self.holds.count:
+            woken = self.holds.woken_by(f)
+            if woken:
+                self._wake_holders(woken, "moved")
 
     def _check_escape(self, f: Fighter) -> None:
         """A fighter falling back beyond ``escape_distance`` of every standing enemy has fled."""

@@ -158,7 +158,7 @@ class Field:
         reach = self.melee_range
         hint = seen.nearest
         if footing is not None:
-            again = grid.again(me.side, footing, here, reach)
+            again = grid.again(me.side, footing, here, reach, hint, seen.in_reach)
             if again is HOLDS:  # ``hint`` stands where it stood, as ``me`` does
                 d = seen.meters.get(hint.index) if hint is not None else None
                 return _remember(me, layout, enemies, meters, hint, seen.in_reach, d)
@@ -774,6 +774,8 @@ class _Grid:
         if old is not None:
             left = cells[old]
             left[0] += 1
+            if new is not None or standing is not None:  # (not a fall: ``again``'s ranking)
+                left[2] += 1
             if new != old:
                 left[1].remove(f)
                 if far_kept and not left[1]:
@@ -785,9 +787,10 @@ class _Grid:
         if new is not None:
             entry = cells.get(new)
             if entry is None:
-                entry = cells[new] = [0, []]
+                entry = cells[new] = [0, [], 0]
                 self.made += 1
             entry[0] += 1
+            entry[2] += 1
             if new != old:
                 entry[1].append(f)
                 if far_kept and len(entry[1]) == 1:
@@ -994,8 +997,9 @@ class _Grid:
         """``(nearest, its meters, in_reach, footing)`` of ``side``'s enemies from ``here``
         in one look at the cells within ``hint``'s meters (or ``reach``, if farther): the
         nearest (math.dist, ties to the lower index), how many stand within ``reach``, and the
-        ``footing`` of both. None when no enemy stands as near as ``hint`` (it fell), ``FAR``
-        when that is too many cells."""
+        ``footing`` of both. None when no enemy stands within the meters those cells cover
+        (``_covered``: ``hint`` fell, and the next is farther), ``FAR`` when that is too many
+        cells."""
         bound = math.dist(here, hint.position)
         radius = bound if bound > reach else reach
         span = self.span(here, radius)
@@ -1003,9 +1007,11 @@ class _Grid:
             return FAR
         entries = self._foe_entries(side, span)
         best, best_d, count = _nearest_in(entries, here, reach)
-        if best_d > bound:
+        covered = _covered(span, here)
+        if best_d > covered:
             return None
-        return best, best_d, count, (here, entries, _stamps(entries), self.made, radius, None)
+        stamps, moved = _stamps(entries), _moved(entries)
+        return best, best_d, count, (here, entries, stamps, self.made, covered, None, moved, [])
 
     def near(self, sides: list[str], at: Point, radius: float) -> list[Fighter] | None:
         """The standing fighters of ``sides`` in the cells within ``radius`` of ``at`` (a
@@ -1045,7 +1051,7 @@ class _Grid:
                 for key in range(column + y0, column + y1 + 1):
                     entry = cells.get(key)
                     if entry is None:
-                        entry = cells[key] = [0, []]
+                        entry = cells[key] = [0, [], 0]
                         self.made += 1
                     entries.append(entry)
         return entries
@@ -1087,9 +1093,10 @@ class _Grid:
     def footing(self, side: str, here: Point, radius: float) -> tuple:
         """What a measure from ``here`` of ``side``'s enemies within ``radius`` stands on:
         ``(here, the enemies' cell entries within radius, the sum of their stamps, made,
-        radius, None)``; with too many cells, ``(here, None, all of the enemies' changes,
-        made, radius, how long each enemy side's trail was)``: the trails' lengths when the
-        radius is within ``LEVELS_REACH`` (``changed_beyond``), else None."""
+        the meters those cells cover (``_covered``), None, the sum of their arrivals and
+        moves, a ranking for ``_ranked``)``; with too many cells, ``(here, None, all of the
+        enemies' changes, made, radius, how long each enemy side's trail was)``: the trails'
+        lengths when the radius is within ``LEVELS_REACH`` (``changed_beyond``), else None."""
         span = self.span(here, radius) if radius < math.inf else None
         if span is None:
             changes = sum(self.changes[s] for s in self.foes[side])
@@ -1099,7 +1106,8 @@ class _Grid:
                 seen = [len(self.trails[s]) for s in self.foes[side]]  # (four numbers a change)
             return (here, None, changes, self.made, radius, seen)
         entries = self._foe_entries(side, span)
-        return (here, entries, _stamps(entries), self.made, radius, None)
+        covered = _covered(span, here)
+        return (here, entries, _stamps(entries), self.made, covered, None, _moved(entries), [])
 
     def _foe_entries(self, side: str, span: Span) -> list[list]:
         """The entries of the cells of ``side``'s enemies in ``span`` (those made)."""
@@ -1115,7 +1123,15 @@ class _Grid:
                         entries.append(entry)
         return entries
 
-    def again(self, side: str, footing: tuple, here: Point, reach: float) -> tuple | None:
+    def again(
+        self,
+        side: str,
+        footing: tuple,
+        here: Point,
+        reach: float,
+        last: Fighter | None = None,
+        last_in_reach: int = -1,
+    ) -> tuple | None:
         """A measure on ``footing`` looked at again for a fighter of ``side`` at ``here``,
         without working out its cells: ``HOLDS`` when no enemy entered, left, moved or fell
         in them (stamps only grow: an equal sum is every stamp the same); else ``(nearest,
@@ -1123,7 +1139,9 @@ class _Grid:
         within the footing's radius (every enemy as near is in its cells), ``BEYOND`` when
         none does; else None (look afresh). Only while the fighter has not moved and no cell
         entry was made (an enemy in a cell empty till then). A footing of too many cells
-        holds while every change was beyond its radius (``changed_beyond``)."""
+        holds while every change was beyond its radius (``changed_beyond``). ``last`` and
+        ``last_in_reach``: the nearest and the count the measure found (with only falls since,
+        a nearest still standing is still the nearest, and none in reach stays none)."""
         if footing[0] != here:
             return None
         entries = footing[1]
@@ -1138,10 +1156,53 @@ class _Grid:
         if total == footing[2]:
             return HOLDS
         radius = footing[4]
-        best, best_d, count = _nearest_in(entries, here, reach)
+        moved = _moved(entries)
+        falls = moved == footing[6]  # (else someone came or moved)
+        if (
+            falls
+            and last_in_reach == 0
+            and last is not None
+            and self.placed[last.index] is not None
+        ):
+            d = math.dist(here, last.position)  # (the tactics read it at once)
+            return last, d, 0, (here, entries, total, self.made, radius, None, moved, footing[7])
+        ranking = footing[7] if falls else []
+        if ranking:
+            best, best_d, count = self._ranked(ranking, entries, here, reach)
+        else:
+            best, best_d, count = _nearest_in(entries, here, reach)
+            ranking.append(None)  # (the next look with only falls ranks them)
         if best_d > radius:
             return BEYOND
-        return best, best_d, count, (here, entries, total, self.made, radius, None)
+        return best, best_d, count, (here, entries, total, self.made, radius, None, moved, ranking)
+
+    def _ranked(self, ranking: list, entries: list[list], here: Point, reach: float) -> tuple:
+        """``_nearest_in`` when only falls changed the cells since ``ranking`` was begun: the
+        enemies in them ranked once by meters (then index), the fallen skipped from the front
+        (``ranking[1]``). In a dense fight a fighter's cells hold a hundred enemies, and each
+        fall near it made every fighter around measure all of them again."""
+        if ranking[0] is None:
+            dist = math.dist
+            ranked = [(dist(here, e.position), e.index, e) for entry in entries for e in entry[1]]
+            ranked.sort()  # (by meters, then index: indexes differ, fighters are never compared)
+            ranking[:] = [ranked, 0]
+        ranked, start = ranking
+        placed = self.placed
+        end = len(ranked)
+        while start < end and placed[ranked[start][1]] is None:
+            start += 1
+        ranking[1] = start
+        if start == end:
+            return None, math.inf, 0
+        count = 0
+        for k in range(start, end):
+            d, i, _ = ranked[k]
+            if d > reach:
+                break
+            if placed[i] is not None:
+                count += 1
+        best_d, _, best = ranked[start]
+        return best, best_d, count
 
     def changed_beyond(self, side: str, seen: list[int], here: Point, radius: float) -> bool:
         """Whether every change of ``side``'s enemies since their trails were ``seen`` long
@@ -1162,6 +1223,23 @@ class _Grid:
         for k, foe in enumerate(self.foes[side]):
             seen[k] = len(self.trails[foe])
         return True
+
+
+def _covered(span: Span, here: Point) -> float:
+    """Meters, less ``SLACK``, from ``here`` to the edge of the block of cells ``span``:
+    every fighter that near stands in its cells. At least the radius the span was made for,
+    often a cell more: when a nearest falls, the next one is found in the same cells."""
+    x0, x1, y0, y1 = span
+    x, y = here
+    return min(x - x0 * CELL, (x1 + 1) * CELL - x, y - y0 * CELL, (y1 + 1) * CELL - y) - SLACK
+
+
+def _moved(entries: list[list]) -> int:
+    """The sum of the cell ``entries``' counts of arrivals and moves (all but falls)."""
+    total = 0
+    for entry in entries:
+        total += entry[2]
+    return total
 
 
 def _stamps(entries: list[list]) -> int:

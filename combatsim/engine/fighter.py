@@ -81,6 +81,10 @@ class Fighter:
         "turn_ends_at",
         "alarm",
         "wake",
+        "hold_for",
+        "hold_reach",
+        "hold_score",
+        "hold_cell",
         "can_act",
         "fled",
         "lose_next_action",
@@ -141,6 +145,12 @@ class Fighter:
         self.turn_ends_at = 0.0  # simulated time the fighter's current turn ends
         self.alarm: Alarm | None = None  # what the fighter waits on between turns
         self.wake: Event | None = None  # the event a held action waits on
+        # a held action's target (None: whoever comes), reach, initiative score and place in
+        # the battle's ``Holds`` (None: not holding)
+        self.hold_for: Fighter | None = None
+        self.hold_reach = 0.0
+        self.hold_score = 0
+        self.hold_cell: tuple[str, int, int] | None = None
         self.can_act = True
         self.fled = False
         self.lose_next_action: bool | str = False  # or the reason, for the trace

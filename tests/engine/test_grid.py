@@ -450,3 +450,54 @@ def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start,
     for f in b.fighters:
         if f.can_act:
             _check(b, f, f.position)
+
+
+def _crowd(three_sides, monkeypatch, start):
+    monkeypatch.setattr(field, "SHARED_LISTS", 0)  # the big-fight path, with its grid
+    b = Battle(three_sides, np.random.default_rng(1))
+    for f, at in zip(b.fighters, start, strict=True):
+        f.position = at
+        b.field.moved(f)
+    return b
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    start=st.lists(st.tuples(lattice, lattice), min_size=12, max_size=12),
+    steps=st.lists(st.tuples(st.sampled_from(["fall", "look", "look"]), st.integers(0, 11))),
+)
+def test_falls_alone_answer_from_the_ranking_what_a_scan_answers(
+    three_sides, monkeypatch, start, steps
+):
+    """With no one moving (a dense fight: only falls, and a return now and then), a
+    fighter's looks after the first come from its ranking of the enemies in its cells
+    (``_Grid._ranked``), the fallen skipped: the same nearest, ties and count as a scan."""
+    b = _crowd(three_sides, monkeypatch, start)
+    for kind, index in steps:
+        f = b.fighters[index]
+        if kind == "fall":
+            f.can_act = not f.can_act
+            b.field.roster_changed(f)
+        elif f.can_act:
+            _check(b, f, (0.0, 0.0))
+
+
+def test_a_fighter_ranks_its_enemies_once_while_only_falls_change_them(three_sides, monkeypatch):
+    """Each fall near a fighter in a dense fight used to make it measure every enemy in its
+    cells again; from the second such look it reads its ranking instead."""
+    start = [(0.0, 3.0 * k) for k in range(4)] + [(6.0 + k, 3.0 * k) for k in range(8)]
+    b = _crowd(three_sides, monkeypatch, start)
+    me = b.fighters[0]
+    scans = []
+    monkeypatch.setattr(field, "_nearest_in", lambda *a: scans.append(1) or _nearest_in(*a))
+    _check(b, me, (0.0, 0.0))
+    for k in (4, 5, 6, 8, 9):
+        b.fighters[k].can_act = False
+        b.field.roster_changed(b.fighters[k])
+        _check(b, me, (0.0, 0.0))
+    assert len(scans) <= 2  # its first look and the first look after a fall: no more
+
+
+_nearest_in = field._nearest_in
