@@ -1,6 +1,7 @@
-"""The pages and shipped scenarios speak of the product only: nothing points outside the
-repository (no rule documents by file or number, no tracker), and every ruling the code cites
-is a section of docs/rulings.md."""
+"""The pages, shipped scenarios and the package's own code speak of the product only:
+nothing points outside the repository (no rule documents by file or number, no tracker), the
+code cites a rule by its name and a numbered ruling, and every ruling the code cites is a
+section of docs/rulings.md."""
 
 import re
 from pathlib import Path
@@ -16,6 +17,7 @@ PAGES = [
     ROOT / "benchmarks" / "README.md",
     *sorted((ROOT / "docs").glob("**/*.md")),
 ]
+CODE = sorted((ROOT / "combatsim").glob("**/*.py"))
 SCENARIOS = sorted(
     {*(ROOT / "scenarios").glob("**/*.yaml"), *(ROOT / "combatsim").glob("**/*.yaml")}
 )
@@ -24,6 +26,7 @@ FORBIDDEN = {
     "a path outside the repository": re.compile(r"\.\./shared"),
     "the outside rulings document": re.compile(r"RULINGS\.md"),
     "a rule document by number": re.compile(r"\bseeds? 00\d", re.I),
+    "a rule document by file name": re.compile(r"\b\d{3}_[0-9a-f]{16}\b|\bseeds/"),
     "a rule document as 'the seed'": re.compile(r"\bthe seed's\b|\bseed \"", re.I),
     "an issue number": re.compile(r"\bissues? #?\d+", re.I),
 }
@@ -34,7 +37,7 @@ def where(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-@pytest.mark.parametrize("path", PAGES + SCENARIOS, ids=where)
+@pytest.mark.parametrize("path", PAGES + SCENARIOS + CODE, ids=where)
 def test_says_nothing_of_outside_documents_or_the_tracker(path):
     text = path.read_text(encoding="utf-8")
     found = [

@@ -1,16 +1,16 @@
 """The 4D8 roll-under system (docs/rules-4d8.md; rulings 20-21).
 
-* Chance of success (seed "Mechanics", "Abilities", "Necessary Abilities"): the referee's ease
+* Chance of success ("Mechanics", "Abilities", "Necessary Abilities"): the referee's ease
   (at most 32, no lowest value) plus the ability bonuses that apply, less 8 when a required
   ability is missing.
-* The roll (seed "Dice Roll"): four d8 (faces 1-8) read in order as the aspects physical,
+* The roll ("Dice Roll"): four d8 (faces 1-8) read in order as the aspects physical,
   mental, social, magical (dice 1-4; ruling 20). The test succeeds when the total is at or
   under the chance.
-* Degree of success (seed "Dice Roll", "Additional Rules for Special Dice Combinations";
+* Degree of success ("Dice Roll", "Additional Rules for Special Dice Combinations";
   ruling 20): the highest die; four alike (a lucky break): their sum, but four 1s
   (snake-eyes): 1; three alike: 2 x triple + the fourth; two pairs: sum + 5; one pair: pair
   sum + the higher of the other two dice.
-* Over 32 (seed "Over Thirty-Two"; ruling 21): when the chance is 33 or more the player picks
+* Over 32 ("Over Thirty-Two"; ruling 21): when the chance is 33 or more the player picks
   ``"automatic"`` (no roll; the dice are laid down 8, 6, 5, 4: degree 8), ``"doubles"`` (fails
   only on a total of 32; degree and combinations as usual) or ``"bonus"``, the default (fails
   only on four 8s; chance - 32 is added to the highest die, so to the total and the degree;
@@ -53,23 +53,23 @@ ASPECTS = ("physical", "mental", "social", "magical")  # dice 1-4, ruling 20
 KINDS = ("none", "pair", "two_pairs", "triple", "four_alike", "snake_eyes")
 OVER32 = ("automatic", "doubles", "bonus")
 MODES = ("normal", *OVER32)
-DEFAULT_OVER32 = "bonus"  # seed "Over Thirty-Two": "assumed to be making bonus rolls"
-MAX_EASE = 32  # seed "Ease": "32 is the highest possible value of ease"
+DEFAULT_OVER32 = "bonus"  # "Over Thirty-Two": "assumed to be making bonus rolls"
+MAX_EASE = 32  # "Ease": "32 is the highest possible value of ease"
 OVER32_THRESHOLD = 33
-MISSING_ABILITY_PENALTY = 8  # seed "Necessary Abilities"
-AUTOMATIC_FACES = (8, 6, 5, 4)  # seed "Over Thirty-Two": laid down in aspect order
+MISSING_ABILITY_PENALTY = 8  # "Necessary Abilities"
+AUTOMATIC_FACES = (8, 6, 5, 4)  # "Over Thirty-Two": laid down in aspect order
 TWO_PAIRS_BONUS = 5
 FAIL_TOTAL_DOUBLES = 32  # a doubles roll "succeeds on anything but a 32"
-SNAKE_EYES = (1,) * N_DICE  # seed "Dice Roll": four ones
+SNAKE_EYES = (1,) * N_DICE  # "Dice Roll": four ones
 ALL_EIGHTS = (SIDES,) * N_DICE  # the only failure of a bonus roll (ruling 21)
 
 
 def chance(ease: int, bonuses: Iterable[int] = (), required_missing: bool = False) -> int:
     """Chance of success: ``ease`` + ``bonuses``, less 8 when a required ability is missing.
 
-    Seed "Abilities" and "Necessary Abilities". ``required_missing`` is true when the referee
+    The rules' "Abilities" and "Necessary Abilities". ``required_missing`` is true when the referee
     requires an ability and the character has neither a positive bonus in it nor has it as an
-    occupation bonus skill; the caller decides that. The ease is at most 32 (seed "Ease"); the
+    occupation bonus skill; the caller decides that. The ease is at most 32 ("Ease"); the
     chance itself may exceed 32 and then the over-32 choice applies.
     """
     ease = _as_int("ease", ease, "an integer up to 32")

@@ -1,26 +1,26 @@
 """Shadowrun: 2097 (docs/rules-sr2097.md): the 2d10 success check, d6 damage, PT/DR armor and Edge.
 
-* Success check (seed "Success checks", steps 1-6): 2d10 (faces 1-10) + skill bonus against a
+* Success check ("Success checks", steps 1-6): 2d10 (faces 1-10) + skill bonus against a
   target number (TN); success if the total reaches the TN; MoS = total - TN (ruling 14).
-* Advantage / Disadvantage (seed "Determine Advantage and Disadvantage", "Advantage/
+* Advantage / Disadvantage ("Determine Advantage and Disadvantage", "Advantage/
   Disadvantage"; ruling 13): roll 3d10 and remove one. With Advantage the player removes the
   die that leaves the best MoS, with Disadvantage the GM removes the one that leaves the worst,
   both counting the doubles rule; usually that is the lowest (highest) die, but keeping a double
   can be better (worse). Sources do not stack; both at once is neither; an effect that *removes*
   Disadvantage (night-vision goggles) is not the same as granting Advantage (``check_mode``).
-* Doubles (seed "Rolling Double"; ruling 14): a kept double adds 5 to MoS on a success and
+* Doubles ("Rolling Double"; ruling 14): a kept double adds 5 to MoS on a success and
   subtracts 5 on a failure. Without Edge a double therefore never changes success or failure.
-* Edge (seed "Using Edge with Advantage/Disadvantage", "Edge" item 1; ruling 13): one point buys
+* Edge ("Using Edge with Advantage/Disadvantage", "Edge" item 1; ruling 13): one point buys
   Advantage (if the check does not already have it) or removes Disadvantage, not both. On such a
   check any kept double adds 5 even on a failure, which can turn it into a success.
-* Margin tiers (seed "Magnitude of Success/Failure"): 10+ complete, 5-9 significant, 0-4
+* Margin tiers ("Magnitude of Success/Failure"): 10+ complete, 5-9 significant, 0-4
   marginal success; -1..-5 marginal, -6..-10 significant, below -10 complete failure. An attack
   adds 1d6 damage on MoS 5-9 and 2d6 on 10+ (ruling 14). A significant failure leaves
   Disadvantage on the next related check, a complete failure on the next check of any kind
   (ruling 23: ``failure_disadvantage``; the rule system carries it from check to check).
-* Damage (seed "Variable damage rolls", Edge item 3): Nd6 + ST, plus the MoS dice, +1d6 for a
+* Damage ("Variable damage rolls", Edge item 3): Nd6 + ST, plus the MoS dice, +1d6 for a
   burst and +2d6 for Edge.
-* Armor (seed "Damage mitigation"; ruling 15): damage below PT is stopped; otherwise the armor
+* Armor ("Damage mitigation"; ruling 15): damage below PT is stopped; otherwise the armor
   soaks floor(damage x DR / 100): 16 against PT 15/DR 30 leaves 12.
   ``armor_outcome`` names what a hit does against it (miss, stopped, through);
   ``exact_hit_outcome`` and ``exact_attack_outcome`` give that exactly (``combatsim odds 2097
@@ -81,9 +81,9 @@ REMOVED_HIGHEST = "highest"
 REMOVED_KEEPS_DOUBLE = "keeps double"  # the doubles rule made another die go: a double kept
 REMOVED_BREAKS_DOUBLE = "breaks double"  # ... or a double broken up
 
-DOUBLE_BONUS = 5  # seed "Rolling Double": +5 / -5 to MoS
-BURST_DICE = 1  # seed "Variable damage rolls", guard example
-EDGE_DAMAGE_DICE = 2  # seed "Edge", 3. Boost damage
+DOUBLE_BONUS = 5  # "Rolling Double": +5 / -5 to MoS
+BURST_DICE = 1  # "Variable damage rolls", guard example
+EDGE_DAMAGE_DICE = 2  # "Edge", 3. Boost damage
 
 _D10 = range(1, 11)
 
@@ -107,13 +107,13 @@ def check_mode(
     removes_disadvantage: bool = False,
     edge: str | None = None,
 ) -> CheckMode:
-    """Combine the flags of a check into how it is rolled (seed "Multiple sources", "Removing").
+    """Combine the flags of a check into how it is rolled ("Multiple sources", "Removing").
 
     ``advantage`` / ``disadvantage``: any source at all (they do not stack). ``removes_*``:
     an effect that cancels that flag (night-vision goggles remove Disadvantage in low light);
     this is not granting the opposite flag, so Advantage from another source then survives.
     ``edge``: ``"gain_advantage"`` (only if the check does not already have Advantage) or
-    ``"remove_disadvantage"`` (only if it has Disadvantage), never both (seed "Using Edge").
+    ``"remove_disadvantage"`` (only if it has Disadvantage), never both ("Using Edge").
     Removal effects act on the conditions first; Edge is spent on what is left. Then both
     flags at once is neither.
     """
@@ -172,7 +172,7 @@ ANY = "any"  # ruling 23: Disadvantage on the next check of any kind
 
 
 def failure_disadvantage(tier: str) -> str | None:
-    """What Disadvantage a check's MoS tier leaves for a later check (seed "Magnitude of
+    """What Disadvantage a check's MoS tier leaves for a later check ("Magnitude of
     Success/Failure", ruling 23): a significant failure on the next *related* check, a complete
     failure on the next check of any kind, otherwise none."""
     if tier == SIGNIFICANT_FAILURE:
@@ -188,7 +188,7 @@ def mos_damage_dice(mos: int) -> int:
 
 
 def _margin(a: int, b: int, d: int, edge: bool) -> int:
-    """MoS of keeping ``a, b`` when ``d = bonus - TN`` (seed "Rolling Double"; rulings 13-14)."""
+    """MoS of keeping ``a, b`` when ``d = bonus - TN`` ("Rolling Double"; rulings 13-14)."""
     raw = a + b + d
     if a != b:
         return raw
@@ -365,7 +365,7 @@ def resolve_damage(
     burst: bool = False,
     edge: bool = False,
 ) -> DamageResult:
-    """Damage from the d6 faces shown: their sum + ST (seed "Variable damage rolls").
+    """Damage from the d6 faces shown: their sum + ST ("Variable damage rolls").
 
     The number of faces must match ``damage_dice(base_dice, mos_dice, burst, edge)``: the
     street samurai's 2d6+6 sword with MoS 10+ rolls 4 dice, the guard's SMG burst 3.
@@ -597,7 +597,7 @@ def exact_hit_outcome(
     """Exact ``(kind, dealt)`` of one hit with margin ``mos`` (0 up) against armor PT/DR.
 
     The hit rolls ``Nd6 + ST`` plus the MoS dice (``mos_damage_dice``), +1d6 for a burst and
-    +2d6 for Edge (seed "Variable damage rolls"); ``armor_outcome`` reads what gets through.
+    +2d6 for Edge ("Variable damage rolls"); ``armor_outcome`` reads what gets through.
     """
     if isinstance(mos, bool) or not isinstance(mos, int) or mos < 0:
         raise UsageError("mos", mos, "an integer from 0 up (the margin of a hit)")

@@ -1,4 +1,4 @@
-"""One battle as a discrete-event simulation (simpy), following seed 002's Combat Turn Sequence.
+"""One battle as a discrete-event simulation (simpy), following the Combat Turn Sequence.
 
 Time inside a combat turn runs down the initiative scale: an action at score ``s`` happens
 ``top - s`` time units after the turn starts (``top``: the rule system's ``initiative_top``),
@@ -241,7 +241,7 @@ class Battle:
         self.system.end_battle(self)
 
     def _turns(self) -> Generator[Event, Any, None]:
-        """Seed 002 Combat Turn Sequence, repeated until one side is left or the turn limit."""
+        """The Combat Turn Sequence, repeated until one side is left or the turn limit."""
         system, env, fighters = self.system, self.env, self.fighters
         initiative, tiebreak = system.initiative, system.initiative_tiebreak
         penalty = self.wound_penalty
@@ -411,9 +411,10 @@ class Battle:
     def _hold(
         self, f: Fighter, plan: Plan[Fighter], ends: float
     ) -> Generator[Event, Any, Plan[Fighter] | None]:
-        """A conditional action (seed 002 step 3): wait until a move that concerns it brings an
-        enemy into range (ruling 30), or waste the action when the holder's next action comes
-        due (ruling 28) or the turn ends: one action per initiative score."""
+        """A conditional action (the Combat Turn Sequence's step 3): wait until a move that
+        concerns it brings an enemy into range (ruling 30), or waste the action when the
+        holder's next action comes due (ruling 28) or the turn ends: one action per initiative
+        score."""
         weapon = plan.weapon
         env = self.env
         score = self.score or 0
@@ -632,7 +633,7 @@ class Battle:
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
         """Walk or run toward ``dest`` as far as ``budget`` meters allow; opponents passed
         within one meter (``INTERCEPT_DISTANCE``, the field's ``passed_by``) may intercept
-        (seed 002 Interception). Fighters holding an action that the move concerns are
+        (Interception). Fighters holding an action that the move concerns are
         woken to see whether it came into range (ruling 30: no event for the others)."""
         start = f.position
         length = math.dist(start, dest)

@@ -29,7 +29,7 @@ _distance = math.dist
 # A fighter's first ``EnemiesInView`` or ``Situation`` of a battle, its fields set at once by
 # the caller: ``__init__`` would set them twice (a battle makes one of each per fighter)
 _blank = object.__new__
-INTERCEPT_DISTANCE = 1.0  # seed 002 Interception: movement within one meter past an opponent
+INTERCEPT_DISTANCE = 1.0  # Interception: a move within a meter of an opponent
 CLOSE = 1e-9  # relative margin between numpy's squared distances and math.dist's, squared
 
 

@@ -396,7 +396,7 @@ class Chain:
 
     # --- one step ---------------------------------------------------------------------------
     def _start_turn(self, node: Node, choose: Choose) -> Node:
-        """Seed 002 Combat Turn Sequence's start, as ``Battle._turns`` does it: initiative of
+        """The Combat Turn Sequence's start, as ``Battle._turns`` does it: initiative of
         each fighter able to act, in the fighters' order, then the order of equal keys."""
         battle = self.battle
         system = self.system

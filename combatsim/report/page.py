@@ -338,7 +338,7 @@ def casualty_table_html(casualties, colors) -> str:
         "<th>ends down</th><th>ends dead</th></tr>"
     )
     body = []
-    # a group's row, then each copy's indented under it (issue 11: group and every copy)
+    # a group's row, then each copy's indented under it: the group and every copy
     rows = [
         r for c in casualties for r in [(c, False)] + [(k, True) for k in c.get("copy_entries", ())]
     ]

@@ -230,7 +230,7 @@ class RuleSystem(ABC, Generic[OptionsT, SheetT, ArmorT]):
     # Is running the turn's only action (Shadowrun: 2097)? Then a fighter may run only as its
     # first action of the turn, and loses the turn's other actions once it has run.
     running_takes_turn: ClassVar[bool] = False
-    # Does running stop a fighter from shooting or throwing until the next turn (seed 002's
+    # Does running stop a fighter from shooting or throwing until the next turn (the classic rules'
     # Weapon Modifiers)? The tactics then have a fighter that ran reload or wait instead.
     running_stops_shooting: ClassVar[bool] = False
     # What a point of damage is called (a fighter's ``damage_taken`` counts them): the

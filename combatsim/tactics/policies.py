@@ -85,7 +85,7 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     melee = me.melee
     if melee is not None and seen.in_reach:  # an enemy in reach of a blade or club: use it
         return _melee_in_reach(battle, me, enemies, dist)
-    if me.running and battle.system.running_stops_shooting:  # nor throw (seed 002)
+    if me.running and battle.system.running_stops_shooting:  # nor throw: Weapon Modifiers
         if me.ammo[me.firearm_index] < firearm.ammo:
             return Plan("reload", "ran this turn and cannot shoot: reloads", weapon=firearm)
         return Plan("none", "ran this turn: cannot shoot until the next turn")
@@ -373,7 +373,7 @@ def _close_in(
 ) -> Plan[C]:
     """A fighter without a firearm fights in melee (unarmed when it has no melee weapon),
     walking into reach when it can, else running at its target. Running does not stop a
-    melee attack: only shooting and throwing (seed 002 Weapon Modifiers)."""
+    melee attack: only shooting and throwing (the classic rules' Weapon Modifiers)."""
     tracing = battle.tracing
     reach = battle.melee_range
     if me.tactics.target == "nearest" and dist[nearest.index] <= reach + walk_left:

@@ -1,4 +1,4 @@
-"""The levers of the 4D8 system (seed 004): what ``explain`` tries.
+"""The levers of the 4D8 system: what ``explain`` tries.
 
 Each ability bonus one point either way (a weakness is a negative bonus), Energy (the pool
 that caps a task's positive bonuses), Health, and armor by rating. Initiative is 10 + an

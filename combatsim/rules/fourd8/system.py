@@ -1,15 +1,15 @@
-"""The 4D8 roll-under system (seed 004) as a rule system: ``4d8``.
+"""The 4D8 roll-under system (docs/rules-4d8.md) as a rule system: ``4d8``.
 
 An attack is one 4D8 test (``combatsim.dice.fourd8``): the ease of the attack by range band (or
-melee) and difficulty, capped at 32 (seed 004 "Ease"), plus the attacker's ability bonuses for
-the weapon within its energy (seed 004 "Abilities"), -8 without a required ability (seed 004
+melee) and difficulty, capped at 32 ("Ease"), plus the attacker's ability bonuses for
+the weapon within its energy ("Abilities"), -8 without a required ability (
 "Necessary Abilities"), is the chance of success. Over 32 the attacker's tactics choose an
 automatic success, a doubles roll or a bonus roll (ruling 21). A success deals the weapon's
 damage plus the bonus of its degree's band in ``rules.options.degree_damage`` (ruling 22), plus
 what the combination's aspects add (``rules.options.effects``: a physical triple hits harder, a
 mental one finds the gap in the armor, a social one staggers), less armor.
 
-Designed here because the seed gives no combat layer (docs/rules-4d8.md): one action per
+Designed here because the rules give no combat layer (docs/rules-4d8.md): one action per
 turn at 10 + Co-ordination + 1d8; health, down at 0 and dead at -health; armor that stops points
 of every hit; snake-eyes costs the roller its next action; grenades land on the aim point on a
 success and as many meters off as the roll missed by on a failure.
@@ -66,7 +66,7 @@ class Arms:
         used, missing = system._bonuses(sheet, weapon)
         self.used = tuple(used)  # (ability or reason, bonus used), for the trace
         self.missing = missing  # the required ability the sheet lacks
-        # ease + this is the chance (seed 004 "Abilities", "Necessary Abilities")
+        # ease + this is the chance ("Abilities", "Necessary Abilities")
         self.bonus = dice.chance(0, [b for _, b in used], required_missing=missing is not None)
         self.damage = weapon.damage if weapon is not None else system.options.unarmed_damage
         self.pierce = weapon.pierce if weapon is not None else 0
@@ -182,7 +182,7 @@ class FourD8(
     ExactHooks,
     RuleSystem[models.Options, models.Sheet, models.Armor],
 ):
-    """``4d8``: seed 004's roll-under 4D8 test with rulings 20-22.
+    """``4d8``: the roll-under 4D8 test with rulings 20-22.
 
     The hot path (``ranged_attack``: ``_ease``, ``_test``, ``hurt``) reads flat per-battle state and
     constants worked out once: per fighter spec (``Kit``), per system (the ease tables, the
@@ -197,7 +197,7 @@ class FourD8(
     pool = "health"
     name = "4d8"
     damage_unit = "health points"
-    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
+    running_stops_shooting = True  # as in the classic rules: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are health points lost
     start_keys = ("wounds",)
     Options = models.Options
@@ -316,13 +316,13 @@ class FourD8(
             else "",
         }
 
-    # --- the chance of success (seed 004 "Mechanics", "Abilities", "Necessary Abilities") ----
+    # --- the chance of success ("Mechanics", "Abilities", "Necessary Abilities") ---------
     def _bonuses(
         self, sheet: models.Sheet, weapon: models.Weapon | None
     ) -> tuple[list[tuple[str, int]], str | None]:
         """Bonuses used for ``weapon`` and the required ability the sheet lacks, if any.
 
-        Positive bonuses together are capped at the sheet's energy (seed 004 "Abilities");
+        Positive bonuses together are capped at the sheet's energy ("Abilities");
         weaknesses (negative bonuses) always count. A required ability is lacking unless the
         sheet has a positive bonus in it or it is an occupation bonus skill.
         """
@@ -355,7 +355,7 @@ class FourD8(
         at: tuple[float, float] | None,
         notes: list[str] | None,
     ) -> int:
-        """Ease by range (or melee) and difficulty, capped at 32 (seed 004 "Ease"): the
+        """Ease by range (or melee) and difficulty, capped at 32 ("Ease"; ruling 21): the
         situation of the attack (``battle.situation``) as 4D8's modifiers, added up. Traced
         (``notes`` a list), each part that applies is named in the trace's order
         (``_ease_notes``): one path, whose text alone waits on the trace."""
@@ -387,7 +387,7 @@ class FourD8(
         if notes is not None:
             values = (arms.ease, covered, aiming, running, moving, engaged, vis, wounded)
             self._ease_notes(notes, band, base, values, cover, visibility, ease)
-        return ease if ease <= dice.MAX_EASE else dice.MAX_EASE  # seed 004 "Ease": at most 32
+        return ease if ease <= dice.MAX_EASE else dice.MAX_EASE  # "Ease": at most 32 (ruling 21)
 
     def _ease_notes(
         self,
@@ -419,7 +419,7 @@ class FourD8(
         if policy != "best" or c < dice.OVER32_THRESHOLD:
             return dice.DEFAULT_OVER32 if policy == "best" else policy
         return max(
-            ("bonus", "doubles", "automatic"),  # ties go to the first: the seed's default
+            ("bonus", "doubles", "automatic"),  # ties go to the first: the rules' default
             key=lambda mode: self.expected_damage(c, mode, damage, armor),
         )
 

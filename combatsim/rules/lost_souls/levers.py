@@ -1,4 +1,4 @@
-"""The levers of Lost Souls (seed 001): what ``explain`` tries.
+"""The levers of Lost Souls: what ``explain`` tries.
 
 Each ability one column of the Action Results Table either way (ruling 18: the columns in
 force, the shipped table's or the scenario's), Reflexes (initiative), Life, Karma (ruling 19),

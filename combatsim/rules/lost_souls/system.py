@@ -1,4 +1,4 @@
-"""Lost Souls bonus and penalty dice (seed 001) as a rule system: ``lost-souls``.
+"""Lost Souls bonus and penalty dice (docs/rules-lost-souls.md) as a rule system: ``lost-souls``.
 
 Every attack is a percentile roll read on the Action Results Table column of the attacker's
 ability (ruling 18; the table is data, and ``rules.options.action_table`` swaps in the book's).
@@ -6,15 +6,15 @@ The circumstances of the attack become bonus and penalty dice as the scenario's
 ``rules.options.circumstances`` say; with a called shot's penalty dice, an assistant's die and
 Karma-bought dice they cancel one for one and are capped at 5 either way (ruling 17). A success
 tier hits for its damage points times the weapon's damage multiplier, +1 per called-shot die
-(seed 001 "Combat"; ruling 19), less the target's armor. The dice themselves are
+("Combat"; ruling 19), less the target's armor. The dice themselves are
 ``combatsim.dice.lost_souls``; this module only decides which dice are rolled and what the
 result does.
 
-Designed here because the seed gives no combat layer (docs/rules-lost-souls.md): one
+Designed here because the rules give no combat layer (docs/rules-lost-souls.md): one
 action per turn in order of Reflexes + 1d10; life points, down at 0 and dead at -life;
 armor that stops points of every hit; cooperative attacks, resolved inside the lead's attack
 when an ally whose tactics allow it stands near and still has this turn's action, which it
-then spends (seed 001 "Cooperative Rolls"); grenades that land on the aim point on a success.
+then spends ("Cooperative Rolls"); grenades that land on the aim point on a success.
 """
 
 from __future__ import annotations
@@ -208,12 +208,12 @@ class LostSouls(
     ExactHooks,
     RuleSystem[models.Options, models.Sheet, models.Armor],
 ):
-    """``lost-souls``: seed 001's bonus and penalty dice with rulings 17-19."""
+    """``lost-souls``: Lost Souls' bonus and penalty dice with rulings 17-19."""
 
     pool = "life"
     name = "lost-souls"
     damage_unit = "life points"
-    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
+    running_stops_shooting = True  # as in the classic rules: the engine's ruling for every system
     # starting conditions (ruling 27, ``PointPoolRules``): wounds are life points lost; spent: Karma
     start_keys = ("wounds", KARMA_SPENT)
     Options = models.Options
@@ -604,7 +604,7 @@ class LostSouls(
         )
         return tier.rank
 
-    # --- cooperative attacks (seed 001 "Cooperative Rolls"; ruling 19) ------------------------
+    # --- cooperative attacks ("Cooperative Rolls"; ruling 19) ---------------------------------
     def find_assistant(
         self, battle: Battle[C], lead: C, target: C, ranged: bool
     ) -> tuple[C, object, Kit, int, list | None] | None:
@@ -766,7 +766,7 @@ class LostSouls(
                 battle.trace("miss", text, actor=attacker)
             return
         attacker.hits += 1
-        # seed 001 "Combat"; ruling 19: +1 multiplier per called-shot penalty die
+        # "Combat"; ruling 19: +1 multiplier per called-shot penalty die
         multiplier = kit.multiplier + called
         points = self._hit_points[rank]
         armor = target.state.armor - kit.piercing
@@ -783,7 +783,7 @@ class LostSouls(
         )
 
     def _karma(self, battle: Battle[C], fighter: C, total: int, parts: list | None) -> int:
-        """Seed 001 "Karma and Bonus Dice"; ruling 19: 2 Karma a bonus die, at most
+        """The "Karma and Bonus Dice" rule; ruling 19: 2 Karma a bonus die, at most
         ``karma_dice``, as the fighter's tactics say; never more than would pass the cap of 5.
         Returns the dice with those bought; the caller has checked that the tactics buy for
         this roll and that 2 Karma are left."""

@@ -1,8 +1,8 @@
-"""The levers of classic Shadowrun and its D8 variant (seed 002): what ``explain`` tries.
+"""The levers of classic Shadowrun and its D8 variant: what ``explain`` tries.
 
 Attributes and skills one point either way, initiative dice, the Instant Karma pool (ruling
 11) and armor by grade (its Ballistic rating). The Dodge and Defense pools are not levers of
-their own: seed 002 derives them from Quickness and the combat skills, so turning those turns
+their own: the rules derive them from Quickness and the combat skills, so turning those turns
 the pools.
 """
 

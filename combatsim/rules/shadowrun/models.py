@@ -36,7 +36,7 @@ def _on_off(value: object) -> object:
 
 
 class Options(Strict):
-    """``rules.options`` of ``sr-classic`` (see RULINGS.md; each default is the ruling's choice)."""
+    """``rules.options`` of ``sr-classic`` (docs/rulings.md: each default is its ruling)."""
 
     initiative_passes: Literal["minus7", "minus10"] = "minus7"  # ruling 1
     fumble_effect: Literal["lose_action", "none"] = "lose_action"  # ruling 2

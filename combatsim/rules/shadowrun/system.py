@@ -1,8 +1,8 @@
-"""Classic Shadowrun (seed 002) as a rule system, and its D8 variant (seed 000).
+"""Classic Shadowrun as a rule system, and its D8 variant (docs/rules-sr-classic.md).
 
 Every number a fight needs: initiative and the Extra Action Table, target numbers from range,
 the Weapon Modifiers and Visibility tables, attack and resistance tests, the Dodge and Defense
-Pools, staging, armor, condition monitors and Instant Karma. Each rule cites the seed section
+Pools, staging, armor, condition monitors and Instant Karma. Each rule cites the rules' section
 or the ruling (numbered as in docs/rules-sr-classic.md) it implements.
 """
 
@@ -41,16 +41,16 @@ if TYPE_CHECKING:
     from ..start import Start
 
 MONITOR_BOXES = 10  # ruling 7: Physical and Stun, 10 boxes each
-RANGE_TN = (4, 5, 7, 9)  # seed 002 Target Number Table: short, medium, long, extreme
-MELEE_TN = 4  # seed 002 Melee Combat; Target Number Table "Hand-To-Hand"
-INTERCEPT_TN, INTERCEPT_TN_MOVED = 5, 6  # seed 002 Interception
+RANGE_TN = (4, 5, 7, 9)  # Target Number Table: short, medium, long, extreme
+MELEE_TN = 4  # Melee Combat; Target Number Table "Hand-To-Hand"
+INTERCEPT_TN, INTERCEPT_TN_MOVED = 5, 6  # Interception
 COVER_TN = {
     "none": 0,
     "partial": 2,
     "full": 4,
     "hidden": 8,
 }  # Weapon Modifiers; hidden = Blind Fire
-VISIBILITY_TN = {  # seed 002 Visibility Table: condition -> (normal, low-light, thermographic)
+VISIBILITY_TN = {  # Visibility Table: condition -> (normal, low-light, thermographic)
     "normal": (0, 0, 0),
     "full_darkness": (4, 2, 0),
     "glare": (2, 4, 4),
@@ -66,7 +66,7 @@ UNARMED = DamageCode(power=0, strength_based=True, level="M", staging=1)  # seed
 
 
 def extra_actions(result: int) -> int:
-    """Seed 002 Extra Action Table: 1-10 one action, 11-16 two, 17-22 three, 23+ four."""
+    """The Extra Action Table (ruling 1): 1-10 one action, 11-16 two, 17-22 three, 23+ four."""
     if result < 1:
         return 0
     return 1 if result <= 10 else 2 if result <= 16 else 3 if result <= 22 else 4
@@ -75,7 +75,7 @@ def extra_actions(result: int) -> int:
 def action_scores(result: int, passes: str = "minus7") -> list[int]:
     """The initiative scores a fighter acts at this turn (ruling 1).
 
-    ``minus7`` (the seed): the first action at the result, each further one 7 lower, as many
+    ``minus7`` (the rules): the first action at the result, each further one 7 lower, as many
     as the Extra Action Table gives (23 acts at 23, 16, 9, 2). ``minus10`` (published SR2/SR3):
     one action per pass, 10 lower each time, while the score is above 0.
     """
@@ -243,7 +243,7 @@ class ClassicShadowrun(
     ExactHooks,
     RuleSystem[models.Options, models.Sheet, models.Armor],
 ):
-    """``sr-classic``: the d6 game of seed 002 with rulings 1-11, 25 and 26."""
+    """``sr-classic``: the d6 game with rulings 1-11, 25 and 26."""
 
     name = "sr-classic"
     damage_unit = "boxes"
@@ -253,7 +253,7 @@ class ClassicShadowrun(
     Armor = models.Armor
     Tactics = models.Tactics
     tactics_at_top = models.Tactics.AT_TOP
-    running_stops_shooting = True  # seed 002 Weapon Modifiers
+    running_stops_shooting = True  # Weapon Modifiers
     dice_kind: dice.PoolDice = dice.D6
 
     def __init__(self, options: models.Options):
@@ -326,21 +326,21 @@ class ClassicShadowrun(
         )
 
     def begin_action(self, battle: Battle[C], fighter: C) -> None:
-        """Ruling 4 / seed "Dice Pools": pools refill at the start of each own action."""
+        """Ruling 4 / "Dice Pools": pools refill at the start of each own action."""
         st: SRState = fighter.state
         st.dodge, st.defense = st.dodge_pool, st.defense_pool
         st.karma_rerolled = False  # the attack policy re-rolls at most once per action
 
     # --- initiative -----------------------------------------------------------------------
     # sr-d8's house rule ``initiative_rule_of_seven``: a top face on the first initiative die
-    # rolls again and adds (``ShadowrunD8``); seed 002 has no such rule
+    # rolls again and adds (``ShadowrunD8``); the d6 game has no such rule
     initiative_explodes: bool = False
 
     def initiative(self, battle: Battle[C], fighter: C) -> tuple[int, ...]:
-        """Seed 002 Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
+        """Initiative Results: Reaction + the initiative dice, less wounds (ruling 7).
 
-        The dice are summed as they fall: no Rule of Six on initiative (seed 002), nor a
-        Rule of Seven in sr-d8 (seed 000) unless its house rule says so. Both roll the pool's
+        The dice are summed as they fall: no Rule of Six on initiative, nor a
+        Rule of Seven in sr-d8 (ruling 12) unless its house rule says so. Both roll the pool's
         own dice (d6, or the d8's 0-7), so one draw serves every variant."""
         st: SRState = fighter.state
         take = st.take or self._take(battle, fighter)
@@ -404,7 +404,7 @@ class ClassicShadowrun(
         return "wounded" if physical or stun else "unhurt"
 
     def movement(self, fighter: C) -> tuple[float, float]:
-        """Seed 002 Movement: walk Quickness meters; run Quickness x the racial modifier."""
+        """Movement: walk Quickness meters; run Quickness x the racial modifier."""
         sheet = fighter.spec.sheet
         q = sheet.attributes.quickness
         return float(q), float(q * RUN_MULTIPLIER[sheet.race])
@@ -718,7 +718,7 @@ class ClassicShadowrun(
 
         ``sweep``: further ``(target, shots)`` pairs an autofire burst walks across (the shots
         wasted between targets, 1 per meter, already left out); all shots take the whole
-        burst's recoil. The TN (seed 002 Fire Combat steps 1-2) is worked out once per target:
+        burst's recoil. The TN (Fire Combat steps 1-2; ruling 5) is worked out once per target:
         range band, the Weapon Modifiers and Visibility tables, the wound modifier (ruling 7);
         the trace names each (``_trace_aim``)."""
         groups = (
@@ -995,7 +995,7 @@ class ClassicShadowrun(
         Both roll the better of Armed/Unarmed Combat plus the Defense Pool. The winner's net
         successes stage the damage up (those beyond the first, as ruling 6 counts an attack's,
         or all of them: option ``melee_staging``); the loser resists with Body and impact
-        armor. Interception (seed 002): the interceptor attacks at TN 5 (6 if it has moved this
+        armor. Interception: the interceptor attacks at TN 5 (6 if it has moved this
         turn) and only it can deal damage.
         """
         a_tn = (
@@ -1061,7 +1061,7 @@ class ClassicShadowrun(
     ) -> tuple[int, bool]:
         """Ruling 9: the better of Armed/Unarmed Combat plus the Defense Pool, as
         ``(successes, fumble)``. An interceptor uses Armed Combat with a weapon ready, else
-        Unarmed (seed 002 Interception)."""
+        Unarmed (Interception)."""
         st: SRState = fighter.state
         if intercepting:
             skills = fighter.spec.sheet.skills
@@ -1086,7 +1086,7 @@ class ClassicShadowrun(
         return vis
 
     def _visibility(self, battle: Battle[C], fighter: C) -> int:
-        """Seed 002 Visibility Table: the TN the battle's light and smoke add for this
+        """The Visibility Table: the TN the battle's light and smoke add for this
         fighter's vision."""
         return VISIBILITY_TN[battle.environment.visibility][VISION_INDEX[fighter.state.vision]]
 
@@ -1165,7 +1165,7 @@ class ClassicShadowrun(
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class ShadowrunD8(ClassicShadowrun):
-    """``sr-d8``: seed 000's eight-sided dice (ruling 12), with its house rules as options."""
+    """``sr-d8``: the D8 variant's eight-sided dice (ruling 12), with its house rules as options."""
 
     name = "sr-d8"
     Options = models.D8Options

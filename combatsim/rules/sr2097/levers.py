@@ -1,4 +1,4 @@
-"""The levers of Shadowrun: 2097 (seed 003): what ``explain`` tries.
+"""The levers of Shadowrun: 2097: what ``explain`` tries.
 
 Attributes and skills one rank either way, initiative dice, Edge, and armor by grade (PT
 first, then DR). Health is not a lever of its own when the sheet leaves it to Body (the

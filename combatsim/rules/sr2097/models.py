@@ -43,7 +43,7 @@ class Strict(BaseModel):
 class Effect(Strict):
     """What a condition does to an attack check: a TN modifier, Advantage, Disadvantage.
 
-    Seed "Multiple sources of Advantage/Disadvantage": sources do not stack and Advantage with
+    The rules' "Multiple sources of Advantage/Disadvantage": sources do not stack and Advantage with
     Disadvantage is neither; TN modifiers add up.
     """
 
@@ -55,7 +55,7 @@ class Effect(Strict):
 class SightEffect(Effect):
     """A visibility condition; ``removed_by`` lists the vision or gear that cancels it.
 
-    Seed "Removing Advantage/Disadvantage": night-vision goggles *remove* the Disadvantage of
+    The rules' "Removing Advantage/Disadvantage": night-vision goggles *remove* the Disadvantage of
     low light; that is not Advantage, so Advantage from elsewhere then survives. A removed
     condition also loses its TN modifier.
     """

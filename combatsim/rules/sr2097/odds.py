@@ -130,7 +130,7 @@ class CheckOdds:
 
 def check_mode(args: argparse.Namespace) -> tuple[str, bool, str | None]:
     """The check's mode, whether Edge was spent, and on what, through the dice layer's
-    ``check_mode`` (the rule of seed "Using Edge": Advantage only on a check without it,
+    ``check_mode`` (the rule "Using Edge": Advantage only on a check without it,
     removing only a Disadvantage there is)."""
     from ...dice import sr2097
 

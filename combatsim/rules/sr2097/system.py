@@ -1,6 +1,6 @@
-"""Shadowrun: 2097 (seed 003) as a rule system: ``sr2097``.
+"""Shadowrun: 2097 (docs/rules-sr2097.md) as a rule system: ``sr2097``.
 
-The seed's rules come from the dice layer (``combatsim.dice.sr2097``): the success check with
+The rules come from the dice layer (``combatsim.dice.sr2097``): the success check with
 Advantage, Disadvantage, doubles and Edge (rulings 13-14), the MoS damage dice, Nd6 + ST
 damage with burst and Edge dice, PT/DR armor (ruling 15). A few one-line cases are restated
 on the hot path, each marked where it stands and pinned by scripted tests that also ask the
@@ -11,27 +11,27 @@ module adds what ruling 16 leaves to the scenario, each a ``rules.options`` sett
   + the defender's Dodge (Dodge ranks less the armor's penalty, and in melee the better of that
   and Melee ranks) while the defender can act + condition modifiers. Conditions give TN
   modifiers, Advantage or Disadvantage: cover, visibility (which a vision or night-vision
-  goggles *remove*, seed "Removing Advantage/Disadvantage"), a moving attacker, a running
+  goggles *remove*, "Removing Advantage/Disadvantage"), a moving attacker, a running
   target, a gun fired in melee, smartgun with smartlink, a scope at long range, a critical
   injury.
 * **Skill bonus** (seed step 4): skill ranks + the two governing attributes
   (``skill_attributes``: Firearms = Agility + Perception, Heavy Weapons = Strength +
   Perception, Melee = Agility + Strength).
-* **Initiative**: Reflexes + initiative dice d6 (+2d6 for the turn with Edge, seed "Edge" 2);
+* **Initiative**: Reflexes + initiative dice d6 (+2d6 for the turn with Edge, "Edge" 2);
   actions at the result and every ``action_step`` (10) lower while above 0, at most
   ``max_actions``.
 * **Health and injury**: ``health`` hit points (default 10 + 5 x Body). Damage after armor
   adds up; the injury step is set by the total: grazed above 0, moderate from 25% of health,
   serious 50%, critical 75%, down (out of the fight: dying, or unconscious when Stun did it)
   100%, dead when physical damage reaches 150%. Stun never kills.
-* **Edge** (seed "Edge"; spent by the fighter's ``tactics.rules``): Advantage or removing
+* **Edge** ("Edge"; spent by the fighter's ``tactics.rules``): Advantage or removing
   Disadvantage on an attack check; +2d6 initiative for a turn; +2d6 damage; lessen an injury
   one step (the hit is cut to the top of the step below the one it would reach); Edge Burn
   (current and maximum Edge each lose 1) turns a killing blow into down. A killing blow is
-  not an injury step: only Edge Burn prevents death (seed "Edge Burn").
+  not an injury step: only Edge Burn prevents death ("Edge Burn").
 * **Burst**: a burst weapon fires ``burst_rounds`` rounds as one attack with +1d6 (seed
   "Variable damage rolls", the guard's SMG).
-* **Armor** heavier than light lowers Dodge and speed (seed "Damage mitigation"); a hit
+* **Armor** heavier than light lowers Dodge and speed ("Damage mitigation"); a hit
   stopped by PT may degrade it (``armor_degradation_pt``/``_dr``, off by default).
 """
 
@@ -138,7 +138,7 @@ def condition(why: str, effect: models.Effect) -> Condition:
 
 @dataclass(slots=True)
 class PendingDisadvantage:
-    """Disadvantage a failed check left for a later one (seed "Magnitude of Success/Failure",
+    """Disadvantage a failed check left for a later one ("Magnitude of Success/Failure",
     ruling 23): ``scope`` is ``dice.RELATED`` (the next check of the same ``kind``) or
     ``dice.ANY`` (the next check of any kind). Never changed once made (``pending_after``
     shares one per kind and MoS); not a frozen dataclass only because frozen ones build
@@ -240,7 +240,7 @@ class Shadowrun2097(
     ExactHooks,
     RuleSystem[models.Options, models.Sheet, models.Armor],
 ):
-    """``sr2097``: seed 003's success checks, d6 damage, PT/DR armor and Edge.
+    """``sr2097``: 2097's success checks, d6 damage, PT/DR armor and Edge.
 
     The hot path (``initiative``, ``ranged_attack`` -> ``attack_check`` -> ``hit`` ->
     ``injure``) reads each fighter's ``Profile`` and tables derived from the options at
@@ -250,7 +250,7 @@ class Shadowrun2097(
     name = "sr2097"
     damage_unit = "health points"
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
-    running_stops_shooting = True  # as seed 002: the engine's ruling for every system
+    running_stops_shooting = True  # as in the classic rules: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
     Weapon = models.Weapon
@@ -318,7 +318,7 @@ class Shadowrun2097(
                 if armor.dodge_penalty is not None
                 else int(o.armor_dodge_penalty.of(weight))
             )
-        speed = o.armor_speed.of(weight)  # seed "Damage mitigation": heavier armor slows
+        speed = o.armor_speed.of(weight)  # "Damage mitigation": heavier armor slows
         attrs = sheet.attributes
         return Profile(
             health=health,
@@ -372,7 +372,7 @@ class Shadowrun2097(
 
     # --- initiative -----------------------------------------------------------------------
     def initiative(self, battle: Battle[C], fighter: C) -> list[int]:
-        """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn (seed "Edge" 2)."""
+        """Ruling 16: Reflexes + initiative dice; Edge adds 2d6 for this turn ("Edge" 2)."""
         st: State = fighter.state
         p = st.profile
         d6 = st.d6
@@ -461,7 +461,7 @@ class Shadowrun2097(
         return "wounded" if st.total else "unhurt"
 
     def movement(self, fighter: C) -> tuple[float, float]:
-        """Walk and run meters, slowed by armor heavier than light (seed "Damage mitigation").
+        """Walk and run meters, slowed by armor heavier than light ("Damage mitigation").
         Read from the spec's profile: the engine may ask before the fighter has a state."""
         p = self.profile(fighter.spec)
         return p.walk, p.run
@@ -597,7 +597,7 @@ class Shadowrun2097(
         why: Explained | None,
         kind: str = "attack",
     ) -> int:
-        """Seed "Success checks": mode from the conditions (``adv``/``dis``), Edge by policy,
+        """The rules' "Success checks": mode from the conditions (``adv``/``dis``), Edge by policy,
         2d10/3d10 + bonus; the MoS after doubles (a hit at 0 or more). ``why``: the conditions
         named (``explain``), only when traced. ``kind``: which checks are related for ruling
         23 (a pending Disadvantage joins the conditions and is spent; a failure may leave one)."""
@@ -612,13 +612,13 @@ class Shadowrun2097(
             st.pending = None
             st.failure_disadvantages += 1
         bonus = p.bonuses[skill]
-        # seed "Multiple sources": sources do not stack, both at once is neither
+        # "Multiple sources": sources do not stack, both at once is neither
         mode = _MODE[adv][dis]
         use = None
         policy = p.policy
         may_spend = self._edge and st.edge > policy.reserve and policy.attack != "never"
         if may_spend and (dis or not adv):
-            # seed "Using Edge": remove Disadvantage if there is some, else gain Advantage
+            # "Using Edge": remove Disadvantage if there is some, else gain Advantage
             bought = _ADVANTAGE if adv or not dis else _NORMAL
             p_now, p_edge = edge_odds(bonus - tn, mode, bought)
             attack = policy.attack
@@ -669,7 +669,7 @@ class Shadowrun2097(
     def _buy_edge(
         self, battle: Battle[C], attacker: C, dis: bool, what: str, odds: tuple[float, float]
     ) -> str:
-        """Spend Edge on a check (seed "Using Edge"; the policy chose to): the option used,
+        """Spend Edge on a check ("Using Edge"; the policy chose to): the option used,
         removing Disadvantage when there is some, else gaining Advantage. ``odds``: P(hit)
         without and with it, for the trace."""
         option = dice.EDGE_REMOVE_DISADVANTAGE if dis else dice.EDGE_GAIN_ADVANTAGE
@@ -732,7 +732,7 @@ class Shadowrun2097(
         """One attack check per action; a burst (``shots`` > 1) is one check with +1d6.
 
         TN (ruling 16): the range band's TN + the target's Dodge while it can act +
-        conditions. Seed 003 has no sweeping fire: a burst is one attack on ``target``, and
+        conditions. 2097 has no sweeping fire: a burst is one attack on ``target``, and
         the further targets of a ``sweep`` tactic are ignored (their rounds are spent with
         the burst).
         """
@@ -745,7 +745,7 @@ class Shadowrun2097(
         tn += dodge
         st: State = attacker.state
         p = st.profile
-        # the situation as seed 003's conditions (each a TN modifier, Advantage or Disadvantage)
+        # the situation as 2097's conditions (each a TN modifier, Advantage or Disadvantage)
         effects: list[Condition] = []
         if target.cover != "none":
             effects.append(self._cover[target.cover])
@@ -798,7 +798,7 @@ class Shadowrun2097(
         mos: int,
         burst: bool,
     ) -> None:
-        """Seed "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
+        """The rules' "Variable damage rolls" (Nd6 + ST, + the MoS dice, +1d6 for a burst, +2d6 for
         Edge) and "Damage mitigation" (PT/DR, ``dice.apply_armor``)."""
         attacker.hits += 1
         ast = attacker.state
@@ -837,7 +837,7 @@ class Shadowrun2097(
         self.injure(battle, attacker, target, dealt, weapon.stun)
 
     def _buy_damage_edge(self, battle: Battle[C], attacker: C, expected: float, pt: int) -> None:
-        """Spend Edge for +2d6 damage (seed "Using Edge"; the policy chose to: ``always``, or
+        """Spend Edge for +2d6 damage ("Using Edge"; the policy chose to: ``always``, or
         ``vs_armor`` with the ``expected`` damage below the target's PT)."""
         why = ""
         if battle.tracing:
@@ -868,7 +868,7 @@ class Shadowrun2097(
         tracing = battle.tracing
         note = ""
         if not stun and st.physical + damage >= st.dead_at:
-            # A killing blow: only Edge Burn prevents death (seed "Edge Burn").
+            # A killing blow: only Edge Burn prevents death ("Edge Burn").
             if (
                 policy.burn
                 and self._edge
@@ -893,7 +893,7 @@ class Shadowrun2097(
             if policy.lessen == "always" or total >= st.thresholds[-1]:
                 before = injury_step(total - damage, st.thresholds)
                 after = injury_step(total, st.thresholds)
-                # a grazing blow is the lightest injury (seed "Edge" 4)
+                # a grazing blow is the lightest injury ("Edge" 4)
                 if after > before and after >= MODERATE:
                     cut = total - (step_floor(after, st.thresholds) - 1)
                     self._spend(
