@@ -35,10 +35,10 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
 def counts(path: Path) -> dict[str, int]:
     """Wins per side, draws, and per side the battles it ended with a fighter down or dead
     (the side rows of the casualties table), over ``BATTLES`` battles from the scenario's
-    seed on one worker."""
+    seed, on every core (no count depends on the workers)."""
     from combatsim import api
 
-    summary = api.simulate(str(path), BATTLES, workers=1, quiet=True, records="none").summary
+    summary = api.simulate(str(path), BATTLES, workers=None, quiet=True, records="none").summary
     out = {f"wins {side}": s["wins"] for side, s in summary["sides"].items()}
     out["draws"] = summary["draws"]["count"]
     for entry in summary.get("casualties") or ():

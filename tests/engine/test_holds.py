@@ -3,25 +3,21 @@ its reach, or its chosen target's), holders woken in initiative order, then the 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 from combatsim.engine.battle import Battle
+from combatsim.engine.fighter import Fighter
 from combatsim.engine.holds import Holds
 from combatsim.rng import battle_rng
 from tests.engine.helpers import member, scenario
 
 
 def _fighter(index, side, position, can_act=True):
-    return SimpleNamespace(
-        index=index,
-        side=side,
-        position=position,
-        can_act=can_act,
-        hold_cell=None,
-        hold_for=None,
-        hold_reach=0.0,
-        hold_score=0,
-    )
+    """A real fighter (the compiled build checks the type) placed where the test says."""
+    f = Fighter(SPEC, index)
+    f.side, f.position, f.can_act = side, position, can_act
+    return f
+
+
+SPEC = scenario({"A": [member("Someone")], "B": [member("Other")]}).fighters[0]
 
 
 def test_only_an_enemy_ending_within_reach_wakes_a_holder():

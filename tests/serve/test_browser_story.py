@@ -110,7 +110,7 @@ def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(
     )
     # an edit marks the story as the previous fight's until the new run is done
     page.fill("#battles", "200")
-    page.locator("#sides input[data-path]").first.fill("3")
+    page.locator('#sides input[data-path*="members"]:visible').first.fill("3")
     page.wait_for_selector("#story.stale", timeout=WAIT_MS)
     assert not page.problems, page.problems
 
