@@ -329,6 +329,7 @@ def exact_of(client, run_id: str, timeout: float = 120.0) -> dict:
     raise AssertionError("the exact odds were not worked out")
 
 
+@pytest.mark.slow  # a process of its own walking exact odds: up to 40 s of CPU in a full run
 def test_the_exact_odds_come_row_by_row_from_a_process_that_stops_when_unasked(client, monkeypatch):
     """An autofire burst against armor takes seconds to walk exactly: the first answer comes
     at once with every row still being worked out (the walks run apart, not in the server's
