@@ -3,6 +3,7 @@ need more than Starlette's test client (a browser, signals, a second local origi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,39 @@ def chromium():
         pytest.skip("no chromium found (apt-get install chromium; .ci/run does it)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     return sync_api
+
+
+def copy_of_scenarios(parent: Path) -> Path:
+    """The shipped scenarios copied into ``parent/scenarios``: a folder a test may write in."""
+    folder = parent / "scenarios"
+    shutil.copytree(REPO / "scenarios", folder)
+    return folder
+
+
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """``folder`` served: the page's URL with its token; the server stopped (SIGTERM) at the
+    end."""
+    proc, url, token = start_server(folder)
+    try:
+        yield f"{url}/?token={token}"
+    finally:
+        stop_server(proc)
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1280) -> Iterator:
+    """A page of Debian's chromium ``width`` px wide; ``page.problems`` collects the page's
+    script errors and ``page.width`` is the width asked for."""
+    sync_api = chromium()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        problems: list[str] = []
+        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
+        page.problems = problems
+        page.width = width
+        try:
+            yield page
+        finally:
+            browser.close()

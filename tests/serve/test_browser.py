@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+from tests.serve.serving import REPO, browser_page, start_server, stop_server
 
 pytestmark = pytest.mark.slow
 
@@ -40,17 +40,8 @@ def served(tmp_path):
 
 @pytest.fixture
 def page():
-    sync_api = chromium()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        problems: list[str] = []
-        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-        page.problems = problems
-        try:
-            yield page
-        finally:
-            browser.close()
+    with browser_page() as page:
+        yield page
 
 
 def _shot(page, name: str) -> None:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+from tests.serve.serving import browser_page, copy_of_scenarios, serving
 
 pytestmark = pytest.mark.slow
 
@@ -28,29 +27,18 @@ PATROL = "sr2097-runners-vs-patrol.yaml"
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("build") / "scenarios"
-    shutil.copytree(REPO / "scenarios", folder)
-    return folder
+    return copy_of_scenarios(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture(scope="module")
 def served(folder):
-    proc, url, token = start_server(folder)
-    try:
-        yield f"{url}/?token={token}"
-    finally:
-        stop_server(proc)
+    with serving(folder) as url:
+        yield url
 
 
 @pytest.fixture
 def page():
-    sync_api = chromium()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        problems: list[str] = []
-        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-        page.problems = problems
+    with browser_page() as page:
         runs: list[dict] = []  # every run the page starts: what it sends
 
         def sent(request):
@@ -59,10 +47,7 @@ def page():
 
         page.on("request", sent)
         page.runs = runs
-        try:
-            yield page
-        finally:
-            browser.close()
+        yield page
 
 
 def _shot(page, name: str) -> None:

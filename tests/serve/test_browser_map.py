@@ -8,7 +8,6 @@ Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots) for a person to look 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import yaml
 
 from combatsim.engine import run_battle
 from combatsim.scenario import load_scenario
-from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+from tests.serve.serving import REPO, browser_page, copy_of_scenarios, serving
 
 pytestmark = pytest.mark.slow
 
@@ -32,34 +31,19 @@ SHIPPED = [
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("map") / "scenarios"
-    shutil.copytree(REPO / "scenarios", folder)
-    return folder
+    return copy_of_scenarios(tmp_path_factory.mktemp("map"))
 
 
 @pytest.fixture(scope="module")
 def served(folder):
-    proc, url, token = start_server(folder)
-    try:
-        yield f"{url}/?token={token}"
-    finally:
-        stop_server(proc)
+    with serving(folder) as url:
+        yield url
 
 
 @pytest.fixture(params=[1280, 800], ids=lambda w: f"{w}px")
 def page(request):
-    sync_api = chromium()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": request.param, "height": 900})
-        problems: list[str] = []
-        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-        page.problems = problems
-        page.width = request.param
-        try:
-            yield page
-        finally:
-            browser.close()
+    with browser_page(request.param) as page:
+        yield page
 
 
 def _shot(page, name: str) -> None:

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.serve.serving import CHROMIUM, REPO, chromium, start_server, stop_server
+from tests.serve.serving import (
+    REPO,
+    browser_page,
+    copy_of_scenarios,
+    serving,
+    start_server,
+    stop_server,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -25,33 +31,19 @@ WIDTHS = (1280, 800)
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("page") / "scenarios"
-    shutil.copytree(REPO / "scenarios", folder)
-    return folder
+    return copy_of_scenarios(tmp_path_factory.mktemp("page"))
 
 
 @pytest.fixture(scope="module")
 def served(folder):
-    proc, url, token = start_server(folder)
-    try:
-        yield f"{url}/?token={token}"
-    finally:
-        stop_server(proc)
+    with serving(folder) as url:
+        yield url
 
 
 @pytest.fixture
 def page():
-    sync_api = chromium()
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        problems: list[str] = []
-        page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-        page.problems = problems
-        try:
-            yield page
-        finally:
-            browser.close()
+    with browser_page() as page:
+        yield page
 
 
 def _shot(page, name: str) -> None:
