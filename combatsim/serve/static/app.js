@@ -1317,6 +1317,8 @@
   }
   window.combatsimPage = {
     api, // the page's fetch, with its token
+    el, // an element with attributes and children
+    status, // a status line's text, marked bad or not
     edit: editField, // an edit from outside the form (a marker dragged on the map)
     colours: SIDE_COLOURS,
     source: () => (S.file ? sourceBody() : null), // the fight the run runs: {scenario} or {yaml}, with set

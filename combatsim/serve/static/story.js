@@ -20,39 +20,10 @@
   const $ = (id) => document.getElementById(id);
   const page = () => window.combatsimPage || null;
 
-  // ---------- small helpers (this script shares nothing with app.js but the DOM) ----------
-  async function api(method, url, body) {
-    const opts = { method, headers: {} };
-    if (TOKEN) opts.headers.Authorization = "Bearer " + TOKEN;
-    if (method !== "GET") opts.headers["Content-Type"] = "application/json";
-    if (body !== undefined) opts.body = JSON.stringify(body);
-    const res = await fetch(url, opts);
-    let data = null;
-    try { data = await res.json(); } catch { data = null; }
-    if (!res.ok) {
-      const errors = (data && data.errors) || [`${res.status} ${res.statusText}`];
-      const err = new Error(errors.map((e) => (typeof e === "string" ? e : e.message)).join("; "));
-      err.status = res.status;
-      throw err;
-    }
-    return data;
-  }
-  function el(tag, attrs = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) {
-      if (v == null || v === false) continue;
-      if (k === "text") node.textContent = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v === true ? "" : v);
-    }
-    for (const c of children.flat()) if (c != null) node.append(c);
-    return node;
-  }
-  function say(id, text, bad = false) {
-    const node = $(id);
-    node.textContent = text;
-    node.classList.toggle("bad", bad);
-  }
+  // ---------- the page's own helpers (app.js): its fetch with the token, elements, status lines
+  const api = (...args) => page().api(...args);
+  const el = (...args) => page().el(...args);
+  const say = (...args) => page().status(...args);
   /** A job of the server followed to its end: its figures as they come, then the last ones. */
   function follow(id, onData) {
     const url = `/api/studies/${id}/events` + (TOKEN ? `?token=${encodeURIComponent(TOKEN)}` : "");
