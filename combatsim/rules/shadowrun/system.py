@@ -585,17 +585,7 @@ class ClassicShadowrun(
         if roll is None:
             roll = self._counter(battle, fighter)
         successes, fumble = roll(n, tn)
-        if (
-            karma == "attack"
-            and st is not None
-            and st.karma >= 1
-            and dice.karma_rerolls(successes, fumble)
-            and st.karma_policy in ("attack", "both")
-            and not st.karma_rerolled
-        ):
-            st.karma_rerolled = True
-            st.karma -= 1  # ruling 11: 1 point re-rolls all failed dice (negating the fumble)
-            st.karma_spent += 1
+        if st is not None and _spends_karma_on(st, karma, successes, fumble):
             kept = successes  # the dice that succeeded stay (none: this test had no success)
             again, again_fumble = roll(n - kept, tn)
             # ruling 26 (``dice.after_karma_reroll``, as the exact odds count it)
@@ -644,37 +634,30 @@ class ClassicShadowrun(
         """``test`` with every die's chain of faces in the trace (the same draws)."""
         kind = self.pool_dice
         result, chains = dice.roll(battle.roll.chain_draw(kind), n, tn, kind)
-        if fighter is not None and karma == "attack" and fighter.state.karma >= 1:
-            policy = fighter.state.karma_policy
-            rerollable = dice.karma_rerolls(result.successes, result.fumble)
-            if policy in ("attack", "both") and rerollable and not fighter.state.karma_rerolled:
-                fighter.state.karma_rerolled = True
-                # Ruling 11: 1 point re-rolls all failed dice of a test (so negates its fumble).
-                fighter.state.karma -= 1
-                fighter.state.karma_spent += 1
-                target = kind.effective_tn(tn)
-                kept = [
-                    c
-                    for c in chains
-                    if target is not None and c[0] != kind.low and sum(c) >= target
-                ]
-                before = result
-                again, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
-                # Ruling 26: every die of the test on 1 after the re-roll is a fumble again;
-                # off: a re-roll never fumbles (``dice.after_karma_reroll``, as ``count``)
-                successes, fumble = dice.after_karma_reroll(
-                    len(kept), again.successes, again.fumble, self.options.karma_reroll_fumbles
-                )
-                totals = tuple(sum(c) for c in kept + rerolled)
-                result = dice.PoolResult(successes, fumble, totals)
-                battle.trace(
-                    "karma",
-                    f"{fighter.name} spends 1 Karma to re-roll failed dice "
-                    f"({before.successes} successes{', a fumble' if before.fumble else ''} "
-                    f"-> {result.successes}{', a fumble' if result.fumble else ''})",
-                    actor=fighter,
-                )
-                chains = kept + rerolled
+        if fighter is not None and _spends_karma_on(
+            fighter.state, karma, result.successes, result.fumble
+        ):
+            target = kind.effective_tn(tn)
+            kept = [
+                c for c in chains if target is not None and c[0] != kind.low and sum(c) >= target
+            ]
+            before = result
+            again, rerolled = dice.roll(battle.roll.chain_draw(kind), n - len(kept), tn, kind)
+            # Ruling 26: every die of the test on 1 after the re-roll is a fumble again;
+            # off: a re-roll never fumbles (``dice.after_karma_reroll``, as ``count``)
+            successes, fumble = dice.after_karma_reroll(
+                len(kept), again.successes, again.fumble, self.options.karma_reroll_fumbles
+            )
+            totals = tuple(sum(c) for c in kept + rerolled)
+            result = dice.PoolResult(successes, fumble, totals)
+            battle.trace(
+                "karma",
+                f"{fighter.name} spends 1 Karma to re-roll failed dice "
+                f"({before.successes} successes{', a fumble' if before.fumble else ''} "
+                f"-> {result.successes}{', a fumble' if result.fumble else ''})",
+                actor=fighter,
+            )
+            chains = kept + rerolled
         if result.fumble and fighter is not None:
             fighter.state.fumbles += 1  # ruling 2: every fumble is recorded
         target = kind.effective_tn(tn)
@@ -1178,6 +1161,24 @@ class ShadowrunD8(ClassicShadowrun):
     def __init__(self, options: models.D8Options):
         super().__init__(options)
         self.initiative_explodes = options.initiative_rule_of_seven
+
+
+def _spends_karma_on(st: SRState, karma: str | None, successes: int, fumble: bool) -> bool:
+    """Instant Karma on an attack's test (ruling 11): 1 point re-rolls every failed die, once
+    an action, when the test failed outright and the fighter's policy spends on attacks. Spends
+    the point when it says yes; both the counted and the traced test ask here."""
+    if (
+        karma != "attack"
+        or st.karma < 1
+        or not dice.karma_rerolls(successes, fumble)
+        or st.karma_policy not in ("attack", "both")
+        or st.karma_rerolled
+    ):
+        return False
+    st.karma_rerolled = True
+    st.karma -= 1
+    st.karma_spent += 1
+    return True
 
 
 @functools.cache
