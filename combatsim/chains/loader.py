@@ -25,7 +25,8 @@ from ..scenario.spec import Strict
 from ..scenario.validation import validate
 from ..scenario.yamlio import LineMap, format_path, line_of, load_yaml, parse_yaml
 from ..sweeps.fields import set_fields
-from .model import Chain, Encounter, Rest
+from .chain import Chain
+from .model import Encounter, Rest
 
 Heal = int
 

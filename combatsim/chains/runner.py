@@ -18,7 +18,7 @@ from ..rules.base import start_rules
 from ..rules.start import Start
 
 if TYPE_CHECKING:
-    from .model import Chain, Encounter, Rest
+    from .model import ChainSpec, Encounter, Rest
 
 OUT = ("dead", "left_behind")  # a member in one of these takes no further part
 LOST = "the opposition"  # a run's winner when the side lost a fight (no side of the chain's)
@@ -103,7 +103,7 @@ class ChainRun:
 class _Run:
     """The state of one run as it goes: each carried fighter's ``Start`` and status."""
 
-    def __init__(self, chain: Chain):
+    def __init__(self, chain: ChainSpec):
         self.chain = chain
         self.states: dict[str, Start] = {}
         self.status = dict.fromkeys(chain.roster, "up")
@@ -179,7 +179,7 @@ def _status(row: dict[str, Any]) -> str:
     return "up" if row["standing"] or row["status"] == "fled" else "down"
 
 
-def run_chain(chain: Chain, root_seed: int, index: int, trace: bool = False) -> ChainRun:
+def run_chain(chain: ChainSpec, root_seed: int, index: int, trace: bool = False) -> ChainRun:
     """Run ``index`` of ``chain`` under ``root_seed``: its encounters in order until the side
     fails one (``stop: side_down``) or the last."""
     seed = chain_seed(root_seed, index)

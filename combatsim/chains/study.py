@@ -18,8 +18,8 @@ import pandas as pd
 from ..output import SUMMARY_JSON, table, write_frame, write_summary
 from ..run import Options, holds_folder
 from ..sweeps.results import remove_stale, write_records
+from .chain import Chain
 from .loader import load_chain
-from .model import Chain
 from .runner import run_chain
 from .summary import (
     casualty_rows,

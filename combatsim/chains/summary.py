@@ -13,7 +13,7 @@ from ..output import aligned_rows, interval_text, percent
 from .tally import RESOURCES, STATUSES
 
 if TYPE_CHECKING:
-    from .model import Chain
+    from .model import ChainSpec
     from .tally import ChainTally
 
 RESOURCE_NAMES = {
@@ -25,7 +25,7 @@ RESOURCE_NAMES = {
 
 
 def chain_summary(
-    chain: Chain,
+    chain: ChainSpec,
     carried: ChainTally,
     fresh: ChainTally,
     seed: int,

@@ -15,7 +15,7 @@ from ..run.tally import Tally, casualty_entries
 from ..stats import half_width, rate_with_interval
 
 if TYPE_CHECKING:
-    from .model import Chain
+    from .model import ChainSpec
     from .runner import ChainRun
 
 RESOURCES = ("wounds", "stun", "spent", "grenades")
@@ -59,7 +59,7 @@ class ChainTally:
     runs: Tally | None = None
 
     @classmethod
-    def empty(cls, chain: Chain) -> ChainTally:
+    def empty(cls, chain: ChainSpec) -> ChainTally:
         entries = casualty_entries(chain)
         runs = Tally(
             sides=(chain.side,),

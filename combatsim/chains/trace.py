@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..output import format_outcome, format_trace
-from .model import Chain
+from .chain import Chain
 from .runner import ChainRun
 
 

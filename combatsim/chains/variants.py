@@ -21,12 +21,14 @@ from ..errors import CombatsimError, UsageError, did_you_mean
 from ..sweeps.fields import ALL, FieldPath, Inheritance, Name, read_values
 
 if TYPE_CHECKING:
-    from .model import Chain, Encounter
+    from .model import ChainSpec, Encounter
 
 ENCOUNTER_KEYS = ("scenario", "set", "boss", "name")  # an encounter's own fields
 
 
-def apply_sets(chain: Chain, sets: Sequence[tuple[FieldPath, Any]], label: str | None) -> Chain:
+def apply_sets(
+    chain: ChainSpec, sets: Sequence[tuple[FieldPath, Any]], label: str | None
+) -> ChainSpec:
     """``chain`` with each ``(path, value)`` set, checked again (a new ``Chain``)."""
     if not sets:
         return chain
@@ -57,7 +59,7 @@ def _set_in_chain(data: dict, path: FieldPath, value: Any) -> None:
         raise UsageError(err.argument, err.found, allowed, err.hint) from None
 
 
-def values_at(chain: Chain, path: FieldPath) -> list[Any]:
+def values_at(chain: ChainSpec, path: FieldPath) -> list[Any]:
     """The values the chain gives at ``path`` (for a scenario field, each named encounter's
     scenario as the chain edits it, a member's field from its archetype included)."""
     inner = _into_scenario(chain, path)
@@ -72,7 +74,7 @@ def values_at(chain: Chain, path: FieldPath) -> list[Any]:
     return found
 
 
-def _into_scenario(chain: Chain, path: FieldPath) -> tuple[list[int], tuple] | None:
+def _into_scenario(chain: ChainSpec, path: FieldPath) -> tuple[list[int], tuple] | None:
     """For a path into an encounter's scenario: the encounters it names and the path inside
     the scenario; None for a field of the chain file itself."""
     steps = path.steps
@@ -83,7 +85,7 @@ def _into_scenario(chain: Chain, path: FieldPath) -> tuple[list[int], tuple] | N
     return _encounters(chain, steps[1], path), steps[2:]
 
 
-def _encounters(chain: Chain, step: Any, path: FieldPath) -> list[int]:
+def _encounters(chain: ChainSpec, step: Any, path: FieldPath) -> list[int]:
     names = [e.name for e in chain.encounters]
     if step == ALL:
         return list(range(len(names)))
@@ -112,7 +114,7 @@ def _text(steps: tuple) -> str:
     return out
 
 
-def check_encounter(chain: Chain, encounter: Encounter) -> None:
+def check_encounter(chain: ChainSpec, encounter: Encounter) -> None:
     """An encounter put into a built chain (a designed opposition, its carried side as it
     was): the side is there, and none of its fighters' names is on another side."""
     for fighter in encounter.scenario.fighters:
