@@ -563,11 +563,13 @@
       const tactics = tacticsBox(`sides[${i}]`, `sides[${i}]`, side.tactics || {}, null, side.name);
       tactics.classList.add("side-fields");
       tactics.dataset.sideTactics = side.name;
+      // the side's own buttons first: a keyboard user reaches them before every member's fields
       return el("fieldset", { class: "side", "data-side": side.name, style: `border-left: 4px solid ${SIDE_COLOURS[i % 4]}` },
-        el("legend", { text: side.name }), tactics, (side.members || []).map((m) => renderMember(side, m)),
+        el("legend", { text: side.name }),
         el("div", { class: "row-actions side-actions" },
           el("button", { type: "button", class: "small add-member", text: "+ Add a member", "aria-label": `Add a member to ${side.name}`, onclick: () => pickArchetype({ add: "member", side: i }, `Add a member to ${side.name}`) }),
-          el("button", { type: "button", class: "small remove", text: "Remove the side", "aria-label": `Remove the side ${side.name}`, onclick: () => buildFight({ remove: "side", side: i }) })));
+          el("button", { type: "button", class: "small remove", text: "Remove the side", "aria-label": `Remove the side ${side.name}`, onclick: () => buildFight({ remove: "side", side: i }) })),
+        tactics, (side.members || []).map((m) => renderMember(side, m)));
     }), el("div", { class: "row-actions" },
       el("button", { type: "button", id: "add-side", class: "small", text: "+ Add a side", onclick: () => pickArchetype({ add: "side" }, "Add a side: its first member") })));
   }
