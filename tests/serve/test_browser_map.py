@@ -7,6 +7,7 @@ Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots) for a person to look 
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -302,3 +303,25 @@ def test_a_fighter_moves_by_keyboard_alone(page, served):
     assert page.evaluate("() => !document.activeElement.closest('#map-svg')")
     _shot(page, "keyboard")
     assert not page.problems, page.problems
+
+
+def test_fighters_on_one_spot_are_drawn_apart_and_keep_their_place(page, served, folder):
+    """Three fighters written at the same place hid one another; they are fanned out around
+    it, each marker still saying (and carrying) the place the file gives."""
+    fight = yaml.safe_load((folder / FIREFIGHT).read_text())
+    runners = fight["sides"][0]["members"]
+    for member in runners[:3]:
+        member["position"] = [0, 0]
+    (folder / "stacked.yaml").write_text(yaml.safe_dump(fight, sort_keys=False))
+    _open(page, served, "stacked.yaml", done=False)
+    names = [m["name"] for m in runners[:3]]
+    boxes = []
+    for name in names:
+        marker = page.locator(f"#map-svg .fighter[data-name='{name}']")
+        assert (marker.get_attribute("data-x"), marker.get_attribute("data-y")) == ("0", "0")
+        assert "at (0, 0) m" in marker.get_attribute("aria-label")
+        boxes.append(marker.locator("circle.dot").bounding_box())
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1 :]:
+            assert math.dist((a["x"], a["y"]), (b["x"], b["y"])) >= a["width"], (a, b)
+    _shot(page, "stacked")

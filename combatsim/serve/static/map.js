@@ -12,6 +12,8 @@
 (() => {
   const NS = "http://www.w3.org/2000/svg";
   const W = 640, PAD = 28, MIN_SPAN = 10, SNAP = 0.5, KEY_STEP = 1, KEY_BIG = 5;
+  // fighters closer than STACKED px are drawn fanned out, FAN px apart (a marker is 16 px wide, 18 with its edge)
+  const STACKED = 4, FAN = 20, GOLDEN_ANGLE = Math.PI * (3 - Math.sqrt(5));
   const MAX_LOG = 40; // shots listed per turn (a 500-fighter turn has hundreds)
   const MAP_PAGE = "map-" + Math.random().toString(36).slice(2, 10);
   const box = document.getElementById("map-panel");
@@ -24,7 +26,7 @@
     <h3 id="map-h">Map <span class="muted small" id="map-scale"></span></h3>
     <div class="map-wrap"><svg id="map-svg" role="group" aria-labelledby="map-h" aria-describedby="map-help"></svg></div>
     <p id="map-info" class="map-info small" role="status" aria-live="polite"></p>
-    <p id="map-help" class="muted small">Drag a fighter or a cover point to move it; from the keyboard, Tab to the map, N and P pick a marker, the arrow keys move it (Shift: 5 m). Hover or focus a fighter for its weapons' ranges. North is up.</p>
+    <p id="map-help" class="muted small">Drag a fighter or a cover point to move it; from the keyboard, Tab to the map, N and P pick a marker, the arrow keys move it (Shift: 5 m). Hover or focus a fighter for its weapons' ranges. Fighters on one spot are drawn fanned out around it. North is up.</p>
     <div id="map-legend" class="legend small"></div>
     <form id="map-replay-form" class="inline map-replay">
       <label>Battle <input type="number" id="map-battle" value="0" min="0" step="1"></label>
@@ -152,8 +154,9 @@
     svg.append(rings);
     covers.forEach((c, i) => svg.append(coverMarker(M.field.cover_points[i], c, g)));
     if (M.replay) svg.append(replayLayer(g));
-    const spots = labelSpots(places, covers, g);
-    M.field.fighters.forEach((f, i) => svg.append(fighterMarker(f, i, places[i], g, spots[i])));
+    const dots = fanned(places, g);
+    const spots = labelSpots(dots, covers, g);
+    M.field.fighters.forEach((f, i) => svg.append(fighterMarker(f, i, places[i], g, spots[i], dots[i])));
     $("map-scale").textContent = `(grid: ${m1(gridStep(g.scale))} m)`;
     legend();
     rove(refocus);
@@ -162,10 +165,9 @@
   /** Where each fighter's name goes: right of its marker, else left, above or below, the first
    * place that runs into no other name, marker or cover point; null when none is free (the
    * name then shows on hover or focus; the marker's title and label keep it for a reader). */
-  function labelSpots(places, covers, g) {
+  function labelSpots(dots, covers, g) {
     const boxes = [], hits = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
     const square = ([x, y], r) => [x - r, y - r, x + r, y + r];
-    const dots = places.map((p) => [g.x(p[0]), g.y(p[1])]);
     const things = [...dots.map((d) => square(d, 9)), ...covers.map((c) => square([g.x(c[0]), g.y(c[1])], 8))];
     return M.field.fighters.map((f, i) => {
       const [x, y] = dots[i], w = 6.3 * f.name.length;
@@ -180,6 +182,25 @@
       if (spot) boxes.push(spot.box);
       return spot || null;
     });
+  }
+  /** Where each fighter's marker is drawn, in pixels: at its place, except that fighters on
+   * one spot (within ``STACKED`` px, which would hide each other) are fanned out around it on
+   * a sunflower spiral, the first at the spot. Only the drawing moves: the marker's label, its
+   * data and a drag read its place in meters. */
+  function fanned(places, g) {
+    const dots = places.map((p) => [g.x(p[0]), g.y(p[1])]);
+    const stacks = [];
+    dots.forEach((d, i) => {
+      const stack = stacks.find((s) => Math.abs(s.x - d[0]) < STACKED && Math.abs(s.y - d[1]) < STACKED);
+      if (stack) stack.members.push(i); else stacks.push({ x: d[0], y: d[1], members: [i] });
+    });
+    for (const stack of stacks) {
+      stack.members.forEach((i, k) => {
+        const r = FAN * Math.sqrt(k), turn = k * GOLDEN_ANGLE;
+        dots[i] = [stack.x + r * Math.cos(turn), stack.y + r * Math.sin(turn)];
+      });
+    }
+    return dots;
   }
   // ---------- the keyboard: the map is one stop of the Tab order (a fight of 500 fighters is
   // not 500 stops before the form); N and P go from marker to marker, the arrow keys move one ----
@@ -235,8 +256,8 @@
     if (!M.replay) movable(el, { path: c.path, offset: [0, 0], from: p, group: [el] });
     return el;
   }
-  function fighterMarker(f, i, p, g, spot) {
-    const x = g.x(p[0]), y = g.y(p[1]);
+  function fighterMarker(f, i, p, g, spot, dot) {
+    const [x, y] = dot;
     const r = M.replay, status = r ? (M.step === 0 ? r.start : r.turns[M.step - 1]) : null;
     const out = status ? status.out[i] : false, how = status ? status.status[i] : null;
     const cover = r ? "" : f.cover !== "none" ? `, ${f.cover} cover` : "";
