@@ -1005,11 +1005,20 @@ class _Grid:
         bound = dist(here, hint.position)
         found = self.near(self.foes[side], here, bound)
         if found:
+            hx, hy = here
+            seen: object = here
             best, best_d, best_i = None, math.inf, -1
+            off = math.inf  # (as in ``_nearest_in``)
             for e in found:
-                d = dist(here, e.position)
+                at = e.position
+                dx = at[0] - hx
+                dy = at[1] - hy
+                if dx > off or -dx > off or dy > off or -dy > off:
+                    continue
+                d = dist(seen, at)  # type: ignore[arg-type]
                 if d < best_d or (d == best_d and e.index < best_i):
                     best, best_d, best_i = e, d, e.index
+                    off = best_d * OFF
             if best is not None and best_d <= bound:
                 return best, best_d
         return None
@@ -1081,10 +1090,18 @@ class _Grid:
         """Whether someone able to act other than ``me`` stands within half a meter of
         cover point ``k`` (in the cells around it: ``cover_cells``)."""
         dist = math.dist
-        at = self.cover_points[k][0]
+        at: Point = self.cover_points[k][0]
+        ax, ay = at
+        near = 0.5 * OFF  # (one farther in x or y is farther by math.dist too)
         for entry in self.cover_cells[k]:
-            for e in entry[1]:
-                if e is not me and dist(e.position, at) < 0.5:
+            inside: list[Fighter] = entry[1]
+            for e in inside:
+                p = e.position
+                dx = p[0] - ax
+                dy = p[1] - ay
+                if dx > near or -dx > near or dy > near or -dy > near:
+                    continue
+                if e is not me and dist(p, at) < 0.5:
                     return True
         return False
 
