@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import operator
 from collections.abc import Iterable
 from types import FunctionType
 from typing import Any, cast
@@ -587,6 +588,9 @@ class _Standing(list):
             points.real, points.imag = where[:, 0], where[:, 1]
             kept = self.kept = (indexes, positions, slots, points)
         return kept
+
+
+_BY_INDEX = operator.attrgetter("index")
 
 
 def _index(f: Fighter) -> int:
@@ -1316,31 +1320,19 @@ def _nearest_in(entries: list[list], here: Point, reach: float) -> tuple[Any, fl
 
 def _ranking(entries: list[list], here: Point) -> list:
     """``[meters, fighters, 0]``: the fighters of the cell ``entries`` ranked by their meters
-    from ``here``, then by index, and the meters in the same order. Sorted by the meters
-    alone, equal meters then put in index order: a tuple per fighter to sort by cost a dense
-    fight more (compiled: the tuples' comparisons, and the garbage collector's visits to them
-    while a memo keeps them) than the rest of a look."""
+    from ``here``, then by index, and the meters in the same order: put in index order, then
+    sorted by the meters alone (a stable sort keeps equal meters in index order). A tuple per
+    fighter to sort by cost a dense fight more (compiled: the tuples' comparisons, and the
+    garbage collector's visits to them while a memo keeps them) than the rest of a look."""
     found: list[Fighter] = []
     for entry in entries:
         found.extend(entry[1])
+    found.sort(key=_BY_INDEX)
     dist = math.dist
     seen: object = here
     meters = [dist(seen, e.position) for e in found]  # type: ignore[arg-type]
     order = sorted(range(len(found)), key=meters.__getitem__)
-    ranked = [found[k] for k in order]
-    meters = [meters[k] for k in order]
-    n = len(ranked)
-    k = 0
-    while k < n - 1:
-        if meters[k + 1] != meters[k]:
-            k += 1
-            continue
-        j = k + 1  # a run of equal meters, k..j
-        while j + 1 < n and meters[j + 1] == meters[k]:
-            j += 1
-        ranked[k : j + 1] = sorted(ranked[k : j + 1], key=_index)
-        k = j + 1
-    return [meters, ranked, 0]
+    return [[meters[k] for k in order], [found[k] for k in order], 0]
 
 
 def _remember(
