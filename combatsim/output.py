@@ -65,12 +65,20 @@ def table(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
     frame = pd.DataFrame.from_records(records)
     for column in frame.columns:
-        if frame[column].dtype.kind == "f" and all(
-            isinstance(r.get(column), Integral | None) and not isinstance(r.get(column), bool)
-            for r in records
-        ):
+        if frame[column].dtype.kind == "f" and _integers_or_none(records, column):
             frame[column] = frame[column].astype("Int64")
     return frame
+
+
+def _integers_or_none(records: list[dict[str, Any]], column: str) -> bool:
+    """Whether every record's ``column`` is an integer (not a bool) or None (missing). By the
+    values' types, each tested once: an isinstance test of every value against ``Integral``
+    cost a 4v4 run 20 us a battle (measured), more than the rest of the table."""
+    kinds = {type(r.get(column)) for r in records}
+    return all(
+        kind is type(None) or (issubclass(kind, Integral) and not issubclass(kind, bool))
+        for kind in kinds
+    )
 
 
 def summary_json(summary: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
+import operator
 from collections.abc import Iterable
 from types import FunctionType
 from typing import Any, cast
@@ -589,6 +590,9 @@ class _Standing(list):
         return kept
 
 
+_BY_INDEX = operator.attrgetter("index")
+
+
 def _index(f: Fighter) -> int:
     return f.index
 
@@ -635,6 +639,9 @@ NEAR_CELLS = 25  # the most cells a grid query looks in (beyond: the caller look
 RINGS = 2  # rings of cells around a point the nearest is looked for in (5 x 5 cells)
 RING_REACH = 1.5 * (RINGS + 1) * CELL  # meters beyond every cell of the rings (and a hint's)
 SLACK = 1e-6  # meters a grid query reaches beyond its radius (coordinates within 1e5 m)
+# A fighter more than ``OFF`` times a look's bound farther in x or in y is farther than the
+# bound by math.dist too (which is within an ulp or so of the true meters): not measured
+OFF = 1.0 + 1e-9
 FAR: tuple = ()  # ``_Grid.measure``'s answer when the enemies are too far for the grid
 HOLDS: tuple = ((),)  # ``_Grid.again``'s answer when nothing changed in a footing's cells
 NOWHERE = (math.inf, math.inf)  # where a fighter not standing is, in ``_Grid.trails``
@@ -958,30 +965,32 @@ class _Grid:
             return None, math.inf
         dist = math.dist
         if hint is not None:
-            bound = dist(here, hint.position)
-            found = self.near(self.foes[side], here, bound)
-            if found:
-                best, best_d, best_i = None, math.inf, -1
-                for e in found:
-                    d = dist(here, e.position)
-                    if d < best_d or (d == best_d and e.index < best_i):
-                        best, best_d, best_i = e, d, e.index
-                if best_d <= bound:
-                    return best, best_d
+            near = self._nearest_by(side, here, hint)
+            if near is not None:
+                return near
         grids = [self.cells[s] for s in self.foes[side]]
         hx, hy = here
         cx, cy = math.floor(hx / CELL), math.floor(hy / CELL)
         key = cx * SHIFT + cy
         best, best_d, best_i = None, math.inf, -1
+        off = math.inf  # (as in ``_nearest_in``: one farther in x or y is passed over)
+        seen: object = here
         for r, ring in enumerate(RING_CELLS):
             for offset in ring:
                 for grid in grids:
                     entry = grid.get(key + offset)
                     if entry is not None:
-                        for e in entry[1]:
-                            d = dist(here, e.position)
+                        inside: list[Fighter] = entry[1]
+                        for e in inside:
+                            at = e.position
+                            dx = at[0] - hx
+                            dy = at[1] - hy
+                            if dx > off or -dx > off or dy > off or -dy > off:
+                                continue
+                            d = dist(seen, at)  # type: ignore[arg-type]
                             if d < best_d or (d == best_d and e.index < best_i):
                                 best, best_d, best_i = e, d, e.index
+                                off = best_d * OFF
             if best is not None:
                 margin = min(
                     hx - (cx - r) * CELL,
@@ -992,6 +1001,31 @@ class _Grid:
                 if best_d < margin - SLACK:
                     return best, best_d
         return None, math.inf
+
+    def _nearest_by(self, side: str, here: Point, hint: Fighter) -> tuple[Fighter, float] | None:
+        """``nearest`` among the enemies in the cells within ``hint``'s meters, when one is
+        as near as it (then it is the nearest of all); else None."""
+        dist = math.dist
+        bound = dist(here, hint.position)
+        found = self.near(self.foes[side], here, bound)
+        if found:
+            hx, hy = here
+            seen: object = here
+            best, best_d, best_i = None, math.inf, -1
+            off = math.inf  # (as in ``_nearest_in``)
+            for e in found:
+                at = e.position
+                dx = at[0] - hx
+                dy = at[1] - hy
+                if dx > off or -dx > off or dy > off or -dy > off:
+                    continue
+                d = dist(seen, at)  # type: ignore[arg-type]
+                if d < best_d or (d == best_d and e.index < best_i):
+                    best, best_d, best_i = e, d, e.index
+                    off = best_d * OFF
+            if best is not None and best_d <= bound:
+                return best, best_d
+        return None
 
     def measure(self, side: str, here: Point, hint: Fighter, reach: float) -> tuple | None:
         """``(nearest, its meters, in_reach, footing)`` of ``side``'s enemies from ``here``
@@ -1060,10 +1094,18 @@ class _Grid:
         """Whether someone able to act other than ``me`` stands within half a meter of
         cover point ``k`` (in the cells around it: ``cover_cells``)."""
         dist = math.dist
-        at = self.cover_points[k][0]
+        at: Point = self.cover_points[k][0]
+        ax, ay = at
+        near = 0.5 * OFF  # (one farther in x or y is farther by math.dist too)
         for entry in self.cover_cells[k]:
-            for e in entry[1]:
-                if e is not me and dist(e.position, at) < 0.5:
+            inside: list[Fighter] = entry[1]
+            for e in inside:
+                p = e.position
+                dx = p[0] - ax
+                dy = p[1] - ay
+                if dx > near or -dx > near or dy > near or -dy > near:
+                    continue
+                if e is not me and dist(p, at) < 0.5:
                     return True
         return False
 
@@ -1178,31 +1220,28 @@ class _Grid:
 
     def _ranked(self, ranking: list, entries: list[list], here: Point, reach: float) -> tuple:
         """``_nearest_in`` when only falls changed the cells since ``ranking`` was begun: the
-        enemies in them ranked once by meters (then index), the fallen skipped from the front
-        (``ranking[1]``). In a dense fight a fighter's cells hold a hundred enemies, and each
-        fall near it made every fighter around measure all of them again."""
+        enemies in them ranked once by meters (then index, ``_ranking``), the fallen skipped
+        from the front (``ranking[2]``). In a dense fight a fighter's cells hold a hundred
+        enemies, and each fall near it made every fighter around measure all of them again."""
         if ranking[0] is None:
-            dist = math.dist
-            ranked = [(dist(here, e.position), e.index, e) for entry in entries for e in entry[1]]
-            ranked.sort()  # (by meters, then index: indexes differ, fighters are never compared)
-            ranking[:] = [ranked, 0]
-        ranked, start = ranking
+            ranking[:] = _ranking(entries, here)
+        meters: list[float] = ranking[0]
+        ranked: list[Fighter] = ranking[1]
+        start: int = ranking[2]
         placed = self.placed
         end = len(ranked)
-        while start < end and placed[ranked[start][1]] is None:
+        while start < end and placed[ranked[start].index] is None:
             start += 1
-        ranking[1] = start
+        ranking[2] = start
         if start == end:
             return None, math.inf, 0
         count = 0
         for k in range(start, end):
-            d, i, _ = ranked[k]
-            if d > reach:
+            if meters[k] > reach:
                 break
-            if placed[i] is not None:
+            if placed[ranked[k].index] is not None:
                 count += 1
-        best_d, _, best = ranked[start]
-        return best, best_d, count
+        return ranked[start], meters[start], count
 
     def changed_beyond(self, side: str, seen: list[int], here: Point, radius: float) -> bool:
         """Whether every change of ``side``'s enemies since their trails were ``seen`` long
@@ -1253,17 +1292,47 @@ def _stamps(entries: list[list]) -> int:
 
 def _nearest_in(entries: list[list], here: Point, reach: float) -> tuple[Any, float, int]:
     """The first of the nearest fighters (math.dist, ties to the lower index) of the cell
-    ``entries``, its meters, and how many stand within ``reach`` of ``here``."""
+    ``entries``, its meters, and how many stand within ``reach`` of ``here``. A fighter
+    farther east, west, north or south than both the best so far and ``reach`` (``OFF``) is
+    passed over unmeasured: in a dense fight a look's cells hold a hundred enemies, most
+    of them farther than the first few found."""
     dist = math.dist
+    hx, hy = here
+    seen: object = here  # (boxed once, not at every measure)
     best, best_d, best_i, count = None, math.inf, -1, 0
+    off = math.inf
     for entry in entries:
-        for e in entry[1]:
-            d = dist(here, e.position)
+        inside: list[Fighter] = entry[1]  # (typed: compiled, read without lookups)
+        for e in inside:
+            at = e.position
+            dx = at[0] - hx
+            dy = at[1] - hy
+            if dx > off or -dx > off or dy > off or -dy > off:
+                continue  # farther than both: neither the nearest nor in reach
+            d = dist(seen, at)  # type: ignore[arg-type]
             if d <= reach:
                 count += 1
             if d < best_d or (d == best_d and e.index < best_i):
                 best, best_d, best_i = e, d, e.index
+                off = (best_d if best_d > reach else reach) * OFF
     return best, best_d, count
+
+
+def _ranking(entries: list[list], here: Point) -> list:
+    """``[meters, fighters, 0]``: the fighters of the cell ``entries`` ranked by their meters
+    from ``here``, then by index, and the meters in the same order: put in index order, then
+    sorted by the meters alone (a stable sort keeps equal meters in index order). A tuple per
+    fighter to sort by cost a dense fight more (compiled: the tuples' comparisons, and the
+    garbage collector's visits to them while a memo keeps them) than the rest of a look."""
+    found: list[Fighter] = []
+    for entry in entries:
+        found.extend(entry[1])
+    found.sort(key=_BY_INDEX)
+    dist = math.dist
+    seen: object = here
+    meters = [dist(seen, e.position) for e in found]  # type: ignore[arg-type]
+    order = sorted(range(len(found)), key=meters.__getitem__)
+    return [[meters[k] for k in order], [found[k] for k in order], 0]
 
 
 def _remember(
