@@ -115,6 +115,35 @@ def test_simulate_keeps_the_per_battle_tables(toy):
     assert set(result.combatants["name"]) == {"Ace", "Brick", "Guard 1", "Guard 2"}
 
 
+def test_the_record_tables_are_made_when_read_and_equal_the_files(toy, tmp_path):
+    """``battles`` and ``combatants`` are built from the kept rows at their first read (once),
+    equal to what a run writes as CSV; a result pickles before and after the read, a sweep's
+    carry each variant's label first."""
+    import pickle
+
+    result = combatsim.simulate(toy, 40, runner=toy_runner, quiet=True)
+    assert isinstance(result.records["battles"], sweeps_api.Records)
+    copy = pickle.loads(pickle.dumps(result))
+    battles = result.battles
+    assert result.battles is battles  # made once, then kept
+    written = combatsim.simulate(toy, 40, runner=toy_runner, quiet=True, out=tmp_path / "run")
+    for kind in ("battles", "combatants"):
+        on_disk = pd.read_csv(tmp_path / "run" / f"{kind}.csv")
+        pd.testing.assert_frame_equal(getattr(copy, kind), on_disk, check_dtype=False)
+    assert written.battles is None
+    swept = combatsim.sweep(
+        toy,
+        "sides[guards].members[Guard].count=1,2",
+        battles=20,
+        records="all",
+        runner=toy_runner,
+        quiet=True,
+    )
+    assert list(swept.battles.columns)[0] == "variant" and len(swept.battles) == 40
+    assert set(swept.battles["variant"]) == set(swept.table["variant"])
+    assert pickle.loads(pickle.dumps(swept)).combatants.equals(swept.combatants)
+
+
 def test_run_many_takes_a_folder(toy):
     result = combatsim.run_many(toy.parent, 30, runner=toy_runner, quiet=True)
     # the catalogue is skipped; one row per side of the one scenario

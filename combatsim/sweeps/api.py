@@ -29,7 +29,6 @@ from ..output import (
     casualty_table,
     concat_csv,
     file_labels,
-    table,
     tidy_table,
     write_attacks,
     write_casualties,
@@ -52,9 +51,11 @@ from .fields import (
 from .fields import parse_vary as _parse_vary
 from .results import (
     DIFFERENCES_CSV,
+    Records,
     Result,
     about,
     finish,
+    record_kinds,
     remove_stale,
     seal,
     variant_summary,
@@ -174,13 +175,12 @@ def run_one(scenario, *, sets: Sequence[Any] = (), **options: Any) -> Result:
     attacks = attack_table(loaded, study.tally(0).attacks)
     result.extra["attacks"] = attacks
     if opts.out is None:
-        result.battles = table(study.rows(0, "battles")) if records != "none" else None
-        result.combatants = table(study.rows(0, "combatants")) if records == "all" else None
+        for kind in record_kinds(records):
+            result.records[kind] = Records(((None, list(study.rows(0, kind))),))
         return result
     folder = Path(opts.out)
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     names = {"battles": BATTLES_CSV, "combatants": COMBATANTS_CSV}
-    for kind in kinds:
+    for kind in record_kinds(records):
         result.files.append(concat_csv(study.record_files(0, kind), folder / names[kind]))
     result.files += write_casualties([summary], folder)
     result.files += write_attacks(attacks, folder)

@@ -46,7 +46,8 @@ class Result:
     ``casualties``: per side, combatant and copy (of each variant), the share of battles it
     ended down and dead (also ``casualties.csv``); ``battles`` /
     ``combatants``: the kept per-battle records in memory (a ``variant`` column first when
-    there are several variants), None when not kept or written to files instead; ``files``:
+    there are several variants), None when not kept or written to files instead; made into a
+    table when first read (``Records``), as most callers read only the summary; ``files``:
     what was written; ``complete``: False if the run was interrupted (then ``resume`` can
     finish it); ``extra``: a comparison's ``differences`` table.
     """
@@ -55,11 +56,32 @@ class Result:
     summary: dict[str, Any]
     table: pd.DataFrame
     casualties: pd.DataFrame = field(default_factory=pd.DataFrame)
-    battles: pd.DataFrame | None = None
-    combatants: pd.DataFrame | None = None
     files: list[Path] = field(default_factory=list)
     complete: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
+    records: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def battles(self) -> pd.DataFrame | None:
+        return self._table("battles")
+
+    @battles.setter
+    def battles(self, value: pd.DataFrame | Records | None) -> None:
+        self.records["battles"] = value
+
+    @property
+    def combatants(self) -> pd.DataFrame | None:
+        return self._table("combatants")
+
+    @combatants.setter
+    def combatants(self, value: pd.DataFrame | Records | None) -> None:
+        self.records["combatants"] = value
+
+    def _table(self, kind: str) -> pd.DataFrame | None:
+        kept = self.records.get(kind)
+        if isinstance(kept, Records):
+            kept = self.records[kind] = kept.table()
+        return kept
 
     @property
     def interrupted(self) -> bool:
@@ -84,6 +106,29 @@ class Result:
 
 
 StudyResult = Result  # the name before the five entry points shared it
+
+
+@dataclass(frozen=True)
+class Records:
+    """Kept records not yet made into a table: ``parts`` pairs a variant's label (None for a
+    run of one scenario) with its rows. Building the DataFrame cost a 4v4 run about 20 us a
+    battle, a third of what ``simulate`` adds to its battles, for a table most callers never
+    read; picklable, so a ``Result`` still is."""
+
+    parts: tuple[tuple[Any, list[dict[str, Any]]], ...]
+
+    def table(self) -> pd.DataFrame:
+        """The rows as ``output.table`` makes them, with a ``variant`` column first where the
+        parts are labelled."""
+        if len(self.parts) == 1 and self.parts[0][0] is None:
+            return table(self.parts[0][1])
+        frames = []
+        for label, rows in self.parts:
+            part = table(rows)
+            if not part.empty:
+                part.insert(0, "variant", label)
+                frames.append(part)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def about(scenario) -> dict[str, Any]:
@@ -112,6 +157,11 @@ def variant_summary(study: Study, i: int, variant: Variant) -> dict[str, Any]:
     }
 
 
+def record_kinds(records: str) -> tuple[str, ...]:
+    """The record tables a ``records`` setting keeps: ``none``, ``battles`` or ``all``."""
+    return {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
+
+
 def finish(
     study: Study,
     kind: str,
@@ -125,17 +175,11 @@ def finish(
     casualties = casualty_table(summaries, labels)
     result = Result(kind, summary, frame, casualties=casualties, complete=complete)
     records = study.settings.records
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     if study.out is None:
-        for kind_ in kinds:
-            frames = []
-            for label, i in zip(labels, variants, strict=True):
-                part = table(study.rows(i, kind_))
-                if not part.empty:
-                    part.insert(0, "variant", label["variant"])
-                    frames.append(part)
-            joined = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-            setattr(result, kind_, joined)
+        for kind_ in record_kinds(records):
+            parts = zip(labels, variants, strict=True)
+            rows = tuple((label["variant"], list(study.rows(i, kind_))) for label, i in parts)
+            result.records[kind_] = Records(rows)
         return result
     folder = study.out
     result.files += write_table(frame, folder)
@@ -147,10 +191,8 @@ def finish(
 
 def write_records(study: Study, folder: Path, variants: Sequence[int]) -> list[Path]:
     """Each variant's records, as the study keeps them, in ``records/NNNN/<kind>.csv``."""
-    records = study.settings.records
-    kinds = {"none": (), "battles": ("battles",), "all": ("battles", "combatants")}[records]
     files = []
-    for kind in kinds:
+    for kind in record_kinds(study.settings.records):
         for i in variants:
             target = folder / RECORDS_DIR / f"{i:04d}" / f"{kind}.csv"  # folders made as needed
             files.append(concat_csv(study.record_files(i, kind), target))
