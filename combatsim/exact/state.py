@@ -30,7 +30,7 @@ import ast
 import copy
 import inspect
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from functools import cache
 from operator import attrgetter
@@ -71,8 +71,13 @@ def frozen(value: Any, where: str) -> Any:
     if isinstance(value, (set, frozenset)):
         return ("set", frozenset(frozen(v, where) for v in value))
     if type(value).__module__.startswith("combatsim.rules.") and not callable(value):
-        # a rule system's own record of plain data (a disadvantage waiting for its test)
-        return (type(value).__qualname__, tuple((n, frozen(v, where)) for n, v in fields(value)))
+        # a rule system's own record of plain data (a disadvantage waiting for its test), by
+        # the fields its rules read when it names them (``exact_fields``)
+        read = getattr(type(value), "exact_fields", None)
+        named: Iterable[tuple[str, Any]] = (
+            fields(value) if read is None else [(n, getattr(value, n)) for n in read]
+        )
+        return (type(value).__qualname__, tuple((n, frozen(v, where)) for n, v in named))
     raise refuse(
         f"a fighter's state holding {type(value).__name__} in {where}",
         "a fight whose rule state is plain data (numbers, text, lists)",
@@ -98,7 +103,9 @@ def fields(state: Any) -> Iterator[tuple[str, Any]]:
 def record_only(system_class: type) -> frozenset[str]:
     """Names of fields that the code of ``system_class`` (its classes' modules) and of the
     tactics only ever set or add to, and read in ``record`` alone: counters for
-    ``combatants.csv`` that no rule reads."""
+    ``combatants.csv`` that no rule reads. Also those the system names itself
+    (``exact_record_only``) where its source cannot tell (a counter added to through a
+    subscript whose name a record the rules read shares)."""
     from ..engine import battle, field, fighter
     from ..tactics import policies
 
@@ -114,7 +121,7 @@ def record_only(system_class: type) -> frozenset[str]:
         if module is None or module.__name__.split(".")[0] != "combatsim":
             continue
         _uses(ast.parse(textwrap.dedent(_source(module))), written, read)
-    return frozenset(written - read)
+    return frozenset(written - read) | frozenset(getattr(system_class, "exact_record_only", ()))
 
 
 def _source(module: ModuleType) -> str:
