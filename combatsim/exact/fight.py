@@ -51,7 +51,6 @@ from ..engine.fighter import Fighter
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
 from ..rng import battle_rng
 from ..rules.base import ExactHooks, wound_penalty
-from .freeze import fighter_key
 from .state import LASTING, Condition, NotExact, Snapshot, record_only, refuse, restore
 
 # Plans an exact fight can follow: they neither move anyone nor throw anything.
@@ -274,10 +273,15 @@ class Chain:
         battle = self.battle = _Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
         battle.turn_read = False
         self.system = system = battle.system
-        if meet:
-            self.roller.state_key = lambda: tuple(fighter_key(f, system) for f in battle.fighters)
         skip = record_only(type(system))
-        self.conditions = [Condition(system.new_state(f), skip) for f in battle.fighters]
+        self.conditions = conditions = [
+            Condition(system.new_state(f), skip) for f in battle.fighters
+        ]
+        if meet:
+            # all that the rest of an action reads: the fighters' conditions, a turn's too
+            self.roller.state_key = lambda: tuple(
+                c.key(f, True) for c, f in zip(conditions, battle.fighters, strict=True)
+            )
         self.wounds = wound_penalty(system) is not None
         self.memo = memo
         self.saved: dict[tuple[int, tuple], Snapshot] = {}
@@ -339,9 +343,7 @@ class Chain:
             f = battle.renew(i)
             restore(f, saved[(i, key)])
             if node.timing:
-                scores, f.priority, f.penalty_at_roll, f.shift, f.actions_this_turn = (
-                    node.timing[i]
-                )
+                scores, f.priority, f.penalty_at_roll, f.shift, f.actions_this_turn = node.timing[i]
                 f.scores = list(scores)
                 f.waiting_shift = f.shift
             if exact_dice is not None:
@@ -406,9 +408,7 @@ class Chain:
         self.steps[(node, turn if read else None)] = dist
         return dist
 
-    def _explore(
-        self, run: Any, turn: int, limit: int | None, what: str
-    ) -> tuple[Dist[Any], bool]:
+    def _explore(self, run: Any, turn: int, limit: int | None, what: str) -> tuple[Dist[Any], bool]:
         """``run`` walked once per way its dice fall in ``turn`` (``paths.explore``), and
         whether the rules read the turn number; refused past ``limit`` paths or the chain's
         ``max_paths`` in all."""
@@ -554,9 +554,7 @@ def _in_order(timing: list[Timing], top: int) -> list[Timing]:
     return [(tuple(s), 0, 0, 0, 0) if s else IDLE for s in scores]
 
 
-def _next_action(
-    can_act: Sequence[bool], timing: list[Timing], top: int
-) -> tuple[int, int] | None:
+def _next_action(can_act: Sequence[bool], timing: list[Timing], top: int) -> tuple[int, int] | None:
     """The fighter whose action comes next and its score: the earliest time (``top`` less
     the score after wounds, at most ``top``), equal times by rank. A fighter out of the fight,
     or whose next score wounds pushed below 1, loses the rest of its turn (its timing idle)."""

@@ -793,6 +793,7 @@ class Shadowrun2097(
         attacker.shots += 1
         mos = self.attack_check(battle, attacker, skill, tn, adv, dis, what, why)
         if mos >= 0:
+            _checked(battle, mos)
             self.hit(battle, attacker, target, weapon, mos, burst)
 
     # --- damage ---------------------------------------------------------------------------
@@ -981,6 +982,7 @@ class Shadowrun2097(
         attacker.shots += 1
         mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, "Melee", why)
         if mos >= 0:
+            _checked(battle, mos)
             self.hit(battle, attacker, target, weapon, mos, burst=False)
 
 
@@ -995,6 +997,15 @@ _PENDING_BELOW = min(
 )
 
 Explained = tuple[list[str], list, list[str], list[str]]
+
+
+def _checked(battle: Battle[C], mos: int) -> None:
+    """An exact answer's meeting point (``dice.paths``): after a hit's check, ``hit`` reads
+    of the MoS only the damage dice it adds, so the checks' many ways to hit alike meet here
+    and the damage is walked once for them. Nothing in a sampled battle."""
+    meet = battle.roll.checkpoint
+    if meet is not None:
+        meet(("hit", dice.mos_damage_dice(mos)))
 
 
 @lru_cache(maxsize=1024)
