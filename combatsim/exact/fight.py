@@ -62,7 +62,7 @@ PROBES = 20  # sampled battles looked at for movement before the chain starts
 PROJECTED = 5  # a fight projected past this many times the limit on paths is refused at once
 # The projection's first turn start and first action may take this share of the limit on paths
 # each (a few seconds at most): a fight whose first steps take more is too large anyway
-FIRST_SHARE = {"turn": 200, "act": 20}
+FIRST_SHARE = {"turn": 200, "act": 20, "first turn": 20}
 # Systems whose rule state the chain cannot hold, by name (docs/exact.md lists what it covers)
 NOT_COVERED = {"lost-souls": "Lost Souls", "4d8": "4D8"}
 CAN_ACT = LASTING.index("can_act")  # where a lasting condition's engine part says so
@@ -153,18 +153,17 @@ def fight_odds(
     """The exact odds of ``scenario``'s battle (see the module's docstring); ``NotExact``
     when it cannot be followed exactly or needs more than ``max_states`` states or
     ``max_paths`` paths."""
-    conditions = check_still(scenario)
+    check_still(scenario)
     start = time.perf_counter()
     chain = Chain(scenario, max_paths, meet, memo)
-    chain.check_size(conditions)
+    chain.check_size(max_states)
     endings = chain.walk(max_states)
     return FightOdds(scenario, endings, chain.stepped, chain.paths, time.perf_counter() - start)
 
 
-def check_still(scenario: Any) -> int:
+def check_still(scenario: Any) -> None:
     """Refuse up front, in a second, what the chain never follows: a system it does not
-    cover, grenades the tactics would throw, a fighter that moves. The number of conditions
-    ``PROBES`` sampled battles pass through (``probe``), for ``Chain.check_size``."""
+    cover, grenades the tactics would throw, a fighter that moves."""
     name = scenario.system.name
     if name in NOT_COVERED:
         raise refuse(
@@ -179,13 +178,12 @@ def check_still(scenario: Any) -> int:
                 f"{spec.name}'s grenades",
                 "a fight without grenades (where one lands is not exact)",
             )
-    mover, conditions = probe(scenario)
+    mover = probe(scenario)
     if mover is not None:
         raise refuse(
             f"{mover}'s movement (it walks or runs in a sampled battle of this fight)",
             "a fight whose fighters only fire, reload or strike where they stand",
         )
-    return conditions
 
 
 class _Moved(Exception):
@@ -193,40 +191,26 @@ class _Moved(Exception):
 
 
 class _Watched(Battle):
-    """A sampled battle that stops at its first step of movement and notes the fighters'
-    conditions (``seen``: their keys and who acts) at the start of every action."""
-
-    seen: set[tuple[tuple, int]]
-    conditions: list[Condition]
+    """A sampled battle that stops at its first step of movement."""
 
     def move(self, f: Fighter, dest: tuple[float, float], budget: float) -> None:
         if budget > 0 and math.dist(f.position, dest) > 1e-9:
             raise _Moved(f.name)
         super().move(f, dest, budget)
 
-    def _start_action(self, f: Fighter) -> Any:
-        keys = tuple(c.key(g, False) for c, g in zip(self.conditions, self.fighters, strict=True))
-        self.seen.add((keys, f.index))
-        return super()._start_action(f)
 
-
-def probe(scenario: Any) -> tuple[str | None, int]:
+def probe(scenario: Any) -> str | None:
     """The name of a fighter that walks or runs in one of ``PROBES`` sampled battles (None:
-    none does), and how many conditions those battles start an action in. A fight that moves
-    is refused in a second rather than after the chain's limits (which a walk's many ways to
-    go reach only after minutes). Finding no walk proves nothing: a rarer walk is still
-    refused when the chain meets it."""
-    seen: set[tuple[tuple, int]] = set()
+    none does). A fight that moves is refused in a second rather than after the chain's
+    limits (which a walk's many ways to go reach only after minutes). Finding no walk proves
+    nothing: a rarer walk is still refused when the chain meets it."""
     for index in range(PROBES):
         battle = _Watched(scenario, battle_rng(scenario.seed, index), index=index)
-        skip = record_only(type(battle.system))
-        battle.seen = seen
-        battle.conditions = [Condition(battle.system.new_state(f), skip) for f in battle.fighters]
         try:
             battle.run()
         except _Moved as moved:
-            return str(moved), len(seen)
-    return None, len(seen)
+            return str(moved)
+    return None
 
 
 class _Decided:
@@ -291,27 +275,43 @@ class Chain:
         self.paths = self.stepped = self.walked = 0
         self.first = Node("turn", self.lasting(), (), ())  # the battle as it starts
 
-    def check_size(self, conditions: int) -> None:
-        """Refuse at once a fight whose first steps show it far past the limit on paths: the
-        orders of the first turn's initiative, times the ways of the dice its first action
-        takes, times the ``conditions`` sampled battles start an action in, above
-        ``PROJECTED`` times ``max_paths``. An estimate, not a bound (a smaller fight still
-        meets the limit where it is reached); the steps it takes are the walk's first."""
-        before = self.paths
+    def check_size(self, max_states: int) -> None:
+        """Refuse within seconds a fight whose first turn shows it far past the limit on
+        paths. Its first initiative and first action may take a 200th and a 20th of the limit
+        (``FIRST_SHARE``), its whole first turn (of more than one) a 20th; then the walk is
+        projected as the
+        first turn's paths, times the states the second turn starts from, times the turns
+        after the first, and refused above ``PROJECTED`` times ``max_paths``. An estimate,
+        not a bound (a smaller fight still meets the limit where it is reached); the steps it
+        walks are the walk's own, kept for it."""
         first = self.step(self.first, 1, self.max_paths // FIRST_SHARE["turn"])
-        ways = self.paths - before
         acting = next((n for n in first if isinstance(n, Node) and n.phase == "act"), None)
-        if acting is None:
-            return
-        before = self.paths
-        self.step(acting, 1, self.max_paths // FIRST_SHARE["act"])
-        one = self.paths - before
-        estimate = ways * one * conditions
+        if acting is not None:
+            self.step(acting, 1, self.max_paths // FIRST_SHARE["act"])
+        if self.scenario.turn_limit == 1:
+            return  # the first turn is the fight: the walk's own limits hold it
+        limit, budget = self.max_paths, self.max_paths // FIRST_SHARE["first turn"]
+        self.max_paths = min(limit, self.paths + budget)
+        try:
+            starts = self._levels(max_states, through=1)[1]
+        except NotExact:
+            if self.paths < self.max_paths:
+                raise  # not the budget: a plan it does not follow, too many states
+            raise refuse(
+                f"a fight whose first turn alone falls more than {budget:,} ways",
+                "a smaller fight (fewer turns, dice or fighters) to answer exactly; sampled"
+                " battles (run without --exact) answer any fight",
+            ) from None
+        finally:
+            self.max_paths = limit
+        self.stepped = 0
+        one = self.paths
+        estimate = one * max(starts, 1) * (self.scenario.turn_limit - 1)
         if estimate > PROJECTED * self.max_paths:
             raise refuse(
-                f"a fight of some {estimate:,} ways for the dice to fall ({ways} ways the"
-                f" first turn's initiative falls, {one:,} ways one action goes, {conditions}"
-                f" conditions in {PROBES} sampled battles), past the limit of"
+                f"a fight of some {estimate:,} ways for the dice to fall ({one:,} ways its"
+                f" first turn falls, {starts:,} states the second starts from,"
+                f" {self.scenario.turn_limit - 1} turns more), past the limit of"
                 f" {self.max_paths:,}",
                 "a smaller fight (fewer turns, dice or fighters) to answer exactly; sampled"
                 " battles (run without --exact) answer any fight",
@@ -362,12 +362,19 @@ class Chain:
     def walk(self, max_states: int) -> Dist[Ending]:
         """Step every state from the first turn's start to the end of the turn limit, level by
         level ((turn, step in it)), merging equal states within a level."""
+        return self._levels(max_states)[0]
+
+    def _levels(self, max_states: int, through: int | None = None) -> tuple[Dist[Ending], int]:
+        """``walk``; or only its turns ``through`` this one, with the number of states the
+        next turn starts from."""
         limit = self.scenario.turn_limit
         levels: dict[tuple[int, int], dict[Node, Fraction]] = {(1, 0): {self.first: Fraction(1)}}
         queue = [(1, 0)]
         endings: dict[Ending, Fraction] = defaultdict(Fraction)
         while queue:
             turn, step = level = heapq.heappop(queue)
+            if through is not None and turn > through:
+                return Dist(endings.items()), len(levels[level])
             for node, p in levels.pop(level).items():
                 if node.phase == "turn" and turn > limit:
                     self.ready(_first, node)
@@ -389,7 +396,7 @@ class Chain:
                         levels[after] = defaultdict(Fraction)
                         heapq.heappush(queue, after)
                     levels[after][outcome] += p * q
-        return Dist(endings.items())
+        return Dist(endings.items()), 0
 
     def step(self, node: Node, turn: int, limit: int | None = None) -> Dist[Any]:
         """The next states (or endings) from ``node`` in ``turn``: worked out once for every

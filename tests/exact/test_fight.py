@@ -217,9 +217,9 @@ def test_a_walk_no_sampled_battle_showed_is_refused_where_the_chain_meets_it(tmp
 SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
     (ROOT / "scenarios" / "tactics").glob("*.yaml")
 )
-# refused after walking 5,000 ways of the first initiative (a fight of several): over a second of
-# CPU here, more on CI
-CROWDED = ("focus.yaml", "targets-in-reach.yaml")
+# refused after walking 5,000 ways of the first initiative (a fight of several), or 50,000 ways
+# of the first turn (the sniper duel): over a second of CPU here, more on CI
+CROWDED = ("focus.yaml", "targets-in-reach.yaml", "sr2097-sniper-duel.yaml")
 
 
 @pytest.mark.parametrize(
@@ -290,13 +290,18 @@ def test_a_fight_past_the_limits_is_refused(tmp_path, monkeypatch):
     # the first turn start (36 ways) is held to a 200th of the limit on paths
     with pytest.raises(NotExact, match="first initiative alone falls more than 10 ways"):
         fight_odds(scenario, max_paths=2000)
-    monkeypatch.setattr(fight, "FIRST_SHARE", {"turn": 1, "act": 1})
-    # projected: 36 ways of initiative x 18 ways of Ace's first shot x 14 conditions sampled
-    with pytest.raises(NotExact, match="some 9,072 ways .*past the limit of 1,500"):
-        fight_odds(scenario, max_paths=1500)
-    monkeypatch.setattr(fight, "PROJECTED", 100)
-    with pytest.raises(NotExact, match="more than 1,500 ways for the dice to fall"):
-        fight_odds(scenario, max_paths=1500)
+    monkeypatch.setattr(fight, "FIRST_SHARE", {"turn": 1, "act": 1, "first turn": 20})
+    # one turn is the whole fight: walked to the limit
+    with pytest.raises(NotExact, match="more than 500 ways for the dice to fall"):
+        fight_odds(scenario, max_paths=500)
+    longer = load_scenario(duel(tmp_path, turns=3))
+    # the first of three turns (941 ways) is held to a 20th of the limit
+    with pytest.raises(NotExact, match="first turn alone falls more than 500 ways"):
+        fight_odds(longer, max_paths=10_000)
+    # projected: 941 ways of the first turn x 85 states the second starts from x 2 turns more
+    monkeypatch.setattr(fight, "FIRST_SHARE", {"turn": 1, "act": 1, "first turn": 1})
+    with pytest.raises(NotExact, match="some 159,970 ways .*past the limit of 20,000"):
+        fight_odds(longer, max_paths=20_000)
 
 
 # --- the command ----------------------------------------------------------------------------
