@@ -62,7 +62,7 @@ PROBES = 20  # sampled battles looked at for movement before the chain starts
 PROJECTED = 5  # a fight projected past this many times the limit on paths is refused at once
 # The projection's first turn start and first action may take this share of the limit on paths
 # each (a few seconds at most): a fight whose first steps take more is too large anyway
-FIRST_SHARE = {"turn": 200, "act": 20, "first turn": 20}
+FIRST_SHARE = {"turn": 200, "act": 20, "first turn": 40}
 # Systems whose rule state the chain cannot hold, by name (docs/exact.md lists what it covers)
 NOT_COVERED = {"lost-souls": "Lost Souls", "4d8": "4D8"}
 CAN_ACT = LASTING.index("can_act")  # where a lasting condition's engine part says so
@@ -278,7 +278,7 @@ class Chain:
     def check_size(self, max_states: int) -> None:
         """Refuse within seconds a fight whose first turn shows it far past the limit on
         paths. Its first initiative and first action may take a 200th and a 20th of the limit
-        (``FIRST_SHARE``), its whole first turn (of more than one) a 20th; then the walk is
+        (``FIRST_SHARE``), its whole first turn (of more than one) a 40th; then the walk is
         projected as the
         first turn's paths, times the states the second turn starts from, times the turns
         after the first, and refused above ``PROJECTED`` times ``max_paths``. An estimate,
