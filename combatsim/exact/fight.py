@@ -24,7 +24,9 @@ a fight past the limits on states and paths. So that a refusal comes in seconds,
 minute it takes to reach a limit, a fight is looked at before the walk: its system (Lost Souls
 and 4D8 keep other fighters in a fighter's state, which no plain value holds), its grenades,
 ``PROBES`` sampled battles for movement, and a projection of the paths from the chain's first
-two steps (``Chain.check_size``). A held action (``hold``) waits for a movement that
+turn (``Chain.check_size``). An action is walked once for every node that shares what it
+reads (``Chain._act``), and where wounds never move initiative a turn is kept as the order
+of its actions (``_in_order``). A held action (``hold``) waits for a movement that
 never comes in a fight that stands still: it is wasted with the rest of the fighter's turn, as
 the engine wastes it at the turn's end.
 """
