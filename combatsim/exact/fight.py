@@ -53,7 +53,16 @@ from ..engine.fighter import Fighter
 from ..engine.records import MUTUAL, TURN_LIMIT, VICTORY
 from ..rng import battle_rng
 from ..rules.base import ExactHooks, wound_penalty
-from .state import LASTING, Condition, NotExact, Snapshot, record_only, refuse, restore
+from .state import (
+    LASTING,
+    Condition,
+    NotExact,
+    Snapshot,
+    record_fields,
+    record_only,
+    refuse,
+    restore,
+)
 
 # Plans an exact fight can follow: they neither move anyone nor throw anything.
 STILL = ("fire", "melee", "reload", "none")
@@ -259,9 +268,9 @@ class Chain:
         battle = self.battle = _Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
         battle.turn_read = False
         self.system = system = battle.system
-        skip = record_only(type(system))
+        skip, records = record_only(type(system)), record_fields(type(system))
         self.conditions = conditions = [
-            Condition(system.new_state(f), skip) for f in battle.fighters
+            Condition(system.new_state(f), skip, records) for f in battle.fighters
         ]
         if meet:
             # all that the rest of an action reads: the fighters' conditions, a turn's too

@@ -424,3 +424,31 @@ def test_one_turn_of_the_sniper_duel_answered_exactly_fits_sampled_battles():
     winners = batch.battles.set_index("battle")["winner"]
     samples = [(winners[b], *(statuses.loc[b, n] for n in names)) for b in batch.battles["battle"]]
     assert_fits(samples, exact)
+
+
+def test_a_2097_condition_leaves_out_what_only_the_record_and_the_trace_read():
+    """Edge spent by use is a counter for ``combatants.csv`` (added to through a subscript,
+    which the source check does not see as a counter: 2097 names it), and a pending
+    Disadvantage's tier and MoS only name it in a trace: two snipers that differ there alone
+    are one condition of the chain."""
+    from combatsim.exact.state import Condition, record_fields, record_only
+    from combatsim.rules.sr2097.system import pending_after
+
+    scenario = load_scenario(ROOT / "scenarios" / "sr2097-sniper-duel.yaml")
+    chain = fight.Chain(scenario, 1000)
+    system = chain.system
+    assert "spent" in record_only(type(system))
+    condition = Condition(system.new_state(chain.battle.fighters[0]), frozenset(), {})
+    narrow = Condition(
+        system.new_state(chain.battle.fighters[0]),
+        record_only(type(system)),
+        record_fields(type(system)),
+    )
+    keys = []
+    for mos, use in ((-12, "attack"), (-14, "damage")):
+        f = chain.battle.renew(0)
+        f.state.pending = pending_after("attack", mos)
+        f.state.spent[use] += 1
+        keys.append((condition.key(f, False), narrow.key(f, False)))
+    assert keys[0][0] != keys[1][0]  # every field: two conditions
+    assert keys[0][1] == keys[1][1]  # what the rules read: one

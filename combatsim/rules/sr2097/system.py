@@ -41,7 +41,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from mypy_extensions import mypyc_attr
 
@@ -148,9 +148,6 @@ class PendingDisadvantage:
     kind: str
     tier: str
     mos: int
-    # What the rules read of it: an exact answer tells two apart by these alone (the tier
-    # and MoS only name it in a trace, which an exact answer never writes)
-    exact_fields: ClassVar[tuple[str, ...]] = ("scope", "kind")
 
     def __str__(self) -> str:
         return f"{self.tier} on the last {self.kind} check (MoS {self.mos:+d})"
@@ -257,6 +254,9 @@ class Shadowrun2097(
     # (``exact.state.record_only``) cannot see as such: ``spent`` is added to through a
     # subscript, and a ``Start`` has a field of that name the rules read
     exact_record_only = ("spent",)
+    # What the rules read of a record in a fighter's state: an exact answer tells two apart by
+    # these alone (a pending Disadvantage's tier and MoS only name it in a trace)
+    exact_record_fields = (("PendingDisadvantage", ("scope", "kind")),)
     running_stops_shooting = True  # as in the classic rules: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
