@@ -72,7 +72,8 @@ MAX_TIED = 6  # fighters with equal tie-breaks whose orders are listed (6! = 720
 PROBES = 20  # sampled battles looked at for movement before the chain starts
 PROJECTED = 5  # a fight projected past this many times the limit on paths is refused at once
 # The projection's first turn start and first action may take this share of the limit on paths
-# each (a few seconds at most): a fight whose first steps take more is too large anyway
+# each, and the whole first turn of a fight of several (a few seconds at most): a fight whose
+# first steps take more is too large anyway
 FIRST_SHARE = {"turn": 200, "act": 20, "first turn": 40}
 # Systems whose rule state the chain cannot hold, by name (docs/exact.md lists what it covers)
 NOT_COVERED = {"lost-souls": "Lost Souls", "4d8": "4D8"}
