@@ -58,8 +58,8 @@ from .state import (
     Condition,
     NotExact,
     Snapshot,
+    for_the_record,
     record_fields,
-    record_only,
     refuse,
     restore,
 )
@@ -269,7 +269,7 @@ class Chain:
         battle = self.battle = _Battle(scenario, None, roller=self.roller)  # type: ignore[arg-type]
         battle.turn_read = False
         self.system = system = battle.system
-        skip, records = record_only(type(system)), record_fields(type(system))
+        skip, records = for_the_record(system), record_fields(system)
         self.conditions = conditions = [
             Condition(system.new_state(f), skip, records) for f in battle.fighters
         ]

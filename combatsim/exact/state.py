@@ -101,20 +101,28 @@ def fields(state: Any) -> Iterator[tuple[str, Any]]:
             yield name, value
 
 
-def record_fields(system_class: type) -> dict[str, tuple[str, ...]]:
+def record_fields(system: Any) -> dict[str, tuple[str, ...]]:
     """Of each record a rule system keeps in a fighter's state (by class name), the fields its
     rules read, where the system names them (``exact_record_fields``): the rest only names it
-    in a trace, and two records that differ there alone are one condition."""
-    return dict(getattr(system_class, "exact_record_fields", ()))
+    in a trace, and two records that differ there alone are one condition. Read off the
+    system itself: a compiled class holds its constants for its instances."""
+    return dict(getattr(system, "exact_record_fields", ()))
+
+
+def for_the_record(system: Any) -> frozenset[str]:
+    """The fields of ``system``'s fighter state kept for the record only: those its source
+    shows (``record_only``) and those it names itself (``exact_record_only``) where its
+    source cannot tell (a counter added to through a subscript, whose name a record the
+    rules read shares)."""
+    kind: type = type(system)
+    return record_only(kind) | frozenset(getattr(system, "exact_record_only", ()))
 
 
 @cache
 def record_only(system_class: type) -> frozenset[str]:
     """Names of fields that the code of ``system_class`` (its classes' modules) and of the
     tactics only ever set or add to, and read in ``record`` alone: counters for
-    ``combatants.csv`` that no rule reads. Also those the system names itself
-    (``exact_record_only``) where its source cannot tell (a counter added to through a
-    subscript whose name a record the rules read shares)."""
+    ``combatants.csv`` that no rule reads."""
     from ..engine import battle, field, fighter
     from ..tactics import policies
 
@@ -130,7 +138,7 @@ def record_only(system_class: type) -> frozenset[str]:
         if module is None or module.__name__.split(".")[0] != "combatsim":
             continue
         _uses(ast.parse(textwrap.dedent(_source(module))), written, read)
-    return frozenset(written - read) | frozenset(getattr(system_class, "exact_record_only", ()))
+    return frozenset(written - read)
 
 
 def _source(module: ModuleType) -> str:
@@ -174,7 +182,7 @@ class Condition:
         skip: frozenset[str] = frozenset(),
         records: Mapping[str, tuple[str, ...]] | None = None,
     ):
-        """``skip``: fields kept for the record only (``record_only``); ``records``: what the
+        """``skip``: fields kept for the record only (``for_the_record``); ``records``: what the
         rules read of their records (``record_fields``)."""
         values = dict(fields(fresh))
         self.names = names = tuple(sorted(n for n in values if n not in skip))

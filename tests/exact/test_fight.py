@@ -431,18 +431,18 @@ def test_a_2097_condition_leaves_out_what_only_the_record_and_the_trace_read():
     which the source check does not see as a counter: 2097 names it), and a pending
     Disadvantage's tier and MoS only name it in a trace: two snipers that differ there alone
     are one condition of the chain."""
-    from combatsim.exact.state import Condition, record_fields, record_only
+    from combatsim.exact.state import Condition, for_the_record, record_fields, record_only
     from combatsim.rules.sr2097.system import pending_after
 
     scenario = load_scenario(ROOT / "scenarios" / "sr2097-sniper-duel.yaml")
     chain = fight.Chain(scenario, 1000)
     system = chain.system
-    assert "spent" in record_only(type(system))
+    assert "spent" in for_the_record(system) and "spent" not in record_only(type(system))
     condition = Condition(system.new_state(chain.battle.fighters[0]), frozenset(), {})
     narrow = Condition(
         system.new_state(chain.battle.fighters[0]),
-        record_only(type(system)),
-        record_fields(type(system)),
+        for_the_record(system),
+        record_fields(system),
     )
     keys = []
     for mos, use in ((-12, "attack"), (-14, "damage")):

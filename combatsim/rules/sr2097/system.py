@@ -251,7 +251,7 @@ class Shadowrun2097(
     damage_unit = "health points"
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
     # State fields kept only for ``record`` that the source check of exact answers
-    # (``exact.state.record_only``) cannot see as such: ``spent`` is added to through a
+    # (``exact.state.for_the_record``) cannot see as such: ``spent`` is added to through a
     # subscript, and a ``Start`` has a field of that name the rules read
     exact_record_only = ("spent",)
     # What the rules read of a record in a fighter's state: an exact answer tells two apart by
