@@ -380,15 +380,23 @@ def test_paths_meeting_between_shots_change_no_fight_answer(tmp_path):
 # --- the memoised walk ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fight_of", ["classic", pytest.param("sr2097", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "fight_of",
+    [
+        "classic",
+        pytest.param("classic, 2 turns", marks=pytest.mark.slow),
+        pytest.param("sr2097", marks=pytest.mark.slow),
+    ],
+)
 def test_the_memoised_walk_gives_the_plain_walks_fractions(tmp_path, fight_of):
     """An action walked once for every node sharing what it reads, a turn kept as the order of
     its actions (2097: wounds do not move initiative), paths meeting by the chain's condition
     keys: the same fractions as walking every action from every node with the raw scores.
     Classic Shadowrun's wounds move initiative, so its timing is kept whole and the memo's
-    key holds what ``damage_dealt`` reads of it."""
-    if fight_of == "classic":
-        path = duel(tmp_path, turns=1)
+    key holds what ``damage_dealt`` reads of it: in a second turn a fighter's penalty when it
+    rolled is not its condition's, and a key without it gives other fractions."""
+    if fight_of.startswith("classic"):
+        path = duel(tmp_path, turns=2 if "2 turns" in fight_of else 1)
     else:
         path = tmp_path / "gangers.yaml"
         catalogue = ROOT / "scenarios" / "catalogues" / "sr2097.yaml"
