@@ -30,7 +30,7 @@ import ast
 import copy
 import inspect
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from fractions import Fraction
 from functools import cache
 from operator import attrgetter
@@ -58,21 +58,28 @@ def refuse(what: str, why: str) -> NotExact:
     return NotExact("--exact", Described(what), why)
 
 
-def frozen(value: Any, where: str) -> Any:
+def frozen(value: Any, where: str, read: Mapping[str, tuple[str, ...]] | None = None) -> Any:
     """``value`` as a hashable value of the same content (lists as tuples, dicts as sorted
-    item tuples, sets as frozensets); anything else that is not plain data is refused."""
+    item tuples, sets as frozensets); anything else that is not plain data is refused.
+    ``read``: of a rule system's records (by class name), the fields its rules read."""
     if isinstance(value, _PLAIN):
         return value
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(frozen(v, where) for v in value))
+        return (type(value).__name__, tuple(frozen(v, where, read) for v in value))
     if isinstance(value, dict):
-        items = ((frozen(k, where), frozen(v, where)) for k, v in value.items())
+        items = ((frozen(k, where, read), frozen(v, where, read)) for k, v in value.items())
         return ("dict", tuple(sorted(items, key=repr)))
     if isinstance(value, (set, frozenset)):
-        return ("set", frozenset(frozen(v, where) for v in value))
+        return ("set", frozenset(frozen(v, where, read) for v in value))
     if type(value).__module__.startswith("combatsim.rules.") and not callable(value):
-        # a rule system's own record of plain data (a disadvantage waiting for its test)
-        return (type(value).__qualname__, tuple((n, frozen(v, where)) for n, v in fields(value)))
+        # a rule system's own record of plain data (a disadvantage waiting for its test), by
+        # the fields its rules read where the system names them (``record_fields``)
+        name = type(value).__qualname__
+        names = read.get(name) if read is not None else None
+        named: Iterable[tuple[str, Any]] = (
+            fields(value) if names is None else [(n, getattr(value, n)) for n in names]
+        )
+        return (name, tuple((n, frozen(v, where, read)) for n, v in named))
     raise refuse(
         f"a fighter's state holding {type(value).__name__} in {where}",
         "a fight whose rule state is plain data (numbers, text, lists)",
@@ -92,6 +99,23 @@ def fields(state: Any) -> Iterator[tuple[str, Any]]:
     for name, value in getattr(state, "__dict__", {}).items():
         if name not in seen:
             yield name, value
+
+
+def record_fields(system: Any) -> dict[str, tuple[str, ...]]:
+    """Of each record a rule system keeps in a fighter's state (by class name), the fields its
+    rules read, where the system names them (``exact_record_fields``): the rest only names it
+    in a trace, and two records that differ there alone are one condition. Read off the
+    system itself: a compiled class holds its constants for its instances."""
+    return dict(getattr(system, "exact_record_fields", ()))
+
+
+def for_the_record(system: Any) -> frozenset[str]:
+    """The fields of ``system``'s fighter state kept for the record only: those its source
+    shows (``record_only``) and those it names itself (``exact_record_only``) where its
+    source cannot tell (a counter added to through a subscript, whose name a record the
+    rules read shares)."""
+    kind: type = type(system)
+    return record_only(kind) | frozenset(getattr(system, "exact_record_only", ()))
 
 
 @cache
@@ -150,14 +174,22 @@ class Condition:
     """How to read one fighter's condition as a value and put it back: its rule state's fields
     (those not ``skip``ped) and a fresh state's values of them, worked out once."""
 
-    __slots__ = ("names", "read", "base", "frozen_base")
+    __slots__ = ("names", "read", "base", "frozen_base", "records")
 
-    def __init__(self, fresh: Any, skip: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        fresh: Any,
+        skip: frozenset[str] = frozenset(),
+        records: Mapping[str, tuple[str, ...]] | None = None,
+    ):
+        """``skip``: fields kept for the record only (``for_the_record``); ``records``: what the
+        rules read of their records (``record_fields``)."""
         values = dict(fields(fresh))
         self.names = names = tuple(sorted(n for n in values if n not in skip))
         self.read = attrgetter(*names) if len(names) > 1 else lambda s: (getattr(s, names[0]),)
+        self.records = records
         self.base = tuple(values[n] for n in names)
-        self.frozen_base = tuple(_frozen_or_none(values[n], n) for n in names)
+        self.frozen_base = tuple(_frozen_or_none(values[n], n, records) for n in names)
 
     def key(self, fighter: Any, in_turn: bool) -> tuple:
         """The condition of ``fighter`` as a hashable value: ``(field, frozen value)`` of every
@@ -175,7 +207,7 @@ class Condition:
                     continue
                 changes.append((name, value))
             elif not callable(value):
-                key = frozen(value, name)
+                key = frozen(value, name, self.records)
                 if key != frozen_old:
                     changes.append((name, key))
         engine = []
@@ -207,13 +239,13 @@ class Condition:
 _PLAIN_TYPES = frozenset(_PLAIN)
 
 
-def _frozen_or_none(value: Any, name: str) -> Any:
+def _frozen_or_none(value: Any, name: str, records: Mapping[str, tuple[str, ...]] | None) -> Any:
     """A fresh state's value of ``name`` frozen; None for a callable or an object that is not
     plain data (a constant the state shares: compared by identity only)."""
     if callable(value):
         return None
     try:
-        return frozen(value, name)
+        return frozen(value, name, records)
     except NotExact:
         return None
 

@@ -250,6 +250,13 @@ class Shadowrun2097(
     name = "sr2097"
     damage_unit = "health points"
     running_takes_turn = True  # ruling 16's movement: a run is the turn's only action
+    # State fields kept only for ``record`` that the source check of exact answers
+    # (``exact.state.for_the_record``) cannot see as such: ``spent`` is added to through a
+    # subscript, and a ``Start`` has a field of that name the rules read
+    exact_record_only = ("spent",)
+    # What the rules read of a record in a fighter's state: an exact answer tells two apart by
+    # these alone (a pending Disadvantage's tier and MoS only name it in a trace)
+    exact_record_fields = (("PendingDisadvantage", ("scope", "kind")),)
     running_stops_shooting = True  # as in the classic rules: the engine's ruling for every system
     Options = models.Options
     Sheet = models.Sheet
@@ -786,6 +793,7 @@ class Shadowrun2097(
         attacker.shots += 1
         mos = self.attack_check(battle, attacker, skill, tn, adv, dis, what, why)
         if mos >= 0:
+            _checked(battle, mos)
             self.hit(battle, attacker, target, weapon, mos, burst)
 
     # --- damage ---------------------------------------------------------------------------
@@ -974,6 +982,7 @@ class Shadowrun2097(
         attacker.shots += 1
         mos = self.attack_check(battle, attacker, "melee", tn, adv, dis, "Melee", why)
         if mos >= 0:
+            _checked(battle, mos)
             self.hit(battle, attacker, target, weapon, mos, burst=False)
 
 
@@ -988,6 +997,15 @@ _PENDING_BELOW = min(
 )
 
 Explained = tuple[list[str], list, list[str], list[str]]
+
+
+def _checked(battle: Battle[C], mos: int) -> None:
+    """An exact answer's meeting point (``dice.paths``): after a hit's check, ``hit`` reads
+    of the MoS only the damage dice it adds, so the checks' many ways to hit alike meet here
+    and the damage is walked once for them. Nothing in a sampled battle."""
+    meet = battle.roll.checkpoint
+    if meet is not None:
+        meet(("hit", dice.mos_damage_dice(mos)))
 
 
 @lru_cache(maxsize=1024)
