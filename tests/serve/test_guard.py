@@ -368,13 +368,13 @@ FIELDS = {
     "/api/scenarios/typed.yaml": ["yaml", "overwrite"],
 }
 BASES = {
-    "/api/runs": {"scenario": FIREFIGHT, "battles": 20, "page": PAGE},
+    "/api/runs": {"scenario": FIREFIGHT, "battles": 2, "page": PAGE},
     "/api/check": {"scenario": FIREFIGHT},
     "/api/studies": {
         "kind": "sweep",
         "scenario": FIREFIGHT,
         "vary": [f"{GUARDS}=1..2"],
-        "battles": 20,
+        "battles": 2,
         "page": PAGE,
     },
     "/api/trace": {"scenario": FIREFIGHT},
