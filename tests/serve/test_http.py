@@ -247,7 +247,7 @@ def test_over_the_cap_a_run_is_429_and_a_pages_new_run_cancels_its_previous(clie
 
 
 def test_the_event_stream_sends_summaries_and_ends_with_the_run(client):
-    run_id = start(client, scenario=FIREFIGHT, battles=1000, seed=2)
+    run_id = start(client, scenario=FIREFIGHT, battles=400, seed=2)
     events = []
     with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
@@ -255,7 +255,7 @@ def test_the_event_stream_sends_summaries_and_ends_with_the_run(client):
             if line.startswith("data: "):
                 events.append(json.loads(line[6:]))
     assert len(events) >= 2
-    assert events[-1]["state"] == "done" and events[-1]["battles_done"] == 1000
+    assert events[-1]["state"] == "done" and events[-1]["battles_done"] == 400
     done = [e["battles_done"] for e in events]
     assert done == sorted(done)
 
