@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.sources import parsed_file
+from tests.sources import forget_the_trees, parsed_file  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "combatsim"

@@ -19,7 +19,7 @@ from pathlib import Path
 from combatsim.engine import run_battle
 from combatsim.run.chunks import Job, Task, run_task
 from combatsim.scenario import load_scenario
-from tests.sources import parsed_file
+from tests.sources import forget_the_trees, parsed_file  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = (
