@@ -176,10 +176,10 @@ def test_an_upload_over_the_size_cap_is_refused(client, monkeypatch):
 
 
 def test_a_run_ends_done_with_its_summary_verdict_and_tables(client):
-    run_id = start(client, scenario=FIREFIGHT, battles=200, seed=3)
+    run_id = start(client, scenario=FIREFIGHT, battles=60, seed=3)
     got = finish(client, run_id)
-    assert got["state"] == "done" and got["battles_done"] == 200
-    assert got["battles_completed"] == 200 and not got["interrupted"]
+    assert got["state"] == "done" and got["battles_done"] == 60
+    assert got["battles_completed"] == 60 and not got["interrupted"]
     assert set(got["sides"]) == {"runners", "corp security"}
     assert got["verdict"].startswith("runners win ")
     for name in ("battles.csv", "combatants.csv", "casualties.csv"):
@@ -190,10 +190,10 @@ def test_a_run_ends_done_with_its_summary_verdict_and_tables(client):
 
 
 def test_set_edits_change_the_fight(client):
-    base = finish(client, start(client, scenario=FIREFIGHT, battles=200, seed=3))
+    base = finish(client, start(client, scenario=FIREFIGHT, battles=100, seed=3))
     path = "sides[corp security].members[Guard].count"
     edited = finish(
-        client, start(client, scenario=FIREFIGHT, battles=200, seed=3, set=[f"{path}=1"])
+        client, start(client, scenario=FIREFIGHT, battles=100, seed=3, set=[f"{path}=1"])
     )
     assert edited["state"] == "done"
     assert edited["sides"]["runners"]["win_rate"] > base["sides"]["runners"]["win_rate"]
