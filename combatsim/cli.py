@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__, build_kind
 from .commands import balance as balance_command
@@ -57,7 +58,15 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, for_terminal(f"{self.prog}: error: {message}", one_line=True) + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The command names and the module that adds each, learnt from the first full build: a later
+# parse of ``combatsim NAME ...`` builds NAME's arguments only (every command's took most of
+# a short command's parse, and the API and the page call ``main`` many times).
+_OWNERS: dict[str, Any] = {}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or only ``command``'s part of it when ``command`` names one
+    (what parses ``combatsim command ...`` exactly as the whole does)."""
     parser = Parser(
         prog="combatsim",
         description="Monte Carlo combat simulator for tabletop RPGs.",
@@ -73,15 +82,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=Parser
     )
-    for command in COMMANDS:
-        command.add_parser(sub)
+    only = _OWNERS.get(command) if command is not None else None
+    for module in COMMANDS if only is None else [only]:
+        before = set(sub.choices)
+        module.add_parser(sub)
+        if only is None:
+            _OWNERS.update(dict.fromkeys(set(sub.choices) - before, module))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     previous = stop_on_sigterm()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
         return args.handler(args)
     except CombatsimError as err:
         print(for_terminal(f"combatsim: error: {err}", one_line=True), file=sys.stderr)

@@ -66,8 +66,8 @@ def test_a_bad_path_or_value_in_a_chain_is_one_clear_error(path, value, said):
 
 def test_a_sweep_row_is_the_chain_edited_by_hand_and_run_alone():
     chain = load_chain(RAIDS)
-    result = sweep(chain, {"heal:rest.heal": [0, 6]}, battles=40)
-    alone = run_chain_study(edited(chain, "rest.heal", 6), battles=40).summary["carried"]
+    result = sweep(chain, {"heal:rest.heal": [0, 6]}, battles=20)
+    alone = run_chain_study(edited(chain, "rest.heal", 6), battles=20).summary["carried"]
     row = result.summary["variants"][1]
     assert row["values"] == {"heal": 6}
     assert row["sides"]["police"]["wins"] == alone["completes"]["count"]
@@ -79,8 +79,8 @@ def test_a_sweep_row_is_the_chain_edited_by_hand_and_run_alone():
 
 def test_compare_pairs_runs_and_balance_aims_at_completing_the_run():
     chain = load_chain(RAIDS)
-    result = compare(chain, b_sets=["rest.heal=6"], battles=40)
-    alone = run_chain_study(edited(chain, "rest.heal", 6), battles=40).summary["carried"]
+    result = compare(chain, b_sets=["rest.heal=6"], battles=20)
+    alone = run_chain_study(edited(chain, "rest.heal", 6), battles=20).summary["carried"]
     police = result.summary["differences"][0]
     assert police["side"] == "police" and police["b"] == alone["completes"]["rate"]
     assert "chance to complete the run" in result.text()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.sources import forget_the_trees, parsed_file  # noqa: F401 - a fixture
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "combatsim"
 MAX_LINES = 80
@@ -29,7 +31,7 @@ def test_no_function_is_over_80_lines():
     found = [
         f"{path.relative_to(ROOT)}: {name} is {lines} lines"
         for path in sorted(PACKAGE.rglob("*.py"))
-        for name, lines in long_functions(ast.parse(path.read_text(encoding="utf-8")))
+        for name, lines in long_functions(parsed_file(path))
     ]
     assert not found, "\n".join(found)
 

@@ -10,6 +10,7 @@ checkout, as an install lays them beside the source."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -36,7 +37,11 @@ def _load(path: Path, name: str) -> ModuleType:
     return module
 
 
-COMPILED_PY = _load(ROOT / "benchmarks" / "compiled.py", "compiled_benchmark")
+@functools.cache
+def compiled_py() -> ModuleType:
+    """benchmarks/compiled.py, loaded when a test needs it (it imports setuptools: a tenth of
+    a second of the fast loop's collection, for tests that are all slow)."""
+    return _load(ROOT / "benchmarks" / "compiled.py", "compiled_benchmark")
 
 
 def _toolchain_missing() -> str | None:
@@ -63,7 +68,7 @@ def _installed_compiled() -> Path | None:
     package = Path(done.stdout.split("\n")[0]).parent
     if package == ROOT / "combatsim":
         return None
-    for source in COMPILED_PY.HOT:
+    for source in compiled_py().HOT:
         installed = package.parent / source
         if not installed.exists() or _digest(installed) != _digest(ROOT / source):
             return None
@@ -89,15 +94,15 @@ def compiled_tree(tmp_path_factory) -> Path:
         missing = _toolchain_missing()
         if missing is not None:
             pytest.skip(f"no compiled build installed, none can be built: {missing}")
-        COMPILED_PY.build(tree)
+        compiled_py().build(tree)
     assert list((tree / "combatsim" / "engine").glob("battle*.so")), "the copy is compiled"
     return tree
 
 
 @pytest.mark.slow
 def test_the_compiled_build_plays_every_shipped_scenario_the_same(compiled_tree):
-    compiled, where = COMPILED_PY.digest(compiled_tree, 20)
-    pure, _ = COMPILED_PY.digest(ROOT, 20)
+    compiled, where = compiled_py().digest(compiled_tree, 20)
+    pure, _ = compiled_py().digest(ROOT, 20)
     assert where.endswith(".so")  # the compiled module was the one loaded
     assert compiled == pure
 

@@ -114,3 +114,22 @@ def test_every_example_in_the_help_runs(example, tmp_path, monkeypatch, capsys):
 
 def _glob(pattern: str) -> list[str]:
     return sorted(glob.glob(pattern))
+
+
+@pytest.mark.parametrize("path", [path for path, _ in COMMANDS if path], ids=" ".join)
+def test_a_command_built_alone_is_the_command_of_the_whole_parser(path):
+    """``main`` builds only the command named first: it must be that command of the whole
+    command line, to its every option and help line."""
+    whole = dict(_commands(build_parser()))
+    alone = dict(_commands(build_parser(path[0])))
+    assert set(alone) == {(), *(p for p in whole if p[:1] == path[:1])}
+    assert alone[path].format_help() == whole[path].format_help()
+    assert _shape(alone[path]) == _shape(whole[path])
+
+
+def _shape(parser: argparse.ArgumentParser) -> list[tuple]:
+    """What each argument of ``parser`` takes (a subcommand by its name)."""
+    return [
+        (a.dest, a.option_strings, a.default, a.nargs, a.type, a.required, list(a.choices or ()))
+        for a in parser._actions
+    ]

@@ -19,6 +19,7 @@ from pathlib import Path
 from combatsim.engine import run_battle
 from combatsim.run.chunks import Job, Task, run_task
 from combatsim.scenario import load_scenario
+from tests.sources import forget_the_trees, parsed_file  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = (
@@ -103,7 +104,7 @@ def _edges(name: str, with_type_checking: bool) -> set[str]:
     its modules, so importing it (``from . import __path__``) never runs code not yet run."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed_file(path)
     skip = set() if with_type_checking else _type_checking_only(tree)
     targets: set[str | None] = set()
     for node in ast.walk(tree):
@@ -215,7 +216,7 @@ def _imports(path: Path) -> set[str]:
     """The absolute module names a source file imports (type-checking imports included)."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed_file(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -241,7 +242,7 @@ def private_imports(path: Path) -> list[str]:
     """``from X import _name`` lines of a module: a name another module keeps to itself (an
     alias such as ``html_name as _n`` imports a public name and is fine)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed_file(path)):
         if isinstance(node, ast.ImportFrom) and node.module != "__future__":
             for alias in node.names:
                 if alias.name.startswith("_") and not alias.name.startswith("__"):

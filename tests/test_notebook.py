@@ -4,13 +4,16 @@ balance ``Result`` shows the verdict the command line prints."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-pytest.importorskip("ipykernel")
+# Looked up, not imported: the fast loop collects this module too (the Jupyter stack costs a
+# tenth of a second to import). Skipped without them, as pytest.importorskip would.
+for _needed in ("nbformat", "nbclient", "ipykernel"):
+    if importlib.util.find_spec(_needed) is None:
+        pytest.skip(f"could not import {_needed!r}", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "scenarios" / "sr-firefight-4v4.yaml"
@@ -18,6 +21,9 @@ SCENARIO = ROOT / "scenarios" / "sr-firefight-4v4.yaml"
 
 def run_notebook(cells: list[str], folder: Path) -> list[list[dict]]:
     """Each code cell's outputs, the cells run in a fresh kernel in ``folder``."""
+    import nbclient
+    import nbformat
+
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     client = nbclient.NotebookClient(
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": folder}}

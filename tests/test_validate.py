@@ -1,5 +1,6 @@
 """``combatsim validate`` checks catalogues as well as scenarios."""
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -317,3 +318,26 @@ def test_a_count_of_0_leaves_the_member_out_and_a_side_keeps_one_fighter(tmp_pat
     assert fighters == ["Bo 1", "Bo 2", "ganger"]
     (err,) = _errors(tmp_path, capsys, COUNTS.replace("count: A", "count: 0").replace("B", "0"))
     assert "s.yaml:7: sides[0].members[0].count: found 0; allowed: a side with at least one" in err
+
+
+def test_a_catalogue_edited_between_two_loads_is_read_again(tmp_path):
+    """A scenario built twice reads its catalogue as it is now (a checked catalogue is kept
+    per text, not per file): an edited weapon and a broken entry are both seen."""
+    from combatsim.errors import ScenarioError
+    from combatsim.scenario import load_scenario
+
+    folder = tmp_path / "scenarios"
+    shutil.copytree(ROOT / "scenarios", folder)
+    scenario, catalogue = (
+        folder / "sr-firefight-4v4.yaml",
+        folder / "catalogues" / "sr-classic.yaml",
+    )
+    text = catalogue.read_text()
+    first = load_scenario(scenario).sides[0].fighters[0].weapons[0]
+    catalogue.write_text(text.replace(f"damage: {first.damage}", "damage: 9D9"))
+    assert load_scenario(scenario).sides[0].fighters[0].weapons[0].damage == "9D9"
+    catalogue.write_text(text.replace(f"damage: {first.damage}", "damage: 9Q"))
+    with pytest.raises(ScenarioError, match="damage"):
+        load_scenario(scenario)
+    catalogue.write_text(text)
+    assert load_scenario(scenario).sides[0].fighters[0].weapons[0] == first

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -187,9 +188,7 @@ def _catalogue_sections(base_dir: Path, rel: str, where: tuple, system) -> dict[
     (an error inside the catalogue also names ``where``)."""
     cat_path, text = catalogue_file(base_dir, rel, where)
     try:
-        cat_data, cat_lines = parse_yaml(text, str(cat_path))
-        _require_mapping(cat_data, str(cat_path))
-        cat = validate(CatalogueFile, cat_data, str(cat_path), (), cat_lines)
+        cat, cat_lines = _catalogue_text(str(cat_path), text)
         if not serves_system(cat.system, system):
             raise ScenarioError(
                 str(cat_path),
@@ -198,11 +197,32 @@ def _catalogue_sections(base_dir: Path, rel: str, where: tuple, system) -> dict[
                 f"{system.name!r} or a system with the same catalogue format",
                 cat_lines.get(("system",)),
             )
-        problems = Problems()
-        validated = _validated_sections(system, cat, str(cat_path), cat_lines, problems)
-        problems.raise_any()
+        system_cls: type = type(system)
+        return _catalogue_entries(str(cat_path), text, system_cls)
     except ScenarioError as err:
         raise err.referred_by(*where) from None
+
+
+# A sweep, a study or the page builds the same scenario many times, and reading and checking
+# its catalogues was a third of each build. Both are kept per text (the file is read again
+# each time, so an edit is seen): a checked catalogue is frozen models, and the archetypes
+# are copied before a member's keys are merged in. Only a catalogue that checks is kept.
+@functools.lru_cache(maxsize=16)
+def _catalogue_text(cat_path: str, text: str) -> tuple[CatalogueFile, LineMap]:
+    """The catalogue file ``text`` (read from ``cat_path``), parsed and checked as a whole."""
+    cat_data, cat_lines = parse_yaml(text, cat_path)
+    _require_mapping(cat_data, cat_path)
+    return validate(CatalogueFile, cat_data, cat_path, (), cat_lines), cat_lines
+
+
+@functools.lru_cache(maxsize=16)
+def _catalogue_entries(cat_path: str, text: str, system_cls: type) -> dict[str, dict]:
+    """The weapons, armor and archetypes of the catalogue ``text``, each checked by the
+    models of ``system_cls`` (a class's own, whatever the options)."""
+    cat, cat_lines = _catalogue_text(cat_path, text)
+    problems = Problems()
+    validated = _validated_sections(system_cls, cat, cat_path, cat_lines, problems)
+    problems.raise_any()
     return validated
 
 

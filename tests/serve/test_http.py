@@ -176,10 +176,10 @@ def test_an_upload_over_the_size_cap_is_refused(client, monkeypatch):
 
 
 def test_a_run_ends_done_with_its_summary_verdict_and_tables(client):
-    run_id = start(client, scenario=FIREFIGHT, battles=200, seed=3)
+    run_id = start(client, scenario=FIREFIGHT, battles=60, seed=3)
     got = finish(client, run_id)
-    assert got["state"] == "done" and got["battles_done"] == 200
-    assert got["battles_completed"] == 200 and not got["interrupted"]
+    assert got["state"] == "done" and got["battles_done"] == 60
+    assert got["battles_completed"] == 60 and not got["interrupted"]
     assert set(got["sides"]) == {"runners", "corp security"}
     assert got["verdict"].startswith("runners win ")
     for name in ("battles.csv", "combatants.csv", "casualties.csv"):
@@ -190,10 +190,10 @@ def test_a_run_ends_done_with_its_summary_verdict_and_tables(client):
 
 
 def test_set_edits_change_the_fight(client):
-    base = finish(client, start(client, scenario=FIREFIGHT, battles=200, seed=3))
+    base = finish(client, start(client, scenario=FIREFIGHT, battles=100, seed=3))
     path = "sides[corp security].members[Guard].count"
     edited = finish(
-        client, start(client, scenario=FIREFIGHT, battles=200, seed=3, set=[f"{path}=1"])
+        client, start(client, scenario=FIREFIGHT, battles=100, seed=3, set=[f"{path}=1"])
     )
     assert edited["state"] == "done"
     assert edited["sides"]["runners"]["win_rate"] > base["sides"]["runners"]["win_rate"]
@@ -247,7 +247,7 @@ def test_over_the_cap_a_run_is_429_and_a_pages_new_run_cancels_its_previous(clie
 
 
 def test_the_event_stream_sends_summaries_and_ends_with_the_run(client):
-    run_id = start(client, scenario=FIREFIGHT, battles=1000, seed=2)
+    run_id = start(client, scenario=FIREFIGHT, battles=400, seed=2)
     events = []
     with client.stream("GET", f"/api/runs/{run_id}/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
@@ -255,7 +255,7 @@ def test_the_event_stream_sends_summaries_and_ends_with_the_run(client):
             if line.startswith("data: "):
                 events.append(json.loads(line[6:]))
     assert len(events) >= 2
-    assert events[-1]["state"] == "done" and events[-1]["battles_done"] == 1000
+    assert events[-1]["state"] == "done" and events[-1]["battles_done"] == 400
     done = [e["battles_done"] for e in events]
     assert done == sorted(done)
 
@@ -681,8 +681,8 @@ def test_check_answers_the_edited_text_which_runs_as_the_set_edits(client, folde
     assert guards["count"] == 1 and guards["skills"]["firearms"] == 6
     by_file = client.post("/api/check", json={"scenario": FIREFIGHT, "set": edits}).json()
     assert by_file["edited_yaml"] == got["edited_yaml"] and by_file["view"]
-    as_set = finish(client, start(client, scenario=FIREFIGHT, set=edits, battles=150, seed=4))
-    as_text = finish(client, start(client, yaml=got["edited_yaml"], battles=150, seed=4))
+    as_set = finish(client, start(client, scenario=FIREFIGHT, set=edits, battles=50, seed=4))
+    as_text = finish(client, start(client, yaml=got["edited_yaml"], battles=50, seed=4))
     for key in ("id", "state", "battles_done", "verdict", "scenario", "source"):
         as_set.pop(key, None), as_text.pop(key, None)
     assert as_text == as_set
