@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
+import tests.helpers
 from tests.helpers import ScriptedRoller
 
 _CALL_CPU = pytest.StashKey[float]()
@@ -68,6 +69,19 @@ def scripted() -> Iterator:
 # Young objects between collections (Python's default is 700): a test session makes millions
 # and keeps few, so fewer, larger young collections do the same work with less overhead.
 GC_THRESHOLD = (10_000, 10, 10)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The fast loop (``-m "not slow"``) tries each Hypothesis property on a quarter of its
+    examples (``helpers.examples``; 25 where a test names none): the whole suite, as CI runs
+    it, tries them all."""
+    if "".join(str(config.getoption("markexpr", "")).split()) != "notslow":
+        return
+    tests.helpers.FAST_LOOP = True
+    from hypothesis import settings
+
+    settings.register_profile("fast-loop", max_examples=100 // tests.helpers.FAST_SHARE)
+    settings.load_profile("fast-loop")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -234,3 +234,14 @@ def write_results(result: Batch, out_dir) -> list[Path]:
         *write_casualties([result.summary], folder),
         write_summary(result.summary, folder / SUMMARY_JSON),
     ]
+
+
+# Set by tests/conftest.py: whether this session is the fast loop (``-m "not slow"``).
+FAST_LOOP = False
+FAST_SHARE = 4  # the fast loop tries a property on this share of its examples
+
+
+def examples(full: int) -> int:
+    """Hypothesis examples for a property test: ``full`` in the whole suite (CI runs it), a
+    quarter in the fast loop, which checks the same property on fewer random cases."""
+    return max(10, full // FAST_SHARE) if FAST_LOOP else full

@@ -27,6 +27,7 @@ from combatsim.engine import run_battle
 from combatsim.errors import CombatsimError, ScenarioError
 from combatsim.scenario import load_catalogue, load_scenario
 from combatsim.sweeps.fields import load_sweep_file
+from tests.helpers import examples
 
 ROOT = Path(__file__).parent.parent
 SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -149,7 +150,7 @@ def mutated_scenarios(draw):
 
 @pytest.mark.slow
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -338,7 +339,7 @@ def test_other_hostile_yaml_is_one_line(text, expected):
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.recursive(
         st.one_of(

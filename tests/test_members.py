@@ -22,6 +22,7 @@ from combatsim.rules.registry import system_class, system_names
 from combatsim.scenario import build_scenario
 from combatsim.scenario.catalogues import shipped_catalogues
 from combatsim.scenario.loader import serves_system
+from tests.helpers import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUES = ROOT / "scenarios" / "catalogues"
@@ -111,7 +112,7 @@ def members(draw):
     return system, member, archetypes, written
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(members())
 def test_a_member_every_system_accepts_has_its_numbers_written_somewhere(case):
     system, member, archetypes, written = case

@@ -53,9 +53,7 @@ class Tally:
     casualties: list[list[int]] | None = None
     attacks: Counter | None = field(default_factory=Counter)
     # ``_entries_of``'s index of ``entries`` by member, with the entries it was made for
-    _members: tuple[tuple, dict] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    _members: tuple[tuple, dict] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def empty(cls, scenario) -> Tally:

@@ -30,6 +30,7 @@ from combatsim.engine.battle import Battle, run_battle
 from combatsim.engine.records import MUTUAL, TURN_LIMIT, VICTORY
 from combatsim.rng import battle_rng
 from combatsim.scenario import build_scenario
+from tests.helpers import examples
 
 WEAPONS = {
     "pistol": {"kind": "firearm", "damage": "4M2", "ranges": [5, 20, 40, 60], "ammo": 6},
@@ -248,7 +249,9 @@ def run_checked(sc, seed: int, index: int):
     return battle, result
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @pytest.mark.slow  # fuzz: hypothesis-made whole battles

@@ -19,6 +19,7 @@ from combatsim.engine import field
 from combatsim.engine.battle import Battle
 from combatsim.engine.field import INTERCEPT_DISTANCE, _passing_at
 from combatsim.scenario import load_scenario
+from tests.helpers import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 CELL = field.CELL
@@ -110,7 +111,9 @@ def _check(b: Battle, me, dest):
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(start=st.lists(point, min_size=12, max_size=12), steps=st.lists(step, max_size=40))
 def test_grid_answers_what_a_scan_answers(three_sides, monkeypatch, start, steps):
@@ -136,7 +139,9 @@ def test_grid_answers_what_a_scan_answers(three_sides, monkeypatch, start, steps
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     start=st.lists(point, min_size=12, max_size=12),
@@ -183,7 +188,9 @@ def _bound_holds(b: Battle) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     offsets=st.tuples(offset, offset, offset),
@@ -330,7 +337,9 @@ def _played(b, kind, f, at):
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(start=st.lists(mid_point, min_size=12, max_size=12), steps=st.lists(mid_step, max_size=40))
 def test_the_coarser_levels_find_what_a_scan_finds(three_sides, monkeypatch, start, steps):
@@ -434,7 +443,9 @@ def test_a_far_memo_sees_a_change_at_its_very_radius(three_sides, monkeypatch):
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(start=st.lists(mid_point, min_size=12, max_size=12), steps=st.lists(mid_step, max_size=30))
 def test_levels_that_give_up_leave_it_to_a_pass(three_sides, monkeypatch, start, steps):
@@ -462,7 +473,9 @@ def _crowd(three_sides, monkeypatch, start):
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     start=st.lists(st.tuples(lattice, lattice), min_size=12, max_size=12),

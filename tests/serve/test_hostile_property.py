@@ -28,6 +28,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from combatsim.serve.app import Server, make_app  # noqa: E402
+from tests.helpers import examples  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "property-token"
@@ -183,7 +184,7 @@ def _send(client, method: str, route: str, body: dict | str, path: str):
 
 @pytest.mark.slow  # a fuzz test: 120 requests, each comparing the folders around the served one
 @settings(
-    max_examples=120,
+    max_examples=examples(120),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

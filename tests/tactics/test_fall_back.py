@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from combatsim.engine.battle import Battle
 from combatsim.rng import battle_rng
 from tests.engine.helpers import dump, fighter, member, scenario, sitting_target
+from tests.helpers import examples
 from tests.tactics.helpers import decisions, hurt, run_scripted
 
 FAR = {"escape_distance": 1000}  # never fled: the run itself is what is looked at
@@ -124,7 +125,7 @@ def flights(draw):
     )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sc=flights(), seed=st.integers(0, 2**32 - 1))
 def test_a_fleeing_fighter_never_runs_nearer_the_nearest_enemy_when_it_need_not(sc, seed):
     battle = FleesChecked(sc, battle_rng(seed, 0))

@@ -27,6 +27,7 @@ from combatsim.engine.battle import Battle
 from combatsim.engine.records import TURN_LIMIT
 from combatsim.rng import battle_rng
 from tests.engine.helpers import member, scenario, sitting_target
+from tests.helpers import examples
 
 GUNS = {
     "pistol": {"kind": "firearm", "damage": "4M2", "ranges": [5, 20, 40, 60], "ammo": 6},
@@ -159,7 +160,9 @@ class ReasonChecked(Battle):
         return (yield from super()._hold(f, plan, ends))
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @SETTINGS

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from combatsim import load_scenario
 from combatsim.rng import battle_rng
+from tests.helpers import examples
 from tests.tactics.test_properties import ReasonChecked, battles, in_reach_first
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,7 @@ class DecisionChecked(ReasonChecked):
 
 
 @pytest.mark.slow  # (a held action that outlived its score took about 400 maps to show)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sc=battles(), seed=st.integers(0, 2**32 - 1))
 def test_every_decision_on_a_random_map_is_sound(sc, seed):
     DecisionChecked(sc, battle_rng(seed, 0), trace=True).run()
