@@ -6,8 +6,8 @@ import; the fixtures below hand them to a test that prefers a fixture and check,
 ends, that every script it made was used up (a worked example also pins how many faces the
 battle rolled).
 
-``python -m pytest -q -m "not slow"`` is the developer's loop (about 67 s of CPU on a quiet
-machine and 90 on a loaded one, as docs/development.md says); the statistical, fault, fuzz
+``python -m pytest -q -m "not slow"`` is the developer's loop (about 56 s of CPU on a quiet
+machine and 80 on a loaded one, as docs/development.md says); the statistical, fault, fuzz
 and heavy subprocess or multi-worker tests carry the ``slow`` marker and run with the plain
 ``python -m pytest -q``. A test not marked slow whose call takes more than ``SLOW_SECONDS``
 (2 s) of CPU fails, so the fast loop stays fast as tests are added. CPU, not wall time: the
