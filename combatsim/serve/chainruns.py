@@ -76,18 +76,12 @@ def chain_body(served, body: dict[str, Any], workers: int):
     def work(job: Job) -> dict[str, Any]:
         import combatsim
 
-        def watch(update) -> None:
-            if job.due():
-                job.publish(
-                    {"kind": "chain", "battles_done": update.done, "battles_total": update.total}
-                )
-
         result = combatsim.chain(
             chain,
             **options,
             workers=workers,
             quiet=True,
-            watch=watch,
+            watch=job.counter("chain"),
             cancel=job.cancel,
             backend=job.backend,
         )

@@ -101,12 +101,6 @@ def design_body(served, body: dict[str, Any], workers: int, folder):
     def work(job: Job) -> dict[str, Any]:
         import combatsim
 
-        def watch(update) -> None:
-            if job.due():
-                job.publish(
-                    {"kind": "design", "battles_done": update.done, "battles_total": update.total}
-                )
-
         out = folder / job.id
         search = {k: v for k, v in arguments.items() if k not in ("side", "target")}
         result = combatsim.design(
@@ -118,7 +112,7 @@ def design_body(served, body: dict[str, Any], workers: int, folder):
             out=out,
             workers=workers,
             quiet=True,
-            watch=watch,
+            watch=job.counter("design"),
             cancel=job.cancel,
             backend=job.backend,
         )

@@ -70,6 +70,17 @@ class Job:
         """Whether ``publish`` would keep new figures now (so they are worth making)."""
         return time.monotonic() - self._last >= REFRESH
 
+    def counter(self, kind: str) -> Callable[[Any], None]:
+        """A run's ``watch``: publishes the battles done and asked for, as often as sent."""
+
+        def watch(update) -> None:
+            if self.due():
+                self.publish(
+                    {"kind": kind, "battles_done": update.done, "battles_total": update.total}
+                )
+
+        return watch
+
     def publish(self, figures: dict[str, Any], force: bool = False) -> None:
         """Keep ``figures`` as the job's latest (at most every ``REFRESH`` s unless forced)."""
         now = time.monotonic()
