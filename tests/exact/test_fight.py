@@ -141,11 +141,9 @@ def test_the_chances_add_up_and_a_longer_fight_is_decided_more_often(tmp_path):
 # --- against sampled battles ----------------------------------------------------------------
 
 
-@pytest.mark.slow
-def test_the_exact_odds_fall_inside_the_sampled_intervals(tmp_path):
-    scenario = load_scenario(duel(tmp_path, turns=2))
-    odds = fight_odds(scenario)
-    summary = run_battles(scenario, BATTLES, seed=11, records="none").summary
+def assert_within_sampled(odds, summary: dict) -> None:
+    """Red's and blue's exact chance to win, and of a draw, each inside the interval of
+    ``BATTLES`` sampled battles' count."""
     rates = {
         "red": (summary["sides"]["red"]["wins"], odds.win("red")),
         "blue": (summary["sides"]["blue"]["wins"], odds.win("blue")),
@@ -154,6 +152,14 @@ def test_the_exact_odds_fall_inside_the_sampled_intervals(tmp_path):
     for what, (count, exact) in rates.items():
         low, high = wilson_interval(count, BATTLES, CONFIDENCE)
         assert low <= exact <= high, f"{what}: exact {float(exact):.4f} not in [{low}, {high}]"
+
+
+@pytest.mark.slow
+def test_the_exact_odds_fall_inside_the_sampled_intervals(tmp_path):
+    scenario = load_scenario(duel(tmp_path, turns=2))
+    odds = fight_odds(scenario)
+    summary = run_battles(scenario, BATTLES, seed=11, records="none").summary
+    assert_within_sampled(odds, summary)
 
 
 GANGERS = """
@@ -189,14 +195,7 @@ def test_a_2097_duel_answered_exactly_falls_inside_the_sampled_intervals(tmp_pat
     odds = fight_odds(scenario)
     assert odds.win("red") > Fraction(1, 10) and odds.win("blue") > Fraction(1, 10)
     summary = run_battles(scenario, BATTLES, seed=5, records="none").summary
-    rates = {
-        "red": (summary["sides"]["red"]["wins"], odds.win("red")),
-        "blue": (summary["sides"]["blue"]["wins"], odds.win("blue")),
-        "draw": (summary["draws"]["count"], odds.draw()),
-    }
-    for what, (count, exact) in rates.items():
-        low, high = wilson_interval(count, BATTLES, CONFIDENCE)
-        assert low <= exact <= high, f"{what}: exact {float(exact):.4f} not in [{low}, {high}]"
+    assert_within_sampled(odds, summary)
 
 
 # --- refusals -------------------------------------------------------------------------------
