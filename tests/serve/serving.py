@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -102,3 +103,15 @@ def browser_page(width: int = 1280) -> Iterator:
             yield page
         finally:
             browser.close()
+
+
+def ended(client, path: str, timeout: float) -> dict:
+    """The job at ``path`` (a run or a study) polled through a test client until it is no
+    longer running: its last answer; fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = client.get(path).json()
+        if got["state"] != "running":
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not end")

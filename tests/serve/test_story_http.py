@@ -5,7 +5,6 @@ command line and the Python API for the same seed."""
 from __future__ import annotations
 
 import shutil
-import time
 import warnings
 from pathlib import Path
 
@@ -22,6 +21,7 @@ with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx
 import combatsim  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
 from combatsim.serve.story import positions, ranked, story  # noqa: E402
+from tests.serve import serving  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -49,14 +49,9 @@ def client(folder):
     server.close()
 
 
-def ended(client, path: str, timeout: float = 180.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = client.get(path).json()
-        if got["state"] != "running":
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"{path} did not end")
+def ended(client, path: str) -> dict:
+    """The job at ``path`` once it ends (up to 180 s: a loaded machine is slow)."""
+    return serving.ended(client, path, 180.0)
 
 
 def started(client, path: str, **body) -> str:

@@ -31,6 +31,7 @@ from combatsim.errors import CombatsimError  # noqa: E402
 from combatsim.serve.app import Server, make_app  # noqa: E402
 from combatsim.serve.jobs import Job  # noqa: E402
 from tests.helpers import default_sigint  # noqa: E402
+from tests.serve.serving import ended  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -83,13 +84,7 @@ def client(server):
 
 
 def finish(client, path: str, timeout: float = 60.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = client.get(path).json()
-        if got["state"] != "running":
-            return got
-        time.sleep(0.05)
-    raise AssertionError(f"{path} did not end")
+    return ended(client, path, timeout)
 
 
 # --- traces -----------------------------------------------------------------------------------
