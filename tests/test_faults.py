@@ -27,6 +27,7 @@ import pytest
 
 from combatsim.cli import main
 from combatsim.commands import run as run_command
+from combatsim.run import study as study_module
 from combatsim.run.backends import IN_FLIGHT_PER_WORKER
 from combatsim.scenario import load_scenario
 from tests.helpers import default_sigint, run_battles, write_results
@@ -133,6 +134,32 @@ def ctrl_c_with_work_left(
         with contextlib.suppress(ProcessLookupError):  # the run ended before the pause
             os.killpg(process.pid, signal.SIGCONT)
     return done
+
+
+# --- a signal while a finished chunk is kept ---------------------------------------------------
+
+
+def test_a_signal_between_journal_and_tally_waits_until_the_chunk_is_kept(tmp_path, monkeypatch):
+    """SIGTERM raised right after a chunk's journal line is written, before the chunk joins
+    the tally (the moment CI once hit with two workers): the run stops only once the chunk is
+    kept, so the summary counts exactly the journal's battles."""
+    toy = toy_files(tmp_path / "scenarios")
+    out = tmp_path / "cut"
+    made = study_module.Chunk
+    sent = []
+
+    def chunk_then_signal(*args):
+        if not sent:
+            sent.append(True)
+            signal.raise_signal(signal.SIGTERM)  # the command line takes it as Ctrl-C
+        return made(*args)
+
+    monkeypatch.setattr(study_module, "Chunk", chunk_then_signal)
+    argv = ["run", str(toy), "--battles", "1000", "--chunk-size", "200", "--workers", "1"]
+    assert main([*argv, "--quiet", "--out", str(out)]) == 130
+    kept = sum(c["stop"] - c["start"] for c in journal_lines(out))
+    summary = json.loads((out / "summary.json").read_text())
+    assert sent and summary["interrupted"] and summary["battles_completed"] == kept == 200
 
 
 # --- Ctrl-C and SIGTERM with worker processes ---------------------------------------------------

@@ -12,8 +12,8 @@ finished battle; on worker processes, each chunk in flight too, for its workers 
 stop after the battle they are in and hand back what they finished (within ``STOP_GRACE``
 seconds; a second Ctrl-C stops waiting). Chunks in flight on a Dask cluster are dropped. A
 Ctrl-C that comes while worker processes start is held until they have started, then taken
-like any other (see ``HELD``). A callback that raises ``Cancelled`` (a run's ``Cancel`` was
-set) stops the run the same way.
+like any other (``_submit``). A callback that raises ``Cancelled`` (a run's ``Cancel`` was set)
+stops the run the same way.
 
 Worker processes never outlive the run: they ignore Ctrl-C (the calling process decides what
 to keep), treat SIGTERM as "stop soon", and end within ``PARENT_POLL`` seconds of noticing that
@@ -41,7 +41,7 @@ from typing import Any
 
 from ..errors import BackendLost, UsageError, check_range
 from ..limits import MAX_WORKERS
-from .cancel import Cancelled
+from .cancel import HELD, Cancelled, held_signals
 from .chunks import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
 
 OnChunk = Callable[[Chunk], None]
@@ -97,7 +97,7 @@ class SerialBackend(Backend):
                 return True
             try:
                 on_chunk(chunk)
-            except Cancelled:
+            except STOPS:  # a Ctrl-C held while the chunk was kept comes here
                 return True
         return False
 
@@ -222,31 +222,13 @@ class ProcessBackend(Backend):
             process.join()
 
 
-# Signals held while worker processes are started. A Ctrl-C (or SIGTERM, which the command
-# line turns into one) that lands while this process forks a worker is raised inside an at-fork
-# callback (``logging`` registers one), where Python prints "Exception ignored" and drops it:
-# the run would go on to the end and exit 0. And a worker forked before it ignores Ctrl-C would
-# die of it. Held, the signal waits until the worker is started and is then raised here, where
-# the run stops as for any other Ctrl-C; the worker inherits the held mask and lets the signal
-# through only once it ignores Ctrl-C (``_install``).
-HELD = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextlib.contextmanager
-def _signals_held():
-    if not hasattr(signal, "pthread_sigmask"):  # not on POSIX: nothing is forked
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
-    try:
-        yield
-    finally:  # a signal that came meanwhile is raised here
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def _submit(pool: ProcessPoolExecutor, task: Task, running: dict[Future, Task]) -> None:
-    """Submit ``task``, which may start worker processes, with Ctrl-C held (see ``HELD``)."""
-    with _signals_held():
+    """Submit ``task``, which may start worker processes, with Ctrl-C held: a Ctrl-C that
+    lands while this process forks a worker is raised inside an at-fork callback (``logging``
+    registers one), where Python prints "Exception ignored" and drops it, and a worker forked
+    before it ignores Ctrl-C would die of it. Held, it is raised once the worker has started;
+    the worker inherits the held mask and lets it through once it ignores Ctrl-C (``_install``)."""
+    with held_signals():
         running[pool.submit(_run_installed, task)] = task
 
 

@@ -6,11 +6,21 @@ study checks the token each time a chunk comes in; once set, the run stops as it
 Ctrl-C: worker processes stop after the battle they are in and hand back what they finished,
 every finished battle is kept, and the result is marked interrupted (a run with an output
 folder can then be resumed).
+
+Ctrl-C (or SIGTERM, which the command line turns into one) raises ``KeyboardInterrupt`` at
+whatever line the run is on. Where a step must be whole or not at all (a worker being started,
+a finished chunk written to the journal and added to the tally), ``held_signals`` holds the
+signal until the step is done and raises it there.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
+from collections.abc import Iterator
+
+HELD = (signal.SIGINT, signal.SIGTERM)
 
 
 class Cancelled(Exception):  # noqa: N818 - a state, like KeyboardInterrupt, not an error
@@ -34,3 +44,17 @@ class Cancel:
         """Raise ``Cancelled`` once the run has been cancelled."""
         if self._event.is_set():
             raise Cancelled
+
+
+@contextlib.contextmanager
+def held_signals() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM in this thread for the block; one that came meanwhile is
+    raised when it ends. (No-op where the system cannot hold signals.)"""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    try:
+        yield
+    finally:  # a signal that came meanwhile is raised here
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -41,7 +41,7 @@ from ..output import table, write_csv
 from ..run_arguments import check_run_options
 from ..stats import half_width, paired_comparison
 from .backends import Backend
-from .cancel import Cancel
+from .cancel import Cancel, held_signals
 from .chunks import (
     Chunk,
     Job,
@@ -381,6 +381,12 @@ class Study:
         return max(1, math.ceil(size * WIDE_TASK / len(unit.variants)))
 
     def _commit(self, chunk: Chunk) -> None:
+        """Journal a finished chunk and add it to its unit, whole or not at all: a Ctrl-C
+        between the two would leave battles in the journal the summary does not count."""
+        with held_signals():
+            self._commit_held(chunk)
+
+    def _commit_held(self, chunk: Chunk) -> None:
         unit = self._unit_of[chunk.task.variants]
         if self.state is not None:
             journal = self._open_journal()
