@@ -22,7 +22,8 @@ Three layouts of 128 against 128, each against the 4v4 firefight
 Each round runs every battle once, in an order that turns round after round (interleaved:
 every one sees the same load), a chunk of battles of about the same number of
 fighter-actions each; the cost is the CPU time of the process (``time.process_time``) per
-fighter-action (the ``actions`` of ``combatants.csv``, summed). With ``--sizes`` it runs
+fighter-action (the ``actions`` of ``combatants.csv``, summed). A chunk runs with the heap
+settled (``combatsim.run.chunks.settled_heap``), as a run's chunks do. With ``--sizes`` it runs
 n against n for n = 1 to 128 in each layout too (n against n is the first n fighters of each
 side below 4, n / 4 copies or the first n of each block from 4 up) and prints the
 least-squares line ``cost = a + b x fighters``.
@@ -57,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from combatsim import api  # noqa: E402
 from combatsim.engine import run_battle  # noqa: E402
+from combatsim.run.chunks import settled_heap  # noqa: E402
 from combatsim.scenario import load_scenario  # noqa: E402
 
 BASE = ROOT / "scenarios" / "sr-firefight-4v4.yaml"
@@ -171,9 +173,10 @@ def _chunk(scenario, first: int, battles: int) -> tuple[float, int]:
     """CPU seconds and fighter-actions of ``battles`` battles from ``first``."""
     actions = 0
     start = time.process_time()
-    for i in range(first, first + battles):
-        result = run_battle(scenario, 2050, i)
-        actions += sum(c["actions"] for c in result.combatants)
+    with settled_heap():  # as a run's chunk runs its battles
+        for i in range(first, first + battles):
+            result = run_battle(scenario, 2050, i)
+            actions += sum(c["actions"] for c in result.combatants)
     return time.process_time() - start, actions
 
 

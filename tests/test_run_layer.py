@@ -4,6 +4,7 @@ it, keeping every finished battle, on one worker or several, and resumable from 
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from combatsim.run import Cancel, Update, summarize
+from combatsim.run.chunks import settled_heap
 from combatsim.sweeps.api import run_one
 from tests.helpers import run_battles
 from tests.test_batch import SCENARIO, fake_runner
@@ -126,3 +128,40 @@ def test_the_api_refuses_a_watch_that_is_not_a_function(value):
         combatsim.simulate(
             ROOT / "scenarios" / "sr-firefight-4v4.yaml", 10, watch=value, quiet=True
         )
+
+
+# --- the heap while a chunk runs ----------------------------------------------------------------
+
+
+@pytest.fixture
+def nothing_frozen():
+    """This test process as a program that froze nothing (the conftest freezes the collected
+    session: undone for the test, done again after)."""
+    gc.unfreeze()
+    try:
+        yield
+    finally:
+        gc.freeze()
+
+
+def test_a_chunk_runs_with_the_heap_before_it_frozen_and_unfrozen_after(nothing_frozen):
+    older = object.__new__(type("Older", (), {}))  # tracked by the collector, made before
+    seen = []
+
+    def runner(scenario, root_seed, index):
+        seen.append((gc.get_freeze_count(), any(o is older for o in gc.get_objects())))
+        return fake_runner(scenario, root_seed, index)
+
+    run_battles(SCENARIO, 3, runner=runner, chunk_size=3)
+    assert [frozen > 0 for frozen, _ in seen] == [True] * 3
+    assert not any(visited for _, visited in seen)  # left out of the collector's passes
+    assert gc.get_freeze_count() == 0  # as it was
+
+
+def test_a_program_that_froze_its_own_objects_keeps_them_frozen(nothing_frozen):
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    with settled_heap():
+        pass
+    assert gc.get_freeze_count() == frozen
+    gc.unfreeze()

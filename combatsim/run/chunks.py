@@ -12,6 +12,8 @@ and plotting libraries (``tests/test_imports.py``).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -76,6 +78,27 @@ class Chunk:
         return (self.stop - self.task.start) * len(self.task.variants)
 
 
+@contextlib.contextmanager
+def settled_heap() -> Iterator[None]:
+    """Leave the objects alive before a chunk (the program, its libraries, the scenario) out of
+    the garbage collector's passes while the chunk runs (``gc.freeze``, undone after).
+
+    A big battle keeps thousands of objects alive for its whole length, so they reach the
+    oldest generation, and every so often a full pass visits every object of the process:
+    pandas and the rest of what is loaded included. In a battle of 128 against 128 those passes
+    cost about a tenth of the time; with the heap settled they visit the battles' own objects
+    only. Garbage the chunk makes is collected as before. A program that froze objects of its
+    own is left as it is (unfreezing would undo its freeze)."""
+    if gc.get_freeze_count() or not gc.isenabled():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 class ChunkBuilder:
     """Runs a task battle by battle; what it holds is always a consistent, finished prefix."""
 
@@ -95,6 +118,10 @@ class ChunkBuilder:
     def run(self, stop: Callable[[], bool] | None = None) -> Chunk:
         """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
         finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
+        with settled_heap():
+            return self._run(stop)
+
+    def _run(self, stop: Callable[[], bool] | None) -> Chunk:
         job, chunk = self.job, self.chunk
         key = getattr(job.pairing, "key", None) or (lambda result: result)
         if one_at_a_time(job.scenarios) and job.pairing is not None:
