@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from combatsim.run import Cancel, Update, summarize
-from combatsim.run.chunks import settled_heap
+from combatsim.run.chunks import YOUNG, settled_heap
 from combatsim.sweeps.api import run_one
 from tests.helpers import run_battles
 from tests.test_batch import SCENARIO, fake_runner
@@ -146,16 +146,21 @@ def nothing_frozen():
 
 def test_a_chunk_runs_with_the_heap_before_it_frozen_and_unfrozen_after(nothing_frozen):
     older = object.__new__(type("Older", (), {}))  # tracked by the collector, made before
+    threshold = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # Python's default (the conftest raises it for the tests)
     seen = []
 
     def runner(scenario, root_seed, index):
-        seen.append((gc.get_freeze_count(), any(o is older for o in gc.get_objects())))
+        visited = any(o is older for o in gc.get_objects())
+        seen.append((gc.get_freeze_count() > 0, visited, gc.get_threshold()))
         return fake_runner(scenario, root_seed, index)
 
-    run_battles(SCENARIO, 3, runner=runner, chunk_size=3)
-    assert [frozen > 0 for frozen, _ in seen] == [True] * 3
-    assert not any(visited for _, visited in seen)  # left out of the collector's passes
-    assert gc.get_freeze_count() == 0  # as it was
+    try:
+        run_battles(SCENARIO, 3, runner=runner, chunk_size=3)
+        assert seen == [(True, False, (YOUNG, 10, 10))] * 3  # left out, collected less often
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)  # as it was
+    finally:
+        gc.set_threshold(*threshold)
 
 
 def test_a_program_that_froze_its_own_objects_keeps_them_frozen(nothing_frozen):
@@ -165,3 +170,12 @@ def test_a_program_that_froze_its_own_objects_keeps_them_frozen(nothing_frozen):
         pass
     assert gc.get_freeze_count() == frozen
     gc.unfreeze()
+
+
+def test_a_program_that_turned_the_collector_off_is_left_as_it_is(nothing_frozen):
+    gc.disable()
+    try:
+        with settled_heap():
+            assert gc.get_freeze_count() == 0 and not gc.isenabled()
+    finally:
+        gc.enable()
