@@ -165,9 +165,9 @@ def test_a_chunk_runs_with_the_heap_before_it_frozen_and_unfrozen_after(nothing_
 
 def test_a_program_that_froze_its_own_objects_keeps_them_frozen(nothing_frozen):
     gc.freeze()
-    frozen = gc.get_freeze_count()
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
     with settled_heap():
-        pass
+        assert gc.get_freeze_count() == frozen and gc.get_threshold() == threshold
     assert gc.get_freeze_count() == frozen
     gc.unfreeze()
 

@@ -94,23 +94,20 @@ def settled_heap() -> Iterator[None]:
     oldest generation, and every so often a full pass visits every object of the process:
     pandas and the rest of what is loaded included. In a battle of 128 against 128 those passes
     and the young ones cost about a tenth of the time. Garbage the chunk makes is collected as
-    before. A program that froze objects of its own keeps them frozen (unfreezing would undo
-    its freeze), and one that turned the collector off is left as it is."""
-    if not gc.isenabled():
+    before. The collector is left as it is when it is off (or its threshold is 0), or when
+    objects are frozen already: by the program (unfreezing would undo its freeze) or by a
+    chunk running in another thread (which puts everything back when it ends)."""
+    if not gc.isenabled() or not gc.get_threshold()[0] or gc.get_freeze_count():
         yield
         return
-    freezing = not gc.get_freeze_count()
-    if freezing:
-        gc.freeze()
+    gc.freeze()
     previous = gc.get_threshold()
-    if 0 < previous[0] < YOUNG:
-        gc.set_threshold(YOUNG, *previous[1:])
+    gc.set_threshold(max(YOUNG, previous[0]), *previous[1:])
     try:
         yield
     finally:
         gc.set_threshold(*previous)
-        if freezing:
-            gc.unfreeze()
+        gc.unfreeze()
 
 
 class ChunkBuilder:
