@@ -61,9 +61,8 @@ from ..tactics.policies import (
     plan_action,
     shots_now,
     walk_left,
-    within_reach,
 )
-from .field import Field, cover_at
+from .field import Field, cover_at, within_reach
 from .fighter import Fighter, Point, leave_grenades
 from .holds import Holds
 from .records import MUTUAL, TURN_LIMIT, VICTORY, BattleResult, TraceEvent
@@ -197,6 +196,14 @@ class Battle:
 
     def opponents_in_melee(self, me: Fighter) -> int:
         return self.field.opponents_in_melee(me)
+
+    def measured_from(self, me: Fighter, at: Point) -> tuple[dict[int, float], Fighter | None]:
+        return self.field.measured_from(me, at)
+
+    def within_reach(
+        self, enemies: list[Fighter], meters: Mapping[int, float], reach: float
+    ) -> list[Fighter]:
+        return within_reach(enemies, meters, reach)
 
     def free_cover_point(self, me: Fighter, within: float, kind: str | None = None) -> Any:
         return self.field.free_cover_point(me, within, kind)

@@ -334,6 +334,22 @@ class Field:
         s.engaged = seen.in_reach
         return s
 
+    def measured_from(self, me: Fighter, at: Point) -> tuple[dict[int, float], Fighter | None]:
+        """The meters from ``at`` (where a walk will take ``me``) to each of ``me``'s standing
+        enemies (those of its ``enemies_in_view``) by index, and the first of the nearest from
+        there: in a big fight measured as they are read (``_Meters.measured_from``), in a
+        small one in a pass over them all."""
+        seen = me.enemies_seen
+        meters = seen.meters
+        if isinstance(meters, _Meters):
+            return meters.measured_from(at)
+        dist, nearest, nearest_d = {}, None, math.inf
+        for e in seen.enemies:
+            d = dist[e.index] = _distance(at, e.position)
+            if d < nearest_d:
+                nearest, nearest_d = e, d
+        return dist, nearest
+
     def opponents_in_melee(self, me: Fighter) -> int:
         """Standing enemies within melee range (``enemies_in_view``)."""
         seen = me.enemies_seen
@@ -588,6 +604,16 @@ class _Standing(list):
             points.real, points.imag = where[:, 0], where[:, 1]
             kept = self.kept = (indexes, positions, slots, points)
         return kept
+
+
+def within_reach(enemies: list[Fighter], meters: Any, reach: float) -> list[Fighter]:
+    """The ``enemies`` no farther than ``reach`` by their ``meters`` (by index), in order: a
+    big fight's meters list them with numpy (``_Meters.within``), others in a pass."""
+    if isinstance(meters, _Meters):
+        found = meters.within(enemies, reach)
+        if found is not None:
+            return found
+    return [e for e in enemies if meters[e.index] <= reach]
 
 
 _BY_INDEX = operator.attrgetter("index")

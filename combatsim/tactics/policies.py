@@ -9,7 +9,7 @@ battle's own generator).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 from ..rules.base import Autofire, C, grenade_rules
@@ -103,12 +103,7 @@ def plan_action(battle: BattleView[C], me: C) -> Plan[C]:
     if tactics.movement == "take_cover" and me.cover != "full" and walk > 0:
         dest = _to_cover(battle, me, walk)
         if dest is not None:
-            # a big fight's meters measure what is near (a plain dict: a small fight's, and no
-            # getattr, which raises and catches an AttributeError when compiled)
-            from_dest = None if type(dist) is dict else getattr(dist, "measured_from", None)
-            dist, nearest = (
-                from_dest(dest) if from_dest is not None else _measured_from(dest, enemies)
-            )
+            dist, nearest = battle.measured_from(me, dest)
     reach = me.firearm_range
     # advance and keep_range walk toward their target before they fire: what they can reach
     # is what is within the gun's range after that walk (``_approach`` ends within range of
@@ -503,41 +498,22 @@ def choose_target(
         return _focus(battle, me, enemies, dist, nearest, reach, focus)
     # weakest and most_dangerous: the highest score, then the nearest, then the first
     score = battle.system.harm if policy == "weakest" else battle.system.threat
-    if type(dist) is dict and policy != "random":
-        # a small fight: those in reach looked at in the same pass, without listing them
-        limit = reach if tactics.target_in_reach else math.inf
-        best = _highest(enemies, score, dist, limit)
-        return best if best is not None else _highest(enemies, score, dist, math.inf)  # type: ignore[return-value]
     pool = enemies
     if tactics.target_in_reach:
-        pool = within_reach(enemies, dist, reach) or enemies
+        pool = battle.within_reach(enemies, dist, reach) or enemies
     if policy == "random":
         return pool[battle.roll.below(len(pool))]
-    return _highest(pool, score, dist, math.inf)  # type: ignore[return-value]
+    return _highest(pool, score, dist)  # type: ignore[return-value]
 
 
-def within_reach(enemies: list[C], dist: Mapping[int, float], reach: float) -> list[C]:
-    """The ``enemies`` no farther than ``reach`` by their meters ``dist``, in order. A big
-    fight's meters list them faster (their ``within``, None when it cannot); a small fight's
-    are a plain dict, told by its type: compiled, a getattr with a default raises and catches
-    an AttributeError each time."""
-    within = None if type(dist) is dict else getattr(dist, "within", None)
-    found = within(enemies, reach) if within is not None else None
-    return found if found is not None else [e for e in enemies if dist[e.index] <= reach]
-
-
-def _highest(
-    enemies: Sequence[C], score: Callable[[C], float], dist: dict[int, float], limit: float
-) -> C | None:
-    """Of the ``enemies`` no farther than ``limit`` meters (``dist``), the one of the highest
-    ``score``, then the nearest, then the first: what ``max(pool, key=lambda e: (score(e),
-    -dist[e.index]))`` picks, without a tuple per enemy; None when none is that near."""
+def _highest(enemies: Sequence[C], score: Callable[[C], float], dist: dict[int, float]) -> C | None:
+    """Of the ``enemies``, the one of the highest ``score``, then the nearest (``dist``), then
+    the first: what ``max(pool, key=lambda e: (score(e), -dist[e.index]))`` picks, without a
+    tuple per enemy."""
     best = None
     best_score = best_d = 0.0
     for e in enemies:
         d = dist[e.index]
-        if d > limit:
-            continue
         s = score(e)
         if best is None or s > best_score or (s == best_score and d < best_d):
             best, best_score, best_d = e, s, d
@@ -567,16 +543,6 @@ def _focus(
         or dist[nearest.index] > reach  # no one in reach: the pool is every enemy
     )
     return focus if in_pool else nearest  # out of my reach: my own, this action
-
-
-def _measured_from(at: Point, enemies: Sequence[C]) -> tuple[dict[int, float], C]:
-    """Meters from ``at`` to each enemy by index, and the first of the nearest."""
-    dist, nearest, nearest_d = {}, None, math.inf
-    for e in enemies:
-        d = dist[e.index] = _dist(at, e.position)
-        if d < nearest_d:
-            nearest, nearest_d = e, d
-    return dist, nearest  # type: ignore[return-value]  # the callers' ``enemies`` are never empty
 
 
 def _why(battle: BattleView[C], me: C, target: C) -> str:
