@@ -23,6 +23,8 @@ CHROMIUM = next(
 )
 SERVING = re.compile(r"at (http://\S+?)/\?token=(\S+)")
 STARTED_WITHIN = 60  # seconds for the one printed line (a loaded CI machine is slow)
+SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))  # the browser tests' pictures
+PAGE_WAIT_MS = 60_000  # generous: CI machines are slower than the second the page aims for
 
 
 def start_server(
@@ -103,6 +105,41 @@ def browser_page(width: int = 1280) -> Iterator:
             yield page
         finally:
             browser.close()
+
+
+def shot(page, name: str, selector: str | None = None) -> None:
+    """A picture in ``SHOTS``: of the element ``selector``, or of the whole page taken from the
+    top (scrolled, a sticky panel would be drawn part-way down its column)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = str(SHOTS / f"{name}.png")
+    if selector:
+        page.locator(selector).screenshot(path=path)
+        return
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=path, full_page=True)
+
+
+def open_scenario(page, url: str, file: str, ready: str = "#sides fieldset.side") -> None:
+    """The page at ``url`` with the scenario ``file`` picked, once ``ready`` (a selector) is
+    drawn; wait for its run with ``run_done``."""
+    page.goto("about:blank")  # a page already at ``url`` loads it again
+    page.goto(url)
+    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
+    page.select_option("#scenario-pick", file)
+    page.wait_for_selector(ready, timeout=PAGE_WAIT_MS)
+
+
+def run_done(page, not_run: str | None = None) -> str:
+    """The page's run done and shown (its results no longer stale), another run than
+    ``not_run`` if given: its id."""
+    page.wait_for_function(
+        "(old) => { const s = document.querySelector('#run-status').dataset;"
+        " return s.state === 'done' && s.run !== old"
+        " && !document.querySelector('#results').classList.contains('stale'); }",
+        arg=not_run,
+        timeout=PAGE_WAIT_MS,
+    )
+    return page.get_attribute("#run-status", "data-run")
 
 
 def ended(client, path: str, timeout: float) -> dict:

@@ -11,7 +11,6 @@ skipped with the reason. Screenshots of every step go to ``COMBATSIM_SHOTS`` (de
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
@@ -19,11 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.serve.serving import REPO, browser_page, start_server, stop_server
+from tests.serve.serving import REPO, SHOTS, browser_page, shot, start_server, stop_server
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
 WAIT_MS = 30_000  # generous: CI machines are slower than the 1 s the page aims for
 
 
@@ -44,14 +42,6 @@ def page():
         yield page
 
 
-def _shot(page, name: str) -> None:
-    """A full-page picture, taken from the top: the sticky results panel is drawn where it
-    sits when the page is not scrolled (scrolled, it would appear part-way down its column)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
 def _battles(page) -> int:
     return int(page.get_attribute("#run-status", "data-battles") or 0)
 
@@ -60,7 +50,7 @@ def _win_text(page) -> str:
     return page.inner_text("#win-chart")
 
 
-def _wait_done(page, at_least: int = 1000) -> None:
+def _battles_done(page, at_least: int = 1000) -> None:
     page.wait_for_function(
         f"""() => {{ const s = document.querySelector('#run-status');
                    return s.dataset.state === 'done'
@@ -79,7 +69,7 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
         "() => document.querySelectorAll('#overview-table tbody svg').length >= 10",
         timeout=WAIT_MS * 4,
     )
-    _shot(page, "1-overview")
+    shot(page, "1-overview")
     assert page.locator("#overview-table tbody tr").count() >= 10
 
     # Pick the 4v4: its sides and members, and win rates without pressing anything.
@@ -87,8 +77,8 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     page.wait_for_selector("#sides fieldset.side", timeout=WAIT_MS)
     assert "Guard" in page.inner_text("#sides")
     page.wait_for_function("() => document.querySelector('#win-chart svg')", timeout=WAIT_MS)
-    _wait_done(page)
-    _shot(page, "2-scenario-4v4")
+    _battles_done(page)
+    shot(page, "2-scenario-4v4")
     before = _win_text(page)
     assert "runners" in before and "%" in before
     # The side's own tactics are fields; the run's tables also as Parquet.
@@ -116,7 +106,7 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     )
     assert abs(top[0] - top[1]) < 2, top
     assert scrolled[1] > 300 and 0 <= scrolled[0] <= 20, scrolled
-    _shot(page, "3-six-guards")
+    shot(page, "3-six-guards")
     after = _win_text(page)
     assert after != before
     # A rate of none (or all) of 1,000 battles: the interval's far end is not rounded away.
@@ -143,7 +133,7 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     message = page.inner_text("#yaml-errors")
     assert "turn_limt" in message and "turn_limit" in message, message  # "did you mean"
     assert page.locator("#yaml-gutter .bad").count() >= 1
-    _shot(page, "4-yaml-typo")
+    shot(page, "4-yaml-typo")
     page.fill("#yaml", text)
     page.wait_for_function("() => !document.querySelector('#yaml-errors li')", timeout=WAIT_MS)
 
@@ -162,16 +152,16 @@ def test_a_game_master_edits_the_4v4_and_watches_the_odds_move(page, served):
     try:  # balance's answer marked on the chart
         page.wait_for_selector("#sweep-chart line.mark", state="attached", timeout=WAIT_MS * 4)
     except Exception:
-        _shot(page, "5-sweep-without-balance")
+        shot(page, "5-sweep-without-balance")
         raise AssertionError("no balance mark: " + page.inner_text("#sweep-status")) from None
     assert "balance:" in page.inner_text("#sweep-chart")
     page.locator("#sweep-chart").scroll_into_view_if_needed()
-    _shot(page, "5-sweep")
+    shot(page, "5-sweep")
 
     # The same page on a tablet.
     page.set_viewport_size({"width": 800, "height": 1100})
     page.locator("#scenario-h").scroll_into_view_if_needed()
-    _shot(page, "6-tablet")
+    shot(page, "6-tablet")
     layout = "() => getComputedStyle(document.querySelector('#results')).position"
     assert page.evaluate(layout) == "static"  # one column: the results follow the members
     assert not page.problems, page.problems
@@ -189,7 +179,7 @@ def _timing_until_done(page) -> dict:
     page.wait_for_function(
         "() => window.combatsimPerf.thousandAt && window.combatsimPerf.firstAt", timeout=WAIT_MS
     )
-    _wait_done(page)
+    _battles_done(page)
     perf = page.evaluate("() => window.combatsimPerf")
     return {
         "first_ms": perf["firstAt"] - perf["editAt"],
@@ -207,7 +197,7 @@ def test_a_finished_run_shows_the_exact_odds_of_its_most_used_attacks(page, serv
         timeout=WAIT_MS,
     )
     page.select_option("#scenario-pick", "lost-souls-warehouse-raid.yaml")
-    _wait_done(page)
+    _battles_done(page)
     page.wait_for_selector("#exact-table td", timeout=WAIT_MS)
     page.wait_for_function(  # the rows come as they are worked out
         "() => !/Working out/.test(document.querySelector('#exact-status').textContent)",

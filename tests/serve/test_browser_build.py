@@ -11,17 +11,22 @@ own page. Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots).
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
-from tests.serve.serving import browser_page, copy_of_scenarios, serving
+from tests.serve.serving import (
+    PAGE_WAIT_MS,
+    SHOTS,
+    browser_page,
+    copy_of_scenarios,
+    open_scenario,
+    run_done,
+    serving,
+    shot,
+)
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
-WAIT_MS = 60_000  # generous: CI machines are slower than the second the page aims for
 PATROL = "sr2097-runners-vs-patrol.yaml"
 
 
@@ -50,35 +55,13 @@ def page():
         yield page
 
 
-def _shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def _open(page, url: str, file: str) -> None:
-    page.goto(url)
-    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
-    page.select_option("#scenario-pick", file)
-    page.wait_for_selector("#sides fieldset.side", timeout=WAIT_MS)
-    _wait_done(page)
-
-
-def _wait_done(page) -> None:
-    page.wait_for_function(
-        "() => document.querySelector('#run-status').dataset.state === 'done'"
-        " && !document.querySelector('#results').classList.contains('stale')",
-        timeout=WAIT_MS,
-    )
-
-
 def _edited_run(page, count: int) -> dict:
     """The run the page started after ``count`` runs, once it is done."""
     for _ in range(200):
         if len(page.runs) > count:
             break
         page.wait_for_timeout(50)
-    _wait_done(page)
+    run_done(page)
     return page.runs[-1]
 
 
@@ -87,7 +70,8 @@ def _member(page, name: str):
 
 
 def test_a_count_of_0_leaves_the_member_out_of_the_fight(page, served):
-    _open(page, served, PATROL)
+    open_scenario(page, served, PATROL)
+    run_done(page)
     assert "Trooper" in page.inner_text("#cas-chart")
     before = len(page.runs)
     _member(page, "Trooper").locator("input[data-path$='.count']").fill("0")
@@ -96,12 +80,13 @@ def test_a_count_of_0_leaves_the_member_out_of_the_fight(page, served):
     assert page.get_attribute("#run-status", "data-state") == "done", page.inner_text("#run-status")
     assert "Trooper" not in page.inner_text("#cas-chart")  # out of the fight, not refused
     assert not page.inner_text("#form-errors")
-    _shot(page, "build-count-0")
+    shot(page, "build-count-0")
     assert not page.problems, page.problems
 
 
 def test_every_rule_option_and_tactic_is_a_toggle_a_choice_or_a_number(page, served):
-    _open(page, served, PATROL)
+    open_scenario(page, served, PATROL)
+    run_done(page)
     # nothing of the form is raw JSON: no field shows a mapping or a list of mappings
     values = page.eval_on_selector_all("#sides input, #sides select", "xs => xs.map(x => x.value)")
     assert not [v for v in values if v.strip().startswith("{")], values
@@ -134,12 +119,13 @@ def test_every_rule_option_and_tactic_is_a_toggle_a_choice_or_a_number(page, ser
     runners.locator("> summary").click()
     assert runners.locator("select[data-path='sides[0].tactics.target']").input_value() == "focus"
     assert runners.locator("input[data-path='sides[0].tactics.rules.reserve']").input_value() == "1"
-    _shot(page, "build-controls")
+    shot(page, "build-controls")
     assert not page.problems, page.problems
 
 
 def test_a_sweep_varies_any_field_weapons_and_armor_included(page, served):
-    _open(page, served, PATROL)
+    open_scenario(page, served, PATROL)
+    run_done(page)
     fields = page.eval_on_selector_all("#sweep-field option", "os => os.map(o => o.value)")
     for path in (
         "sides[1].members[1].weapons[0]",
@@ -156,7 +142,7 @@ def test_a_sweep_varies_any_field_weapons_and_armor_included(page, served):
     page.wait_for_function(  # the sweep's rows, and the balance's word (whichever ends first)
         "() => /ares_predator/.test(document.querySelector('#sweep-chart').textContent)"
         " && document.querySelector('#sweep-status').textContent.startsWith('balance')",
-        timeout=WAIT_MS * 2,
+        timeout=PAGE_WAIT_MS * 2,
     )
     chart = page.inner_text("#sweep-chart")
     assert "assault_rifle" in chart and "ares_predator" in chart, chart
@@ -177,9 +163,11 @@ FIREFIGHT = "sr-firefight-4v4.yaml"
 def _built(page, before: str) -> None:
     """The fight changed on the page: the YAML is no longer ``before`` and its run is done."""
     page.wait_for_function(
-        "before => document.querySelector('#yaml').value !== before", arg=before, timeout=WAIT_MS
+        "before => document.querySelector('#yaml').value !== before",
+        arg=before,
+        timeout=PAGE_WAIT_MS,
     )
-    _wait_done(page)
+    run_done(page)
 
 
 def _add(page, button: str, search: str, archetype: str) -> None:
@@ -192,7 +180,8 @@ def _add(page, button: str, search: str, archetype: str) -> None:
 
 
 def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served):
-    _open(page, served, FIREFIGHT)
+    open_scenario(page, served, FIREFIGHT)
+    run_done(page)
     # the picker: searchable, each archetype with its key numbers and its kit
     page.click("#sides fieldset.side[data-side='runners'] .add-member")
     page.fill("#archetype-search", "samurai")
@@ -210,7 +199,7 @@ def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served
     assert "# concrete pillar" in text  # written into the text, its comments kept
     assert _member(page, "Street samurai").count() == 1
     assert "Street samurai" in page.inner_text("#cas-chart")
-    _shot(page, "build-member-added")
+    shot(page, "build-member-added")
     # a new side, its first member picked the same way
     _add(page, "#add-side", "troll", "troll_bouncer")
     assert "side 3" in page.inner_text("#win-chart")
@@ -227,7 +216,7 @@ def test_members_and_sides_are_added_from_the_catalogue_and_removed(page, served
     # a fight keeps two sides: told in one line, nothing changed
     page.click("#sides fieldset.side[data-side='runners'] .side-actions .remove")
     page.wait_for_function(
-        "() => document.querySelector('#form-errors').textContent", timeout=WAIT_MS
+        "() => document.querySelector('#form-errors').textContent", timeout=PAGE_WAIT_MS
     )
     assert "a fight keeps two sides at least" in page.inner_text("#form-errors")
     assert page.locator("#sides fieldset.side").count() == 2
@@ -252,7 +241,8 @@ def test_an_archetype_of_the_shipped_catalogue_brings_its_catalogue(page, served
         ],
     }
     (folder / "two.yaml").write_text(yaml.safe_dump(fight, sort_keys=False))
-    _open(page, served, "two.yaml")
+    open_scenario(page, served, "two.yaml")
+    run_done(page)
     page.click("#sides fieldset.side[data-side='a'] .add-member")
     page.fill("#archetype-search", "sniper")
     assert "from the shipped sr2097 catalogue" in page.inner_text(
@@ -272,22 +262,24 @@ def test_an_archetype_of_the_shipped_catalogue_brings_its_catalogue(page, served
 def test_the_exact_odds_table_appears_at_once_and_fills_in(page, served):
     """An autofire burst against armor takes seconds to walk exactly (the table took 35 s to
     appear): the rows are shown at once, the sampled figures beside them, and fill in."""
-    _open(page, served, "sr-autofire-vs-armor.yaml")
-    page.wait_for_selector("#exact-table td", timeout=WAIT_MS)
+    open_scenario(page, served, "sr-autofire-vs-armor.yaml")
+    run_done(page)
+    page.wait_for_selector("#exact-table td", timeout=PAGE_WAIT_MS)
     first = page.inner_text("#exact-status")
     assert "Working out the exact odds of" in first, first
     assert "being worked out" in page.inner_text("#exact-table")
     page.wait_for_function(  # a fast walk's row fills in while the slow ones go on
-        "() => document.querySelectorAll('#exact-table td[title]').length > 0", timeout=WAIT_MS
+        "() => document.querySelectorAll('#exact-table td[title]').length > 0", timeout=PAGE_WAIT_MS
     )
-    _shot(page, "build-exact-filling-in")
+    shot(page, "build-exact-filling-in")
     assert not page.problems, page.problems
 
 
 def test_adding_a_member_is_a_few_keys_from_the_side_it_joins(page, served):
     """A keyboard user reaches a side's "Add a member" straight after the side's name, not
     after every field of every member above it (it took 69 Tabs on the 4v4)."""
-    _open(page, served, FIREFIGHT)
+    open_scenario(page, served, FIREFIGHT)
+    run_done(page)
     page.focus("#sides summary")  # the rule options' fold, the form's first stop
     presses = 0
     while presses < 40:

@@ -8,7 +8,6 @@ Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots) for a person to look 
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import pytest
@@ -16,12 +15,20 @@ import yaml
 
 from combatsim.engine import run_battle
 from combatsim.scenario import load_scenario
-from tests.serve.serving import REPO, browser_page, copy_of_scenarios, serving
+from tests.serve.serving import (
+    PAGE_WAIT_MS,
+    REPO,
+    browser_page,
+    copy_of_scenarios,
+    open_scenario,
+    run_done,
+    serving,
+    shot,
+)
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
-WAIT_MS = 60_000
+MAP_READY = "#map-svg .fighter"  # the map drawn
 FIREFIGHT = "sr-firefight-4v4.yaml"
 SHIPPED = [
     p.relative_to(REPO / "scenarios").as_posix()
@@ -47,30 +54,8 @@ def page(request):
         yield page
 
 
-def _shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("#map-panel").screenshot(path=str(SHOTS / f"map-{name}-{page.width}.png"))
-
-
-def _open(page, url: str, file: str, done: bool = True) -> None:
-    page.goto("about:blank")
-    page.goto(url)
-    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
-    page.select_option("#scenario-pick", file)
-    page.wait_for_selector("#map-svg .fighter", timeout=WAIT_MS)
-    if done:
-        _wait_done(page)
-
-
-def _wait_done(page, not_run: str | None = None) -> str:
-    """The page's run done (another than ``not_run``): its id."""
-    page.wait_for_function(
-        "(old) => { const s = document.querySelector('#run-status').dataset;"
-        " return s.state === 'done' && s.run !== old; }",
-        arg=not_run,
-        timeout=WAIT_MS,
-    )
-    return page.get_attribute("#run-status", "data-run")
+def _map_shot(page, name: str) -> None:
+    shot(page, f"map-{name}-{page.width}", "#map-panel")
 
 
 def _centre(page, selector: str) -> tuple[float, float]:
@@ -90,7 +75,7 @@ def _pixels_per_meter(page, runner: str = "Razor") -> float:
 
 
 def test_the_map_draws_each_fighter_and_cover_point_to_scale_north_up(page, served):
-    _open(page, served, FIREFIGHT, done=False)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
     scenario = load_scenario(REPO / "scenarios" / FIREFIGHT)
     per_meter = _pixels_per_meter(page)
     assert per_meter > 5  # the fight fills the picture, not a corner of it
@@ -106,7 +91,7 @@ def test_the_map_draws_each_fighter_and_cover_point_to_scale_north_up(page, serv
         assert (x - ox) / per_meter == pytest.approx(point.position[0], abs=0.2)
         assert (oy - y) / per_meter == pytest.approx(point.position[1], abs=0.2)
         assert point.cover in covers.nth(k).get_attribute("class")
-    _shot(page, "firefight")
+    _map_shot(page, "firefight")
     assert not page.problems, page.problems
 
 
@@ -114,11 +99,11 @@ def test_the_map_draws_each_fighter_and_cover_point_to_scale_north_up(page, serv
 def test_every_shipped_scenario_draws_all_its_fighters_and_cover(page, served):
     for file in SHIPPED:
         scenario = load_scenario(REPO / "scenarios" / file)
-        _open(page, served, file, done=False)
+        open_scenario(page, served, file, ready=MAP_READY)
         page.wait_for_function(
             "(n) => document.querySelectorAll('#map-svg .fighter').length === n",
             arg=len(scenario.fighters),
-            timeout=WAIT_MS,
+            timeout=PAGE_WAIT_MS,
         )
         names = page.eval_on_selector_all("#map-svg .fighter", "ns => ns.map(n => n.dataset.name)")
         assert names == [f.name for f in scenario.fighters], file
@@ -132,7 +117,7 @@ def test_every_shipped_scenario_draws_all_its_fighters_and_cover(page, served):
                 && b.bottom <= s.bottom; }); }"""
         )
         assert inside, f"{file}: a fighter drawn outside the map"
-        _shot(page, file.replace("/", "-").removesuffix(".yaml"))
+        _map_shot(page, f"{file.replace('/', '-').removesuffix('.yaml')}")
     assert not page.problems, page.problems
 
 
@@ -153,11 +138,12 @@ def _downloaded_yaml(page) -> dict:
 
 
 def test_dragging_a_member_and_a_cover_point_edits_the_yaml_and_the_figures_follow(page, served):
-    _open(page, served, FIREFIGHT)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
+    run_done(page)
     before = page.get_attribute("#run-status", "data-run")
     per_meter = _pixels_per_meter(page)
     _drag(page, _dot("Razor"), 6, 3, per_meter)
-    _wait_done(page, before)  # a new run, of the fight with Razor moved
+    run_done(page, before)  # a new run, of the fight with Razor moved
     razor = page.locator("#sides .member[data-member='Razor'] input[data-path$='.position']")
     assert razor.input_value() == "[6, 3]"  # the form's own field shows it
     page.wait_for_function(
@@ -166,7 +152,7 @@ def test_dragging_a_member_and_a_cover_point_edits_the_yaml_and_the_figures_foll
     moved = page.get_attribute("#run-status", "data-run")
     # a cover point: the crates at [3, 0]
     _drag(page, "#map-svg .cover >> nth=0", 2, -2, per_meter)
-    _wait_done(page, moved)
+    run_done(page, moved)
     assert page.inner_text("#edited-flag") == "edited (2 fields)"
     data = _downloaded_yaml(page)
     assert data["sides"][0]["members"][0]["position"] == [6, 3]
@@ -180,12 +166,12 @@ def test_dragging_a_member_and_a_cover_point_edits_the_yaml_and_the_figures_foll
         " === '22'"
     )
     assert _downloaded_yaml(page)["sides"][1]["members"][1]["position"] == [22, 3]
-    _shot(page, "dragged")
+    _map_shot(page, "dragged")
     assert not page.problems, page.problems
 
 
 def test_hovering_a_fighter_draws_its_weapons_ranges_to_scale(page, served):
-    _open(page, served, FIREFIGHT, done=False)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
     scenario = load_scenario(REPO / "scenarios" / FIREFIGHT)
     razor = next(f for f in scenario.fighters if f.name == "Razor")
     gun = next(w for w in razor.weapons if w.kind == "firearm")
@@ -198,19 +184,19 @@ def test_hovering_a_fighter_draws_its_weapons_ranges_to_scale(page, served):
     info = page.inner_text("#map-info")
     assert f"extreme {gun.max_range:g} m" in info and "Razor" in info, info
     assert page.locator("#map-svg .rings circle.melee").count() == 1  # the katana's reach
-    _shot(page, "ranges")
+    _map_shot(page, "ranges")
     page.mouse.move(1, 1)
     assert page.locator("#map-svg .rings circle").count() == 0
     assert not page.problems, page.problems
 
 
 def test_a_traced_battle_replays_turn_by_turn_with_its_moves_and_shots(page, served):
-    _open(page, served, FIREFIGHT, done=False)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
     scenario = load_scenario(REPO / "scenarios" / FIREFIGHT)
     result = run_battle(scenario, scenario.seed, 2, trace=True)
     page.fill("#map-battle", "2")
     page.click("#map-replay")
-    page.wait_for_selector("#map-steps:not([hidden])", timeout=WAIT_MS)
+    page.wait_for_selector("#map-steps:not([hidden])", timeout=PAGE_WAIT_MS)
     assert page.inner_text("#map-turn-label").startswith("Battle 2: the start")
     assert f"{result.turns} turns" in page.inner_text("#map-turn-label")
     page.click("#map-next")
@@ -226,7 +212,7 @@ def test_a_traced_battle_replays_turn_by_turn_with_its_moves_and_shots(page, ser
     # where the trace's moves of turn 1 left each fighter
     per_meter = _pixels_per_meter_at_replay(page, scenario, result)
     assert per_meter > 0
-    _shot(page, "replay-turn1")
+    _map_shot(page, "replay-turn1")
     for _ in range(result.turns - 1):
         page.click("#map-next")
     assert page.is_disabled("#map-next")
@@ -262,16 +248,17 @@ def _pixels_per_meter_at_replay(page, scenario, result) -> float:
 
 @pytest.mark.parametrize("page", [1280], indirect=True)
 def test_the_trace_panels_battle_shows_on_the_map_too(page, served):
-    _open(page, served, FIREFIGHT, done=False)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
     page.fill("#trace-index", "1")
     page.click("#trace-form button[type=submit]")
-    page.wait_for_selector("#map-steps:not([hidden])", timeout=WAIT_MS)
+    page.wait_for_selector("#map-steps:not([hidden])", timeout=PAGE_WAIT_MS)
     assert page.inner_text("#map-turn-label").startswith("Battle 1: the start")
     assert page.inner_text("#trace").splitlines()[1] == "Battle 1"
 
 
 def test_a_fighter_moves_by_keyboard_alone(page, served):
-    _open(page, served, FIREFIGHT)
+    open_scenario(page, served, FIREFIGHT, ready=MAP_READY)
+    run_done(page)
     before = page.get_attribute("#run-status", "data-run")
     page.focus("#scenario-pick")
     for _ in range(40):  # Tab from the scenario picker to the map's first fighter
@@ -290,10 +277,10 @@ def test_a_fighter_moves_by_keyboard_alone(page, served):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowUp")
     page.keyboard.press("Shift+ArrowRight")
-    _wait_done(page, before)
+    run_done(page, before)
     razor = page.locator("#sides .member[data-member='Razor'] input[data-path$='.position']")
     page.wait_for_function(
-        "(el) => el.value === '[7, 1]'", arg=razor.element_handle(), timeout=WAIT_MS
+        "(el) => el.value === '[7, 1]'", arg=razor.element_handle(), timeout=PAGE_WAIT_MS
     )
     # the focus stays on the marker moved, for the next key
     assert page.evaluate("() => document.activeElement.dataset.name") == "Razor"
@@ -301,7 +288,7 @@ def test_a_fighter_moves_by_keyboard_alone(page, served):
     # the map is one stop of the Tab order: the next Tab leaves it
     page.keyboard.press("Tab")
     assert page.evaluate("() => !document.activeElement.closest('#map-svg')")
-    _shot(page, "keyboard")
+    _map_shot(page, "keyboard")
     assert not page.problems, page.problems
 
 
@@ -313,7 +300,7 @@ def test_fighters_on_one_spot_are_drawn_apart_and_keep_their_place(page, served,
     for member in runners[:3]:
         member["position"] = [0, 0]
     (folder / "stacked.yaml").write_text(yaml.safe_dump(fight, sort_keys=False))
-    _open(page, served, "stacked.yaml", done=False)
+    open_scenario(page, served, "stacked.yaml", ready=MAP_READY)
     names = [m["name"] for m in runners[:3]]
     boxes = []
     for name in names:
@@ -324,4 +311,4 @@ def test_fighters_on_one_spot_are_drawn_apart_and_keep_their_place(page, served,
     for k, a in enumerate(boxes):
         for b in boxes[k + 1 :]:
             assert math.dist((a["x"], a["y"]), (b["x"], b["y"])) >= a["width"], (a, b)
-    _shot(page, "stacked")
+    _map_shot(page, "stacked")

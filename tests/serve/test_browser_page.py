@@ -7,25 +7,26 @@ own page. Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots) for a perso
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.serve.serving import (
+    PAGE_WAIT_MS,
     REPO,
+    SHOTS,
     browser_page,
     copy_of_scenarios,
+    open_scenario,
+    run_done,
     serving,
+    shot,
     start_server,
     stop_server,
 )
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
-WAIT_MS = 60_000  # generous: CI machines are slower than the second the page aims for
 WIDTHS = (1280, 800)
 
 
@@ -46,35 +47,15 @@ def page():
         yield page
 
 
-def _shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => window.scrollTo(0, 0)")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def _open(page, url: str, file: str) -> None:
-    """The scenario ``file`` opened from the picker, its first run done."""
-    page.goto(url)
-    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
-    page.select_option("#scenario-pick", file)
-    page.wait_for_selector("#sides fieldset.side", timeout=WAIT_MS)
-    _wait_done(page)
-
-
-def _wait_done(page) -> None:
-    page.wait_for_function(
-        "() => document.querySelector('#run-status').dataset.state === 'done'", timeout=WAIT_MS
-    )
-
-
 def test_what_decides_this_fight_names_each_lever(page, served):
-    _open(page, served, "tactics/take-cover.yaml")
+    open_scenario(page, served, "tactics/take-cover.yaml")
+    run_done(page)
     page.fill("#explain-battles", "20")
     page.click("#explain-run")
-    page.wait_for_selector("#explain-text details", state="attached", timeout=WAIT_MS * 3)
-    page.wait_for_selector("#explain-chart svg", timeout=WAIT_MS)
+    page.wait_for_selector("#explain-text details", state="attached", timeout=PAGE_WAIT_MS * 3)
+    page.wait_for_selector("#explain-chart svg", timeout=PAGE_WAIT_MS)
     chart = page.inner_text("#explain-chart") + page.inner_html("#explain-chart")
-    _shot(page, "page-explain")
+    shot(page, "page-explain")
     assert "undefined" not in chart, chart[:400]
     assert "Ember" in chart or "Guard" in chart, chart[:400]  # a member's lever, by name
     assert page.locator("#explain-chart rect").count() >= 1  # bars drawn
@@ -82,20 +63,22 @@ def test_what_decides_this_fight_names_each_lever(page, served):
 
 
 def test_the_odds_calculator_answers_a_plain_roll_of_the_scenarios_system(page, served):
-    _open(page, served, "sr-firefight-4v4.yaml")
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
     assert page.input_value("#odds-calc") == "sr"
     page.fill("#odds-dice", "6")
     page.fill("#odds-tn", "5")
     _compute(page)
     assert page.locator("#odds-chart svg").count() == 1
     # On a 2097 scenario, 2097's calculator (not classic Shadowrun's) is offered and answers.
-    _open(page, served, "sr2097-runners-vs-patrol.yaml")
+    open_scenario(page, served, "sr2097-runners-vs-patrol.yaml")
+    run_done(page)
     assert page.input_value("#odds-calc") == "2097"
     page.fill("#odds-bonus", "5")
     page.fill("#odds-tn", "15")
     _compute(page)
     page.locator("#odds-form").scroll_into_view_if_needed()
-    _shot(page, "page-odds-2097")
+    shot(page, "page-odds-2097")
     assert not page.problems, page.problems
 
 
@@ -105,7 +88,7 @@ def _compute(page) -> None:
     page.wait_for_function(
         "() => document.querySelector('#odds-chart').children.length"
         " || document.querySelector('#odds-error').textContent",
-        timeout=WAIT_MS,
+        timeout=PAGE_WAIT_MS,
     )
     assert page.inner_text("#odds-error") == "", page.inner_text("#odds-error")
 
@@ -117,13 +100,14 @@ WIDE = "() => [document.documentElement.scrollWidth, document.documentElement.cl
 def test_the_page_never_scrolls_sideways(page, served, width):
     page.set_viewport_size({"width": width, "height": 900})
     page.goto(served)
-    page.wait_for_selector("#overview-table tbody tr button", timeout=WAIT_MS)
+    page.wait_for_selector("#overview-table tbody tr button", timeout=PAGE_WAIT_MS)
     wide, room = page.evaluate(WIDE)
     assert wide <= room, f"the overview is {wide} px wide in a {room} px window"
     for file in ("sr-firefight-4v4.yaml", "sr2097-runners-vs-patrol.yaml"):
-        _open(page, served, file)
+        open_scenario(page, served, file)
+        run_done(page)
         wide, room = page.evaluate(WIDE)
-        _shot(page, f"page-width-{width}-{file.removesuffix('.yaml')}")
+        shot(page, f"page-width-{width}-{file.removesuffix('.yaml')}")
         assert wide <= room, f"{file} is {wide} px wide in a {room} px window"
     assert not page.problems, page.problems
 
@@ -143,7 +127,8 @@ def test_after_an_edit_the_old_figures_are_marked_stale_and_never_shown_again(pa
             route.continue_()
 
     page.route(RUN_GET, hold_first)
-    _open(page, served, "sr-firefight-4v4.yaml")
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
     for _ in range(100):  # the route is handled while Playwright waits
         if held:
             break
@@ -161,13 +146,13 @@ def test_after_an_edit_the_old_figures_are_marked_stale_and_never_shown_again(pa
     assert "stale" in page.get_attribute("#results", "class")
     assert "done" not in page.inner_text("#run-status"), page.inner_text("#run-status")
     assert "new figures" in page.inner_text("#run-status")
-    _shot(page, "page-stale-after-edit")
+    shot(page, "page-stale-after-edit")
     held[0].continue_()
-    page.wait_for_function("() => window.seen.includes('running')", timeout=WAIT_MS)
+    page.wait_for_function("() => window.seen.includes('running')", timeout=PAGE_WAIT_MS)
     seen = page.evaluate("() => window.seen")
     before = seen[: seen.index("running")]
     assert "done" not in before, f"the previous run's figures came back after the edit: {seen}"
-    _wait_done(page)
+    run_done(page)
     assert "stale" not in page.get_attribute("#results", "class")
     assert page.inner_text("#win-chart") != old
     assert not page.problems, page.problems
@@ -182,18 +167,19 @@ def test_saving_writes_a_new_file_under_a_new_name_and_keeps_the_comments(page, 
 
     original = (folder / "sr-firefight-4v4.yaml").read_text()
     assert _comments(original)  # the example has comments to keep
-    _open(page, served, "sr-firefight-4v4.yaml")
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
     name = yaml.safe_load(original)["name"]
     page.locator(".member[data-member='Guard'] input[data-path$='count']").fill("5")
     page.click("#save")
     new_file, new_name = page.input_value("#save-name"), page.input_value("#save-title")
     assert new_file != "sr-firefight-4v4.yaml" and not (folder / new_file).exists(), new_file
     assert new_name != name, new_name
-    _shot(page, "page-save-dialog")
+    shot(page, "page-save-dialog")
     page.click("#save-confirm")
     page.wait_for_function(
         "() => /Saved as|Not saved/.test(document.querySelector('#save-status').textContent)",
-        timeout=WAIT_MS,
+        timeout=PAGE_WAIT_MS,
     )
     assert "Saved as" in page.inner_text("#save-status"), page.inner_text("#save-status")
     saved = (folder / new_file).read_text()
@@ -214,13 +200,14 @@ def test_the_shipped_scenarios_are_never_written(page):
     proc, url, token = start_server(REPO / "scenarios")
     before = sorted(p.name for p in (REPO / "scenarios").iterdir())
     try:
-        _open(page, f"{url}/?token={token}", "tactics/focus.yaml")
-        page.wait_for_selector("#exact-table td", timeout=WAIT_MS)  # its work ended
+        open_scenario(page, f"{url}/?token={token}", "tactics/focus.yaml")
+        run_done(page)
+        page.wait_for_selector("#exact-table td", timeout=PAGE_WAIT_MS)  # its work ended
         page.click("#save")
         page.click("#save-confirm")
         page.wait_for_function(
             "() => /Saved as|Not saved/.test(document.querySelector('#save-status').textContent)",
-            timeout=WAIT_MS,
+            timeout=PAGE_WAIT_MS,
         )
         said = page.inner_text("#save-status")
         assert "Not saved" in said and "shipped" in said, said
@@ -246,7 +233,7 @@ def _overview_ready(page, url: str) -> list[dict]:
         """() => { const rows = document.querySelectorAll('#overview-table tbody tr');
                    return rows.length >= 10
                      && [...rows].every((r) => !/running/.test(r.textContent)); }""",
-        timeout=WAIT_MS * 2,
+        timeout=PAGE_WAIT_MS * 2,
     )
     return page.evaluate("""async () => (await fetch('/api/overview')).json()""")
 
@@ -255,7 +242,7 @@ def _overview_ready(page, url: str) -> list[dict]:
 def test_the_overview_shows_draws_marks_danger_sensibly_and_reads_at_any_width(page, served, width):
     page.set_viewport_size({"width": width, "height": 900})
     rows = _overview_ready(page, served)
-    _shot(page, f"page-overview-{width}")
+    shot(page, f"page-overview-{width}")
     table = page.locator("#overview-table tbody")
     # An all-draws fight reads as draws, not as 0% and 0%.
     cover = table.locator("tr", has_text="tactics/take-cover.yaml")
@@ -288,7 +275,8 @@ def test_the_overview_shows_draws_marks_danger_sensibly_and_reads_at_any_width(p
 
 
 def test_rates_read_as_the_cli_prints_them(page, served):
-    _open(page, served, "sr-firefight-4v4.yaml")
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
     run = page.get_attribute("#run-status", "data-run")
     got = page.evaluate("async (id) => (await fetch('/api/runs/' + id)).json()", run)
     draws = got["draws"]
@@ -302,11 +290,12 @@ def test_rates_read_as_the_cli_prints_them(page, served):
 
 
 def test_the_exact_odds_read_zero_only_when_no_way_of_the_dice_gives_it(page, served):
-    _open(page, served, "sr-bar-brawl.yaml")
-    page.wait_for_selector("#exact-table td", timeout=WAIT_MS * 2)
+    open_scenario(page, served, "sr-bar-brawl.yaml")
+    run_done(page)
+    page.wait_for_selector("#exact-table td", timeout=PAGE_WAIT_MS * 2)
     page.wait_for_function(  # the rows come as they are worked out
         "() => !/Working out/.test(document.querySelector('#exact-status').textContent)",
-        timeout=WAIT_MS * 2,
+        timeout=PAGE_WAIT_MS * 2,
     )
     page.locator("#exact-attacks").scroll_into_view_if_needed()
     SHOTS.mkdir(parents=True, exist_ok=True)

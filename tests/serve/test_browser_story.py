@@ -4,17 +4,20 @@ test_browser_page.py). Screenshots go to ``COMBATSIM_SHOTS`` (default /tmp/shots
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.serve.serving import browser_page, copy_of_scenarios, serving
+from tests.serve.serving import (
+    PAGE_WAIT_MS,
+    browser_page,
+    copy_of_scenarios,
+    open_scenario,
+    run_done,
+    serving,
+    shot,
+)
 
 pytestmark = pytest.mark.slow
 
-SHOTS = Path(os.environ.get("COMBATSIM_SHOTS", "/tmp/shots"))
-WAIT_MS = 60_000
 WIDTHS = (1280, 800)
 
 
@@ -35,33 +38,17 @@ def page(request):
         yield page
 
 
-def _shot(page, name: str, selector: str | None = None) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = str(SHOTS / f"{name}-{page.width}.png")
-    if selector:
-        page.locator(selector).screenshot(path=path)
-    else:
-        page.screenshot(path=path, full_page=True)
-
-
-def _open(page, url: str, file: str) -> None:
-    page.goto(url)
-    page.wait_for_selector(f"#scenario-pick option[value='{file}']", state="attached")
-    page.select_option("#scenario-pick", file)
-    page.wait_for_selector("#sides fieldset.side", timeout=WAIT_MS)
-    page.wait_for_function(
-        "() => document.querySelector('#run-status').dataset.state === 'done'", timeout=WAIT_MS
-    )
-
-
 def _no_sideways_scroll(page) -> None:
     wide = page.evaluate("() => document.documentElement.scrollWidth")
     assert wide <= page.width, f"the page is {wide} px wide at {page.width} px"
 
 
 def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(page, served):
-    _open(page, served, "sr-firefight-4v4.yaml")
-    page.wait_for_selector("#story .story-pick[data-kind=worst_tenth] tbody tr", timeout=WAIT_MS)
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
+    page.wait_for_selector(
+        "#story .story-pick[data-kind=worst_tenth] tbody tr", timeout=PAGE_WAIT_MS
+    )
     picks = page.locator("#story .story-pick")
     assert picks.count() == 2
     median = page.locator("#story .story-pick[data-kind=median]")
@@ -73,14 +60,14 @@ def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(
     assert first_turns.first.get_attribute("data-condition") == "1"  # everyone starts fresh
     _no_sideways_scroll(page)
     page.locator("#story").scroll_into_view_if_needed()
-    _shot(page, "story", "#story")
+    shot(page, f"story-{page.width}", "#story")
     battle = page.locator("#story .story-pick[data-kind=worst_tenth]").get_attribute("data-battle")
     # one click from a fighter's row: that battle, blow by blow
     page.locator("#story .story-pick[data-kind=worst_tenth] tbody tr .who").nth(1).click()
     page.wait_for_function(
         "(k) => document.querySelector('#trace').textContent.split('\\n').includes('Battle ' + k)",
         arg=battle,
-        timeout=WAIT_MS,
+        timeout=PAGE_WAIT_MS,
     )
     assert page.input_value("#trace-index") == battle
     # and from the keyboard: the median's button, Enter
@@ -90,25 +77,25 @@ def test_the_median_and_worst_tenth_battles_show_each_fighter_by_turn_and_trace(
     page.wait_for_function(
         "(k) => document.querySelector('#trace').textContent.split('\\n').includes('Battle ' + k)",
         arg=median_battle,
-        timeout=WAIT_MS,
+        timeout=PAGE_WAIT_MS,
     )
     # an edit marks the story as the previous fight's until the new run is done
     page.fill("#battles", "200")
     page.locator('#sides input[data-path*="members"]:visible').first.fill("3")
-    page.wait_for_selector("#story.stale", timeout=WAIT_MS)
+    page.wait_for_selector("#story.stale", timeout=PAGE_WAIT_MS)
     assert not page.problems, page.problems
 
 
 def test_a_chain_shows_its_encounters_in_order_with_the_commands_numbers(page, served, folder):
     page.goto(served)
     page.wait_for_selector(
-        "#chains:not([hidden]) #chain-pick option", state="attached", timeout=WAIT_MS
+        "#chains:not([hidden]) #chain-pick option", state="attached", timeout=PAGE_WAIT_MS
     )
     page.select_option("#chain-pick", "chains/sr-loading-dock-run.yaml")
     page.fill("#chain-runs", "200")
     page.fill("#chain-seed", "11")
     page.click("#chain-run")
-    page.wait_for_selector("#chain-out table tbody tr", timeout=WAIT_MS * 2)
+    page.wait_for_selector("#chain-out table tbody tr", timeout=PAGE_WAIT_MS * 2)
     rows = page.locator("#chain-out tbody tr")
     assert [rows.nth(k).locator("th").inner_text() for k in range(rows.count())] == [
         "the outer gate",
@@ -130,13 +117,14 @@ def test_a_chain_shows_its_encounters_in_order_with_the_commands_numbers(page, s
     completes = _pct(python["completes"]["rate"])
     assert completes in page.inner_text("#chain-out .chain-completes")
     _no_sideways_scroll(page)
-    _shot(page, "chain", "#chains")
-    _shot(page, "overview")
+    shot(page, f"chain-{page.width}", "#chains")
+    shot(page, f"overview-{page.width}")
     assert not page.problems, page.problems
 
 
 def test_designs_show_their_rates_against_the_targets_and_load_into_the_editor(page, served):
-    _open(page, served, "sr-firefight-4v4.yaml")
+    open_scenario(page, served, "sr-firefight-4v4.yaml")
+    run_done(page)
     page.locator("#design").scroll_into_view_if_needed()
     page.locator("#design-side").focus()
     assert page.input_value("#design-side") == "corp security"
@@ -145,28 +133,28 @@ def test_designs_show_their_rates_against_the_targets_and_load_into_the_editor(p
     page.fill("#design-max", "3")
     page.fill("#design-battles", "100")
     page.click("#design-run")
-    page.wait_for_selector("#design-out table tbody tr", timeout=WAIT_MS * 2)
+    page.wait_for_selector("#design-out table tbody tr", timeout=PAGE_WAIT_MS * 2)
     rows = page.locator("#design-out tbody tr")
     assert rows.count() >= 1
     first = rows.first.inner_text()
     assert "corp_guard" in first and "%" in first
     _no_sideways_scroll(page)
-    _shot(page, "design", "#design")
+    shot(page, f"design-{page.width}", "#design")
     design = rows.first.locator("th").inner_text()
     members = int(design.split()[0])
     rows.first.locator("button").focus()  # the keyboard's way: Enter on the button
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "() => document.querySelector('#yaml').value.includes('corp_guard')", timeout=WAIT_MS
+        "() => document.querySelector('#yaml').value.includes('corp_guard')", timeout=PAGE_WAIT_MS
     )
     # the loaded design is the fight now: its guards in the form, and a run of it done
     page.wait_for_function(
         "() => document.querySelector('#run-status').dataset.state === 'done'"
         " && document.querySelector('#sides .member[data-member=corp_guard]')",
-        timeout=WAIT_MS,
+        timeout=PAGE_WAIT_MS,
     )
     count = page.locator("#sides .member[data-member=corp_guard] input").first.input_value()
     assert int(count) == members
     assert "corp_sergeant" not in page.input_value("#yaml").split("corp security")[1]
-    _shot(page, "design-loaded")
+    shot(page, f"design-loaded-{page.width}")
     assert not page.problems, page.problems

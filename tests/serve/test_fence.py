@@ -11,21 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 from combatsim.errors import Outside  # noqa: E402
 from combatsim.safeyaml import fenced, read_text  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "fence-token"
@@ -33,7 +26,6 @@ PORT = 8767
 SECRET = "TOPSECRET-7f3a"
 FIREFIGHT = "sr-firefight-4v4.yaml"
 RAID = "lost-souls-warehouse-raid.yaml"
-HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +51,7 @@ def folder(tmp_path_factory) -> Path:
 def client(folder):
     server = Server(folder, TOKEN, workers=1, port=PORT)
     try:
-        with TestClient(make_app(server), base_url=f"http://127.0.0.1:{PORT}") as test_client:
-            test_client.headers.update(HEADERS)
+        with page_client(server, TOKEN) as test_client:
             yield test_client
     finally:
         server.close()

@@ -10,21 +10,14 @@ import json
 import shutil
 import socket
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 from combatsim.cli import main  # noqa: E402
 from combatsim.serve import scenarios  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "guard-token"
@@ -57,14 +50,13 @@ def server(folder):
 @pytest.fixture
 def bare(server):
     """A client with no token and no headers of its own: each test says what it sends."""
-    with TestClient(make_app(server), base_url=BASE) as test_client:
+    with page_client(server) as test_client:
         yield test_client
 
 
 @pytest.fixture(scope="module")
 def client(server):
-    with TestClient(make_app(server), base_url=BASE) as test_client:
-        test_client.headers.update({**AUTH, **JSON_BODY})
+    with page_client(server, TOKEN) as test_client:
         yield test_client
 
 
@@ -243,7 +235,7 @@ def test_serving_on_every_address_answers_the_machines_own_addresses(folder, hos
     server = Server(folder, TOKEN, workers=1, host=host, port=PORT)
     try:
         lan = f"http://192.168.1.5:{PORT}"  # the address a tablet reached it at
-        with TestClient(make_app(server), base_url=lan) as tablet:
+        with page_client(server, base=lan) as tablet:
             assert tablet.get("/api/scenarios", headers=AUTH).status_code == 200
             changed = tablet.post(
                 "/api/check", json={"scenario": FIREFIGHT}, headers={**AUTH, "Origin": lan}

@@ -11,29 +11,22 @@ from __future__ import annotations
 
 import json
 import shutil
-import warnings
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
 from tests.helpers import examples  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "property-token"
 PORT = 8768
-HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 
 PATHS = [
     "sr-firefight-4v4.yaml",
@@ -153,12 +146,8 @@ def world(tmp_path_factory):
     (served / "link-out.yaml").symlink_to(outside / "secret.yaml")
     (served / "link-dir").symlink_to(outside, target_is_directory=True)
     server = Server(served, TOKEN, workers=1, port=PORT)
-    app = make_app(server)
     try:
-        with TestClient(
-            app, base_url=f"http://127.0.0.1:{PORT}", raise_server_exceptions=False
-        ) as client:
-            client.headers.update(HEADERS)
+        with page_client(server, TOKEN, raise_server_exceptions=False) as client:
             yield client, base, served
     finally:
         server.close()

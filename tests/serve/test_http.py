@@ -11,21 +11,14 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 import yaml
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 from combatsim.output import wide_table  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 from tests.test_validate import TEN_FOUND, TEN_MISTAKES  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +27,6 @@ PORT = 8765
 BASE = f"http://127.0.0.1:{PORT}"
 FIREFIGHT = "sr-firefight-4v4.yaml"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-JSON_BODY = {"Content-Type": "application/json"}  # what a POST, PUT or DELETE must say
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +49,7 @@ def server(folder):
 
 @pytest.fixture(scope="module")
 def client(server):
-    with TestClient(make_app(server), base_url=BASE) as test_client:
-        test_client.headers.update({**AUTH, **JSON_BODY})
+    with page_client(server, TOKEN) as test_client:
         yield test_client
 
 
@@ -82,7 +73,7 @@ def start(client, **body) -> str:
 
 
 def test_a_request_without_the_token_or_with_a_wrong_one_is_refused(server):
-    with TestClient(make_app(server), base_url=BASE) as bare:
+    with page_client(server) as bare:
         for headers, query in (({}, ""), ({"Authorization": "Bearer nope"}, ""), ({}, "?token=x")):
             answer = bare.get(f"/api/scenarios{query}", headers=headers)
             assert answer.status_code == 403
@@ -90,7 +81,7 @@ def test_a_request_without_the_token_or_with_a_wrong_one_is_refused(server):
 
 
 def test_the_token_works_in_the_query_the_header_and_the_pages_cookie(server):
-    with TestClient(make_app(server), base_url=BASE) as bare:
+    with page_client(server) as bare:
         assert bare.get(f"/api/scenarios?token={TOKEN}").status_code == 200
         assert bare.get("/api/scenarios", headers=AUTH).status_code == 200
         page = bare.get(f"/?token={TOKEN}")

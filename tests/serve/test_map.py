@@ -9,16 +9,12 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-from starlette.testclient import TestClient  # noqa: E402
-
 from combatsim.engine import run_battle  # noqa: E402
 from combatsim.output import format_trace  # noqa: E402
 from combatsim.scenario import load_scenario  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
 from combatsim.serve.maps import battlefield, replay  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
@@ -34,10 +30,7 @@ def client(tmp_path_factory):
     shutil.copytree(ROOT / "scenarios", served)
     server = Server(served, TOKEN, workers=1, port=PORT)
     try:
-        with TestClient(make_app(server), base_url=f"http://127.0.0.1:{PORT}") as test_client:
-            test_client.headers.update(
-                {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-            )
+        with page_client(server, TOKEN) as test_client:
             yield test_client
     finally:
         server.close()

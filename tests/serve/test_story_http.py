@@ -5,23 +5,16 @@ command line and the Python API for the same seed."""
 from __future__ import annotations
 
 import shutil
-import warnings
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-pytest.importorskip("starlette")
-pytest.importorskip("httpx")
-
-with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 import combatsim  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
 from combatsim.serve.story import positions, ranked, story  # noqa: E402
 from tests.serve import serving  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
@@ -41,10 +34,7 @@ def folder(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def client(folder):
     server = Server(folder, TOKEN, workers=2, port=8765)
-    with TestClient(make_app(server), base_url=BASE) as test_client:
-        test_client.headers.update(
-            {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-        )
+    with page_client(server, TOKEN) as test_client:
         yield test_client
     server.close()
 

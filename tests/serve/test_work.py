@@ -14,29 +14,23 @@ import subprocess
 import sys
 import threading
 import time
-import warnings
 from pathlib import Path
 
 import pytest
 import yaml
 
-pytest.importorskip("starlette")
 httpx = pytest.importorskip("httpx")
 
-with warnings.catch_warnings():  # Starlette 1.x would rather have httpx2; httpx still works
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
-
 from combatsim.errors import CombatsimError  # noqa: E402
-from combatsim.serve.app import Server, make_app  # noqa: E402
+from combatsim.serve.app import Server  # noqa: E402
 from combatsim.serve.jobs import Job  # noqa: E402
 from tests.helpers import default_sigint  # noqa: E402
+from tests.serve.clients import page_client  # noqa: E402
 from tests.serve.serving import ended  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "test-token"
 PORT = 8766
-AUTH = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
 FIREFIGHT = "sr-firefight-4v4.yaml"
 STOP_WITHIN = 5.0  # seconds: what the docs promise for SIGTERM and Ctrl-C, under any load
 
@@ -78,8 +72,7 @@ def server(folder):
 
 @pytest.fixture(scope="module")
 def client(server):
-    with TestClient(make_app(server), base_url=f"http://127.0.0.1:{PORT}") as test_client:
-        test_client.headers.update(AUTH)
+    with page_client(server, TOKEN) as test_client:
         yield test_client
 
 
