@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from combatsim.run import Cancel, Update, summarize
-from combatsim.run.chunks import YOUNG, settled_heap
+from combatsim.run.chunks import YOUNG, settle_worker_heap, settled_heap
 from combatsim.sweeps.api import run_one
 from tests.helpers import run_battles
 from tests.test_batch import SCENARIO, fake_runner
@@ -144,7 +144,9 @@ def nothing_frozen():
         gc.freeze()
 
 
-def test_a_chunk_runs_with_the_heap_before_it_frozen_and_unfrozen_after(nothing_frozen):
+def test_a_run_on_one_worker_runs_with_the_heap_before_it_frozen_and_unfrozen_after(
+    nothing_frozen,
+):
     older = object.__new__(type("Older", (), {}))  # tracked by the collector, made before
     threshold = gc.get_threshold()
     gc.set_threshold(700, 10, 10)  # Python's default (the conftest raises it for the tests)
@@ -179,3 +181,13 @@ def test_a_program_that_turned_the_collector_off_is_left_as_it_is(nothing_frozen
             assert gc.get_freeze_count() == 0 and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_worker_process_leaves_what_it_started_with_out_of_every_collection(nothing_frozen):
+    threshold = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        settle_worker_heap()
+        assert gc.get_freeze_count() > 0 and gc.get_threshold() == (YOUNG, 10, 10)
+    finally:
+        gc.set_threshold(*threshold)

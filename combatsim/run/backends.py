@@ -42,7 +42,16 @@ from typing import Any
 from ..errors import BackendLost, UsageError, check_range
 from ..limits import MAX_WORKERS
 from .cancel import HELD, Cancelled, held_signals
-from .chunks import Chunk, ChunkBuilder, Job, Task, default_workers, run_task
+from .chunks import (
+    Chunk,
+    ChunkBuilder,
+    Job,
+    Task,
+    default_workers,
+    run_task,
+    settle_worker_heap,
+    settled_heap,
+)
 
 OnChunk = Callable[[Chunk], None]
 STOPS = (KeyboardInterrupt, Cancelled)  # what stops a run, keeping every finished battle
@@ -87,6 +96,11 @@ class SerialBackend(Backend):
     """Everything in the calling process, in task order."""
 
     def run(self, job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
+        with settled_heap():
+            return self._run(job, tasks, on_chunk)
+
+    @staticmethod
+    def _run(job: Job, tasks: Iterable[Task], on_chunk: OnChunk) -> bool:
         for task in tasks:
             builder = ChunkBuilder(job, task)
             try:
@@ -424,6 +438,7 @@ def _install(job: Job, stop: Any, parent: int) -> None:
     if hasattr(signal, "pthread_sigmask"):  # started with them held (``_submit``)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    settle_worker_heap()
 
 
 def _on_sigterm(signum, frame) -> None:

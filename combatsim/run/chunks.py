@@ -78,7 +78,7 @@ class Chunk:
         return (self.stop - self.task.start) * len(self.task.variants)
 
 
-# Young objects between two collections while a chunk runs (Python's default is 700): a big
+# Young objects between two collections while battles run (Python's default is 700): a big
 # battle's memos live for a few actions, and most are gone before 10,000 are made, so they are
 # never visited at all.
 YOUNG = 10_000
@@ -86,17 +86,18 @@ YOUNG = 10_000
 
 @contextlib.contextmanager
 def settled_heap() -> Iterator[None]:
-    """While a chunk runs, leave the objects alive before it (the program, its libraries, the
-    scenario) out of the garbage collector's passes (``gc.freeze``), and collect the young
-    objects less often (``YOUNG``); both undone after.
+    """While battles run in this process (a backend's round), leave the objects alive before
+    them (the program, its libraries, the scenario) out of the garbage collector's passes
+    (``gc.freeze``), and collect the young objects less often (``YOUNG``); both undone after.
 
     A big battle keeps thousands of objects alive for its whole length, so they reach the
     oldest generation, and every so often a full pass visits every object of the process:
     pandas and the rest of what is loaded included. In a battle of 128 against 128 those passes
-    and the young ones cost about a tenth of the time. Garbage the chunk makes is collected as
+    and the young ones cost about a tenth of the time. Garbage the battles make is collected as
     before. The collector is left as it is when it is off (or its threshold is 0), or when
-    objects are frozen already: by the program (unfreezing would undo its freeze) or by a
-    chunk running in another thread (which puts everything back when it ends)."""
+    objects are frozen already: by the program (unfreezing would undo its freeze) or by a run
+    in another thread (which puts everything back when it ends). Asking how many are frozen
+    walks them all, so this is done once a round, not once a chunk."""
     if not gc.isenabled() or not gc.get_threshold()[0] or gc.get_freeze_count():
         yield
         return
@@ -108,6 +109,16 @@ def settled_heap() -> Iterator[None]:
     finally:
         gc.set_threshold(*previous)
         gc.unfreeze()
+
+
+def settle_worker_heap() -> None:
+    """``settled_heap`` for the whole life of a worker process of a run: what it was started
+    with (the run's job, and a forked worker's copy of its parent) is left out of every
+    collection, and young objects are collected less often."""
+    gc.freeze()
+    threshold = gc.get_threshold()
+    if threshold[0]:
+        gc.set_threshold(max(YOUNG, threshold[0]), *threshold[1:])
 
 
 class ChunkBuilder:
@@ -129,10 +140,6 @@ class ChunkBuilder:
     def run(self, stop: Callable[[], bool] | None = None) -> Chunk:
         """Run the task's battles; with ``stop``, end early (a shorter chunk of the battles
         finished) once ``stop()`` is true, so an interrupted worker hands back its work."""
-        with settled_heap():
-            return self._run(stop)
-
-    def _run(self, stop: Callable[[], bool] | None) -> Chunk:
         job, chunk = self.job, self.chunk
         key = getattr(job.pairing, "key", None) or (lambda result: result)
         if one_at_a_time(job.scenarios) and job.pairing is not None:

@@ -43,7 +43,7 @@ from typing import Any
 from ..errors import CombatsimError
 from ..run import Backend, Cancel, Cancelled, Chunk, Job, Task
 from ..run.backends import IN_FLIGHT_PER_WORKER, PARENT_POLL, OnChunk
-from ..run.chunks import ChunkBuilder
+from ..run.chunks import ChunkBuilder, settle_worker_heap
 
 LOOK_EVERY = 0.05  # seconds between looks at a run's Cancel while its chunks run
 KEPT_JOBS = 8  # jobs a worker keeps unpickled (a few runs at once, and their studies)
@@ -225,11 +225,13 @@ _JOBS: OrderedDict[int, Job] = OrderedDict()
 
 
 def install(parent: int) -> None:
-    """Set up a worker (or a trace's process): Ctrl-C ignored, SIGTERM ends it, and it ends
-    within ``PARENT_POLL`` seconds of its server's death."""
+    """Set up a worker (or a trace's process): Ctrl-C ignored, SIGTERM ends it, it ends
+    within ``PARENT_POLL`` seconds of its server's death, and what it starts with is left out
+    of the garbage collector's passes (``settle_worker_heap``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server decides when workers end
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    settle_worker_heap()
 
 
 def _watch_parent(parent: int) -> None:
