@@ -536,7 +536,7 @@ class _Meters(dict):
 
     def measured_from(self, at: Point) -> tuple[_Meters, Fighter | None]:
         """The meters from ``at`` instead (where a walk will take the fighter) and the first
-        of the nearest enemies from there, as ``policies._measured_from`` finds them."""
+        of the nearest enemies from there, as ``Field.measured_from``'s pass finds them."""
         nearest, nearest_d = self.field._nearest_from(at, self.enemies, self.nearest)
         meters = _Meters(self.field, at, self.enemies)
         meters.nearest = nearest

@@ -101,9 +101,8 @@ def settled_heap() -> Iterator[None]:
     if not gc.isenabled() or not gc.get_threshold()[0] or gc.get_freeze_count():
         yield
         return
-    gc.freeze()
     previous = gc.get_threshold()
-    gc.set_threshold(max(YOUNG, previous[0]), *previous[1:])
+    settle_worker_heap()
     try:
         yield
     finally:
@@ -112,9 +111,10 @@ def settled_heap() -> Iterator[None]:
 
 
 def settle_worker_heap() -> None:
-    """``settled_heap`` for the whole life of a worker process of a run: what it was started
-    with (the run's job, and a forked worker's copy of its parent) is left out of every
-    collection, and young objects are collected less often."""
+    """What ``settled_heap`` does, for the whole life of a worker process of a run: what it
+    was started with (the run's job, and a forked worker's copy of its parent) is left out of
+    every collection, and young objects are collected less often (a threshold of 0, collection
+    off, stays 0)."""
     gc.freeze()
     threshold = gc.get_threshold()
     if threshold[0]:
